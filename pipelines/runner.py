@@ -1,0 +1,106 @@
+"""In-process runs of the pipeline, for `memlake run`, the benchmarks and tests.
+
+`run_landing` asks the landing sensor's question (which files are new, which
+days they touch) and materializes the manifest, those days and everything
+downstream in one Dagster run, recorded in the home's Dagster instance so it
+shows up in the UI.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from memlake.lake import Lake
+from memlake.landing import new_landing_files, plan_days
+from memlake.schemas import LANDING_MANIFEST
+from memlake.settings import Settings
+
+DAGSTER_YAML = """\
+# Written by memlake. Telemetry off; lake writers run one at a time.
+telemetry:
+  enabled: false
+concurrency:
+  pools:
+    default_limit: 1
+"""
+
+
+def ensure_dagster_home(settings: Settings) -> Path:
+    """Point DAGSTER_HOME at the home's instance folder and give it memlake's dagster.yaml."""
+    dagster_home = settings.dagster_home
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    config = dagster_home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(DAGSTER_YAML)
+    os.environ["DAGSTER_HOME"] = str(dagster_home)
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+    return dagster_home
+
+
+@dataclass
+class RunOutcome:
+    """What one in-process run did."""
+
+    success: bool
+    new_files: list[str] = field(default_factory=list)
+    days: list[str] = field(default_factory=list)
+    run_id: str | None = None
+    materialized: list[str] = field(default_factory=list)
+    failed_checks: list[str] = field(default_factory=list)
+
+
+def _selection_for(days: set[str]) -> dg.AssetSelection:
+    from pipelines.definitions import landing_job_selection, manifest_job_selection
+
+    return landing_job_selection if days else manifest_job_selection
+
+
+def range_tags(days: list[str] | set[str]) -> dict[str, str]:
+    if not days:
+        return {}
+    return {"dagster/asset_partition_range_start": min(days), "dagster/asset_partition_range_end": max(days)}
+
+
+def run_landing(
+    settings: Settings,
+    resources: dict[str, object] | None = None,
+    instance: dg.DagsterInstance | None = None,
+    days: list[str] | None = None,
+) -> RunOutcome:
+    """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run."""
+    from pipelines.definitions import ASSETS, CHECKS, default_resources
+
+    settings.ensure_dirs()
+    lake = Lake(settings.lake_dir)
+    manifest = lake.read(LANDING_MANIFEST)
+    fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
+    touched = set(days) if days is not None else plan_days(settings, fresh, manifest)
+    if instance is None:
+        ensure_dagster_home(settings)
+        instance = dg.DagsterInstance.get()
+    result = dg.materialize(
+        [*ASSETS, *CHECKS],
+        selection=_selection_for(touched),
+        resources=resources or default_resources(settings),
+        instance=instance,
+        tags={**range_tags(touched), "memlake/trigger": "memlake run"},
+        raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    )
+    failed_checks = [
+        f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+        for evaluation in result.get_asset_check_evaluations()
+        if not evaluation.passed
+    ]
+    return RunOutcome(
+        success=result.success,
+        new_files=[f.relative for f in fresh],
+        days=sorted(touched),
+        run_id=result.run_id,
+        materialized=sorted({e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}),
+        failed_checks=failed_checks,
+    )

@@ -1,0 +1,48 @@
+"""The landing sensor: new landing files -> one run over the days they touch."""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+
+from memlake.landing import new_landing_files, plan_days
+from memlake.lake import Lake
+from memlake.schemas import LANDING_MANIFEST
+from memlake.settings import load_settings
+
+
+def landing_run_request(days: set[str], new_sha256: list[str]) -> dg.RunRequest:
+    """One run: the manifest, plus every partition from the first to the last touched day."""
+    tags = {"memlake/new_files": str(len(new_sha256))}
+    if days:
+        tags |= {
+            "dagster/asset_partition_range_start": min(days),
+            "dagster/asset_partition_range_end": max(days),
+        }
+    return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
+
+
+def build_landing_sensor(job: dg.UnresolvedAssetJobDefinition, unpartitioned_job: dg.UnresolvedAssetJobDefinition):
+    @dg.sensor(
+        name="landing_sensor",
+        minimum_interval_seconds=30,
+        jobs=[job, unpartitioned_job],
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Watches <home>/landing; new files (by sha256) start one run over the days they touch.",
+    )
+    def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+        settings = load_settings()
+        seen = set(json.loads(context.cursor)) if context.cursor else set()
+        fresh = new_landing_files(settings, seen)
+        if not fresh:
+            return dg.SkipReason("no new landing files")
+        manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
+        days = plan_days(settings, fresh, manifest)
+        request = landing_run_request(days, [f.sha256 for f in fresh])
+        target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
+        request = request.with_replaced_attrs(job_name=target.name)
+        cursor = json.dumps(sorted(seen | {f.sha256 for f in fresh}))
+        return dg.SensorResult(run_requests=[request], cursor=cursor)
+
+    return landing_sensor

@@ -1,0 +1,75 @@
+"""Shared fixtures: a fresh home per test, fast resources, and an in-process pipeline run."""
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+# Offline by construction, whatever the caller's environment says.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "data" / "samples"
+LOCOMO = REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Settings for an empty home in tmp_path (MEMLAKE_HOME points there too)."""
+    from memlake.settings import load_settings
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("MEMLAKE_HOME", str(home))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    s = load_settings(home)
+    s.ensure_dirs()
+    return s
+
+
+@pytest.fixture
+def fast_resources(settings) -> dict[str, object]:
+    """The normal resources with the hashing embedder instead of the model."""
+    from pipelines.definitions import default_resources
+    from resources import HashEmbedder
+
+    resources = default_resources(settings)
+    resources["embedder"] = HashEmbedder()
+    return resources
+
+
+@pytest.fixture
+def run_pipeline(settings, fast_resources) -> Callable[..., object]:
+    """Run the landing pipeline in process on an ephemeral Dagster instance."""
+    import dagster as dg
+
+    from pipelines.runner import run_landing
+
+    instance = dg.DagsterInstance.ephemeral()
+
+    def run(days: list[str] | None = None):
+        return run_landing(settings, resources=fast_resources, instance=instance, days=days)
+
+    run.instance = instance  # type: ignore[attr-defined]
+    return run
+
+
+def land(settings, agent_id: str, name: str, content: str | bytes) -> Path:
+    """Drop a file into the agent's landing folder, as a user would."""
+    path = settings.landing_dir / agent_id / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+def land_samples(settings) -> None:
+    for agent_dir in SAMPLES.iterdir():
+        if agent_dir.is_dir():
+            shutil.copytree(agent_dir, settings.landing_dir / agent_dir.name, dirs_exist_ok=True)

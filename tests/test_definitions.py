@@ -1,0 +1,71 @@
+"""The code location loads; the landing sensor asks for one run over the days new files touch."""
+
+import json
+import subprocess
+import sys
+
+import dagster as dg
+
+from pipelines.definitions import defs
+from tests.conftest import land
+
+
+def test_definitions_load_and_validate():
+    dg.Definitions.validate_loadable(defs)
+    keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
+    assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys
+    assert defs.resolve_job_def("landing_job") is not None
+    assert defs.resolve_sensor_def("landing_sensor") is not None
+
+
+def test_every_asset_says_its_grain_and_layer():
+    for asset in defs.resolve_asset_graph().assets_defs:
+        for key in asset.keys:
+            assert len(key.path) == 2, key  # [layer, table]
+            assert asset.group_names_by_key[key] == key.path[0]
+            description = asset.descriptions_by_key.get(key) or ""
+            assert description.startswith("One row per"), (key, description)
+
+
+def test_domain_core_imports_no_dagster():
+    code = (
+        "import sys, pkgutil, importlib, memlake\n"
+        "for m in pkgutil.walk_packages(memlake.__path__, 'memlake.'):\n"
+        "    if m.name not in ('memlake.cli',):\n"
+        "        importlib.import_module(m.name)\n"
+        "print('dagster' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def sensor_result(settings, cursor: str | None = None):
+    sensor = defs.resolve_sensor_def("landing_sensor")
+    with dg.instance_for_test() as instance:
+        context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
+        return sensor(context)
+
+
+def test_sensor_requests_one_run_over_the_touched_range(settings):
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n'
+         '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
+    result = sensor_result(settings)
+
+    [request] = result.run_requests
+    assert request.job_name == "landing_job"
+    assert request.tags["dagster/asset_partition_range_start"] == "2024-03-01"
+    assert request.tags["dagster/asset_partition_range_end"] == "2024-03-07"
+
+    again = sensor_result(settings, cursor=result.cursor)
+    assert isinstance(again, dg.SkipReason)
+
+
+def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
+    land(settings, "alice", "bad.json", "not json at all")
+    result = sensor_result(settings)
+
+    [request] = result.run_requests
+    assert request.job_name == "manifest_job"
+    assert "dagster/asset_partition_range_start" not in request.tags
+    assert len(json.loads(result.cursor)) == 1

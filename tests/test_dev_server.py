@@ -1,0 +1,67 @@
+"""`make dev` serves the Dagster UI on loopback; its GraphQL endpoint lists memlake's assets."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+QUERY = '{ assetNodes { assetKey { path } } }'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def graphql(port: int) -> dict:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": QUERY}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
+    port = free_port()
+    memlake = Path(sys.executable).with_name("memlake")
+    env = {**os.environ, "MEMLAKE_HOME": str(tmp_path / "home")}
+    env.pop("DAGSTER_HOME", None)
+    log = open(tmp_path / "dev.log", "wb")
+    server = subprocess.Popen(
+        [str(memlake), "dev", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        keys: set[str] = set()
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                nodes = graphql(port)["data"]["assetNodes"]
+                keys = {"/".join(n["assetKey"]["path"]) for n in nodes}
+                if keys:
+                    break
+            except (urllib.error.URLError, ConnectionError, KeyError, TypeError, TimeoutError):
+                pass
+            time.sleep(1)
+        assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys, (tmp_path / "dev.log").read_text()[-3000:]
+        assert (tmp_path / "home" / "dagster_home" / "dagster.yaml").read_text().count("enabled: false") == 1
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+        log.close()

@@ -1,0 +1,176 @@
+"""The landing → manifest → turns pipeline, run in process as `memlake run` runs it."""
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import polars as pl
+
+from memlake.api import Memory
+from memlake.lake import Lake
+from memlake.schemas import LANDING_MANIFEST, TURNS
+from tests.conftest import land
+
+
+def jsonl(*rows: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def msg(conversation: str, index: int, role: str, content: str, day: str = "2024-03-01", **extra) -> dict:
+    return {
+        "conversation_id": conversation,
+        "message_id": f"{conversation}-m{index}",
+        "role": role,
+        "content": content,
+        "created_at": f"{day}T10:{index:02d}:00Z",
+        **extra,
+    }
+
+
+CONVERSATION = [
+    msg("c1", 0, "user", "I live in Berlin."),
+    msg("c1", 1, "assistant", "Berlin is lovely in spring."),
+    msg("c2", 0, "user", "Order ORD-58213 has not arrived.", day="2024-03-05"),
+]
+
+
+def turns_of(settings) -> pl.DataFrame:
+    return Lake(settings.lake_dir).read(TURNS).sort("conversation_id", "turn_index")
+
+
+def test_files_become_turns_partitioned_by_conversation_day(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    outcome = run_pipeline()
+
+    assert outcome.success, outcome
+    assert outcome.days == ["2024-03-01", "2024-03-05"]
+    turns = turns_of(settings)
+    assert turns.select("conversation_id", "message_id", "role", "day").rows() == [
+        ("c1", "c1-m0", "user", "2024-03-01"),
+        ("c1", "c1-m1", "assistant", "2024-03-01"),
+        ("c2", "c2-m0", "user", "2024-03-05"),
+    ]
+    assert turns["agent_id"].unique().to_list() == ["alice"]
+    assert turns["source_format"].unique().to_list() == ["jsonl"]
+    assert turns["created_at_inferred"].unique().to_list() == [False]
+    manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
+    assert turns["ingested_at"].unique().to_list() == manifest["first_seen_at"].unique().to_list()
+    assert Memory(settings.home).agents() == ["alice"]
+    assert Memory(settings.home).turns("alice", "c2")["content"].to_list() == ["Order ORD-58213 has not arrived."]
+
+
+def test_same_export_twice_changes_nothing(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    run_pipeline()
+    before = turns_of(settings)
+
+    land(settings, "alice", "chat-copy.jsonl", jsonl(*CONVERSATION))
+    outcome = run_pipeline()
+
+    assert outcome.success
+    assert turns_of(settings).equals(before)
+    statuses = Lake(settings.lake_dir).read(LANDING_MANIFEST).group_by("source_file").agg(pl.col("status").first())
+    assert dict(statuses.rows()) == {"alice/chat.jsonl": "ingested", "alice/chat-copy.jsonl": "duplicate"}
+
+
+def test_longer_reexport_extends_the_conversation_and_keeps_its_day(settings, run_pipeline):
+    land(settings, "alice", "day1.jsonl", jsonl(*CONVERSATION[:2]))
+    run_pipeline()
+    first_ingest = turns_of(settings)["ingested_at"][0]
+
+    later = msg("c1", 2, "user", "Actually I moved to Paris.", day="2024-03-09")
+    land(settings, "alice", "day9.jsonl", jsonl(*CONVERSATION[:2], later))
+    run_pipeline()
+
+    turns = turns_of(settings).filter(pl.col("conversation_id") == "c1")
+    assert turns["message_id"].to_list() == ["c1-m0", "c1-m1", "c1-m2"]
+    assert turns["turn_index"].to_list() == [0, 1, 2]
+    assert turns["day"].unique().to_list() == ["2024-03-01"]  # fixed when first seen
+    assert turns["ingested_at"][0] == first_ingest  # the first file that had it
+    assert turns["ingested_at"][2] > first_ingest
+
+
+def test_agents_never_mix(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    land(settings, "bob", "chat.jsonl", jsonl(msg("c1", 0, "user", "I am Bob and I live in Oslo.")))
+    run_pipeline()
+
+    memory = Memory(settings.home)
+    assert memory.agents() == ["alice", "bob"]
+    assert memory.turns("bob")["content"].to_list() == ["I am Bob and I live in Oslo."]
+    assert "I am Bob and I live in Oslo." not in memory.turns("alice")["content"].to_list()
+
+
+def test_bad_files_are_quarantined_and_the_rest_goes_on(settings, run_pipeline):
+    good = land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    bad_json = land(settings, "alice", "broken.json", '{"conversation_id": "x", "turns": [')
+    bad_agent = land(settings, "bad agent!", "chat.jsonl", jsonl(*CONVERSATION))
+    landed = {p: p.read_bytes() for p in (good, bad_json, bad_agent)}
+
+    outcome = run_pipeline()
+
+    assert outcome.success
+    assert turns_of(settings).height == 3
+    quarantined = Lake(settings.lake_dir).read(LANDING_MANIFEST).filter(pl.col("status") == "quarantined")
+    assert sorted(quarantined["source_file"].to_list()) == ["alice/broken.json", "bad agent!/chat.jsonl"]
+    for row in quarantined.iter_rows(named=True):
+        copy = settings.home / row["quarantine_path"]
+        assert copy.read_bytes() == (settings.landing_dir / row["source_file"]).read_bytes()
+        reason = json.loads(copy.with_name(copy.name + ".reason.json").read_text())
+        assert reason["file"] == row["source_file"] and reason["error"]
+    assert "invalid agent id" in quarantined.filter(pl.col("source_file") == "bad agent!/chat.jsonl")["reason"][0]
+    assert {p: p.read_bytes() for p in landed} == landed  # landing files untouched
+
+
+def test_backfill_of_a_date_range_rebuilds_only_those_days(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    run_pipeline()
+    lake = Lake(settings.lake_dir)
+    before = {day: lake.partition_file(TURNS, day).stat().st_mtime_ns for day in lake.partitions(TURNS)}
+
+    outcome = run_pipeline(days=["2024-03-05"])
+
+    assert outcome.success
+    after = {day: lake.partition_file(TURNS, day).stat().st_mtime_ns for day in lake.partitions(TURNS)}
+    assert after["2024-03-01"] == before["2024-03-01"]
+    assert after["2024-03-05"] > before["2024-03-05"]
+    assert turns_of(settings).height == 3
+
+
+def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fast_resources):
+    import dagster as dg
+
+    from assets.transcripts import landing_manifest, turns, turns_expectations
+    from pipelines.partitions import daily_partitions
+
+    @dg.asset(deps=[turns], partitions_def=daily_partitions)
+    def downstream_of_turns() -> None:
+        raise AssertionError("must not run: the turns check failed")
+
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
+    future = yesterday + timedelta(days=3)
+    land(
+        settings,
+        "alice",
+        "clock-skew.jsonl",
+        jsonl(
+            {"conversation_id": "c", "message_id": "a", "role": "user", "content": "hi",
+             "created_at": yesterday.isoformat()},
+            {"conversation_id": "c", "message_id": "b", "role": "user", "content": "from the future",
+             "created_at": future.isoformat()},
+        ),
+    )
+    result = dg.materialize(
+        [landing_manifest, turns, turns_expectations, downstream_of_turns],
+        resources=fast_resources,
+        partition_key=yesterday.date().isoformat(),
+        instance=dg.DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+
+    [evaluation] = result.get_asset_check_evaluations()
+    assert not evaluation.passed
+    failed = evaluation.metadata["failed_expectations"].value
+    assert [f["expectation"] for f in failed] == ["expect_column_values_to_be_between"]
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert "downstream_of_turns" not in materialized
+    assert "transcripts/turns" in materialized

@@ -1,0 +1,34 @@
+"""Settings: documented defaults, overridden by a settings file, then by MEMLAKE_* variables."""
+
+from pathlib import Path
+
+from memlake.settings import Settings, load_settings
+
+
+def test_defaults_are_documented():
+    for name, field in Settings.model_fields.items():
+        assert field.description, f"setting {name} has no description"
+    assert load_settings("/tmp/x").context_budget_tokens == 800
+
+
+def test_env_beats_file_beats_default(tmp_path: Path, monkeypatch):
+    settings_file = tmp_path / "memlake.toml"
+    settings_file.write_text('summary_debounce_seconds = 5\nmmr_lambda = 0.5\n')
+    monkeypatch.setenv("MEMLAKE_SETTINGS_FILE", str(settings_file))
+    monkeypatch.setenv("MEMLAKE_MMR_LAMBDA", "0.7")
+
+    settings = load_settings(tmp_path / "home")
+
+    assert settings.summary_debounce_seconds == 5
+    assert settings.mmr_lambda == 0.7
+    assert settings.home == (tmp_path / "home").resolve()
+    assert settings.lake_dir == settings.home / "lake"
+
+
+def test_every_path_comes_from_the_home(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    settings = load_settings(tmp_path)
+    settings.ensure_dirs()
+    for sub in ("landing", "quarantine", "inputs/overrides", "inputs/forget", "inputs/access", "lake", "lancedb"):
+        assert (tmp_path / sub).is_dir()
+    assert settings.dagster_home == tmp_path.resolve() / "dagster_home"
