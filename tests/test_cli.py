@@ -1,0 +1,37 @@
+"""`memlake ingest`, `run` and `turns`, as a user types them."""
+
+from typer.testing import CliRunner
+
+from memlake.cli import app
+from tests.conftest import SAMPLES
+
+
+def test_ingest_run_and_read_back_the_samples(settings, monkeypatch):
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # the real model is covered elsewhere
+    runner = CliRunner()
+    files = [str(p) for p in sorted((SAMPLES / "demo").iterdir())]
+
+    landed = runner.invoke(app, ["ingest", *files, "--agent", "demo", "--home", str(settings.home)])
+    assert landed.exit_code == 0, landed.output
+    again = runner.invoke(app, ["ingest", *files, "--agent", "demo", "--home", str(settings.home)])
+    assert "0 new file(s), 3 already there" in again.output
+
+    ran = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert ran.exit_code == 0, ran.output
+    report = ran.output
+    for fmt in ("chatgpt", "claude", "jsonl"):
+        assert f"  {fmt} " in report
+    assert "Quarantined: 0 file(s)" in report
+
+    agents = runner.invoke(app, ["agents", "--home", str(settings.home)])
+    assert agents.output.split() == ["demo"]
+    turns = runner.invoke(app, ["turns", "--agent", "demo", "--home", str(settings.home)])
+    assert "Lisbon" in turns.output
+
+
+def test_ingest_rejects_a_bad_agent_id(settings):
+    result = CliRunner().invoke(
+        app, ["ingest", str(SAMPLES / "demo" / "notes_chat.jsonl"), "--agent", "../etc", "--home", str(settings.home)]
+    )
+    assert result.exit_code != 0
+    assert not (settings.landing_dir / ".." / "etc").exists()
