@@ -468,13 +468,16 @@ def _agent_id(value: Any, location: str) -> str | None:
 
 
 def _utc(value: datetime, location: str) -> datetime:
-    """A datetime in UTC; a naive one is taken as UTC already."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
+    """A plain datetime in UTC; a naive one is taken as UTC already."""
     try:
-        return value.astimezone(UTC)
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     except (OverflowError, ValueError) as exc:
         raise _Bad(location, f"time out of range: {exc}") from None
+    if type(value) is not datetime:
+        # pyarrow hands out pandas.Timestamp for nanosecond columns; callers get stdlib datetimes.
+        value = datetime(value.year, value.month, value.day, value.hour, value.minute, value.second,
+                         value.microsecond, tzinfo=UTC)
+    return value
 
 
 def _iso_time(value: Any, location: str) -> datetime | None:

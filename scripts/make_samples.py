@@ -15,7 +15,7 @@ import sys
 import uuid
 import zipfile
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 NAMESPACE = uuid.UUID("6f1c7a52-3d0e-4c8e-9b7a-2f4e1d0c9a11")
@@ -566,7 +566,8 @@ def chatgpt_conversation(conv: Conv) -> dict[str, object]:
             parent = add(parent, message("assistant", [""]))
         if i in conv.python_tool_before:
             parent = add(parent, message("assistant", [], content_type="code", recipient="python",
-                                         extra={"language": "python", "text": "print(open('revisions.txt').read())"}))
+                                         extra={"language": "python",
+                                                "text": "print(open('revisions.txt').read())"}))
             parent = add(parent, message("tool", [], content_type="execution_output", name="python",
                                          extra={"text": "3f2a_orders.py\n7c1d_status_history.py"}))
         # An abandoned chain (the pre-edit question, or the pre-regeneration answer) is an older
@@ -609,7 +610,8 @@ def claude_conversation(conv: Conv) -> dict[str, object]:
         if i in conv.tool_use:
             query, result = conv.tool_use[i]
             tool_id = "toolu_" + uid("claude", conv.slug, "tool", str(i)).replace("-", "")[:24]
-            blocks.append({"type": "tool_use", "id": tool_id, "name": "web_search", "input": {"query": query}})
+            blocks.append({"type": "tool_use", "id": tool_id, "name": "web_search",
+                           "input": {"query": query}})
             blocks.append({"type": "tool_result", "tool_use_id": tool_id, "name": "web_search",
                            "content": [{"type": "text", "text": result}], "is_error": False})
         blocks.append({"type": "text", "text": text, "citations": [],
@@ -692,4 +694,5 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "data/samples/demo")
+    default = Path(__file__).resolve().parent.parent / "data" / "samples" / "demo"
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

@@ -80,7 +80,8 @@ def claude_conversation() -> dict[str, Any]:
         "created_at": "2024-05-01T10:00:00.000000Z",
         "updated_at": "2024-05-01T10:05:00.000000Z",
         "chat_messages": [
-            {"uuid": "m1", "sender": "human", "text": "What's the weather?", "created_at": "2024-05-01T10:00:01Z",
+            {"uuid": "m1", "sender": "human", "text": "What's the weather?",
+             "created_at": "2024-05-01T10:00:01Z",
              "content": [{"type": "text", "text": "What's the weather?"}]},
             {"uuid": "m2", "sender": "assistant", "created_at": "2024-05-01T10:00:05+02:00",
              "text": "SECRET THOUGHTS\n\nIt is sunny.",
@@ -90,7 +91,8 @@ def claude_conversation() -> dict[str, Any]:
                  {"type": "tool_result", "content": [{"type": "text", "text": "TOOL OUTPUT 23C"}]},
                  {"type": "text", "text": "It is sunny."},
              ]},
-            {"uuid": "m3", "sender": "human", "text": "Old-style message", "created_at": "2024-05-01T10:01:00Z"},
+            {"uuid": "m3", "sender": "human", "text": "Old-style message",
+             "created_at": "2024-05-01T10:01:00Z"},
             {"uuid": "m4", "sender": "assistant", "text": "", "created_at": "2024-05-01T10:01:05Z",
              "content": [{"type": "thinking", "thinking": "ONLY THINKING"}]},
             {"uuid": "m5", "sender": "assistant", "text": "", "created_at": "2024-05-01T10:01:06Z",
@@ -136,8 +138,9 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
     columns = list(rows[0])
     lines = [",".join(columns)]
     for row in rows:
-        lines.append(",".join("" if row[c] is None else json.dumps(row[c]) if "," in str(row[c]) else str(row[c])
-                              for c in columns))
+        cells = ["" if row[c] is None else json.dumps(row[c]) if "," in str(row[c]) else str(row[c])
+                 for c in columns]
+        lines.append(",".join(cells))
     return "\n".join(lines) + "\n"
 
 
@@ -199,8 +202,10 @@ def test_chatgpt_skips_tool_calls_and_keeps_tool_text(tmp_path: Path) -> None:
         (lambda c: c["mapping"]["root"].update(parent="a3"), "cycle"),
         (lambda c: c["mapping"]["u3"].update(parent="nowhere"), "conversations[0].mapping.u3.parent"),
         (lambda c: c.update(current_node="nowhere"), "conversations[0].current_node"),
-        (lambda c: c["mapping"]["a2"]["message"].update(author="robot"), "conversations[0].mapping.a2.message.author"),
-        (lambda c: c["mapping"]["u3"]["message"]["content"].update(parts="text"), "mapping.u3.message.content.parts"),
+        (lambda c: c["mapping"]["a2"]["message"].update(author="robot"),
+         "conversations[0].mapping.a2.message.author"),
+        (lambda c: c["mapping"]["u3"]["message"]["content"].update(parts="text"),
+         "mapping.u3.message.content.parts"),
         (lambda c: c.update(create_time="yesterday"), "conversations[0].create_time"),
     ],
 )
@@ -328,6 +333,17 @@ def test_parquet_with_timestamp_column(tmp_path: Path) -> None:
     assert conv.messages[0].created_at == datetime(2024, 1, 1, 9, tzinfo=UTC)
 
 
+def test_parquet_nanosecond_timestamps_become_plain_datetimes(tmp_path: Path) -> None:
+    table = pa.table({
+        "conversation_id": ["c1"], "role": ["user"], "content": ["a"],
+        "created_at": pa.array([1_704_099_600_123_456_789], pa.timestamp("ns", tz="Europe/Lisbon")),
+    })
+    [conv] = parse_file(write(tmp_path / "t.parquet", parquet_bytes(table))).conversations
+    created = conv.messages[0].created_at
+    assert type(created) is datetime
+    assert created == datetime(2024, 1, 1, 9, 0, 0, 123456, tzinfo=UTC)
+
+
 def test_single_jsonl_line_is_jsonl(tmp_path: Path) -> None:
     row = {"conversation_id": "c", "role": "user", "content": "x", "created_at": None}
     parsed = parse_file(write(tmp_path / "one.json", json.dumps(row)))
@@ -346,7 +362,8 @@ def test_single_jsonl_line_is_jsonl(tmp_path: Path) -> None:
         ({"created_at": "DROP"}, "line 3, column created_at", "missing required column"),
     ],
 )
-def test_jsonl_errors_name_line_and_column(tmp_path: Path, line: dict[str, Any], location: str, match: str) -> None:
+def test_jsonl_errors_name_line_and_column(tmp_path: Path, line: dict[str, Any], location: str,
+                                           match: str) -> None:
     bad = {**TABLE_ROWS[2], **line}
     if line.get("created_at") == "DROP":
         del bad["created_at"]
@@ -432,7 +449,8 @@ def test_ingest_json_errors(tmp_path: Path) -> None:
         ("chat.json", lambda: jsonl(TABLE_ROWS), "jsonl"),
         ("chat.jsonl", lambda: csv_text(TABLE_ROWS), "csv"),
         ("chat.csv", lambda: parquet_bytes(pa.Table.from_pylist(TABLE_ROWS)), "parquet"),
-        ("ingest.parquet", lambda: json.dumps({"conversation_id": "x", "turns": [{"user": "u"}]}), "ingest_json"),
+        ("ingest.parquet", lambda: json.dumps({"conversation_id": "x", "turns": [{"user": "u"}]}),
+         "ingest_json"),
         ("conversations.json", lambda: zipped({"conversations.json": json.dumps([gpt_tree()]).encode()}),
          "chatgpt"),
         ("bom.jsonl", lambda: "\ufeff" + jsonl(TABLE_ROWS), "jsonl"),
