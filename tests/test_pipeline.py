@@ -142,7 +142,7 @@ def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fas
     from assets.transcripts import landing_manifest, turns, turns_expectations
     from pipelines.partitions import daily_partitions
 
-    @dg.asset(deps=[turns], partitions_def=daily_partitions)
+    @dg.asset(deps=[turns], partitions_def=daily_partitions, backfill_policy=dg.BackfillPolicy.single_run())
     def downstream_of_turns() -> None:
         raise AssertionError("must not run: the turns check failed")
 
