@@ -69,3 +69,12 @@ def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
     assert request.job_name == "manifest_job"
     assert "dagster/asset_partition_range_start" not in request.tags
     assert len(json.loads(result.cursor)) == 1
+
+
+def test_partitioned_assets_backfill_in_one_run_on_the_shared_daily_partitions():
+    from pipelines.partitions import daily_partitions
+
+    for asset in defs.resolve_asset_graph().assets_defs:
+        if asset.keys and asset.partitions_def is not None:
+            assert asset.partitions_def == daily_partitions, asset.keys
+            assert asset.backfill_policy == dg.BackfillPolicy.single_run(), asset.keys
