@@ -83,7 +83,8 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     if build.missing_files:
         context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}")
     per_conversation = (
-        frame.group_by("agent_id", "conversation_id").agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))
+        frame.group_by("agent_id", "conversation_id")
+        .agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))
         .sort("agent_id", "conversation_id")
         if frame.height
         else frame

@@ -41,16 +41,19 @@ def run_suite(frame: pl.DataFrame, name: str, build: Callable[[Any], list[Any]])
         suite.add_expectation(expectation)
     batch = batch_definition.get_batch(batch_parameters={"dataframe": frame.to_pandas()})
     validation = batch.validate(suite)
-    failures = [
-        {
-            "expectation": r.expectation_config.type,
-            "kwargs": {k: str(v) for k, v in r.expectation_config.kwargs.items() if k != "batch_id"},
-            "unexpected_count": r.result.get("unexpected_count"),
-            "examples": [str(v) for v in (r.result.get("partial_unexpected_list") or [])[:5]],
-        }
-        for r in validation.results
-        if not r.success
-    ]
+    failures = []
+    for r in validation.results:
+        config = r.expectation_config
+        if r.success or config is None:
+            continue
+        failures.append(
+            {
+                "expectation": config.type,
+                "kwargs": {k: str(v) for k, v in config.kwargs.items() if k != "batch_id"},
+                "unexpected_count": r.result.get("unexpected_count"),
+                "examples": [str(v) for v in (r.result.get("partial_unexpected_list") or [])[:5]],
+            }
+        )
     return SuiteResult(success=bool(validation.success), failures=failures, evaluated=len(validation.results))
 
 

@@ -137,5 +137,7 @@ def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> 
                 }
             )
     for day_rows in build.rows.values():
-        day_rows.sort(key=lambda r: (r["agent_id"], r["conversation_started_at"], r["conversation_id"], r["turn_index"]))
+        day_rows.sort(
+            key=lambda r: (r["agent_id"], r["conversation_started_at"], r["conversation_id"], r["turn_index"])
+        )
     return build

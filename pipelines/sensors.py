@@ -6,8 +6,8 @@ import json
 
 import dagster as dg
 
-from memlake.landing import new_landing_files, plan_days
 from memlake.lake import Lake
+from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
 import dagster as dg
+import numpy as np
 
 from memlake.embedding import HashEmbedder as HashTextEmbedder
 from memlake.embedding import TextEmbedder, load_embedder

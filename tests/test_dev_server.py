@@ -35,7 +35,7 @@ def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
     memlake = Path(sys.executable).with_name("memlake")
     env = {**os.environ, "MEMLAKE_HOME": str(tmp_path / "home")}
     env.pop("DAGSTER_HOME", None)
-    log = open(tmp_path / "dev.log", "wb")
+    log = open(tmp_path / "dev.log", "wb")  # noqa: SIM115 - the server writes to it until the finally block
     server = subprocess.Popen(
         [str(memlake), "dev", "--host", "127.0.0.1", "--port", str(port)],
         env=env,

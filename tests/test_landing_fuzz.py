@@ -5,7 +5,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from memlake.lake import Lake
