@@ -1,0 +1,1 @@
+"""Benchmarks: LoCoMo retrieval recall (`locomo`), search at scale (`scale`), and the report (`render`)."""

@@ -1,0 +1,212 @@
+"""Dates in what people say, resolved against when they said it (never against today).
+
+`find_dates(text, said_at)` returns every date expression of a sentence with
+the date it means: "last week" said on 2023-05-08 is 2023-05-01, "in
+October" said in July 2024 is 2024-10, "March 14" is the March 14 nearest to
+the day it was said.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            (),
+            ("January", "Jan"),
+            ("February", "Feb"),
+            ("March", "Mar"),
+            ("April", "Apr"),
+            ("May",),
+            ("June", "Jun"),
+            ("July", "Jul"),
+            ("August", "Aug"),
+            ("September", "Sept", "Sep"),
+            ("October", "Oct"),
+            ("November", "Nov"),
+            ("December", "Dec"),
+        ]
+    )
+    for name in names
+}
+WEEKDAYS = {name: i for i, name in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                                               "sunday"))}
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3}
+
+_MONTH = "(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_NUM = r"(?P<n>\d{1,2}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_WEEKDAY = "(?P<weekday>" + "|".join(WEEKDAYS) + ")"
+
+# Order matters: longer, more precise expressions first; a matched span is not matched again.
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
+    ("edge_of_month", re.compile(r"\b(?:(?:at|by|until|from|in) )?the (?P<edge>start|beginning|end|middle) of "
+                                 + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
+    ("mid_month", re.compile(r"\bmid-?" + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
+    ("month_day", re.compile(r"\b" + _MONTH + r" (?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,? (?P<y>\d{4})\b)?")),
+    ("day_month", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
+    ("in_month", re.compile(r"\b(?:in|during|since|until|by|for|this|next|last|early|late) " + _MONTH
+                            + r"(?:,? (?P<y>\d{4}))?\b(?! \d)")),
+    ("edge_of_period", re.compile(r"\b(?:(?:by|until|at|from) )?the (?P<edge>start|beginning|end|middle) of "
+                                  r"(?P<which>next|this|last|the) (?P<unit>week|month)\b", re.I)),
+    ("relative_day", re.compile(r"\b(?P<word>yesterday|today|tonight|tomorrow)\b", re.I)),
+    ("ago", re.compile(r"\b" + _NUM + r" (?P<unit>day|week|month|year)s? ago\b", re.I)),
+    ("in_n", re.compile(r"\bin " + _NUM + r" (?P<unit>day|week|month)s?\b", re.I)),
+    ("relative_weekday", re.compile(r"\b(?P<which>last|next|this|on) " + _WEEKDAY + r"\b", re.I)),
+    ("relative_period", re.compile(r"\b(?P<which>last|next|this) (?P<unit>week|weekend|month)\b", re.I)),
+]
+
+_PAST_HINT = re.compile(r"\b(?:was|were|went|did|had|ran|moved|left|started|finished|launched|ago|last|yesterday|"
+                        r"(?!need\b|speed\b|feed\b|seed\b|indeed\b)\w+ed)\b", re.I)
+_FUTURE_HINT = re.compile(r"\b(?:will|'ll|going to|gonna|plan|plans|planning|planned|intend|want to|hope to|"
+                          r"next|upcoming|starts|begins|is due|scheduled)\b", re.I)
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date expression in a text and what it means."""
+
+    start: int
+    end: int
+    text: str
+    day: date  # the day meant, or the first day of the month meant
+    precision: str  # "day" | "month"
+
+    @property
+    def iso(self) -> str:
+        return self.day.isoformat() if self.precision == "day" else self.day.strftime("%Y-%m")
+
+
+def _nearest_year(month: int, day: int, said: date, tense: str = "") -> date:
+    """The year that makes (month, day) fit: next one for plans, last one for the past, else the nearest."""
+    candidates = [date(year, month, min(day, calendar.monthrange(year, month)[1]))
+                  for year in (said.year - 1, said.year, said.year + 1)]
+    if tense == "future":
+        return min(d for d in candidates if d >= said.replace(day=1))
+    if tense == "past":
+        return max(d for d in candidates if d <= said)
+    return min(candidates, key=lambda d: (abs((d - said).days), d < said))
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _number(text: str) -> int:
+    text = text.lower()
+    return int(text) if text.isdigit() else NUMBERS.get(text, 1)
+
+
+def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date, str] | None:
+    groups = m.groupdict()
+    year = int(groups["y"]) if groups.get("y") else None
+    if kind == "iso":
+        return date(int(groups["y"]), int(groups["m"]), int(groups["d"])), "day"
+    if kind in ("edge_of_month", "mid_month", "month_day", "day_month", "in_month"):
+        month = MONTHS[groups["month"]]
+        if kind == "month_day" or kind == "day_month":
+            day_of_month = int(groups["d"])
+        elif kind == "mid_month" or groups.get("edge") == "middle":
+            day_of_month = 15
+        elif groups.get("edge") == "end":
+            day_of_month = 31
+        else:
+            day_of_month = 1
+        if year is not None:
+            resolved = date(year, month, min(day_of_month, calendar.monthrange(year, month)[1]))
+        else:
+            resolved = _nearest_year(month, day_of_month, said, tense)
+        return resolved, "month" if kind == "in_month" else "day"
+    if kind == "edge_of_period":
+        which, unit, edge = groups["which"].lower(), groups["unit"].lower(), groups["edge"].lower()
+        step = {"last": -1, "this": 0, "the": 0, "next": 1}[which]
+        if unit == "week":
+            monday = said - timedelta(days=said.weekday()) + timedelta(weeks=step)
+            return monday + timedelta(days={"start": 0, "beginning": 0, "middle": 2, "end": 4}[edge]), "day"
+        first = _add_months(said, step)
+        last = calendar.monthrange(first.year, first.month)[1]
+        return first.replace(day={"start": 1, "beginning": 1, "middle": 15, "end": last}[edge]), "day"
+    if kind == "relative_day":
+        offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[groups["word"].lower()]
+        return said + timedelta(days=offset), "day"
+    if kind == "ago" or kind == "in_n":
+        n = _number(groups["n"]) * (-1 if kind == "ago" else 1)
+        unit = groups["unit"].lower()
+        if unit == "day":
+            return said + timedelta(days=n), "day"
+        if unit == "week":
+            return said + timedelta(weeks=n), "day"
+        if unit == "month":
+            return _add_months(said, n), "month"
+        return None  # years: too coarse for a key date
+    if kind == "relative_weekday":
+        which, weekday = groups["which"].lower(), WEEKDAYS[groups["weekday"].lower()]
+        ahead = (weekday - said.weekday()) % 7
+        behind = (said.weekday() - weekday) % 7 or 7
+        if which == "last" or (which == "on" and tense == "past"):
+            return said - timedelta(days=behind), "day"
+        if which == "next":
+            return said + timedelta(days=ahead or 7), "day"
+        return said + timedelta(days=ahead), "day"
+    if kind == "relative_period":
+        which, unit = groups["which"].lower(), groups["unit"].lower()
+        step = {"last": -1, "this": 0, "next": 1}[which]
+        if unit == "week":
+            return said + timedelta(weeks=step), "day"
+        if unit == "weekend":
+            saturday = said + timedelta(days=(5 - said.weekday()) % 7)
+            return saturday + timedelta(weeks=step), "day"
+        return _add_months(said, step), "month"
+    return None
+
+
+def find_dates(text: str, said_at: datetime | date, context: str | None = None) -> list[DateMention]:
+    """Every date expression in `text`, resolved against `said_at`, in text order.
+
+    `context` (the whole sentence, when `text` is part of it) tells plans from
+    the past: "in April" is next April in a plan, last April in a story.
+    """
+    said = said_at.date() if isinstance(said_at, datetime) else said_at
+    hints = context if context is not None else text
+    future, past = bool(_FUTURE_HINT.search(hints)), bool(_PAST_HINT.search(hints))
+    tense = "future" if future and not past else "past" if past and not future else ""
+    taken: list[tuple[int, int]] = []
+    found: list[DateMention] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            try:
+                resolved = _resolve(kind, m, said, tense)
+            except (ValueError, KeyError):
+                resolved = None
+            if resolved is None:
+                continue
+            taken.append((m.start(), m.end()))
+            found.append(DateMention(m.start(), m.end(), m.group(0), resolved[0], resolved[1]))
+    return sorted(found, key=lambda d: d.start)
+
+
+def human(mention: DateMention) -> str:
+    """How a resolved date reads in a sentence: "2024-06-03", or "October 2024"."""
+    if mention.precision == "day":
+        return mention.day.isoformat()
+    return mention.day.strftime("%B %Y")
+
+
+def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:
+    """A UTC datetime from a datetime, a date or an ISO string ("2024-03-02" is its start, or its end)."""
+    if isinstance(value, str):
+        text = value.strip()
+        value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if not isinstance(value, datetime):
+        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
+        return moment + timedelta(days=1, microseconds=-1) if end_of_day else moment
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

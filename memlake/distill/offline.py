@@ -1,0 +1,1496 @@
+"""The offline distiller: rules over the user's first-person statements, no model, no network.
+
+It fills the same `DistilledSession` as the core model, so the whole pipeline
+runs with no key. Precision over recall: a rule fires only on a plain
+statement by the user (role "user"; not a question, not inside quotes or
+code, not hypothetical or negated) and only on a narrow pattern; whatever it
+cannot read with confidence it leaves out. What it reads:
+
+- name ("my name is ..."), job title and employer ("I'm a backend engineer at
+  ...", "I work at/for ...", "I started a new job at ...", "I've been at ... for
+  four years"), leaving a job ("I left ...");
+- home city ("I live in ...", "I moved to ... last week", "we're moving from
+  ... to ..."; "until then" closes the old city);
+- preferences and dislikes ("I prefer/like/love/enjoy ...", "I don't drink
+  ...", "I hate ..."), diet ("I'm vegetarian") and allergies;
+- decisions ("we decided to ..."), plans and commitments ("I'm going to ...",
+  "I plan to ..."), corrections ("actually ..., not ..."), deadlines ("the
+  Heron launch is on March 4"), skills ("I know Python");
+- people the user mentions and how they relate ("my partner Jonas", "my
+  sister Leela", "Tomás Ruiz is the tech lead") and what the user says about
+  them ("Leela doesn't like mushrooms"; "she" when only one person is named);
+- past events with a date ("I ran the Lisbon half marathon yesterday").
+
+Relative dates resolve against the time of the message that says them.
+Besides candidates it writes an extractive summary, topics, key dates,
+entities and relations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+
+from memlake.distill.dates import DateMention, find_dates, human
+from memlake.distill.models import (
+    SLOT_TYPES,
+    USER_SUBJECT,
+    Conversation,
+    DistilledSession,
+    Entity,
+    FactCandidate,
+    KeyDate,
+    Message,
+    Relation,
+    Usage,
+    iso_day,
+)
+
+OFFLINE_DISTILLER_VERSION = "memlake-offline-2"
+
+# --- vocabulary -------------------------------------------------------------------------------
+
+ROLE_NOUNS = (
+    "engineer", "developer", "programmer", "designer", "manager", "lead", "scientist", "analyst", "researcher",
+    "architect", "consultant", "teacher", "professor", "student", "nurse", "doctor", "physician", "writer",
+    "editor", "journalist", "founder", "co-founder", "cto", "ceo", "cfo", "intern", "administrator", "sre",
+    "accountant", "lawyer", "artist", "photographer", "owner", "director", "chef", "tester", "specialist",
+    "technician", "translator", "marketer", "recruiter", "coach", "therapist", "pharmacist", "mechanic",
+    "electrician", "freelancer", "contractor", "product manager", "head", "officer", "economist", "librarian",
+)
+PARTNER_WORDS = ("partner", "wife", "husband", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "spouse")
+SIBLING_WORDS = ("sister", "brother", "sibling", "twin")
+OTHER_RELATIVES = (
+    "mother", "mom", "mum", "father", "dad", "son", "daughter", "cousin", "aunt", "uncle", "grandmother",
+    "grandfather", "grandma", "grandpa", "niece", "nephew", "best friend", "friend", "colleague", "coworker",
+    "co-worker", "manager", "boss", "roommate", "flatmate", "neighbour", "neighbor", "mentor",
+)
+DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "kosher", "halal", "gluten-free",
+         "lactose-free", "keto", "paleo")
+SIBLING_ADJECTIVES = r"(?:(?:older|younger|little|big|baby|elder|kid|twin|half-|step-?|only) ?)?"
+# Capitalised words after "I'm" / "my wife is" that describe the person rather than name them.
+DEMONYMS = frozenset(
+    """American Canadian Mexican Brazilian Argentinian Argentine Chilean Colombian Peruvian Venezuelan Cuban
+    Jamaican Dominican British English Irish Scottish Welsh French German Dutch Belgian Swiss Austrian Italian
+    Spanish Portuguese Greek Swedish Norwegian Danish Finnish Icelandic Polish Czech Slovak Hungarian Romanian
+    Bulgarian Serbian Croatian Slovenian Bosnian Albanian Ukrainian Russian Belarusian Estonian Latvian
+    Lithuanian Turkish Kurdish Armenian Georgian Iranian Persian Iraqi Syrian Lebanese Israeli Palestinian
+    Jordanian Egyptian Moroccan Algerian Tunisian Nigerian Ghanaian Kenyan Ethiopian Somali Sudanese South
+    African Indian Pakistani Bangladeshi Nepali Sri Lankan Chinese Taiwanese Japanese Korean Vietnamese Thai
+    Filipino Filipina Indonesian Malaysian Singaporean Australian Kiwi European Asian Latino Latina Arab Jewish
+    Muslim Catholic Christian Protestant Hindu Buddhist Sikh Mormon Atheist Agnostic Gay Lesbian Bi Trans Queer
+    Deaf Autistic ADHD Gen Millennial Boomer Aussie Brit Yank Scandinavian Nordic Balkan Caribbean Hispanic""".split()  # noqa: SIM905
+)
+# Capitalised words that name a product, a tool, a service or a department, not a city, a person or a project.
+NOT_PLACES = frozenset(
+    """Slack Discord Teams Zoom Notion Jira Confluence Linear Trello Asana GitHub GitLab Bitbucket AWS GCP Azure
+    Heroku Vercel Netlify Cloudflare Supabase Firebase Mac macOS Windows Ubuntu Debian Fedora Arch Android iOS
+    iPhone Pixel Vim Neovim Emacs VSCode Cursor Uber Lyft Bolt Tube Metro Engineering Marketing Sales Finance
+    Product Design Support Operations Ops HR Legal Research Platform Infra Infrastructure Security Data
+    Management Accounting Customer Success Frontend Backend QA DevOps SRE""".split()  # noqa: SIM905
+)
+# Objects that point at something in the chat ("I love the colour", "I like that") rather than a lasting taste.
+_VAGUE_START = re.compile(
+    r"^(?:it|this|that|these|those|them|him|her|his|its|their|you|your|the|all the|all of|some of|every|how|what|"
+    r"when|where|which|who|why|doing that|to say|to think|to know|to hear|to see|to imagine|to believe|so|too|"
+    r"very|more|less|much|some|one|ones|"
+    # a verb right after it: "the things I love makes writing fun" is a relative clause, not a taste
+    r"makes|is|are|was|were|has|had|gives|brings|keeps|helps|feels|looks|sounds|seems|can|will|would|did|does)\b",
+    re.I,
+)
+_DEICTIC = re.compile(r"\b(?:it|this|that|these|those|him|her|them|you|your|here|there)\b", re.I)
+
+
+class _Vague:
+    """Matches an object that points at the chat rather than naming a thing."""
+
+    @staticmethod
+    def match(text: str) -> bool:
+        return bool(_VAGUE_START.match(text) or _DEICTIC.search(text))
+
+
+PRONOUN_OBJECTS = _Vague()
+# Languages and tools "I know X" may name; anything else ("I know Sarah") is not read as a skill.
+SKILL_WORDS = frozenset(
+    """Python Java JavaScript TypeScript Go Golang Rust C C++ C# Ruby PHP Kotlin Swift Scala SQL R MATLAB Haskell
+    Elixir Erlang Clojure Perl Lua Julia Dart Bash Excel Photoshop Figma Docker Kubernetes Terraform React Django
+    Spark Kafka Postgres PostgreSQL Linux English German French Spanish Portuguese Italian Japanese Chinese
+    Mandarin Cantonese Korean Russian Arabic Hindi Dutch Polish Turkish Swedish Norwegian Danish Finnish Greek
+    Hebrew Czech Ukrainian Vietnamese Thai Indonesian Swahili Latin""".split()  # noqa: SIM905
+)
+# What may follow an organisation's name in "I work at X ...": the end, punctuation, or a plain continuation.
+_AFTER_ORG = (r"(?=\s*(?:$|[,.;:!?)]|-\s)|\s+(?:as|in|on|at|since|for|last|this|back|earlier|recently|yesterday|"
+              r"today|now|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
+# Words that make a "plan" or an "event" about the code at hand, not about the user's life.
+TECH_WORDS = re.compile(
+    r"\b(?:script|scripts|test|tests|migration|migrations|query|queries|command|build|code|pipeline|server|"
+    r"container|deploy|function|benchmark|job|jobs|endpoint|service|bug|fix|patch|refactor|PR|commit|branch|"
+    r"release notes|docs?|it|this|that|them)\b",
+    re.I,
+)
+TRIVIAL_PLAN_VERBS = re.compile(
+    r"^(?:try|check|look|see|test|ask|use|need|have|be|do|give|get|make|keep|take|let|paste|share|send|fix|"
+    r"debug|add|remove|change|update|install|write|read|say|tell|call|go with|start with|stick with|think|"
+    r"wait|put|set|leave|stop|show|run it|run that|run this)\b",
+    re.I,
+)
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|would|wouldn't|might|maybe|perhaps|wish|hope|suppose|imagine|pretend|hypothetically|"
+    r"thinking about|considering|wonder|could|should|unless|whether|someday|one day)\b",
+    re.I,
+)
+REPORTED = re.compile(r"\b(?:said|says|told me|tells me|asked me|thinks|think that|believes|claims|according to|"
+                      r"heard that|mentioned that|pretends?|pretending|as if|as though)\b", re.I)
+NEGATION = re.compile(r"\b(?:not|never|no longer|don't|didn't|doesn't|won't|isn't|aren't|wasn't|weren't|can't|cannot|"
+                      r"haven't|hasn't|hadn't|shouldn't|couldn't|nobody|no one)\b", re.I)
+NOT_NAMES = {
+    "I", "I'm", "I've", "I'd", "I'll", "The", "A", "An", "It", "It's", "This", "That", "My", "Our", "We", "We're",
+    "You", "He", "She", "They", "Hi", "Hello", "Hey", "Thanks", "Thank", "Yes", "No", "Ok", "Okay", "So", "And",
+    "But", "Or", "Also", "Actually", "Now", "Then", "Today", "Tomorrow", "Yesterday", "Big", "Good", "Great",
+    "Perfect", "Sure", "Please", "Help", "Can", "Could", "Would", "Should", "What", "Which", "Where", "When",
+    "Why", "How", "Who", "Is", "Are", "Do", "Does", "Any", "Some", "First", "Second", "Remember", "Give", "Show",
+    "Project", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January",
+    "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December", "Python", "Go", "Rust", "Java", "Postgres", "MongoDB", "Kafka", "Redis", "Docker", "Kubernetes",
+    "English", "German", "French", "Spanish", "Portuguese", "EU", "API", "UTC", "Mr", "Mrs", "Ms", "Dr",
+}
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during
+    each few for from further get got had hadn't has hasn't have haven't having he he'd he'll he's her here
+    here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    just let's like make me more most much my myself need no nor not now of off ok okay on once only or other
+    ought our ours ourselves out over own please really same shan't she she'd she'll she's should shouldn't so
+    some such sure than thank thanks that that's the their theirs them themselves then there there's these
+    they they'd they'll they're they've this those through to too under until up use used using very via want
+    was wasn't way we we'd we'll we're we've well were weren't what what's when when's where where's which
+    while who who's whom why why's will with won't would wouldn't yes you you'd you'll you're you've your yours
+    yourself yourselves one two three any anything something good great best better try give know new first
+    hi hello hey lot bit quick short long day days week weeks time going get go say said tell show mean
+    question idea kind thing things around else even still yet back right left ever every many lot lots
+    another""".split()  # noqa: SIM905
+)
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w'’&.-]*"
+_NAME = rf"{_CAP}(?:\s+{_CAP}){{0,3}}"
+_ORG = rf"{_CAP}(?:\s+(?:{_CAP}|&|of|and|de))*?(?:\s+{_CAP})?"
+_ROLE = r"(?:[a-z][a-z-]* ){0,4}?(?:" + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")"
+_UNTIL_OBJ = r"(?P<obj>[^,.;:!?]+)"
+
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
+_INLINE_CODE = re.compile(r"`[^`]*`")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
+_URL = re.compile(r"https?://\S+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+_CLAUSE_SPLIT = re.compile(
+    r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|"
+    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
+)
+_OBJECT_CUT = re.compile(
+    r"\s+(?:and|but|or)\s+(?=(?:would|I|we|it|you|want|need|can|will|should|'d|am|have|has|she|he|they)\b)|"
+    r"\s+(?:because|since|so|when|if|which|while|though|although|as|for now|unless|until)\b.*$|"
+    r"\s+(?:now|anyway|anymore|too|as well|these days)\s*$",
+    re.I,
+)
+
+
+@dataclass
+class _Sentence:
+    text: str  # what the rules read: no code, no URLs
+    display: str  # what summaries and key dates quote
+    message: Message
+    question: bool
+
+
+@dataclass
+class _Found:
+    """What the rules found in one conversation."""
+
+    candidates: list[FactCandidate] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    action_items: list[str] = field(default_factory=list)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    key_dates: list[KeyDate] = field(default_factory=list)
+    summary_sentences: list[str] = field(default_factory=list)
+
+
+class OfflineDistiller:
+    """Fills a `DistilledSession` from rules; deterministic, no model."""
+
+    name = OFFLINE_DISTILLER_VERSION
+    prompt_version: str | None = None
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def distill(self, conversation: Conversation) -> DistilledSession:
+        return distill_offline(conversation)
+
+
+def distill_offline(conversation: Conversation) -> DistilledSession:
+    """The rule-based DistilledSession of one conversation."""
+    sentences = [s for m in conversation.messages if m.role == "user" for s in _sentences(m)]
+    found = _Found()
+    context = _Context.build(sentences)
+    for sentence in sentences:
+        if sentence.question:
+            continue
+        _read_sentence(sentence, context, found)
+    for entity in context.entities():
+        found.entities.setdefault(entity.name.lower(), entity)
+    candidates = _dedupe(found.candidates)
+    return DistilledSession(
+        summary=_summary(conversation, sentences, found),
+        topics=_topics(conversation, context),
+        decisions=_unique(found.decisions),
+        action_items=_unique(found.action_items),
+        key_dates=_dedupe_dates(found.key_dates),
+        entities=_drop_short_duplicates(list(found.entities.values())),
+        relations=_dedupe_relations(found.relations),
+        fact_candidates=candidates,
+        salience=_salience(candidates, found, conversation),
+    )
+
+
+# --- text -------------------------------------------------------------------------------------
+
+def _display(text: str) -> str:
+    return re.sub(r"[ \t]+", " ", _CODE_BLOCK.sub(" ", text).replace("’", "'"))
+
+
+def _clean(text: str) -> str:
+    return _URL.sub(" ", _INLINE_CODE.sub(" ", _display(text)))
+
+
+def _sentences(message: Message) -> list[_Sentence]:
+    out = []
+    for piece in _SENTENCE_END.split(_display(message.content)):
+        piece = piece.strip()
+        if not piece:
+            continue
+        out.append(_Sentence(_clean(piece).strip(), piece, message, piece.endswith("?")))
+    return out
+
+
+# "I left Acme and joined Globex": a second verb phrase sharing the subject of the first.
+_PAST_VERB = (r"(?:\w+ed|left|quit|took|went|got|became|began|sold|bought|found|made|met|ran|won|sent|spent|"
+              r"had|did|gave|built|wrote|finished|came|said)")
+_ELIDED_SUBJECT = re.compile(
+    r",?\s+and\s+(?:then\s+|also\s+|just\s+|finally\s+|now\s+)?"
+    r"(?=(?:joined|moved|relocated|started|switched|became|took|went|got|left|quit|married|accepted)\b)"
+)
+_SUBORDINATE = re.compile(r"\b(?:that|who|which|because|when|after|before|since|while|until|where)\b", re.I)
+
+
+def _clauses(text: str) -> list[str]:
+    text = _QUOTED.sub(" ", text)
+    text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
+                  "", text, flags=re.I)
+    pieces = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
+    joined: list[str] = []
+    for piece in pieces:
+        # "Sam and I got engaged": a coordinated subject, not two clauses
+        if joined and re.fullmatch(_NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES \
+                and re.match(r"I\b", piece) and re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text):
+            joined[-1] = f"{joined[-1]} and {piece}"
+        else:
+            joined.append(piece)
+    out: list[str] = []
+    for clause in joined:
+        out += _split_elided_subject(clause)
+    return out
+
+
+def _split_elided_subject(clause: str) -> list[str]:
+    """"I left Acme and joined Globex" -> "I left Acme", "I joined Globex": only when the first part is a plain
+    past-tense statement of the same subject (not negated, hypothetical, reported or subordinate)."""
+    subject = re.match(rf"^(?P<who>I|[Ww]e)(?:'ve| have)? (?:just |then |finally |recently |also )?{_PAST_VERB}\b",
+                       clause)
+    if not subject:
+        return [clause]
+    pieces = _ELIDED_SUBJECT.split(clause)
+    first = pieces[0]
+    if len(pieces) == 1 or any(g.search(first) for g in (HYPOTHETICAL, NEGATION, REPORTED, _SUBORDINATE)):
+        return [clause]
+    return [first] + [f"{subject.group('who')} {piece}" for piece in pieces[1:]]
+
+
+def _cut_object(raw: str) -> str:
+    obj = _OBJECT_CUT.split(raw, maxsplit=1)[0]
+    obj = re.sub(r"^(?:also|really|just|totally|absolutely|still|even)\s+", "", obj.strip(), flags=re.I)
+    obj = re.sub(r"\s+(?:as well|too|also|a lot|so much|very much)$", "", obj.strip(" ,.;:!?"), flags=re.I)
+    return obj.strip(" ,.;:!?").strip()
+
+
+def _third_person(text: str) -> str:
+    swaps = {"my": "their", "me": "them", "i": "they", "myself": "themselves", "mine": "theirs", "our": "their",
+             "us": "them", "we": "they", "i'm": "they're", "i've": "they've"}
+    return re.sub(r"\b(my|me|I|myself|mine|our|us|we|I'm|I've)\b",
+                  lambda m: swaps[m.group(1).lower()], text)
+
+
+def _sentence_case(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+_CONDITION = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b", re.I)
+
+
+def _guarded(clause: str, match: re.Match[str]) -> bool:
+    """True when what precedes the match makes it hypothetical, negated or reported."""
+    prefix = clause[: match.start()]
+    if _CONDITION.search(clause[match.end():]):
+        return True  # "I moved to Oslo, if you remember"? rare; "I'm vegan unless I travel": not a plain statement
+    return bool(HYPOTHETICAL.search(prefix) or NEGATION.search(prefix) or REPORTED.search(prefix))
+
+
+# --- the people, projects and places of a conversation ----------------------------------------
+
+@dataclass
+class _Context:
+    """Names the user introduces in the conversation, to resolve first names and 'she'/'he'."""
+
+    people: dict[str, str] = field(default_factory=dict)  # any form ("Tomás") -> full name ("Tomás Ruiz")
+    projects: list[str] = field(default_factory=list)  # "Project Heron"
+    organizations: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, sentences: list[_Sentence]) -> _Context:
+        context = cls()
+        relatives = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES)
+        for sentence in sentences:
+            text = _QUOTED.sub(" ", sentence.text)
+            for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{_NAME})", text):
+                context.add_person(_trim_name(m.group("name")))
+            for m in re.finditer(rf"(?P<name>{_NAME}) is (?:the|our|my) {_ROLE}\b", text):
+                context.add_person(_trim_name(m.group("name")))
+            for m in re.finditer(rf"\b(?P<name>{_CAP}) and I\b", text):
+                context.add_person(_trim_name(m.group("name")))
+            for m in re.finditer(rf"\b[Pp]roject (?P<name>{_CAP})", text):
+                name = f"Project {m.group('name').strip('.,')}"
+                if name not in context.projects:
+                    context.projects.append(name)
+        return context
+
+    def add_person(self, name: str) -> None:
+        if not name or name.split()[0] in NOT_NAMES:
+            return
+        self.people[name] = name
+        self.people.setdefault(name.split()[0], name)
+
+    def person(self, word: str) -> str | None:
+        return self.people.get(word.strip())
+
+    def only_person(self) -> str | None:
+        full = set(self.people.values())
+        return next(iter(full)) if len(full) == 1 else None
+
+    def project(self, name: str | None) -> str | None:
+        """The project `name` refers to ("Heron" -> "Project Heron"), or the one project discussed."""
+        if name:
+            bare = re.sub(r"^[Pp]roject\s+", "", name).strip()
+            for project in self.projects:
+                if project.split(" ", 1)[1] == bare:
+                    return project
+            return f"Project {bare}" if bare and bare[0].isupper() and bare not in NOT_NAMES else None
+        return self.projects[0] if len(self.projects) == 1 else None
+
+    def entities(self) -> list[Entity]:
+        out = [Entity(name=p, type="person") for p in sorted(set(self.people.values()))]
+        out += [Entity(name=p, type="project") for p in self.projects]
+        out += [Entity(name=o, type="organization") for o in self.organizations]
+        out += [Entity(name=p, type="place") for p in self.places]
+        return out
+
+
+def _trim_name(name: str) -> str:
+    name = re.sub(r"'s\b.*$", "", name.strip())  # "my daughter Sara's birthday" -> "Sara"
+    words = name.strip(" .,'’").split()
+    while words and (words[-1] in NOT_NAMES or not words[-1][0].isupper()):
+        words.pop()
+    return " ".join(w.strip(".,") for w in words)
+
+
+def _trim_org(name: str) -> str:
+    words = name.strip(" .,").split()
+    while words and words[-1].lower() in ("and", "of", "&", "de"):
+        words.pop()
+    return " ".join(words).strip(" .,")
+
+
+# --- the rules --------------------------------------------------------------------------------
+
+@dataclass
+class _Rule:
+    """One sentence being read: its message, its dates, and where findings go."""
+
+    sentence: _Sentence
+    context: _Context
+    found: _Found
+    dates: list[DateMention]
+
+    @property
+    def message_id(self) -> str:
+        return self.sentence.message.message_id
+
+    @property
+    def said(self) -> date:
+        return self.sentence.message.created_at.date()
+
+    def date_in(self, clause: str, context: str | None = None) -> DateMention | None:
+        """The first date expression inside `clause` (resolved against when it was said)."""
+        # Tense comes from the clause that holds it: "I'm planning to visit Japan in April" is next April.
+        if context is None:
+            context = next((c for c in _clauses(self.sentence.text) if clause.strip() and clause.strip() in c),
+                           clause)
+        mentions = find_dates(clause, self.sentence.message.created_at, context=context)
+        return mentions[0] if mentions else None
+
+    def add(self, type_: str, value: str, content: str, *, subject: str = USER_SUBJECT, slot: str | None = None,
+            confidence: float = 0.9, importance: float = 0.6, tags: tuple[str, ...] = (),
+            valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate:
+        candidate = FactCandidate(
+            type=type_,  # type: ignore[arg-type]
+            subject=subject,
+            slot=slot,
+            value=value.strip(),
+            content=_sentence_case(content),
+            confidence=confidence,
+            importance=importance,
+            tags=list(tags),
+            valid_from=iso_day(valid_from if valid_from is not None else self.said),
+            valid_until=iso_day(valid_until),
+            message_ids=[self.message_id],
+        )
+        self.found.candidates.append(candidate)
+        return candidate
+
+    def entity(self, name: str, type_: str) -> None:
+        if name and name.lower() not in self.found.entities:
+            self.found.entities[name.lower()] = Entity(name=name, type=type_)
+
+    def relation(self, source: str, relation: str, target: str, confidence: float = 0.9,
+                 valid_from: str | None = None, valid_until: str | None = None) -> None:
+        self.found.relations.append(Relation(source=source, relation=relation, target=target,
+                                             confidence=confidence, valid_from=valid_from,
+                                             valid_until=valid_until))
+
+    def key_date(self, mention: DateMention, description: str) -> None:
+        self.found.key_dates.append(KeyDate(date=mention.iso, description=_sentence_case(description),
+                                            message_ids=[self.message_id]))
+
+
+def _read_sentence(sentence: _Sentence, context: _Context, found: _Found) -> None:
+    rule = _Rule(sentence, context, found, find_dates(sentence.text, sentence.message.created_at))
+    before = len(found.candidates)
+    dated_before = len(found.key_dates)
+    correction = _correction(rule)
+    if not correction:
+        for clause in _clauses(sentence.text):
+            for reader in _READERS:
+                reader(rule, clause)
+    if len(found.candidates) > before:
+        found.summary_sentences.append(sentence.display)
+    if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):
+        for mention in rule.dates:
+            if mention.text.lower() not in ("today", "tonight"):  # the conversation's own day says nothing
+                rule.key_date(mention, _key_date_description(sentence.display))
+
+
+def _key_date_description(text: str) -> str:
+    text = _QUOTED.sub(" ", text).strip()
+    return text if len(text) <= 160 else text[:157].rsplit(" ", 1)[0] + "…"
+
+
+_GREETING = r"(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))(?: there| all| everyone| again)?"
+# What may follow a name the user gives: the end, punctuation, or a plain continuation.
+_AFTER_NAME = r"(?=\s*(?:$|[,.;:!)]|-\s|–)|\s+(?:and|here|from|now|these days|from now on|by the way)\b)"
+_NAMING = (
+    r"[Mm]y (?:new |full |real |legal |first )?name(?: is|'s)(?: now)?"
+    r"|[Cc]all me"
+    r"|I (?:now |usually |mostly |prefer to )?go by(?: the name)?"
+    r"|I(?:'m| am) (?:now )?called"
+    r"|I(?:'ve| have)? (?:just |legally |officially )?changed my name to"
+    r"|(?:[Ee]veryone|[Ee]verybody|[Pp]eople|[Mm]y friends|[Ff]riends|[Mm]ost people) (?:call|calls) me"
+)
+
+
+def _name(rule: _Rule, clause: str) -> None:
+    m = re.search(rf"\b(?:{_NAMING}) (?P<name>{_NAME})", clause)
+    if m and not _guarded(clause, m) and "'s" not in m.group("name"):
+        _user_name(rule, _trim_name(m.group("name")))
+        return
+    # An introduction: "I'm Katherine, nice to meet you", "Hi, I'm Sam", "Hello! Sam here."
+    m = re.match(rf"^I(?:'m| am) (?P<name>{_NAME}){_AFTER_NAME}(?P<rest>.*)$", clause)
+    if m and "'s" not in m.group("name"):
+        met = re.match(r"^[\s,.!–-]*(?:(?:it's |it is |so |really )?(?:nice|good|great|pleased|lovely|glad) to "
+                       r"(?:meet|e-?meet) you|here\b)", m.group("rest"), re.I)
+        if met or _greeted(rule, clause):
+            _user_name(rule, _trim_name(m.group("name")), confidence=0.85)
+        return
+    m = re.match(rf"^(?P<name>{_NAME}) here\s*[.!]?$", clause)
+    if m and _greeted(rule, clause):
+        _user_name(rule, _trim_name(m.group("name")), confidence=0.85)
+
+
+def _user_name(rule: _Rule, name: str, confidence: float = 0.9) -> None:
+    words = name.split()
+    if not words or any(w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS or w.lower() in DIETS
+                        for w in words):
+        return
+    rule.add("identity", name, f"The user's name is {name}.", slot="name", confidence=confidence, importance=0.9)
+
+
+def _greeted(rule: _Rule, clause: str) -> bool:
+    """True when `clause` comes right after a greeting ("Hi, I'm Sam"; "Hello! I'm Sam.")."""
+    text = rule.sentence.text
+    position = text.find(clause)
+    if position < 0:
+        return False
+    before = text[:position]
+    if re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", before, re.I):
+        return True
+    if before.strip():
+        return False
+    message = _display(rule.sentence.message.content)
+    at = message.find(rule.sentence.display)
+    return at > 0 and bool(re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", message[:at], re.I))
+
+
+def _job(rule: _Rule, clause: str) -> None:
+    m = re.search(rf"\bI(?:'m| am) (?:now )?(?:a|an) (?P<title>{_ROLE})\b"
+                  rf"(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?", clause)
+    if m and not _guarded(clause, m):
+        title = m.group("title")
+        rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7,
+                 tags=("work",))
+        if m.group("org"):
+            _employer(rule, _trim_org(m.group("org")))
+    m = re.search(rf"\bI work (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{_ROLE})\b", clause)
+    if m and not _guarded(clause, m):
+        title = m.group("title")
+        rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7,
+                 tags=("work",))
+    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?P<org>{_ORG})"
+                  rf"{_AFTER_ORG}(?: as (?:a|an) (?P<title>{_ROLE})\b)?", clause)
+    if m and not _guarded(clause, m):
+        _employer(rule, _trim_org(m.group("org")))
+        if m.group("title"):
+            title = m.group("title")
+            rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7,
+                     tags=("work",))
+    m = re.search(rf"\bI(?:'ve| have) been (?:working )?at (?P<org>{_ORG}) for (?P<n>\w+) (?P<unit>years?|months?)\b",
+                  clause)
+    if m and not _guarded(clause, m):
+        since = _years_back(rule.said, m.group("n"), m.group("unit"))
+        org = _trim_org(m.group("org"))
+        _employer(rule, org, valid_from=since,
+                  content=f"The user has worked at {org} for {m.group('n')} {m.group('unit')}.")
+    m = re.search(rf"\bI (?:just |have |'ve )?(?:started|began|took|accepted) (?:a |my )?(?:new )?"
+                  rf"(?:job|position|role) (?:at|with) (?P<org>{_ORG}){_AFTER_ORG}", clause) or re.search(
+        rf"\bI (?:just |have |'ve )?joined (?P<org>{_ORG}){_AFTER_ORG}", clause)
+    if m and not _guarded(clause, m):
+        when = rule.date_in(clause[m.end():])
+        org = _trim_org(m.group("org"))
+        _employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=True)
+        if when:
+            rule.key_date(when, f"The user started a new job at {org}.")
+    m = re.search(rf"\bI (?:left|quit) (?P<org>{_ORG}){_AFTER_ORG}", clause)
+    if m and not _guarded(clause, m):
+        org = _trim_org(m.group("org"))
+        when = rule.date_in(clause[m.end():])
+        day = when.day if when and when.precision == "day" else rule.said
+        rule.add("event", f"left {org}", f"The user left {org}" + (f" around {human(when)}." if when else "."),
+                 importance=0.7, tags=("work",), valid_from=day)
+        rule.entity(org, "organization")
+        if when:
+            rule.key_date(when, f"The user left {org}.")
+    m = re.search(rf"\bI(?:'m| am) interviewing (?:at|with) (?P<org>{_ORG})", clause)
+    if m and not _guarded(clause, m):
+        org = _trim_org(m.group("org"))
+        rule.add("event", f"interviewing at {org}", f"The user is interviewing at {org}.", importance=0.5,
+                 tags=("work", "career"))
+        rule.entity(org, "organization")
+    m = re.search(rf"\bI have (?:a|an|my) (?:(?:first|second|third|final|last|job|technical|onsite) )*interview "
+                  rf"(?:at|with) (?P<org>{_ORG})", clause)
+    if m and not _guarded(clause, m):
+        org = _trim_org(m.group("org"))
+        when = rule.date_in(clause[m.end():])
+        suffix = f" on {human(when)}" if when and when.precision == "day" else ""
+        rule.add("event", f"interview at {org}", f"The user has an interview at {org}{suffix}.", importance=0.5,
+                 tags=("work", "career"), valid_from=when.day if suffix and when else None)
+        rule.entity(org, "organization")
+        if when:
+            rule.key_date(when, f"The user has an interview at {org}.")
+
+
+_TITLE = rf"(?:a |an |the )?(?P<title>{_ROLE})\b"
+_AT_ORG = rf"(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?"
+# What may follow a job title stated on its own: the end, punctuation, "now", a place of work or a duration.
+_AFTER_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on|and|but|so|last|this|earlier|recently)\b)"
+# After "I'm the <role>": only the end, "now" or a place of work ("I'm the tester on this PR" is no job).
+_AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since)\b)"
+_SINCE_FOR = r"(?=\s+(?:now\s+)?(?:for|since|ever since)\b)"
+
+
+def _job_more(rule: _Rule, clause: str) -> None:
+    """Job titles and employers said in other words than "I'm a ... at ..." / "I work at ..."."""
+    titles = (
+        # "My role is product manager", "My new job title is tech lead"
+        rf"\b[Mm]y (?:new |current |official |actual )?(?:role|job title|title|position|job) is (?:now )?"
+        rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{_AT_ORG}",
+        # "I got promoted to tech lead", "I was promoted to engineering manager last month"
+        rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
+        rf"promoted to (?:the (?:role|position) of )?{_TITLE}{_AT_ORG}",
+        # "I became a data scientist", "I've become the team's tech lead"
+        rf"\bI (?:just |recently |finally |have |'ve )?(?:became|become) (?:a|an|the|our|the team's) (?:new )?"
+        rf"(?P<title>{_ROLE})\b{_AT_ORG}",
+        # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun) "
+        rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{_AT_ORG}",
+        # "I've been a designer for five years", "I've worked as a nurse since 2019"
+        rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{_SINCE_FOR}",
+        # "I'm the new tech lead", "I'm our team's engineering manager"
+        rf"\bI(?:'m| am) (?:now |currently )?(?:the|our|the team's|our team's) (?:new )?(?P<the_title>{_ROLE})\b"
+        rf"{_AFTER_THE_TITLE}{_AT_ORG}",
+        # "I work as backend engineer" (no article)
+        rf"\bI work (?:remotely |full[- ]time |part[- ]time )?as (?!(?:a|an|the|my|our|part of) )(?P<title>{_ROLE})\b"
+        rf"{_AFTER_TITLE}",
+    )
+    for pattern in titles:
+        m = re.search(pattern, clause)
+        if m and not _guarded(clause, m):
+            title = m.groupdict().get("title") or m.group("the_title")
+            if m.groupdict().get("the_title") and title in _BARE_RISKY_ROLES:
+                continue  # "I'm the owner of this bug", "I'm the lead on it"
+            _job_title(rule, title)
+            if m.groupdict().get("org"):
+                _employer(rule, _trim_org(m.group("org")))
+            break
+    employers = (
+        # "I'm employed by Globex", "I'm working for Initech now"
+        (rf"\bI(?:'m| am) (?:now |currently |still )?(?:employed|working) (?:by|at|for) (?P<org>{_ORG}){_AFTER_ORG}",
+         False),
+        # "My employer is Globex", "My new employer is ..."
+        (rf"\b[Mm]y (?:new |current )?employer is (?:now )?(?P<org>{_ORG}){_AFTER_ORG}", False),
+        # "I've worked for Globex since 2020", "I've been working at Hooli for two years"
+        (rf"\bI(?:'ve| have) (?:worked|been working|been employed) (?:at|for|by) (?P<org>{_ORG}){_SINCE_FOR}", False),
+        # "I've just started at Globex", "I started work at Hooli on Monday"
+        (rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:work(?:ing)? )?at "
+         rf"(?P<org>{_ORG}){_AFTER_ORG}", True),
+        # "Today was my first day at Globex", "My first week at Hooli was intense"
+        (rf"\b[Mm]y first (?:day|week) (?:of work |on the job )?at (?P<org>{_ORG})(?:{_AFTER_ORG}|(?=\s+(?:was|is|went|"
+         r"felt|has|starts|started|begins)\b))", True),
+        # "I got a job at Globex", "I landed a new position with Hooli", "I got hired at Initech"
+        (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten) (?:a |the |my )?(?:new )?"
+         rf"(?:job|position|role) (?:at|with) (?P<org>{_ORG}){_AFTER_ORG}", True),
+        (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{_ORG}){_AFTER_ORG}",
+         True),
+    )
+    for pattern, new in employers:
+        m = re.search(pattern, clause)
+        if m and not _guarded(clause, m):
+            if new and re.search(r"\b(?:started|began|begun|first|got|landed|hired)\b.*\b(?:left|quit)\b",
+                                 rule.sentence.text):
+                continue  # "I started at Acme in 2019 and left in 2022"
+            if _FOR_A_WHILE.search(clause[m.end():]):
+                continue  # "I'm working at the Acme stand this week"
+            org = _trim_org(m.group("org"))
+            when = rule.date_in(clause[m.end():]) if new else None
+            _employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=new)
+            break
+
+
+_BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "student", "coach", "writer", "editor"})
+
+
+def _job_title(rule: _Rule, title: str) -> None:
+    rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7, tags=("work",))
+
+
+def _years_back(said: date, number: str, unit: str) -> date | None:
+    from memlake.distill.dates import NUMBERS
+
+    n = int(number) if number.isdigit() else NUMBERS.get(number.lower())
+    if not n:
+        return None
+    months = n * 12 if unit.startswith("year") else n
+    index = said.year * 12 + said.month - 1 - months
+    return date(index // 12, index % 12 + 1, min(said.day, 28))
+
+
+def _employer(rule: _Rule, org: str, valid_from: date | None = None, new: bool = False,
+              content: str | None = None) -> None:
+    if not org or org.split()[0] in NOT_NAMES:
+        return
+    content = content or (f"The user started a new job at {org}." if new else f"The user works at {org}.")
+    rule.add("fact", org, content, slot="employer", importance=0.8, tags=("work",), valid_from=valid_from)
+    rule.entity(org, "organization")
+    rule.relation(USER_SUBJECT, "works_at", org, valid_from=(valid_from or rule.said).isoformat())
+    if org not in rule.context.organizations:
+        rule.context.organizations.append(org)
+
+
+def _home(rule: _Rule, clause: str) -> None:
+    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<city>{_NAME})", clause) or re.search(
+        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?living in (?P<city>{_NAME})", clause)
+    if m and not _guarded(clause, m):
+        city = _trim_name(m.group("city"))
+        until = None
+        rest = clause[m.end():]
+        if re.match(r"\s+until then\b", rest):
+            earlier = [d for d in rule.dates if d.start < rule.sentence.text.find(clause)]
+            until = earlier[-1] if earlier else _previous_date(rule)
+        elif re.match(r"\s+until\b", rest):
+            until = rule.date_in(rest)
+        if not _TEMPORARY.match(rest):
+            _city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
+    # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
+    m = re.search(rf"\bI(?:'ve| have) (?:been living|lived) in (?P<city>{_NAME}){_SINCE_FOR}", clause) or re.search(
+        rf"\bI(?:'ve| have) been living in (?P<city>{_NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))", clause)
+    if m and not _guarded(clause, m):
+        city = _trim_name(m.group("city"))
+        _city(rule, city, f"The user lives in {city}.")
+    m = re.search(rf"\bI(?:'m| am) (?:now |currently |still )?based in (?P<city>{_NAME})", clause)
+    if m and not _guarded(clause, m):
+        city = _trim_name(m.group("city"))
+        _city(rule, city, f"The user lives in {city}.")
+    # "Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause
+    m = re.match(rf"^(?:[Mm]y|[Oo]ur) (?:new )?(?:flat|apartment|house|home|place) in (?P<city>{_NAME}) "
+                 r"(?:is|has|feels|looks|gets)\b", clause)
+    if m:
+        city = _trim_name(m.group("city"))
+        _city(rule, city, f"The user lives in {city}.", confidence=0.8)
+    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially )?|^(?:[Jj]ust|[Ff]inally|"
+                  rf"[Rr]ecently) )(?:moved|relocated) (?:back |over )?to (?P<city>{_NAME})", clause)
+    if m and not _guarded(clause, m):
+        city = _trim_name(m.group("city"))
+        rest = clause[m.end():]
+        if not _TEMPORARY.match(rest):
+            when = rule.date_in(rest)
+            day = when.day if when and when.precision == "day" else None
+            content = f"The user moved to {city}" + (f" around {human(when)}." if when else ".")
+            _city(rule, city, content, valid_from=day)
+            if when:
+                rule.key_date(when, f"The user moved to {city}.")
+    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) moving (?:from (?P<from>{_NAME}) )?to (?P<to>{_NAME})",
+                  clause)
+    if m and not _guarded(clause, m):
+        origin = _trim_name(m.group("from") or "")
+        target = _trim_name(m.group("to"))
+        when = rule.date_in(clause[m.end():])
+        what = f"move from {origin} to {target}" if origin else f"move to {target}"
+        content = f"The user plans to {what}" + (f" ({_when_phrase(when)})." if when else ".")
+        rule.add("commitment", what, content, importance=0.7, tags=("home", "move"))
+        for place in (origin, target):
+            if place:
+                rule.entity(place, "place")
+        if when:
+            rule.key_date(when, f"The user plans to {what}.")
+
+
+def _when_phrase(mention: DateMention) -> str:
+    return human(mention) if mention.precision == "month" else f"around {mention.day.isoformat()}"
+
+
+def _previous_date(rule: _Rule) -> DateMention | None:
+    """The last date said earlier in the same message ("... at the start of June. I live in Berlin until then.")."""
+    message = rule.sentence.message
+    text = _display(message.content)
+    position = text.find(rule.sentence.display)
+    mentions = [d for d in find_dates(text[: max(position, 0)], message.created_at)]
+    return mentions[-1] if mentions else None
+
+
+def _city(rule: _Rule, city: str, content: str, valid_from: date | None = None,
+          valid_until: date | None = None, confidence: float = 0.9) -> None:
+    if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS for w in city.split()):
+        return
+    rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=("home",),
+             valid_from=valid_from, valid_until=valid_until)
+    rule.entity(city, "place")
+    rule.relation(USER_SUBJECT, "lives_in", city, valid_from=(valid_from or rule.said).isoformat(),
+                  valid_until=valid_until.isoformat() if valid_until else None)
+
+
+_DIET = "(?P<diet>" + "|".join(DIETS) + ")"
+_DIET_PATTERNS = (
+    # "I'm vegan", "I'm a strict vegetarian now" (not "I'm a vegan chef")
+    rf"\bI(?:'m| am) (?:now |currently |still |also |strictly |fully |100% )*(?:a )?(?:strict |full )?{_DIET}\b"
+    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually)\b)[a-z])",
+    # "I've been vegetarian for years", "I have been vegan since 2019"
+    rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b{_SINCE_FOR}",
+    # "I've been eating vegan since last year", "I've been on a keto diet for a month now"
+    rf"\bI(?:'ve| have) been (?:eating|following a|on a) (?:strictly |strict |fully )?{_DIET}\b(?: diet)?{_SINCE_FOR}",
+    # "I've gone vegan", "I went pescatarian last month", "I switched to a keto diet", "I became vegetarian"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |fully )?(?:gone|went|turned|become|became|"
+    rf"switched to|converted to|changed to|moved to|transitioned to) (?:a |being )?(?:fully |strictly |strict )?"
+    rf"{_DIET}\b(?!-)",
+    # "I'm on a keto diet", "I follow a vegan diet", "I keep kosher", "I eat halal"
+    rf"\bI(?:'m| am)? (?:now |currently |still |strictly )?(?:on|follow|following|stick to|keep|keeping) "
+    rf"(?:a |an )?(?:strict |strictly |fully |mostly )?{_DIET}(?: diet| lifestyle|(?<=kosher)|(?<=halal))\b",
+    rf"\bI (?:now |only |strictly )?eat (?:a )?{_DIET}(?: diet)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|"
+    r"since|for)\b))",
+)
+
+
+def _diet(rule: _Rule, clause: str) -> None:
+    for pattern in _DIET_PATTERNS:
+        m = re.search(pattern, clause, re.I)
+        rest = clause[m.end():] if m else ""
+        if m and not _guarded(clause, m) and not _TEMPORARY.match(rest) and not _FOR_A_WHILE.search(rest) \
+                and not re.match(r"^\W*(?:until|till)\b", rest):
+            diet = m.group("diet").lower()
+            rule.add(SLOT_TYPES["diet"], diet, f"The user is {diet}.", slot="diet", importance=0.7, tags=("food",))
+            break
+    m = re.search(r"\ballergic to (?P<obj>[\w ,-]+)", clause, re.I)
+    allergen = _cut_object(m.group("obj").split(",")[0]) if m else ""
+    if m and allergen and re.search(r"\bI(?:'m| am)\b", clause[: m.start()]) and not _guarded(clause, m):
+        rule.add("fact", allergen, f"The user is allergic to {allergen}.", importance=0.9,
+                 tags=("health", "allergy", "food"))
+
+
+_LIKE_VERBS = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores"}
+_DISLIKE_VERBS = {"hate": "hates", "dislike": "dislikes", "detest": "detests"}
+
+
+def _preferences(rule: _Rule, clause: str) -> None:
+    m = re.search(r"\bI (?:really |also |absolutely |much |generally )?(?P<verb>prefer|like|love|enjoy|adore|hate|"
+                  r"dislike|detest) " + _UNTIL_OBJ + r"(?P<rest>.*)$", clause)
+    if m and not _guarded(clause, m):
+        obj = _cut_object(m.group("obj"))
+        obj = _with_especially(obj, m.group("rest"))
+        verb = m.group("verb")
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 8:
+            third = _third_person(obj)
+            if verb in _LIKE_VERBS:
+                rule.add("preference", third, f"The user {_LIKE_VERBS[verb]} {third}.", importance=0.6,
+                         tags=_preference_tags(obj))
+            else:
+                rule.add("preference", f"dislikes {third}", f"The user {_DISLIKE_VERBS[verb]} {third}.",
+                         importance=0.6, tags=("dislike", *_preference_tags(obj)))
+    m = re.search(r"\bI (?:don't|do not|never) (?P<verb>drink|eat|like|enjoy|use|watch|smoke) " + _UNTIL_OBJ, clause)
+    if m and not _guarded(clause, m):
+        obj = _cut_object(m.group("obj"))
+        verb = m.group("verb")
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 6:
+            third = _third_person(obj)
+            value = f"no {third}" if verb in ("drink", "eat", "smoke", "use", "watch") else f"dislikes {third}"
+            rule.add("preference", value, f"The user doesn't {verb} {third}.", importance=0.6,
+                     tags=("dislike", *_preference_tags(obj)))
+    m = re.search(r"\bI(?:'m| am) (?:really |very |also )?into " + _UNTIL_OBJ, clause)
+    if m and not _guarded(clause, m):
+        obj = _cut_object(m.group("obj"))
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 6:
+            third = _third_person(obj)
+            rule.add("preference", third, f"The user is into {third}.", importance=0.5, tags=_preference_tags(obj))
+
+
+# A span of time that makes a statement temporary, anywhere after it ("I went vegan in 2019 for a month").
+_FOR_A_WHILE = re.compile(
+    r"\b(?:for|during) (?:a |an |one |two |three |four |\d+ |a couple of |a few |the )?(?:days?|weeks?|weekends?|"
+    r"months?|while|lent|veganuary|dry january|trip|holidays?)\b|\b(?:this|that) (?:week|weekend|month)\b|"
+    r"\b(?:today|tonight)\b",
+    re.I,
+)
+# What makes a statement about now temporary ("I'm working at the café today", "I went vegan for a month").
+_TEMPORARY = re.compile(
+    r"^\W*(?:(?:just |only )?(?:for|during) (?:a |an |one |two |three |four |\d+ |a couple of |a few |the )?"
+    r"(?:days?|weeks?|weekends?|months?|while|lent|january|veganuary|trip|holidays?|summer|conference)\b|"
+    r"(?:today|tonight|this (?:week|weekend|morning|afternoon|evening|month))\b|"
+    r"(?:sometimes|occasionally|once)\b)",
+    re.I,
+)
+
+
+def _with_especially(obj: str, rest: str) -> str:
+    m = re.match(r"\s*,\s*(?:(?:especially|particularly|mostly) (?P<a>[\w -]+?)|(?P<b>[\w -]+?) "
+                 r"(?:especially|in particular))\s*(?:[.;!?]|$)", rest)
+    if not m:
+        return obj
+    return f"{obj}, especially {(m.group('a') or m.group('b')).strip()}"
+
+
+def _preference_tags(obj: str) -> tuple[str, ...]:
+    lowered = obj.lower()
+    tags = []
+    if re.search(r"\b(?:tea|coffee|food|dish|cuisine|meat|fish|wine|beer|chocolate|spicy|sweet|cheese)\b", lowered):
+        tags.append("food")
+    if re.search(r"\b(?:answers?|responses?|explanations?|examples?|code|replies|tone)\b", lowered):
+        tags.append("communication")
+    if re.search(r"\b(?:cycling|running|hiking|swimming|climbing|yoga|football|tennis|sport|pottery|reading)\b",
+                 lowered):
+        tags.append("hobby")
+    return tuple(tags)
+
+
+def _people(rule: _Rule, clause: str) -> None:
+    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{_NAME})", clause):
+        name = _trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not _guarded(clause, m) and not _ended(rule, clause):
+            _partner(rule, name)
+    for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{'|'.join(SIBLING_WORDS)}) (?P<name>{_NAME})", clause):
+        name = _trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not _guarded(clause, m):
+            _sibling(rule, m.group("rel").lower(), name)
+    _partner_or_sibling_named(rule, clause)
+    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{_NAME})", clause):
+        name = _trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not _guarded(clause, m):
+            rel = m.group("rel").lower()
+            rule.add("relationship", f"{rel}: {name}", f"{name} is the user's {rel}.", subject=name,
+                     importance=0.6, tags=("people",))
+            rule.entity(name, "person")
+            rule.relation(USER_SUBJECT, "works_with" if rel in ("colleague", "coworker", "co-worker", "manager",
+                                                                "boss", "mentor") else "knows", name)
+    for m in re.finditer(rf"(?P<name>{_NAME}) is (?P<det>the|our|my) (?P<role>{_ROLE})\b", clause):
+        name = _trim_name(m.group("name"))
+        if not name or name.split()[0] in NOT_NAMES or _guarded(clause, m):
+            continue
+        role = m.group("role")
+        rule.add("identity", role, f"{name} is the {role} the user works with.", subject=name, slot="job_title",
+                 importance=0.5, tags=("work", "people"))
+        rule.entity(name, "person")
+        rule.relation(USER_SUBJECT, "works_with", name, confidence=0.8)
+
+
+_PARTNER = "(?:" + "|".join(PARTNER_WORDS) + ")"
+# What may follow a partner's name: what may follow any name, or when and how long ("I married Sam in 2019").
+_AFTER_PARTNER = (rf"(?:{_AFTER_NAME}|(?=\s+(?:in|on|last|this|since|for|back|recently|yesterday|a|two|three|four|"
+                  r"five|six|seven|eight|nine|ten)\b))")
+_SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
+# A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
+_ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
+                    r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
+_RELATIONSHIP_VERBS = (
+    r"(?:married|engaged) to|dating|in a relationship with|together with"
+)
+
+
+def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
+    """Partners and siblings named in other words than "my partner Jonas" / "my sister Leela"."""
+    partner = (
+        # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
+        rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{_NAME}){_AFTER_NAME}",
+        # "My boyfriend, Sam, is a chef" (an apposition closed by a comma; "my girlfriend, Toby and I" is a list)
+        rf"\b[Mm]y (?:new |current )?{_PARTNER}, (?P<name>{_NAME}), (?!and\b|or\b)",
+        # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
+        rf"(?:^|\b(?:and|but|so) )(?P<name>{_NAME}) is (?:now )?my (?:new |current )?{_PARTNER}"
+        r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
+        # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
+        rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
+        rf"(?P<name>{_NAME}){_AFTER_PARTNER}",
+        # "I married Sam", "I got engaged to Noor", "I started dating Alex"
+        rf"\bI (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|(?:have |'ve )?"
+        rf"been dating) (?P<name>{_NAME}){_AFTER_PARTNER}",
+        # "Sam and I got engaged", "Chen and I have been together for six years"
+        rf"^(?P<name>{_NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
+        r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
+        r"are a couple)\b",
+    )
+    for pattern in partner:
+        m = re.search(pattern, clause)
+        if m and not _guarded(clause, m) and "'s" not in m.group("name") and not _ended(rule, clause):
+            name = _trim_name(m.group("name"))
+            if _a_person(name):
+                _partner(rule, name)
+            break
+    sibling = (
+        rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{_NAME}){_AFTER_NAME}",
+        rf"(?:^|\b(?:and|but|so) )(?P<name>{_NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
+        r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
+    )
+    for pattern in sibling:
+        m = re.search(pattern, clause)
+        if m and not _guarded(clause, m) and "'s" not in m.group("name"):
+            name = _trim_name(m.group("name"))
+            if _a_person(name):
+                _sibling(rule, m.group("rel").lower(), name)
+            break
+
+
+def _ended(rule: _Rule, clause: str) -> bool:
+    """True when the sentence says the relationship of `clause` is over: in the clause itself, or in a later
+    clause ("my partner Jonas | and I broke up"; "I married Sam in 2019 | but we divorced")."""
+    if _ENDED.search(clause):
+        return True
+    clauses = _clauses(rule.sentence.text)
+    later = clauses[clauses.index(clause) + 1:] if clause in clauses else []
+    return any(_ENDED.search(c) and re.match(r"^(?:I|[Ww]e|[Tt]hey|[Ss]he|[Hh]e)\b", c) for c in later)
+
+
+def _a_person(name: str) -> bool:
+    words = name.split()
+    return bool(words) and not any(w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS
+                                   for w in words)
+
+
+def _partner(rule: _Rule, name: str) -> None:
+    rule.add("relationship", name, f"The user's partner is {name}.", slot="partner", importance=0.8, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "partner_of", name)
+
+
+def _sibling(rule: _Rule, rel: str, name: str) -> None:
+    rule.add("relationship", name, f"The user's {rel} is {name}.", slot="sibling", importance=0.7, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "sibling_of", name)
+
+
+def _about_people(rule: _Rule, clause: str) -> None:
+    """What the user says about a person they named: preferences, home city, birthdays."""
+    context = rule.context
+    m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:[Mm]y (?:\w+ ){{0,2}})?(?P<name>{_CAP}(?: {_CAP})?))"
+                 r"(?P<is>'s| is)? ", clause)
+    if not m:
+        return
+    if m.group("pronoun"):
+        subject = context.only_person()
+        confidence = 0.75
+    else:
+        subject = context.person(_trim_name(m.group("name") or ""))
+        confidence = 0.9
+    if not subject:
+        return
+    rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
+    n = re.match(r"(?:really |also )?(?P<verb>prefers|likes|loves|enjoys|hates|dislikes) " + _UNTIL_OBJ, rest)
+    if n:
+        obj = _cut_object(n.group("obj"))
+        if obj and not PRONOUN_OBJECTS.match(obj):
+            value = obj if n.group("verb") not in ("hates", "dislikes") else f"dislikes {obj}"
+            rule.add("preference", value, f"{subject} {n.group('verb')} {obj}.", subject=subject,
+                     confidence=confidence, importance=0.4, tags=("people",))
+        return
+    n = re.match(r"(?:doesn't|does not) (?P<verb>like|eat|drink) " + _UNTIL_OBJ, rest)
+    if n:
+        obj = _cut_object(n.group("obj"))
+        if obj and not PRONOUN_OBJECTS.match(obj):
+            verb = n.group("verb")
+            value = f"dislikes {obj}" if verb == "like" else f"no {obj}"
+            rule.add("preference", value, f"{subject} doesn't {verb} {obj}.", subject=subject,
+                     confidence=confidence, importance=0.4, tags=("people", "dislike"))
+        return
+    n = re.match(r"(?:'s| is) (?:really |very )?into " + _UNTIL_OBJ, rest)
+    if n:
+        obj = _cut_object(n.group("obj"))
+        if obj and not PRONOUN_OBJECTS.match(obj):
+            rule.add("preference", obj, f"{subject} is into {obj}.", subject=subject, confidence=confidence,
+                     importance=0.4, tags=("people", *_preference_tags(obj)))
+        return
+    n = re.match(rf"(?:still |now )?lives in (?P<city>{_NAME})", rest)
+    if n:
+        city = _trim_name(n.group("city"))
+        if city and city.split()[0] not in NOT_NAMES:
+            rule.add("fact", city, f"{subject} lives in {city}.", subject=subject, slot="home_city",
+                     confidence=confidence, importance=0.4, tags=("people", "home"))
+            rule.entity(city, "place")
+            rule.relation(subject, "lives_in", city, confidence=confidence)
+        return
+    n = re.match(r"turns (?P<age>\d{1,3})\b(?P<rest>.*)$", rest)
+    if n:
+        when = rule.date_in(n.group("rest"))
+        if when:
+            rule.add("event", f"turns {n.group('age')}", f"{subject} turns {n.group('age')} in {human(when)}."
+                     if when.precision == "month" else f"{subject} turns {n.group('age')} on {human(when)}.",
+                     subject=subject, confidence=confidence, importance=0.5, tags=("people", "birthday"))
+            rule.key_date(when, f"{subject} turns {n.group('age')}.")
+
+
+def _decision(rule: _Rule, clause: str) -> None:
+    m = re.search(r"\b(?P<who>I|[Ww]e)(?: have|'ve)? (?:just |finally |now )?decided (?P<how>to|on) " + _UNTIL_OBJ,
+                  clause)
+    if not m:
+        m = re.search(r"\b(?P<who>I|[Ww]e)(?:'re| are|'m| am) going with (?P<how>)" + _UNTIL_OBJ, clause)
+    if not m or _guarded(clause, m):
+        return
+    what = m.group("obj").strip()
+    if (len(what.split()) < 2 and not m.group("how")) or PRONOUN_OBJECTS.match(what) or re.match(
+            r"^(?:to )?(?:\w+ )?(?:this|that|these|those|it)\b", what, re.I):
+        return
+    subject = USER_SUBJECT
+    p = re.search(rf"\s+for (?P<project>(?:[Pp]roject )?{_CAP})\s*$", what)
+    if p:
+        project = rule.context.project(p.group("project"))
+        if project:
+            subject = project
+            what = what[: p.start()].strip()
+    who = "The user" if m.group("who") == "I" else "The user's team"
+    verb = "decided to" if m.group("how") == "to" else "decided on"
+    if not m.group("how"):
+        verb = "decided on"
+    third = _third_person(what)
+    scope = f" for {subject}" if subject != USER_SUBJECT else ""
+    content = f"{who} {verb} {third}{scope}."
+    rule.add("decision", third, content, subject=subject, importance=0.7, tags=("decision",))
+    rule.found.decisions.append(content)
+
+
+def _commitment(rule: _Rule, clause: str) -> None:
+    m = re.search(r"\bI(?:'m| am) (?:going|planning) to " + _UNTIL_OBJ, clause) or re.search(
+        r"\bI (?:plan|intend|promised|have promised|'ve promised|am committed|committed) to " + _UNTIL_OBJ, clause
+    )
+    if m and not _guarded(clause, m):
+        what = m.group("obj").strip()
+        if TRIVIAL_PLAN_VERBS.match(what) or TECH_WORDS.search(what) or len(what.split()) < 2:
+            return
+        when = rule.date_in(what)
+        plain = what
+        if when and when.precision == "month" and re.search(r"\bin \w+$", what[: when.end]):
+            plain = what[: when.start] + f"in {human(when)}" + what[when.end:]
+        third = _third_person(plain)
+        rule.add("commitment", _third_person(what), f"The user plans to {third}.", importance=0.6,
+                 tags=("plan",))
+        rule.found.action_items.append(f"The user plans to {third}.")
+        if when:
+            rule.key_date(when, f"The user plans to {_third_person(what)}.")
+    m = re.search(r"\bI (?:signed up|registered|enrolled) for " + _UNTIL_OBJ, clause)
+    if m and not _guarded(clause, m):
+        what = m.group("obj").strip()
+        if not TECH_WORDS.search(what):
+            rule.add("commitment", f"signed up for {_third_person(what)}",
+                     f"The user signed up for {_third_person(what)}.", importance=0.6, tags=("plan",))
+
+
+_EVENT_VERBS = (
+    "ran", "finished", "completed", "graduated from", "graduated", "got married", "got engaged", "got promoted",
+    "passed", "won", "kicked off", "launched", "visited", "adopted", "bought", "sold", "had a baby",
+)
+
+
+def _event(rule: _Rule, clause: str) -> None:
+    verbs = "|".join(re.escape(v) for v in sorted(_EVENT_VERBS, key=len, reverse=True))
+    m = re.search(rf"\b(?P<who>I|[Ww]e) (?:just |finally )?(?P<verb>{verbs})\b(?!')(?P<obj>[^,.;!?]*)", clause)
+    if m and not _guarded(clause, m):
+        when = rule.date_in(m.group("obj"))
+        if when is None:
+            return
+        obj = m.group("obj")[: when.start].strip()
+        obj = re.sub(r"\s+(?:on|in|at)$", "", obj).strip()
+        if TECH_WORDS.search(obj) or not obj and m.group("verb") in ("ran", "finished", "completed", "passed"):
+            return
+        verb = m.group("verb")
+        subject = USER_SUBJECT
+        named = re.search(rf"\b[Pp]roject (?P<name>{_CAP})", obj)
+        who = "The user" if m.group("who") == "I" else "The user's team"
+        if named:
+            subject = rule.context.project(named.group("name")) or USER_SUBJECT
+        when_text = f"on {when.day.isoformat()}" if when.precision == "day" else f"in {human(when)}"
+        third = _third_person(obj)
+        content = f"{who} {verb} {third} {when_text}." if third else f"{who} {verb} {when_text}."
+        rule.add("event", f"{verb} {third}".strip(), content, subject=subject, importance=0.5, tags=("event",),
+                 valid_from=when.day if when.precision == "day" else None)
+        rule.key_date(when, content)
+    m = re.search(rf"\b(?P<project>[Pp]roject {_CAP}) (?P<verb>launched|shipped|went live|was released)"
+                  r"(?P<obj>[^,.;!?]*)", clause)
+    if m and not _guarded(clause, m):
+        when = rule.date_in(m.group("obj"))
+        project = rule.context.project(m.group("project"))
+        if when and project and when.precision == "day":
+            content = f"{project} {m.group('verb')} on {when.day.isoformat()}."
+            rule.add("event", f"{m.group('verb')} on {when.day.isoformat()}", content, subject=project,
+                     importance=0.6, tags=("project", "launch"), valid_from=when.day)
+            rule.key_date(when, content)
+
+
+_DEADLINE_NOUN = r"(?P<what>launch|deadline|release|go-live|due date|ship date)(?: date)?"
+_PROJECT_NAME = rf"(?:[Pp]roject )?{_CAP}"
+_RESCHEDULED = (r"(?:moved|pushed|postponed|rescheduled|delayed|shifted|brought forward|pulled in|bumped|changed|"
+                r"slipped|slid)(?: back| out| up| forward)?")
+_DEADLINE_FRAMES = (
+    # "The Heron launch is on March 4", "Our deadline for Project Heron is May 3", "The launch moved to June 2"
+    re.compile(
+        rf"\b(?:[Tt]he |[Oo]ur )?(?:(?P<project>{_PROJECT_NAME}) )?{_DEADLINE_NOUN}"
+        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))? (?:is (?:now |still )?(?:on |set for |scheduled for |"
+        rf"planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*(?:now )?"
+        rf"{_RESCHEDULED} (?:to|until|for) (?:on )?)(?P<rest>.*)$"
+    ),
+    # "Project Heron launches on May 3", "Project Heron is due on May 3", "Heron now ships on June 1"
+    re.compile(
+        rf"\b(?P<project>{_PROJECT_NAME}) (?:now |still |officially )?(?P<verb>launches|ships|goes live|releases|"
+        r"is launching|is shipping|is going live|is releasing|will launch|will ship|will go live|will be released|"
+        r"is scheduled to (?:launch|ship|go live)|is set to (?:launch|ship|go live)|is due) "
+        r"(?:on |by |for )?(?P<rest>.*)$"
+    ),
+    # "We launch Project Heron on May 3", "We're shipping Heron on June 1", "We'll release Project Osprey on ..."
+    re.compile(
+        r"\b(?:[Ww]e|I)(?:'ll| will|'re| are|'m| am)?(?: going to| planning to| set to| scheduled to)? "
+        r"(?:now |still |officially )?(?P<verb>launch|ship|release|go live with|launching|shipping|releasing) "
+        rf"(?P<project>{_PROJECT_NAME}) (?:on |by )?(?P<rest>.*)$"
+    ),
+    # "We pushed the Project Heron launch to May 3", "They moved the launch back to June 2", "We pushed Heron to ..."
+    re.compile(
+        rf"\b(?:[Ww]e|I|[Tt]hey)(?:'ve| have)? (?:just |now |officially )?{_RESCHEDULED} "
+        rf"(?:(?:the |our )?(?:(?P<project>{_PROJECT_NAME})(?:'s)? )?{_DEADLINE_NOUN}"
+        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))?|(?P<project3>{_PROJECT_NAME}))"
+        r"(?: back| out| up| forward)? (?:to|until) (?:on )?(?P<rest>.*)$"
+    ),
+)
+
+
+def _deadline(rule: _Rule, clause: str, correction: str | None = None) -> bool:
+    for frame, pattern in enumerate(_DEADLINE_FRAMES):
+        m = pattern.search(clause)
+        if not m or _guarded(clause, m) or _CONDITION.search(m.group("rest")):
+            continue  # "We launch Heron on May 3 if QA passes" is no date yet
+        # "pushed to June 2" is the nearest June 2, not last year's: a deadline's tense is not its verb's
+        when = rule.date_in(m.group("rest"), context="")
+        if not when or when.precision != "day" or when.start > 3:
+            continue
+        groups = m.groupdict()
+        named = next((groups[k] for k in ("project", "project2", "project3") if groups.get(k)), None)
+        named = re.sub(r"'s$", "", named) if named else None
+        if frame == 0:
+            project = rule.context.project(named)  # "The Heron launch": Heron is the project
+        else:
+            project = _known_project(rule, named)  # a bare capitalised word before a verb may be anything
+        if not project:
+            continue
+        what = groups.get("what") or ("deadline" if groups.get("verb") == "is due" else "launch")
+        _add_deadline(rule, project, what, when, correction)
+        return True
+    return False
+
+
+def _known_project(rule: _Rule, name: str | None) -> str | None:
+    """`name` as a project: "Project X", or a name the conversation already calls a project."""
+    if not name:
+        return None
+    if re.match(r"^[Pp]roject\s+\S", name):
+        return rule.context.project(name)
+    return next((p for p in rule.context.projects if p.split(" ", 1)[1] == name), None)
+
+
+def _add_deadline(rule: _Rule, project: str, what: str, when: DateMention, correction: str | None) -> None:
+    value = when.day.isoformat()
+    if correction:
+        old = find_dates(correction, rule.sentence.message.created_at)
+        old_text = f", not {old[0].day.isoformat()}" if old else ""
+        rule.add("correction", value, f"Correction: the {project} {what} is on {value}{old_text}.",
+                 subject=project, slot="project_deadline", confidence=0.95, importance=0.8,
+                 tags=("project", "deadline", "correction"))
+    else:
+        rule.add(SLOT_TYPES["project_deadline"], value, f"The {project} {what} is on {value}.", subject=project,
+                 slot="project_deadline", importance=0.7, tags=("project", "deadline"))
+    rule.entity(project, "project")
+    rule.key_date(when, f"The {project} {what}.")
+
+
+def _correction(rule: _Rule) -> bool:
+    """'Actually, X, not Y': a candidate of type correction carrying X. True when it took the sentence."""
+    text = _QUOTED.sub(" ", rule.sentence.text)
+    m = re.search(r"\b[Aa]ctually,?\s+(?P<rest>[^;]+?),?\s+not\s+(?P<old>[^,.;!?]+?)(?:\s+-.*)?(?:[.;!?]|$)", text)
+    if not m:
+        return False
+    rest, old = m.group("rest").strip(), m.group("old").strip()
+    if _deadline(rule, rest, correction=old):
+        return True
+    before = len(rule.found.candidates)
+    for clause in _clauses(rest):
+        for reader in (_home, _job, _diet):
+            reader(rule, clause)
+    slot_candidates = [c for c in rule.found.candidates[before:] if c.slot]
+    if slot_candidates:
+        rule.found.candidates[before:] = [
+            c.model_copy(update={"type": "correction", "confidence": 0.95,
+                                 "content": c.content.rstrip(".") + f" (not {_third_person(old)})."})
+            for c in slot_candidates
+        ]
+        return True
+    del rule.found.candidates[before:]
+    third, third_old = _third_person(rest), _third_person(old)
+    if not re.search(r"\b(?:I|I'm|my|we|our)\b", rest, re.I):
+        return False  # a correction of the assistant or of a topic, not a fact about the user
+    rule.add("correction", third, f"Correction: {third}, not {third_old}.", confidence=0.85, importance=0.7,
+             tags=("correction",))
+    return True
+
+
+def _skills(rule: _Rule, clause: str) -> None:
+    m = re.search(rf"\bI (?:mostly |also |really |already )?know (?P<skills>{_CAP}(?:(?:, | and | or ){_CAP})*)",
+                  clause)
+    if m and not _guarded(clause, m):
+        for skill in re.split(r", | and | or ", m.group("skills")):
+            skill = skill.strip(" .,")
+            if skill in SKILL_WORDS:
+                rule.add("skill", skill, f"The user knows {skill}.", importance=0.5, tags=("skill",))
+    m = re.search(r"\bI(?:'m| am) (?:fluent|proficient|experienced|an expert) (?:in|at|with) " + _UNTIL_OBJ, clause)
+    if m and not _guarded(clause, m):
+        skill = _cut_object(m.group("obj"))
+        if skill and not PRONOUN_OBJECTS.match(skill):
+            rule.add("skill", skill, f"The user is proficient in {skill}.", importance=0.5, tags=("skill",))
+    m = re.search(rf"\bI speak (?P<langs>{_CAP}(?:(?:, | and ){_CAP})*)", clause)
+    if m and not _guarded(clause, m):
+        for lang in re.split(r", | and ", m.group("langs")):
+            if lang.strip(" .") in SKILL_WORDS:
+                rule.add("skill", lang.strip(" ."), f"The user speaks {lang.strip(' .')}.", importance=0.5,
+                         tags=("language",))
+
+
+def _actions(rule: _Rule, clause: str) -> None:
+    m = re.search(r"\b(?:I'll|I will|I need to|I have to|[Rr]emind me to) " + _UNTIL_OBJ, clause)
+    if m and not _guarded(clause, m):
+        what = m.group("obj").strip()
+        if len(what.split()) >= 2:
+            verb = "will" if m.group(0).startswith(("I'll", "I will")) else "needs to"
+            rule.found.action_items.append(f"The user {verb} {_third_person(what)}.")
+
+
+_READERS = (_name, _job, _job_more, _home, _diet, _preferences, _people, _about_people, _decision, _commitment,
+            _event, _deadline, _skills, _actions)
+
+
+# --- summary, topics, salience ----------------------------------------------------------------
+
+def _quote(text: str, limit: int = 160) -> str:
+    text = text.strip()
+    if len(text) > limit:
+        text = text[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return text
+
+
+def _summary(conversation: Conversation, sentences: list[_Sentence], found: _Found) -> str:
+    parts: list[str] = []
+    if conversation.title:
+        title = conversation.title.strip()
+        parts.append(title if title.endswith((".", "!", "?")) else title + ".")
+    statements = list(dict.fromkeys(found.summary_sentences))
+    asked = next((s.display for s in sentences if s.question and len(s.text.split()) >= 4), None)
+    first_user = next((s.display for s in sentences if not s.question and len(s.text.split()) >= 4), None)
+    said = statements[:1] or ([first_user] if first_user else [])
+    for text in said:
+        parts.append(f'The user said: "{_quote(text)}"')
+    if asked:
+        parts.append(f'The user asked: "{_quote(asked)}"')
+    if len(parts) < 3 and len(statements) > 1:
+        parts.append(f'The user said: "{_quote(statements[1])}"')
+    if len(parts) < 3:
+        answer = next((m for m in conversation.messages if m.role == "assistant" and _display(m.content).strip()),
+                      None)
+        if answer:
+            first = _SENTENCE_END.split(_display(answer.content).strip())[0].rstrip(":")
+            if len(first.split()) >= 3:
+                parts.append(f'The assistant answered: "{_quote(first)}"')
+    if not parts:
+        first = next((m for m in conversation.messages if m.content.strip()), None)
+        parts.append(f'A conversation starting: "{_quote(_display(first.content) if first else "")}"')
+    return " ".join(parts[:3])
+
+
+_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'+#.-]*[\w+#]|[A-Za-zÀ-ÿ]")
+TOPIC_STOPWORDS = STOPWORDS | frozenset(
+    """keep keeps kept set setting settings ask asked asks went end ends big news remember love loves loved
+    find finds found today tonight tomorrow yesterday help want wants wanted work works working worked done
+    doing make makes made take takes took come comes came look looks looking see sees seen run runs ran
+    start starts started fine nice happy glad sounds sound okay works put puts call calls let lets instead
+    usually often always never sometimes maybe probably actually really pretty quite enough small large
+    part parts plus next last week weeks month months year years minutes hours morning evening afternoon
+    anyone someone everyone something anything everything other others same different able example examples
+    way ways tip tips thing stuff far near ahead later soon early late""".split()  # noqa: SIM905
+)
+
+
+def _topics(conversation: Conversation, context: _Context, limit: int = 5) -> list[str]:
+    """Labels for what the conversation is about: its projects, then its most frequent words and word pairs."""
+    counts: Counter[str] = Counter()
+    surface: dict[str, Counter[str]] = {}
+    first_seen: dict[str, int] = {}
+    weighted = [(conversation.title or "", 3)] + [
+        (_QUOTED.sub(" ", _clean(m.content)), 2 if m.role == "user" else 1)
+        for m in conversation.messages
+        if m.role in ("user", "assistant")
+    ]
+    for text, weight in weighted:
+        for sentence in re.split(r"[.,;:!?()\n]+", text):
+            words = [w.strip(".-'") for w in _WORD.findall(sentence)]
+            keys = [w.lower() for w in words]
+            for i, key in enumerate(keys):
+                if len(key) < 3 or key in TOPIC_STOPWORDS or key.isdigit():
+                    continue
+                grams = [(key, words[i])]
+                if i + 1 < len(keys) and len(keys[i + 1]) >= 3 and keys[i + 1] not in TOPIC_STOPWORDS:
+                    grams.append((f"{key} {keys[i + 1]}", f"{words[i]} {words[i + 1]}"))
+                for gram, word in grams:
+                    counts[gram] += weight
+                    surface.setdefault(gram, Counter())[word] += 1
+                    first_seen.setdefault(gram, len(first_seen))
+    # A pair said at least twice (or in the title) stands for its words.
+    pairs = [g for g in counts if " " in g and counts[g] >= 3 and sum(surface[g].values()) >= 2]
+    for pair in pairs:
+        for word in pair.split():
+            counts[word] -= counts[pair]
+    ranked = sorted((g for g in counts if (" " not in g or g in pairs) and counts[g] > 0),
+                    key=lambda g: (-counts[g], first_seen[g]))
+    topics = [p.lower() for p in context.projects]
+    for gram in ranked:
+        if len(topics) >= limit:
+            break
+        word = surface[gram].most_common(1)[0][0]
+        label = word if any(ch.isupper() for ch in word[1:]) else gram
+        taken = {w for t in topics for w in t.lower().split()}
+        if label.lower() not in (t.lower() for t in topics) and not set(gram.split()) <= taken:
+            topics.append(label)
+    return topics[:limit]
+
+
+def _salience(candidates: list[FactCandidate], found: _Found, conversation: Conversation) -> float:
+    score = 0.15 + 0.12 * min(len(candidates), 5) + (0.1 if found.decisions else 0.0)
+    score += 0.05 * min(len(found.key_dates), 2)
+    if any(c.type in ("identity", "correction", "decision") or c.slot in ("home_city", "employer")
+           for c in candidates):
+        score += 0.1
+    return round(min(score, 0.95), 2)
+
+
+# --- dedupe -----------------------------------------------------------------------------------
+
+def _dedupe(candidates: list[FactCandidate]) -> list[FactCandidate]:
+    seen: dict[tuple[str, str, str | None, str], FactCandidate] = {}
+    for c in candidates:
+        key = (c.type, c.subject.lower(), c.slot, c.value.lower())
+        if key in seen:
+            old = seen[key]
+            ids = old.message_ids + [m for m in c.message_ids if m not in old.message_ids]
+            seen[key] = old.model_copy(update={"message_ids": ids})
+        else:
+            seen[key] = c
+    return list(seen.values())
+
+
+def _dedupe_dates(dates: list[KeyDate]) -> list[KeyDate]:
+    out: dict[tuple[str, str], KeyDate] = {}
+    for d in dates:
+        key = (d.date, d.message_ids[0] if d.message_ids else "")
+        out.setdefault(key, d)
+    return sorted(out.values(), key=lambda d: d.date)
+
+
+def _dedupe_relations(relations: list[Relation]) -> list[Relation]:
+    out: dict[tuple[str, str, str], Relation] = {}
+    for r in relations:
+        out.setdefault((r.source.lower(), r.relation, r.target.lower()), r)
+    return list(out.values())
+
+
+def _drop_short_duplicates(entities: list[Entity]) -> list[Entity]:
+    """'Acme' goes when 'Acme Robotics' is there too; 'Tomás' when 'Tomás Ruiz' is."""
+    names = [e.name for e in entities]
+    return [e for e in entities
+            if not any(other != e.name and other.startswith(e.name + " ") for other in names)]
+
+
+def _unique(values: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for v in values:
+        if v.lower() not in seen:
+            seen.add(v.lower())
+            out.append(v)
+    return out
