@@ -1,0 +1,138 @@
+"""Facts and profile layers: the verification fold over every episode's fact candidates, and the profiles."""
+
+from collections import Counter
+
+import dagster as dg
+import polars as pl
+
+from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
+from memlake.facts.candidates import candidates_from_episodes
+from memlake.facts.fold import FoldConfig, fold
+from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.profile import profile_versions
+from memlake.facts.quality import validate_facts
+from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
+from resources.embedder import Embedder
+from resources.lake import LakeResource
+
+# The episodes layer is written by its own module; depend on it by object when present.
+try:
+    from assets.episodes import episodes as EPISODES_DEP  # type: ignore[attr-defined]
+except ImportError:
+    EPISODES_DEP = dg.AssetKey(["episodes", "episodes"])  # type: ignore[assignment]
+
+FACTS_KEY = dg.AssetKey(["facts", "facts"])
+EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
+EAGER = dg.AutomationCondition.eager()
+
+
+@dg.multi_asset(
+    name="facts",
+    specs=[
+        dg.AssetSpec(
+            FACTS_KEY,
+            deps=[EPISODES_DEP, turns],
+            group_name="facts",
+            kinds={"polars", "parquet"},
+            automation_condition=EAGER,
+            description="One row per fact version, per agent: typed, verified, with validity and provenance.",
+        ),
+        dg.AssetSpec(
+            EDGES_KEY,
+            deps=[EPISODES_DEP, turns],
+            group_name="facts",
+            kinds={"polars", "parquet"},
+            automation_condition=EAGER,
+            description="One row per typed edge between fact versions (update, contradict).",
+        ),
+    ],
+    pool=LAKE_WRITERS,
+)
+def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder):  # type: ignore[no-untyped-def]
+    """One row per fact version: every episode's candidates, the overrides and the forget log, folded in time order."""
+    settings = lake.settings
+    batch = candidates_from_episodes(lake.lake.read(EPISODES), lake.lake.read(TURNS))
+    overrides, forgets = read_overrides(settings), read_forgets(settings)
+    core = embedder.core()
+    result = fold(batch.candidates, overrides, forgets, FoldConfig.from_settings(settings),
+                  core.embed if core is not None else None)
+    lake.lake.write(FACTS, result.facts)
+    lake.lake.write(FACT_EDGES, result.edges)
+    stats = result.stats.as_dict()
+    if stats["unresolved_overrides"]:
+        context.log.warning(f"overrides whose target fact was not found: {stats['unresolved_overrides']}")
+    yield dg.MaterializeResult(
+        asset_key=FACTS_KEY,
+        metadata={
+            "dagster/row_count": result.facts.height,
+            "agents": result.facts["agent_id"].n_unique() if result.facts.height else 0,
+            "by_status": dg.MetadataValue.json(dict(Counter(result.facts["status"].to_list()))),
+            "fold": dg.MetadataValue.json(stats),
+            "skipped_candidates": dg.MetadataValue.json(dict(batch.skipped)),
+            "embedder": core.name if core is not None else "none (Jaccard rules only)",
+            "preview": markdown_preview(
+                result.facts.sort("created_at", descending=True).select(
+                    "agent_id", "fact_id", "version", "type", "subject", "slot", "value", "status", "created_at"
+                )
+            ),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=EDGES_KEY,
+        metadata={
+            "dagster/row_count": result.edges.height,
+            "by_type": dg.MetadataValue.json(dict(Counter(result.edges["edge_type"].to_list()))),
+            "preview": markdown_preview(result.edges.sort("created_at", descending=True)),
+        },
+    )
+
+
+@dg.asset_check(
+    asset=FACTS_KEY,
+    blocking=True,
+    description=(
+        "Great Expectations suite: (fact_id, version) unique, confidence and importance in [0, 1], "
+        "valid_from <= valid_until, superseded_by names an existing fact of the same agent, each "
+        "(agent, subject, slot) chain has exactly one active version."
+    ),
+)
+def facts_expectations(lake: LakeResource) -> dg.AssetCheckResult:
+    frame = lake.lake.read(FACTS)
+    result = validate_facts(frame)
+    return dg.AssetCheckResult(
+        passed=result.success,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"rows_checked": frame.height, "failed_expectations": dg.MetadataValue.json(result.failures)},
+    )
+
+
+@dg.asset(
+    key_prefix="profile",
+    group_name="profile",
+    kinds={"polars", "parquet"},
+    deps=[facts],
+    automation_condition=EAGER,
+    pool=LAKE_WRITERS,
+)
+def profiles(lake: LakeResource) -> dg.MaterializeResult:
+    """One row per agent per profile version: sections of cited lines assembled from the active facts."""
+    frame = profile_versions(
+        lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), lake.settings.profile_regenerate_threshold
+    )
+    lake.lake.write(PROFILES, frame)
+    latest = frame.sort("version").group_by("agent_id").last() if frame.height else frame
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "agents": latest.height,
+            "writer": "assembled from active facts (no core model call)",
+            "regenerate_threshold": lake.settings.profile_regenerate_threshold,
+            "preview": markdown_preview(
+                latest.select("agent_id", "version", "contributions", pl.col("lines").list.len().alias("lines"))
+            ),
+        }
+    )
+
+
+ASSETS = [facts, profiles]
+CHECKS = [facts_expectations]

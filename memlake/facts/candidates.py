@@ -1,0 +1,111 @@
+"""Fact candidates from `episodes/episodes`, dated by when the user said them.
+
+A candidate's `created_at` is the time of the latest user message it cites
+(joined from `transcripts/turns` by message id), else the end of its
+conversation; never the time it was ingested or distilled. Candidates that
+cite only messages of other roles are dropped: facts come from the user.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+import polars as pl
+
+from memlake.facts.fold import Candidate
+from memlake.schemas import FACT_TYPES
+
+
+@dataclass
+class CandidateBatch:
+    """The dated candidates of some episodes, and what was dropped and why."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def _day(value: Any) -> datetime | None:
+    """An ISO date (or datetime) string as a UTC datetime; None when it is no date."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    text = str(value).strip()
+    try:
+        if len(text) == 10:
+            d = date.fromisoformat(text)
+            return datetime(d.year, d.month, d.day, tzinfo=UTC)
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def message_index(turns: pl.DataFrame) -> dict[tuple[str, str, str], tuple[str, datetime, datetime | None]]:
+    """(agent, conversation, message) -> (role, created_at, ingested_at)."""
+    if turns.height == 0:
+        return {}
+    columns = turns.select("agent_id", "conversation_id", "message_id", "role", "created_at", "ingested_at")
+    return {(a, c, m): (role, created, ingested) for a, c, m, role, created, ingested in columns.iter_rows()}
+
+
+def candidates_from_episodes(episodes: pl.DataFrame, turns: pl.DataFrame) -> CandidateBatch:
+    """Every fact candidate of `episodes`, as dated fold inputs."""
+    batch = CandidateBatch()
+    messages = message_index(turns)
+    if episodes.height == 0:
+        return batch
+    for episode in episodes.iter_rows(named=True):
+        agent_id, conversation_id = episode["agent_id"], episode["conversation_id"]
+        fallback_time = episode.get("conversation_ended_at") or episode.get("conversation_started_at")
+        for raw in episode.get("fact_candidates") or []:
+            content = " ".join(str(raw.get("content") or "").split())
+            if not content:
+                batch.skipped["no content"] += 1
+                continue
+            fact_type = str(raw.get("type") or "").strip().lower()
+            if fact_type not in FACT_TYPES:
+                batch.skipped["unknown type"] += 1
+                continue
+            cited = [m for m in (raw.get("message_ids") or []) if m]
+            known = [(m, messages[(agent_id, conversation_id, m)]) for m in cited
+                     if (agent_id, conversation_id, m) in messages]
+            user = [(m, info) for m, info in known if info[0] == "user"]
+            if known and not user:
+                batch.skipped["not said by the user"] += 1
+                continue
+            if user:
+                message_ids = tuple(m for m, _ in user)
+                created_at = max(info[1] for _, info in user)
+                ingested = [info[2] for _, info in user if info[2] is not None]
+                ingested_at = min(ingested) if ingested else episode.get("ingested_at")
+            else:
+                if fallback_time is None:
+                    batch.skipped["no time"] += 1
+                    continue
+                message_ids = tuple(cited)
+                created_at = fallback_time
+                ingested_at = episode.get("ingested_at")
+            batch.candidates.append(
+                Candidate(
+                    agent_id=agent_id,
+                    type=fact_type,
+                    subject=str(raw.get("subject") or "user"),
+                    slot=(raw.get("slot") or None),
+                    value=raw.get("value"),
+                    content=content,
+                    created_at=created_at,
+                    confidence=float(raw["confidence"]) if raw.get("confidence") is not None else 0.8,
+                    importance=float(raw["importance"]) if raw.get("importance") is not None else 0.5,
+                    tags=tuple(raw.get("tags") or ()),
+                    valid_from=_day(raw.get("valid_from")),
+                    valid_until=_day(raw.get("valid_until")),
+                    ingested_at=ingested_at,
+                    conversation_id=conversation_id,
+                    message_ids=message_ids,
+                )
+            )
+    return batch

@@ -1,0 +1,1033 @@
+"""The facts fold: fact candidates, user overrides and the forget log, in time order, into fact versions.
+
+One pass over every input of every agent, sorted by (when it happened, kind,
+content), so the same inputs always give the same tables whatever order they
+came in. Each candidate meets the agent's active facts about the same subject
+and the first rule that applies decides:
+
+1. same subject and slot: the same value confirms the current version, another
+   value supersedes it (the old row is kept: status superseded, valid_until
+   set, superseded_by and an `update` edge);
+2. a duplicate (same polarity, no conflicting short values, and Jaccard >=
+   `duplicate_jaccard`, or cosine >= `duplicate_cosine`, or Jaccard >=
+   `contradict_jaccard` with cosine >= `near_duplicate_cosine`) confirms the
+   old fact: confirmation_count, source_count, last_confirmed_at, sources;
+3. an explicit change (type correction, or "instead of", "no longer",
+   "switched", ... ) supersedes the closest fact it shares words with
+   (Jaccard >= `contradict_jaccard`);
+4. same type and subject with Jaccard >= `contradict_jaccard` (negation words
+   left out when exactly one side is negated): a `contradict` edge, both stay
+   active (`contradiction_policy` = supersede makes the newer supersede);
+5. otherwise a new fact.
+
+Overrides always win: an active version that an override made or confirmed
+is never superseded by an extraction; such an extraction is kept as a version
+with status superseded (valid for no time) pointing at the override. A
+correction replaces a fact retroactively (the old version gets valid_until =
+its valid_from); a rejection sets the version's status to `rejected`, and the
+same statement extracted again only confirms the rejected row. Forgetting a
+fact removes its whole chain from the tables; forgetting an agent or a
+conversation drops what was ingested from it before the forget.
+
+Ids come from content: a slotted chain is `hash(agent, subject, slot)`, a
+slot-less one `hash(agent, subject, type, first content)`. Pure domain code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from memlake.lake import conform
+from memlake.schemas import FACT_EDGES, FACTS
+from memlake.text import NEGATIONS, content_words, is_negated, words
+
+Embed = Callable[[list[str]], np.ndarray]
+
+USER = "user"
+_USER_ALIASES = {"", "user", "the user", "i", "me", "myself"}
+EXTRACTION = "extraction"
+OVERRIDE = "override"
+_CHANGE_CUE = re.compile(
+    r"\b(instead of|rather than|no longer|not any ?more|any ?more|switched|switching|changed|stopped|quit|"
+    r"used to|replaced)\b",
+    re.IGNORECASE,
+)
+_KIND_RANK = {"candidate": 0, "override": 1, "forget": 2}
+_ATOMIC_WORDS = 2  # values of at most this many content words are compared as atoms
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A fact candidate, dated: `created_at` is when the user said it."""
+
+    agent_id: str
+    type: str
+    subject: str
+    content: str
+    created_at: datetime
+    slot: str | None = None
+    value: str | None = None
+    confidence: float = 0.8
+    importance: float = 0.5
+    tags: tuple[str, ...] = ()
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    ingested_at: datetime | None = None
+    conversation_id: str | None = None
+    message_ids: tuple[str, ...] = ()
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (
+            _utc(self.created_at),
+            _KIND_RANK["candidate"],
+            self.agent_id,
+            subject_key(self.subject),
+            self.slot or "",
+            self.type,
+            self.content,
+            self.value or "",
+            _iso(self.valid_from),
+            _iso(self.valid_until),
+            self.conversation_id or "",
+            self.message_ids,
+            self.confidence,
+            self.importance,
+            tuple(sorted(self.tags)),
+            _iso(self.ingested_at),
+        )
+
+
+@dataclass(frozen=True)
+class Override:
+    """One entry of the overrides log: add a fact, correct one (by id), or reject one (by id)."""
+
+    override_id: str
+    agent_id: str
+    action: str  # add | correct | reject
+    written_at: datetime
+    fact_id: str | None = None
+    type: str | None = None
+    subject: str | None = None
+    slot: str | None = None
+    value: str | None = None
+    content: str | None = None
+    confidence: float | None = None
+    importance: float | None = None
+    tags: tuple[str, ...] = ()
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    # What the target looked like when the override was written, to find it again if its id changed.
+    target_subject: str | None = None
+    target_slot: str | None = None
+    target_content: str | None = None
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (_utc(self.written_at), _KIND_RANK["override"], self.agent_id, self.override_id)
+
+
+@dataclass(frozen=True)
+class Forget:
+    """One entry of the forget log: an agent, a conversation or a fact (chain) to forget."""
+
+    forget_id: str
+    agent_id: str
+    scope: str  # agent | conversation | fact
+    written_at: datetime
+    target: str | None = None
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (_utc(self.written_at), _KIND_RANK["forget"], self.agent_id, self.forget_id)
+
+
+Event = Candidate | Override | Forget
+
+
+@dataclass(frozen=True)
+class FoldConfig:
+    """The fold's thresholds and policy (from `Settings`)."""
+
+    duplicate_jaccard: float = 0.6
+    duplicate_cosine: float = 0.85
+    near_duplicate_cosine: float = 0.8
+    contradict_jaccard: float = 0.3
+    contradiction_policy: str = "flag"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> FoldConfig:
+        return cls(
+            duplicate_jaccard=settings.duplicate_jaccard,
+            duplicate_cosine=settings.duplicate_cosine,
+            near_duplicate_cosine=getattr(settings, "near_duplicate_cosine", cls.near_duplicate_cosine),
+            contradict_jaccard=settings.contradict_jaccard,
+            contradiction_policy=settings.contradiction_policy,
+        )
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def subject_key(subject: str | None) -> str:
+    """How subjects compare: the user's aliases are "user", names compare casefolded."""
+    text = " ".join((subject or "").split())
+    return USER if text.casefold() in _USER_ALIASES else text.casefold()
+
+
+def display_subject(subject: str | None) -> str:
+    text = " ".join((subject or "").split())
+    return USER if text.casefold() in _USER_ALIASES else text
+
+
+def _hash_id(*parts: str) -> str:
+    return "f_" + hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def chain_id(agent_id: str, subject: str, slot: str | None, fact_type: str, first_content: str) -> str:
+    """The id of a fact chain: stable for a slot, else derived from the first statement."""
+    if slot:
+        return _hash_id(agent_id, subject_key(subject), "slot", slot)
+    return _hash_id(agent_id, subject_key(subject), "type", fact_type, " ".join(words(first_content)))
+
+
+# Words that name the same thing inside a value ("backend developer" is a "backend engineer").
+_VALUE_SYNONYMS = {"developer": "engineer", "programmer": "engineer", "dev": "engineer"}
+
+
+def _value_words(value: str | None) -> set[str]:
+    found = content_words(value) | {w for w in words(value) if w.isdigit()}
+    return {_VALUE_SYNONYMS.get(w, w) for w in found}
+
+
+def _norm_value(value: str | None) -> str:
+    return " ".join(_VALUE_SYNONYMS.get(w, w) for w in words(value))
+
+
+def same_value_loosely(a: str | None, b: str | None) -> bool:
+    """Equal once normalised, or one's content words contain the other's ("Acme" / "Acme Robotics")."""
+    if not a or not b:
+        return False
+    if _norm_value(a) == _norm_value(b):
+        return True
+    wa, wb = _value_words(a), _value_words(b)
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+def _is_atomic(value: str | None) -> bool:
+    return bool(value) and len(_value_words(value)) <= _ATOMIC_WORDS
+
+
+def has_change_cue(content: str) -> bool:
+    """Whether a statement says something changed ("instead of", "no longer", "switched", …)."""
+    return bool(_CHANGE_CUE.search(content))
+
+
+def _jaccard_sets(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _clamp01(value: float | None, default: float) -> float:
+    if value is None or value != value:
+        return default
+    return min(1.0, max(0.0, float(value)))
+
+
+# ----------------------------------------------------------------------------------------- fact rows
+
+
+@dataclass
+class FactVersion:
+    """One row of `facts/facts` while the fold runs."""
+
+    fact_id: str
+    version: int
+    agent_id: str
+    type: str
+    subject: str
+    slot: str | None
+    value: str | None
+    content: str
+    confidence: float
+    importance: float
+    tags: list[str]
+    valid_from: datetime
+    valid_until: datetime | None
+    created_at: datetime
+    ingested_at: datetime | None
+    source_conversation_ids: list[str]
+    source_message_ids: list[str]
+    source_count: int
+    confirmation_count: int
+    last_confirmed_at: datetime | None
+    status: str
+    superseded_by: str | None
+    source_interface: str
+    override_ids: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.fact_id, self.version)
+
+    @property
+    def held(self) -> bool:
+        """Made or confirmed by a user override: extraction never replaces it."""
+        return bool(self.override_ids)
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "fact_id": self.fact_id,
+            "version": self.version,
+            "agent_id": self.agent_id,
+            "type": self.type,
+            "subject": self.subject,
+            "slot": self.slot,
+            "value": self.value,
+            "content": self.content,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "tags": list(self.tags),
+            "valid_from": self.valid_from,
+            "valid_until": self.valid_until,
+            "created_at": self.created_at,
+            "ingested_at": self.ingested_at,
+            "source_conversation_ids": list(self.source_conversation_ids),
+            "source_message_ids": list(self.source_message_ids),
+            "source_count": self.source_count,
+            "confirmation_count": self.confirmation_count,
+            "last_confirmed_at": self.last_confirmed_at,
+            "status": self.status,
+            "superseded_by": self.superseded_by,
+            "source_interface": self.source_interface,
+            "override_ids": list(self.override_ids),
+        }
+
+
+@dataclass
+class Edge:
+    """One row of `facts/fact_edges`: from the newer version to the one it updates or contradicts."""
+
+    agent_id: str
+    edge_type: str
+    from_fact_id: str
+    from_version: int
+    to_fact_id: str
+    to_version: int
+    created_at: datetime
+    reason: str
+
+    def row(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class _Obs:
+    """A statement entering the fold: an extracted candidate or an override's new fact."""
+
+    agent_id: str
+    type: str
+    subject: str
+    slot: str | None
+    value: str | None
+    content: str
+    confidence: float
+    importance: float
+    tags: tuple[str, ...]
+    valid_from: datetime
+    valid_until: datetime | None
+    created_at: datetime
+    ingested_at: datetime | None
+    conversation_id: str | None
+    message_ids: tuple[str, ...]
+    override_id: str | None = None
+
+    @property
+    def is_override(self) -> bool:
+        return self.override_id is not None
+
+    @property
+    def interface(self) -> str:
+        return OVERRIDE if self.is_override else EXTRACTION
+
+
+@dataclass(frozen=True)
+class _Match:
+    fact: FactVersion
+    jaccard: float
+    cosine: float
+    same_polarity: bool
+    values_conflict: bool
+
+
+@dataclass
+class FoldStats:
+    """What the fold did, for asset metadata."""
+
+    candidates: int = 0
+    overrides: int = 0
+    forgets: int = 0
+    created: int = 0
+    superseded: int = 0
+    confirmed: int = 0
+    contradictions: int = 0
+    blocked_by_override: int = 0
+    rejected: int = 0
+    forgotten_chains: int = 0
+    dropped_by_forget: int = 0
+    unresolved_overrides: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class FoldResult:
+    """The fold's tables and what it did."""
+
+    facts: pl.DataFrame
+    edges: pl.DataFrame
+    stats: FoldStats
+
+
+# ----------------------------------------------------------------------------------------------- fold
+
+
+class _SubjectIndex:
+    """The versions about one subject of one agent: by content word, and their vectors as one matrix."""
+
+    def __init__(self, dim: int | None) -> None:
+        self.versions: list[FactVersion] = []
+        self.by_word: dict[str, list[int]] = {}
+        self.matrix = np.zeros((16, dim), dtype=np.float32) if dim else None
+
+    def add(self, version: FactVersion, words: frozenset[str], vector: np.ndarray | None) -> None:
+        position = len(self.versions)
+        self.versions.append(version)
+        for word in words:
+            self.by_word.setdefault(word, []).append(position)
+        if self.matrix is not None and vector is not None:
+            if position >= self.matrix.shape[0]:
+                grown = np.zeros((self.matrix.shape[0] * 2, self.matrix.shape[1]), dtype=np.float32)
+                grown[:position] = self.matrix[:position]
+                self.matrix = grown
+            self.matrix[position] = vector
+
+    def near(self, words: frozenset[str], vector: np.ndarray | None, min_cosine: float) -> dict[int, float]:
+        """Positions sharing a word with `words`, or with cosine >= `min_cosine` to `vector`, with their cosine."""
+        found: set[int] = set()
+        for word in words:
+            found.update(self.by_word.get(word, ()))
+        if self.matrix is None or vector is None or not self.versions:
+            return dict.fromkeys(found, 0.0)
+        cosines = self.matrix[: len(self.versions)] @ vector
+        found.update(np.nonzero(cosines >= min_cosine)[0].tolist())
+        return {position: float(cosines[position]) for position in found}
+
+
+class Folder:
+    """Applies events in time order to the fact versions of every agent.
+
+    `add(events)` continues the fold when every new event sorts after the
+    last one applied, and folds everything again otherwise, so adding A then
+    B always equals adding A and B together. `from_tables` resumes from
+    written tables (reads use it to merge overrides not folded yet).
+    """
+
+    def __init__(self, config: FoldConfig | None = None, embed: Embed | None = None) -> None:
+        self.config = config or FoldConfig()
+        self.embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+        self._words: dict[str, frozenset[str]] = {}
+        self._negated: dict[str, bool] = {}
+        self.resumed = False  # built from tables: no inputs to fold again
+        self.resumed_at: datetime | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.chains: dict[str, list[FactVersion]] = {}
+        self.slot_chain: dict[tuple[str, str, str], str] = {}
+        self.edges: list[Edge] = []
+        self.events: list[Event] = []
+        self.last_key: tuple[Any, ...] | None = None
+        self.stats = FoldStats()
+        self.applied_overrides: set[str] = set()
+        self._index: dict[tuple[str, str], _SubjectIndex] = {}
+        self._forgotten_agents: dict[str, list[datetime]] = {}
+        self._forgotten_conversations: dict[tuple[str, str], list[datetime]] = {}
+
+    # ---------------------------------------------------------------- public
+
+    def add(self, events: Iterable[Event]) -> Folder:
+        new = sorted(events, key=lambda e: e.sort_key())
+        if not new:
+            return self
+        forgets_sources = any(isinstance(e, Forget) and e.scope != "fact" for e in new)
+        late = self.last_key is not None and not new[0].sort_key() > self.last_key
+        if self.events and not self.resumed and (late or forgets_sources):
+            everything = sorted([*self.events, *new], key=lambda e: e.sort_key())
+            self._reset()
+            new = everything
+        self._prime([e.content for e in new if isinstance(e, Candidate)])
+        for event in new:
+            self._register_forget(event)
+        for event in new:
+            self.events.append(event)
+            self.last_key = event.sort_key()
+            if isinstance(event, Candidate):
+                self._apply_candidate(event)
+            elif isinstance(event, Override):
+                self._apply_override(event)
+            else:
+                self._apply_forget(event)
+        return self
+
+    def result(self) -> FoldResult:
+        return FoldResult(facts=self.facts_frame(), edges=self.edges_frame(), stats=self.stats)
+
+    def versions(self) -> list[FactVersion]:
+        return [v for chain in self.chains.values() for v in chain]
+
+    def facts_frame(self) -> pl.DataFrame:
+        rows = sorted((v.row() for v in self.versions()), key=lambda r: (r["agent_id"], r["fact_id"], r["version"]))
+        return _frame(conform(FACTS, pa.Table.from_pylist(rows, schema=FACTS.schema)) if rows else None, FACTS)
+
+    def edges_frame(self) -> pl.DataFrame:
+        rows = sorted(
+            (e.row() for e in self.edges),
+            key=lambda r: (r["agent_id"], r["edge_type"], r["from_fact_id"], r["from_version"], r["to_fact_id"],
+                           r["to_version"]),
+        )
+        table = pa.Table.from_pylist(rows, schema=FACT_EDGES.schema) if rows else None
+        return _frame(table, FACT_EDGES)
+
+    @classmethod
+    def from_tables(
+        cls,
+        facts: pl.DataFrame,
+        edges: pl.DataFrame,
+        config: FoldConfig | None = None,
+        embed: Embed | None = None,
+    ) -> Folder:
+        """A folder holding written tables, ready to apply events that come after them."""
+        folder = cls(config, embed)
+        latest: datetime | None = None
+        for r in facts.sort("agent_id", "fact_id", "version").iter_rows(named=True):
+            fields: dict[str, Any] = {k: r.get(k) for k in FactVersion.__dataclass_fields__ if k != "override_ids"}
+            version = FactVersion(**fields, override_ids=list(r.get("override_ids") or []))
+            version.tags = list(version.tags or [])
+            version.source_conversation_ids = list(version.source_conversation_ids or [])
+            version.source_message_ids = list(version.source_message_ids or [])
+            folder.chains.setdefault(version.fact_id, []).append(version)
+            if version.slot:
+                folder.slot_chain[(version.agent_id, subject_key(version.subject), version.slot)] = version.fact_id
+            folder.applied_overrides.update(version.override_ids)
+            for t in (version.created_at, version.last_confirmed_at):
+                if t is not None and (latest is None or t > latest):
+                    latest = t
+        for r in edges.iter_rows(named=True):
+            folder.edges.append(Edge(**{k: r[k] for k in Edge.__dataclass_fields__}))
+            if latest is None or r["created_at"] > latest:
+                latest = r["created_at"]
+        folder.resumed = True
+        folder.resumed_at = latest
+        folder._prime([v.content for v in folder.versions()])
+        for version in folder.versions():
+            folder._index_add(version)
+        return folder
+
+    # ---------------------------------------------------------------- embeddings
+
+    def _prime(self, texts: Sequence[str]) -> None:
+        if self.embed is None:
+            return
+        missing = sorted({t for t in texts if t and t not in self._vectors})
+        if missing:
+            vectors = np.asarray(self.embed(missing), dtype=np.float32)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._vectors[text] = vector
+
+    def _vector(self, text: str) -> np.ndarray | None:
+        if self.embed is None:
+            return None
+        self._prime([text])
+        return self._vectors[text]
+
+    def _cosine(self, a: str, b: str) -> float:
+        va, vb = self._vector(a), self._vector(b)
+        return 0.0 if va is None or vb is None else float(np.dot(va, vb))
+
+    def _content_words(self, text: str) -> frozenset[str]:
+        if text not in self._words:
+            self._words[text] = frozenset(content_words(text))
+        return self._words[text]
+
+    def _is_negated(self, text: str) -> bool:
+        if text not in self._negated:
+            self._negated[text] = is_negated(text)
+        return self._negated[text]
+
+    def _index_add(self, version: FactVersion) -> None:
+        key = (version.agent_id, subject_key(version.subject))
+        vector = self._vector(version.content)
+        if key not in self._index:
+            self._index[key] = _SubjectIndex(None if vector is None else vector.shape[0])
+        self._index[key].add(version, self._content_words(version.content), vector)
+
+    # ---------------------------------------------------------------- forget
+
+    def _register_forget(self, event: Event) -> None:
+        if not isinstance(event, Forget):
+            return
+        at = _utc(event.written_at)
+        assert at is not None
+        if event.scope == "agent":
+            self._forgotten_agents.setdefault(event.agent_id, []).append(at)
+        elif event.scope == "conversation" and event.target:
+            self._forgotten_conversations.setdefault((event.agent_id, event.target), []).append(at)
+
+    def _is_forgotten(self, event: Candidate | Override) -> bool:
+        if isinstance(event, Candidate):
+            seen = _utc(event.ingested_at or event.created_at)
+            times = list(self._forgotten_agents.get(event.agent_id, []))
+            if event.conversation_id:
+                times += self._forgotten_conversations.get((event.agent_id, event.conversation_id), [])
+        else:
+            seen = _utc(event.written_at)
+            times = self._forgotten_agents.get(event.agent_id, [])
+        return seen is not None and any(seen <= t for t in times)
+
+    def _apply_forget(self, event: Forget) -> None:
+        self.stats.forgets += 1
+        if event.scope == "fact" and event.target:
+            self._drop_chains({event.target} if event.target in self.chains else set(), event.agent_id)
+        elif not self.resumed:
+            return  # a fold over the inputs never let the forgotten agent's or conversation's statements in
+        elif event.scope == "agent":
+            at = _utc(event.written_at)
+            assert at is not None
+            self._drop_chains(
+                {
+                    fid for fid, c in self.chains.items()
+                    if c[0].agent_id == event.agent_id and (c[0].ingested_at is None or c[0].ingested_at <= at)
+                },
+                event.agent_id,
+            )
+        elif event.scope == "conversation" and event.target:
+            doomed = set()
+            for fid, chain in self.chains.items():
+                if chain[0].agent_id != event.agent_id:
+                    continue
+                for v in chain:
+                    if event.target in v.source_conversation_ids:
+                        v.source_conversation_ids = [c for c in v.source_conversation_ids if c != event.target]
+                        if not v.source_conversation_ids and not v.held:
+                            doomed.add(fid)
+            self._drop_chains(doomed, event.agent_id)
+
+    def _drop_chains(self, fact_ids: set[str], agent_id: str) -> None:
+        fact_ids = {f for f in fact_ids if f in self.chains and self.chains[f][0].agent_id == agent_id}
+        if not fact_ids:
+            return
+        for fid in fact_ids:
+            chain = self.chains.pop(fid)
+            for v in chain:
+                if v.slot:
+                    key = (agent_id, subject_key(v.subject), v.slot)
+                    if self.slot_chain.get(key) == fid:
+                        del self.slot_chain[key]
+        self.stats.forgotten_chains += len(fact_ids)
+        self._index = {key: index for key, index in self._index.items() if key[0] != agent_id}
+        for chain in self.chains.values():
+            if chain[0].agent_id == agent_id:
+                for version in chain:
+                    self._index_add(version)
+        self.edges = [e for e in self.edges if e.from_fact_id not in fact_ids and e.to_fact_id not in fact_ids]
+        for chain in self.chains.values():
+            for v in chain:
+                if v.superseded_by in fact_ids:
+                    v.superseded_by = None
+
+    # ---------------------------------------------------------------- candidates
+
+    def _apply_candidate(self, c: Candidate) -> None:
+        self.stats.candidates += 1
+        if self._is_forgotten(c):
+            self.stats.dropped_by_forget += 1
+            return
+        created_at = _utc(c.created_at)
+        assert created_at is not None
+        valid_from = _utc(c.valid_from) or created_at
+        valid_until = _utc(c.valid_until)
+        if valid_until is not None and valid_until < valid_from:
+            valid_until = valid_from
+        obs = _Obs(
+            agent_id=c.agent_id,
+            type=c.type,
+            subject=display_subject(c.subject),
+            slot=c.slot or None,
+            value=(c.value or "").strip() or None,
+            content=" ".join(c.content.split()),
+            confidence=_clamp01(c.confidence, 0.8),
+            importance=_clamp01(c.importance, 0.5),
+            tags=tuple(sorted({t for t in c.tags if t})),
+            valid_from=valid_from,
+            valid_until=valid_until,
+            created_at=created_at,
+            ingested_at=_utc(c.ingested_at),
+            conversation_id=c.conversation_id,
+            message_ids=tuple(c.message_ids),
+        )
+        self._observe(obs)
+
+    def _observe(self, obs: _Obs) -> None:
+        skey = subject_key(obs.subject)
+        # Rule 1: same subject and slot.
+        if obs.slot:
+            fid = self.slot_chain.get((obs.agent_id, skey, obs.slot))
+            if fid is not None:
+                chain = self.chains[fid]
+                current = next((v for v in reversed(chain) if v.status == "active"), None)
+                if current is None:
+                    rejected = [v for v in chain if v.status == "rejected" and self._same_slot_value(v, obs)]
+                    if rejected and not obs.is_override:
+                        self._confirm(rejected[-1], obs)
+                    else:
+                        self._new_version(fid, obs)
+                elif self._same_slot_value(current, obs):
+                    self._confirm(current, obs)
+                elif current.held and not obs.is_override:
+                    self._block(obs, current, chain_fid=fid)
+                else:
+                    self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
+                return
+        matches = self._matches(obs, skey, statuses=("active",))
+        # Rule 2: duplicate.
+        duplicates = [m for m in matches if self._is_duplicate(m)]
+        if duplicates:
+            best = max(duplicates, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
+            self._confirm(best.fact, obs)
+            if obs.slot and not best.fact.slot and (obs.agent_id, skey, obs.slot) not in self.slot_chain:
+                best.fact.slot = obs.slot
+                best.fact.value = best.fact.value or obs.value
+                self.slot_chain[(obs.agent_id, skey, obs.slot)] = best.fact.fact_id
+            return
+        # Rule 3: an explicit change supersedes the closest fact.
+        related = [m for m in matches if m.jaccard >= self.config.contradict_jaccard]
+        if related and (obs.type == "correction" or has_change_cue(obs.content)):
+            best = max(related, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
+            self._replace(best.fact, obs, reason="correction" if obs.type == "correction" else "stated change")
+            return
+        # A statement the user rejected before only confirms the rejected row.
+        blocked = [m for m in self._matches(obs, skey, statuses=("rejected",)) if self._is_duplicate(m)]
+        if blocked and not obs.is_override:
+            self._confirm(max(blocked, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id)).fact, obs)
+            return
+        # Rule 4: contradiction candidates.
+        contradicted = [m for m in related if m.fact.type == obs.type]
+        if contradicted:
+            if self.config.contradiction_policy == "supersede":
+                best = max(contradicted, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
+                self._replace(best.fact, obs, reason="contradiction (policy supersede)")
+                return
+            new = self._new_chain(obs)
+            for m in sorted(contradicted, key=lambda m: m.fact.key):
+                self._edge("contradict", new, m.fact, obs.created_at, f"jaccard {m.jaccard:.2f}")
+                self.stats.contradictions += 1
+            return
+        # Rule 5: a new fact.
+        self._new_chain(obs)
+
+    def _matches(self, obs: _Obs, skey: str, statuses: tuple[str, ...]) -> list[_Match]:
+        """The agent's versions about the same subject, in `statuses`, whose slot does not differ, that could
+        match `obs`: sharing a content word, or with cosine >= duplicate_cosine (the others can be neither
+        duplicates nor related)."""
+        index = self._index.get((obs.agent_id, skey))
+        if index is None:
+            return []
+        near = index.near(self._content_words(obs.content), self._vector(obs.content), self.config.duplicate_cosine)
+        out = []
+        for position, cosine in sorted(near.items()):
+            v = index.versions[position]
+            if v.status in statuses and not (obs.slot and v.slot and v.slot != obs.slot):
+                out.append(self._match(obs, v, cosine))
+        return out
+
+    def _match(self, obs: _Obs, fact: FactVersion, cosine: float | None = None) -> _Match:
+        negated_obs, negated_fact = self._is_negated(obs.content), self._is_negated(fact.content)
+        same_polarity = negated_obs == negated_fact
+        a, b = self._content_words(obs.content), self._content_words(fact.content)
+        if not same_polarity:
+            a, b = a - NEGATIONS, b - NEGATIONS
+        conflict = (
+            _is_atomic(obs.value) and _is_atomic(fact.value) and not same_value_loosely(obs.value, fact.value)
+        )
+        if cosine is None:
+            cosine = self._cosine(obs.content, fact.content)
+        return _Match(fact, _jaccard_sets(a, b), cosine, same_polarity, conflict)
+
+    def _is_duplicate(self, m: _Match) -> bool:
+        c = self.config
+        if not m.same_polarity or m.values_conflict:
+            return False
+        return (
+            m.jaccard >= c.duplicate_jaccard
+            or m.cosine >= c.duplicate_cosine
+            or (m.jaccard >= c.contradict_jaccard and m.cosine >= c.near_duplicate_cosine)
+        )
+
+    def _same_slot_value(self, fact: FactVersion, obs: _Obs) -> bool:
+        if fact.value and obs.value:
+            return same_value_loosely(fact.value, obs.value)
+        return self._is_duplicate(self._match(obs, fact))
+
+    # ---------------------------------------------------------------- changes
+
+    def _version_from(self, fid: str, version: int, obs: _Obs, status: str = "active") -> FactVersion:
+        return FactVersion(
+            fact_id=fid,
+            version=version,
+            agent_id=obs.agent_id,
+            type=obs.type,
+            subject=obs.subject,
+            slot=obs.slot,
+            value=obs.value,
+            content=obs.content,
+            confidence=obs.confidence,
+            importance=obs.importance,
+            tags=list(obs.tags),
+            valid_from=obs.valid_from,
+            valid_until=obs.valid_until,
+            created_at=obs.created_at,
+            ingested_at=obs.ingested_at,
+            source_conversation_ids=[obs.conversation_id] if obs.conversation_id else [],
+            source_message_ids=list(dict.fromkeys(obs.message_ids)),
+            source_count=1,
+            confirmation_count=0,
+            last_confirmed_at=None,
+            status=status,
+            superseded_by=None,
+            source_interface=obs.interface,
+            override_ids=[obs.override_id] if obs.override_id else [],
+        )
+
+    def _new_chain(self, obs: _Obs, status: str = "active") -> FactVersion:
+        if obs.slot and (obs.agent_id, subject_key(obs.subject), obs.slot) not in self.slot_chain:
+            fid = chain_id(obs.agent_id, obs.subject, obs.slot, obs.type, obs.content)
+            if fid in self.chains:  # a slotted chain that lost its slot key: start a fresh one
+                fid = self._unique(fid)
+            self.slot_chain[(obs.agent_id, subject_key(obs.subject), obs.slot)] = fid
+        else:
+            fid = self._unique(chain_id(obs.agent_id, obs.subject, None, obs.type, obs.content))
+        version = self._version_from(fid, 1, obs, status)
+        self.chains[fid] = [version]
+        self._index_add(version)
+        self.stats.created += 1
+        return version
+
+    def _unique(self, fid: str) -> str:
+        if fid not in self.chains:
+            return fid
+        n = 2
+        while f"{fid}-{n}" in self.chains:
+            n += 1
+        return f"{fid}-{n}"
+
+    def _new_version(self, fid: str, obs: _Obs, status: str = "active") -> FactVersion:
+        chain = self.chains[fid]
+        version = self._version_from(fid, chain[-1].version + 1, obs, status)
+        chain.append(version)
+        self._index_add(version)
+        self.stats.created += 1
+        return version
+
+    def _close(self, old: FactVersion, until: datetime) -> None:
+        end = max(old.valid_from, until)
+        old.valid_until = end if old.valid_until is None else max(old.valid_from, min(old.valid_until, end))
+
+    def _supersede(self, old: FactVersion, obs: _Obs, chain_fid: str, reason: str) -> FactVersion:
+        new = self._new_version(chain_fid, obs)
+        old.status = "superseded"
+        old.superseded_by = new.fact_id
+        self._close(old, new.valid_from)
+        self._edge("update", new, old, obs.created_at, reason)
+        self.stats.superseded += 1
+        return new
+
+    def _replace(self, old: FactVersion, obs: _Obs, reason: str) -> None:
+        """Supersede `old` (found by words, not by slot) by `obs` in old's chain, unless an override holds it."""
+        if old.held and not obs.is_override:
+            self._block(obs, old, chain_fid=None)
+            return
+        if obs.slot and not old.slot:
+            self.slot_chain[(obs.agent_id, subject_key(obs.subject), obs.slot)] = old.fact_id
+        self._supersede(old, replace(obs, slot=old.slot or obs.slot), chain_fid=old.fact_id, reason=reason)
+
+    def _block(self, obs: _Obs, holder: FactVersion, chain_fid: str | None) -> None:
+        """An extraction that would replace an override: kept for history, valid for no time."""
+        blocked = replace(obs, valid_until=obs.valid_from)
+        if chain_fid is not None:
+            row = self._new_version(chain_fid, blocked, status="superseded")
+        else:
+            row = self._new_chain(replace(blocked, slot=None), status="superseded")
+        row.superseded_by = holder.fact_id
+        self._edge("update", holder, row, obs.created_at, "user override wins over extraction")
+        self.stats.blocked_by_override += 1
+
+    def _confirm(self, fact: FactVersion, obs: _Obs) -> None:
+        if obs.is_override:
+            if obs.override_id not in fact.override_ids:
+                fact.override_ids.append(obs.override_id)  # type: ignore[arg-type]
+        elif obs.message_ids and set(obs.message_ids) <= set(fact.source_message_ids) and (
+            obs.conversation_id is None or obs.conversation_id in fact.source_conversation_ids
+        ):
+            return  # the same statement again (a re-ingested export): nothing new
+        fact.confirmation_count += 1
+        fact.source_count += 1
+        fact.last_confirmed_at = obs.created_at if fact.last_confirmed_at is None else max(
+            fact.last_confirmed_at, obs.created_at
+        )
+        if obs.conversation_id and obs.conversation_id not in fact.source_conversation_ids:
+            fact.source_conversation_ids.append(obs.conversation_id)
+        for message_id in obs.message_ids:
+            if message_id not in fact.source_message_ids:
+                fact.source_message_ids.append(message_id)
+        fact.confidence = max(fact.confidence, obs.confidence)
+        fact.importance = max(fact.importance, obs.importance)
+        fact.tags = sorted(set(fact.tags) | set(obs.tags))
+        self.stats.confirmed += 1
+
+    def _edge(self, edge_type: str, new: FactVersion, old: FactVersion, at: datetime, reason: str) -> None:
+        self.edges.append(
+            Edge(new.agent_id, edge_type, new.fact_id, new.version, old.fact_id, old.version, at, reason)
+        )
+
+    # ---------------------------------------------------------------- overrides
+
+    def _apply_override(self, o: Override) -> None:
+        self.stats.overrides += 1
+        if self._is_forgotten(o):
+            self.stats.dropped_by_forget += 1
+            return
+        written_at = _utc(o.written_at)
+        assert written_at is not None
+        if o.action == "add":
+            if not o.content:
+                self.stats.unresolved_overrides.append(o.override_id)
+                return
+            self._observe(self._override_obs(o, written_at, None))
+            return
+        target = self._resolve(o)
+        if target is None:
+            self.stats.unresolved_overrides.append(o.override_id)
+            return
+        chain = self.chains[target]
+        current = next((v for v in reversed(chain) if v.status == "active"), chain[-1])
+        if o.action == "reject":
+            if current.status == "active":
+                current.status = "rejected"
+                current.valid_until = current.valid_from
+                self.stats.rejected += 1
+            if o.override_id not in current.override_ids:
+                current.override_ids.append(o.override_id)
+            return
+        if o.action == "correct":
+            if not o.content:
+                self.stats.unresolved_overrides.append(o.override_id)
+                return
+            obs = self._override_obs(o, written_at, current)
+            new = self._new_version(target, obs)
+            if current.status == "active":
+                current.status = "superseded"
+                current.superseded_by = new.fact_id
+                self._close(current, new.valid_from)
+            self._edge("update", new, current, written_at, "user correction")
+            self.stats.superseded += 1
+            return
+        self.stats.unresolved_overrides.append(o.override_id)
+
+    def _override_obs(self, o: Override, written_at: datetime, target: FactVersion | None) -> _Obs:
+        valid_from = _utc(o.valid_from) or (target.valid_from if target is not None else written_at)
+        valid_until = _utc(o.valid_until)
+        if valid_until is not None and valid_until < valid_from:
+            valid_until = valid_from
+        content = " ".join((o.content or "").split())
+        return _Obs(
+            agent_id=o.agent_id,
+            type=o.type or (target.type if target is not None else "fact"),
+            subject=target.subject if target is not None else display_subject(o.subject or USER),
+            slot=o.slot or (target.slot if target is not None else None),
+            value=(o.value or "").strip() or None,
+            content=content,
+            confidence=_clamp01(o.confidence, 1.0),
+            importance=_clamp01(o.importance, max(0.7, target.importance) if target is not None else 0.7),
+            tags=tuple(sorted(set(o.tags))),
+            valid_from=valid_from,
+            valid_until=valid_until,
+            created_at=written_at,
+            ingested_at=written_at,
+            conversation_id=None,
+            message_ids=(),
+            override_id=o.override_id,
+        )
+
+    def _resolve(self, o: Override) -> str | None:
+        """The chain an override targets: by id, else by what the target looked like."""
+        if o.fact_id and o.fact_id in self.chains and self.chains[o.fact_id][0].agent_id == o.agent_id:
+            return o.fact_id
+        if o.target_slot:
+            fid = self.slot_chain.get((o.agent_id, subject_key(o.target_subject), o.target_slot))
+            if fid is not None:
+                return fid
+        if o.target_content:
+            skey = subject_key(o.target_subject)
+            best: tuple[float, str] | None = None
+            for fid, chain in self.chains.items():
+                current = chain[-1]
+                if current.agent_id != o.agent_id or subject_key(current.subject) != skey:
+                    continue
+                score = max(_jaccard_sets(content_words(v.content), content_words(o.target_content)) for v in chain)
+                if score >= self.config.duplicate_jaccard and (best is None or (score, fid) > best):
+                    best = (score, fid)
+            if best is not None:
+                return best[1]
+        return None
+
+
+def _frame(table: pa.Table | None, spec: Any) -> pl.DataFrame:
+    table = table if table is not None else spec.schema.empty_table()
+    frame = pl.from_arrow(conform(spec, table))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def fold(
+    candidates: Iterable[Candidate],
+    overrides: Iterable[Override] = (),
+    forgets: Iterable[Forget] = (),
+    config: FoldConfig | None = None,
+    embed: Embed | None = None,
+) -> FoldResult:
+    """Fold every input, in time order, into `facts/facts` and `facts/fact_edges` frames."""
+    return Folder(config, embed).add([*candidates, *overrides, *forgets]).result()

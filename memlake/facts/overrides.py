@@ -1,0 +1,236 @@
+"""The append-only logs people write: user overrides and the forget log.
+
+One write is one uniquely named Parquet file under `<home>/inputs/overrides/`
+or `<home>/inputs/forget/`, written to a temporary name and renamed into
+place, so a reader sees a whole entry or none, and nothing is ever rewritten.
+An override adds a fact, corrects one (a new version that replaces FACT_ID)
+or rejects one by id; a forget entry names an agent, a conversation or a
+fact to forget. The facts fold reads both logs whole, every run.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from memlake.facts.fold import Forget, Override
+from memlake.lake import conform
+from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, Table, is_valid_agent_id
+from memlake.settings import Settings
+
+_TMP_PREFIX = ".tmp-"
+
+
+def log_dir(settings: Settings, table: Table) -> Path:
+    return settings.inputs_dir / table.name
+
+
+def _append(settings: Settings, table: Table, row: dict[str, Any], entry_id: str, at: datetime) -> Path:
+    folder = log_dir(settings, table)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{at:%Y%m%dT%H%M%S%fZ}-{entry_id}.parquet"
+    tmp = folder / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
+    try:
+        pq.write_table(conform(table, [row]), tmp, compression="zstd")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def read_log(settings: Settings, table: Table, agent_id: str | None = None) -> pl.DataFrame:
+    """Every entry of a log (optionally one agent's), oldest first."""
+    folder = log_dir(settings, table)
+    files = sorted(p for p in folder.glob("*.parquet") if not p.name.startswith(".")) if folder.is_dir() else []
+    if not files:
+        frame = pl.from_arrow(table.schema.empty_table())
+    else:
+        frame = pl.from_arrow(pa.concat_tables(pq.read_table(f, schema=table.schema) for f in files))
+    assert isinstance(frame, pl.DataFrame)
+    if agent_id is not None:
+        frame = frame.filter(pl.col("agent_id") == agent_id)
+    return frame.sort("written_at", table.key[0])
+
+
+def _check_agent(agent_id: str) -> None:
+    if not is_valid_agent_id(agent_id):
+        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
+
+
+def _utc(value: datetime | str | None) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def write_override(
+    settings: Settings,
+    agent_id: str,
+    action: str,
+    *,
+    content: str | None = None,
+    fact_id: str | None = None,
+    type: str | None = None,  # noqa: A002 - the fact's type, as in the schema
+    subject: str | None = None,
+    slot: str | None = None,
+    value: str | None = None,
+    confidence: float | None = None,
+    importance: float | None = None,
+    tags: Sequence[str] = (),
+    valid_from: datetime | str | None = None,
+    valid_until: datetime | str | None = None,
+    target: dict[str, Any] | None = None,
+    author: str = "api",
+    at: datetime | None = None,
+) -> Override:
+    """Append one override: `add` a fact, `correct` FACT_ID with `content`, or `reject` FACT_ID."""
+    _check_agent(agent_id)
+    if action not in OVERRIDE_ACTIONS:
+        raise ValueError(f"unknown override action {action!r}: one of {', '.join(OVERRIDE_ACTIONS)}")
+    if action in ("add", "correct") and not (content or "").strip():
+        raise ValueError(f"an override that does {action!r} needs the fact's content")
+    if action in ("correct", "reject") and not fact_id:
+        raise ValueError(f"an override that does {action!r} needs the fact id it replaces")
+    if type is not None and type not in FACT_TYPES:
+        raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
+    for name, number in (("confidence", confidence), ("importance", importance)):
+        if number is not None and not 0.0 <= number <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {number}")
+    written_at = _utc(at) or datetime.now(UTC)
+    override_id = f"o_{uuid.uuid4().hex[:16]}"
+    target = target or {}
+    row = {
+        "override_id": override_id,
+        "agent_id": agent_id,
+        "action": action,
+        "fact_id": fact_id,
+        "type": type,
+        "subject": subject,
+        "slot": slot,
+        "value": value,
+        "content": (content or "").strip() or None,
+        "confidence": confidence,
+        "importance": importance,
+        "tags": [t.strip().lower() for t in tags if t.strip()],
+        "valid_from": _utc(valid_from),
+        "valid_until": _utc(valid_until),
+        "target_subject": target.get("subject"),
+        "target_slot": target.get("slot"),
+        "target_content": target.get("content"),
+        "written_at": written_at,
+        "author": author,
+    }
+    _append(settings, OVERRIDES, row, override_id, written_at)
+    return override_from_row(row)
+
+
+def write_forget(
+    settings: Settings,
+    agent_id: str,
+    scope: str,
+    target: str | None = None,
+    reason: str | None = None,
+    at: datetime | None = None,
+) -> Forget:
+    """Append one forget entry: an agent, a conversation (id) or a fact (id)."""
+    _check_agent(agent_id)
+    if scope not in FORGET_SCOPES:
+        raise ValueError(f"unknown forget scope {scope!r}: one of {', '.join(FORGET_SCOPES)}")
+    if scope != "agent" and not target:
+        raise ValueError(f"forgetting a {scope} needs its id")
+    written_at = _utc(at) or datetime.now(UTC)
+    forget_id = f"x_{uuid.uuid4().hex[:16]}"
+    row = {
+        "forget_id": forget_id,
+        "agent_id": agent_id,
+        "scope": scope,
+        "target": target if scope != "agent" else None,
+        "written_at": written_at,
+        "reason": reason,
+    }
+    _append(settings, FORGET, row, forget_id, written_at)
+    return forget_from_row(row)
+
+
+def override_from_row(row: dict[str, Any]) -> Override:
+    return Override(
+        override_id=row["override_id"],
+        agent_id=row["agent_id"],
+        action=row["action"],
+        written_at=row["written_at"],
+        fact_id=row.get("fact_id"),
+        type=row.get("type"),
+        subject=row.get("subject"),
+        slot=row.get("slot"),
+        value=row.get("value"),
+        content=row.get("content"),
+        confidence=row.get("confidence"),
+        importance=row.get("importance"),
+        tags=tuple(row.get("tags") or ()),
+        valid_from=row.get("valid_from"),
+        valid_until=row.get("valid_until"),
+        target_subject=row.get("target_subject"),
+        target_slot=row.get("target_slot"),
+        target_content=row.get("target_content"),
+    )
+
+
+def forget_from_row(row: dict[str, Any]) -> Forget:
+    return Forget(
+        forget_id=row["forget_id"],
+        agent_id=row["agent_id"],
+        scope=row["scope"],
+        written_at=row["written_at"],
+        target=row.get("target"),
+    )
+
+
+def read_overrides(settings: Settings, agent_id: str | None = None) -> list[Override]:
+    return [override_from_row(r) for r in read_log(settings, OVERRIDES, agent_id).iter_rows(named=True)]
+
+
+def read_forgets(settings: Settings, agent_id: str | None = None) -> list[Forget]:
+    return [forget_from_row(r) for r in read_log(settings, FORGET, agent_id).iter_rows(named=True)]
+
+
+def structure_statement(text: str, said_at: datetime) -> dict[str, Any] | None:
+    """Type, subject, slot, value, content and dates of a remembered statement, by the offline distiller's rules.
+
+    "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. None when the
+    rules recognise nothing (the override is then stored as said, without a slot).
+    """
+    try:
+        from memlake.distill.models import Conversation, Message
+        from memlake.distill.offline import distill_offline
+    except ImportError:  # the distillation layer is optional here
+        return None
+    message = Message(message_id="remember", role="user", content=text, created_at=said_at)
+    try:
+        session = distill_offline(Conversation("remember", "remember", None, (message,)))
+    except Exception:  # a rule that trips on odd text must not stop a user's override
+        return None
+    candidates = session.fact_candidates
+    if not candidates:
+        return None
+    best = next((c for c in candidates if c.slot), candidates[0])
+    return {
+        "type": best.type,
+        "subject": best.subject,
+        "slot": best.slot,
+        "value": best.value,
+        "content": best.content,
+        "valid_from": best.valid_from,
+        "valid_until": best.valid_until,
+    }

@@ -1,0 +1,194 @@
+"""Profiles: one versioned summary per agent of what it knows of the user, assembled from active facts.
+
+Sections: identity, work, places, preferences, people, current projects. Each
+line is one active fact's sentence and cites its fact id; within a section,
+lines that rest on a user override come first. A new version is made at the
+agent's first contribution, after every `profile_regenerate_threshold` new
+contributions since the last version, and at once after an override; the
+newest version always covers every contribution so far (until `threshold`
+more arrive it is rebuilt, with the same number, by each run). A
+contribution is a fact version that became active (a new fact, an update, a
+correction); confirmations are not. A rejected fact is left out of every
+version (the tables do not say when it was rejected).
+
+The versions are a pure function of `facts/facts` and `facts/fact_edges`:
+walking the contributions in time order, the profile as of a contribution
+holds the versions made by then that no `update` edge had replaced by then.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from memlake.facts.fold import USER, subject_key
+from memlake.lake import conform
+from memlake.schemas import PROFILES
+
+SECTIONS = ("identity", "work", "places", "preferences", "people", "current projects")
+WRITER = "assembled"
+BLOCKED_REASON = "user override wins over extraction"
+
+_SLOT_SECTIONS = {
+    "name": "identity",
+    "job_title": "work",
+    "employer": "work",
+    "home_city": "places",
+    "diet": "preferences",
+    "partner": "people",
+    "sibling": "people",
+    "project_deadline": "current projects",
+}
+_TYPE_SECTIONS = {
+    "identity": "identity",
+    "skill": "work",
+    "preference": "preferences",
+    "relationship": "people",
+    "decision": "current projects",
+    "commitment": "current projects",
+    "event": "current projects",
+}
+_PROJECT_WORDS = ("project", "launch", "release", "sprint", "roadmap", "migration")
+_PLACE_TAGS = ("place", "places", "travel", "home", "location")
+_WORK_TAGS = ("work", "job", "career")
+
+
+def known_people(facts: list[dict[str, Any]]) -> set[str]:
+    """Subjects that are people: the user's partner and siblings, and subjects of relationship or role facts."""
+    people = set()
+    for fact in facts:
+        if fact.get("slot") in ("partner", "sibling") and fact.get("value"):
+            people.add(subject_key(fact["value"]))
+        if subject_key(fact.get("subject")) != USER and (
+            fact.get("type") == "relationship" or fact.get("slot") in ("job_title", "employer", "name")
+        ):
+            people.add(subject_key(fact.get("subject")))
+    return people
+
+
+def section_of(fact: dict[str, Any], people: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """The profile section a fact belongs in: facts about others go to people (or current projects)."""
+    subject = subject_key(fact.get("subject"))
+    tags = set(fact.get("tags") or [])
+    if subject != USER:
+        if subject in people:
+            return "people"
+        projectish = (
+            any(w in subject for w in _PROJECT_WORDS)
+            or "project" in tags
+            or fact.get("slot") == "project_deadline"
+            or fact.get("type") in ("decision", "commitment", "event")
+        )
+        return "current projects" if projectish else "people"
+    if fact.get("slot") in _SLOT_SECTIONS:
+        return _SLOT_SECTIONS[fact["slot"]]
+    if "project" in tags:
+        return "current projects"
+    if fact.get("type") in _TYPE_SECTIONS:
+        return _TYPE_SECTIONS[fact["type"]]
+    if tags & set(_PLACE_TAGS):
+        return "places"
+    if tags & set(_WORK_TAGS):
+        return "work"
+    return "identity"
+
+
+def profile_lines(active: list[dict[str, Any]], people: set[str] | None = None) -> list[dict[str, Any]]:
+    """One line per active fact, by section; override-backed lines first, then by importance and time."""
+    people = known_people(active) if people is None else people
+    by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for fact in active:
+        by_section[section_of(fact, people)].append(fact)
+    lines = []
+    for section in SECTIONS:
+        facts = sorted(
+            by_section.get(section, []),
+            key=lambda f: (not f.get("override_ids"), -float(f.get("importance") or 0.0),
+                           -f["created_at"].timestamp(), f["fact_id"]),
+        )
+        for fact in facts:
+            lines.append(
+                {
+                    "section": section,
+                    "text": fact["content"],
+                    "fact_ids": [fact["fact_id"]],
+                    "is_override": bool(fact.get("override_ids")),
+                }
+            )
+    return lines
+
+
+def render(lines: list[dict[str, Any]]) -> str:
+    """The profile as Markdown: a heading per section, each line citing its fact ids."""
+    parts = []
+    for section in SECTIONS:
+        rows = [line for line in lines if line["section"] == section]
+        if not rows:
+            continue
+        parts.append(f"## {section.capitalize()}")
+        for line in rows:
+            marker = " (override)" if line["is_override"] else ""
+            parts.append(f"- {line['text']} [{', '.join(line['fact_ids'])}]{marker}")
+    return "\n".join(parts)
+
+
+def _contributions(facts: pl.DataFrame, edges: pl.DataFrame) -> list[dict[str, Any]]:
+    blocked = {
+        (r["to_fact_id"], r["to_version"])
+        for r in edges.filter(pl.col("reason") == BLOCKED_REASON).iter_rows(named=True)
+    }
+    rows = [
+        r for r in facts.iter_rows(named=True)
+        if (r["fact_id"], r["version"]) not in blocked and r["status"] not in ("forgotten",)
+    ]
+    return sorted(rows, key=lambda r: (r["created_at"], r["fact_id"], r["version"]))
+
+
+def profile_versions(facts: pl.DataFrame, edges: pl.DataFrame, threshold: int) -> pl.DataFrame:
+    """Every profile version of every agent in `facts` (rows of `profile/profiles`)."""
+    threshold = max(1, threshold)
+    out: list[dict[str, Any]] = []
+    for agent_id in sorted(facts["agent_id"].unique().to_list()) if facts.height else []:
+        agent_facts = facts.filter(pl.col("agent_id") == agent_id)
+        agent_edges = edges.filter((pl.col("agent_id") == agent_id) & (pl.col("edge_type") == "update"))
+        replaced_at: dict[tuple[str, int], datetime] = {}
+        for e in agent_edges.iter_rows(named=True):
+            key = (e["to_fact_id"], e["to_version"])
+            replaced_at[key] = min(e["created_at"], replaced_at.get(key, e["created_at"]))
+        contributions = _contributions(agent_facts, agent_edges)
+        made: list[dict[str, Any]] = []
+        since_last, version = 0, 0
+        for i, row in enumerate(contributions):
+            made.append(row)
+            since_last += 1
+            last_at_this_time = i + 1 == len(contributions) or contributions[i + 1]["created_at"] != row["created_at"]
+            last = i + 1 == len(contributions)
+            due = version == 0 or since_last >= threshold or row["source_interface"] == "override" or last
+            if not (due and last_at_this_time):
+                continue
+            at = row["created_at"]
+            active = [
+                r for r in made
+                if r["status"] != "rejected"
+                and ((r["fact_id"], r["version"]) not in replaced_at or replaced_at[(r["fact_id"], r["version"])] > at)
+            ]
+            lines = profile_lines(active, known_people(made))
+            version += 1
+            out.append(
+                {
+                    "agent_id": agent_id,
+                    "version": version,
+                    "created_at": at,
+                    "contributions": i + 1,
+                    "lines": lines,
+                    "text": render(lines),
+                    "writer": WRITER,
+                }
+            )
+            since_last = 0
+    frame = pl.from_arrow(conform(PROFILES, out))
+    assert isinstance(frame, pl.DataFrame)
+    return frame

@@ -1,0 +1,80 @@
+"""The Great Expectations suite on `facts/facts` (run by a blocking asset check).
+
+Expectations: (fact_id, version) unique; ids, agent, status and times present;
+type and status from their vocabularies; confidence and importance in [0, 1];
+valid_from <= valid_until; every superseded_by names an existing fact of the
+same agent; each (agent, subject, slot) chain has exactly one active version
+(none only when its newest version was rejected), and no fact_id more than one.
+The last two are cross-row rules, so they are computed first as boolean
+columns that the suite expects to be true.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from memlake.quality import SuiteResult, run_suite
+from memlake.schemas import FACT_STATUSES, FACT_TYPES
+
+
+def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
+    """`facts` with boolean columns for the cross-row rules."""
+    frame = facts.drop("day", strict=False)
+    if frame.height == 0:
+        return frame.with_columns(
+            pl.lit(True).alias("superseded_by_exists"),
+            pl.lit(True).alias("slot_chain_one_active"),
+            pl.lit(True).alias("fact_chain_at_most_one_active"),
+        )
+    known = frame.select("agent_id", pl.col("fact_id").alias("superseded_by")).unique().with_columns(
+        pl.lit(True).alias("_target_exists")
+    )
+    frame = frame.join(known, on=["agent_id", "superseded_by"], how="left").with_columns(
+        (pl.col("superseded_by").is_null() | pl.col("_target_exists").fill_null(False)).alias("superseded_by_exists")
+    )
+    subject_key = pl.col("subject").str.to_lowercase().str.strip_chars()
+    slot_chain = ["agent_id", "_subject_key", "slot"]
+    frame = frame.with_columns(subject_key.alias("_subject_key"))
+    active = (pl.col("status") == "active").cast(pl.Int32)
+    newest_status = pl.col("status").sort_by(["created_at", "version"]).last()
+    frame = frame.with_columns(
+        active.sum().over(slot_chain).alias("_slot_active"),
+        newest_status.over(slot_chain).alias("_slot_newest_status"),
+        active.sum().over(["agent_id", "fact_id"]).alias("_fact_active"),
+    ).with_columns(
+        (
+            pl.col("slot").is_null()
+            | (pl.col("_slot_active") == 1)
+            | ((pl.col("_slot_active") == 0) & (pl.col("_slot_newest_status") == "rejected"))
+        ).alias("slot_chain_one_active"),
+        (pl.col("_fact_active") <= 1).alias("fact_chain_at_most_one_active"),
+    )
+    return frame.drop("_target_exists", "_subject_key", "_slot_active", "_slot_newest_status", "_fact_active")
+
+
+def validate_facts(facts: pl.DataFrame) -> SuiteResult:
+    """Run the facts suite."""
+    frame = with_chain_checks(facts).drop("tags", "source_conversation_ids", "source_message_ids", "override_ids")
+
+    def expectations(gxe: Any) -> list[Any]:
+        return [
+            *(
+                gxe.ExpectColumnValuesToNotBeNull(column=c)
+                for c in ("fact_id", "version", "agent_id", "status", "content", "created_at", "valid_from")
+            ),
+            gxe.ExpectCompoundColumnsToBeUnique(column_list=["fact_id", "version"]),
+            gxe.ExpectColumnValuesToBeInSet(column="status", value_set=list(FACT_STATUSES)),
+            gxe.ExpectColumnValuesToBeInSet(column="type", value_set=list(FACT_TYPES)),
+            gxe.ExpectColumnValuesToBeBetween(column="confidence", min_value=0.0, max_value=1.0),
+            gxe.ExpectColumnValuesToBeBetween(column="importance", min_value=0.0, max_value=1.0),
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A="valid_until", column_B="valid_from", or_equal=True, ignore_row_if="either_value_is_missing"
+            ),
+            gxe.ExpectColumnValuesToBeInSet(column="superseded_by_exists", value_set=[True]),
+            gxe.ExpectColumnValuesToBeInSet(column="slot_chain_one_active", value_set=[True]),
+            gxe.ExpectColumnValuesToBeInSet(column="fact_chain_at_most_one_active", value_set=[True]),
+        ]
+
+    return run_suite(frame, "facts", expectations)

@@ -1,0 +1,277 @@
+"""The facts and profile assets, materialized into a tmp_path lake, and the whole pipeline on the samples.
+
+The sample test runs the real pipeline (`run_landing`, hashing embedder) on
+data/samples/demo and checks what the issue asks of working memory: the
+current home city and employer are the new ones, `as_of` before a change
+returns the old ones, `history` shows both with dates and source message ids,
+dropping the same export again adds no fact, and a correction override wins
+over a later extraction.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from assets import facts as fact_assets
+from memlake.api import Memory
+from memlake.facts.quality import validate_facts
+from memlake.lake import Lake
+from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
+from memlake.settings import load_settings
+from resources import HashEmbedder, LakeResource
+
+SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples" / "demo"
+UTC0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def turn(conversation: str, message: str, role: str, content: str, when: str, ingested: str) -> dict:
+    return {
+        "agent_id": "ann", "conversation_id": conversation, "message_id": message, "turn_index": int(message[-1]),
+        "role": role, "speaker": role, "content": content, "created_at": at(when), "created_at_inferred": False,
+        "conversation_started_at": at(when), "title": conversation, "source_format": "jsonl",
+        "source_file": "ann/x.jsonl", "source_sha256": "x", "content_sha256": "x", "ingested_at": at(ingested),
+    }
+
+
+def candidate(content: str, slot: str | None, value: str, message_ids: list[str], **extra: object) -> dict:
+    return {"type": extra.get("type", "fact"), "subject": "user", "slot": slot, "value": value, "content": content,
+            "confidence": 0.9, "importance": 0.6, "tags": [], "valid_from": extra.get("valid_from"),
+            "valid_until": None, "message_ids": message_ids}
+
+
+def episode(conversation: str, started: str, ended: str, candidates: list[dict]) -> dict:
+    return {"agent_id": "ann", "conversation_id": conversation, "title": conversation,
+            "conversation_started_at": at(started), "conversation_ended_at": at(ended), "summary": "s",
+            "fact_candidates": candidates, "message_ids": [], "ingested_at": at("2025-01-01T00:00:00")}
+
+
+@pytest.fixture
+def small_lake(tmp_path: Path) -> Path:
+    """Two conversations of agent `ann`: Berlin then a move to Lisbon; an assistant-only and an undated candidate."""
+    home = tmp_path / "home"
+    lake = Lake(load_settings(home).lake_dir)
+    lake.write_partition(TURNS, "2024-01-10", [
+        turn("c1", "c1-m1", "user", "I live in Berlin.", "2024-01-10T09:00:00", "2025-01-01T00:00:00"),
+        turn("c1", "c1-m2", "assistant", "You like jazz.", "2024-01-10T09:01:00", "2025-01-01T00:00:00"),
+    ])
+    lake.write_partition(TURNS, "2024-06-10", [
+        turn("c2", "c2-m1", "user", "I moved to Lisbon last week.", "2024-06-10T18:00:00", "2025-01-01T00:00:00"),
+    ])
+    lake.write_partition(EPISODES, "2024-01-10", [episode("c1", "2024-01-10T09:00:00", "2024-01-10T09:01:00", [
+        candidate("The user lives in Berlin.", "home_city", "Berlin", ["c1-m1"]),
+        candidate("The user likes jazz.", None, "jazz", ["c1-m2"], type="preference"),  # the assistant said it
+    ])])
+    lake.write_partition(EPISODES, "2024-06-10", [episode("c2", "2024-06-10T18:00:00", "2024-06-10T18:05:00", [
+        candidate("The user moved to Lisbon.", "home_city", "Lisbon", ["c2-m1"], valid_from="2024-06-03"),
+        candidate("The user enjoys cycling.", None, "cycling", [], type="preference"),  # no message id
+    ])])
+    return home
+
+
+def materialize(home: Path) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        [fact_assets.facts, fact_assets.profiles, fact_assets.facts_expectations],
+        resources={"lake": LakeResource(home=str(home)), "embedder": HashEmbedder()},
+        instance=dg.DagsterInstance.ephemeral(),
+    )
+
+
+def test_the_assets_are_unpartitioned_eager_lake_writers_with_a_blocking_suite() -> None:
+    from assets.transcripts import LAKE_WRITERS
+
+    for asset in (fact_assets.facts, fact_assets.profiles):
+        assert asset.partitions_def is None and asset.op.pool == LAKE_WRITERS
+        assert {c.get_label() for c in asset.automation_conditions_by_key.values()} == {"eager"}
+    assert set(fact_assets.facts.keys) == {fact_assets.FACTS_KEY, fact_assets.EDGES_KEY}
+    assert [c.blocking for c in fact_assets.facts_expectations.check_specs] == [True]
+
+
+def test_the_assets_fold_episodes_into_facts_edges_and_profiles(small_lake: Path) -> None:
+    result = materialize(small_lake)
+    assert result.success
+    assert [(e.check_name, e.passed) for e in result.get_asset_check_evaluations()] == [("facts_expectations", True)]
+    lake = Lake(load_settings(small_lake).lake_dir)
+    facts, edges, profiles = lake.read(FACTS), lake.read(FACT_EDGES), lake.read(PROFILES)
+
+    home = facts.filter(pl.col("slot") == "home_city").sort("version")
+    assert home["value"].to_list() == ["Berlin", "Lisbon"]
+    assert home["status"].to_list() == ["superseded", "active"]
+    berlin, lisbon = home.row(0, named=True), home.row(1, named=True)
+    # created_at is when it was said (the message), never when it was ingested.
+    assert berlin["created_at"] == at("2024-01-10T09:00:00") and lisbon["created_at"] == at("2024-06-10T18:00:00")
+    assert berlin["ingested_at"] == at("2025-01-01T00:00:00")
+    assert berlin["valid_until"] == lisbon["valid_from"] == at("2024-06-03T00:00:00")
+    assert berlin["superseded_by"] == lisbon["fact_id"] and lisbon["source_message_ids"] == ["c2-m1"]
+    assert edges.select("edge_type", "from_version", "to_version").rows() == [("update", 2, 1)]
+    # Facts come only from the user: the assistant's "You like jazz" made none.
+    assert "jazz" not in " ".join(facts["content"].to_list())
+    # A candidate without message ids is dated by the end of its conversation.
+    cycling = facts.filter(pl.col("content").str.contains("cycling")).row(0, named=True)
+    assert cycling["created_at"] == at("2024-06-10T18:05:00")
+
+    mats = {e.asset_key.to_user_string(): e for e in result.get_asset_materialization_events()}
+    metadata = mats["facts/facts"].event_specific_data.materialization.metadata
+    assert metadata["dagster/row_count"].value == 3
+    assert metadata["skipped_candidates"].value == {"not said by the user": 1}
+    assert set(mats) == {"facts/facts", "facts/fact_edges", "profile/profiles"}
+
+    assert profiles.height >= 1
+    latest = profiles.sort("version").row(-1, named=True)
+    cited = {fid for line in latest["lines"] for fid in line["fact_ids"]}
+    assert cited <= set(facts["fact_id"].to_list())
+    assert "Lisbon" in latest["text"] and "Berlin" not in latest["text"]
+
+
+def test_a_rerun_over_the_same_inputs_writes_the_same_tables(small_lake: Path) -> None:
+    lake = Lake(load_settings(small_lake).lake_dir)
+    materialize(small_lake)
+    first = (lake.read(FACTS), lake.read(FACT_EDGES), lake.read(PROFILES))
+    materialize(small_lake)
+    for before, after in zip(first, (lake.read(FACTS), lake.read(FACT_EDGES), lake.read(PROFILES)), strict=True):
+        assert before.equals(after)
+
+
+def test_the_suite_catches_each_broken_rule(small_lake: Path) -> None:
+    materialize(small_lake)
+    facts = Lake(load_settings(small_lake).lake_dir).read(FACTS)
+    assert validate_facts(facts).success
+    active = facts.filter(pl.col("status") == "active").row(0, named=True)
+    broken = pl.concat([
+        facts,
+        pl.DataFrame([{**active, "confidence": 1.5}], schema=facts.schema),  # duplicate id+version, bad confidence
+        pl.DataFrame([{**active, "fact_id": "f_x", "version": 1, "importance": -0.1, "superseded_by": "f_gone",
+                       "valid_until": UTC0}], schema=facts.schema),  # valid_until before valid_from
+        pl.DataFrame([{**facts.filter(pl.col("slot") == "home_city").row(0, named=True), "fact_id": "f_y",
+                       "status": "active"}], schema=facts.schema),  # a second active version of the home city
+    ])
+    result = validate_facts(broken)
+    assert not result.success
+    failed = {(f["expectation"], f["kwargs"].get("column") or f["kwargs"].get("column_list")) for f in result.failures}
+    assert ("expect_compound_columns_to_be_unique", "['fact_id', 'version']") in failed
+    assert ("expect_column_values_to_be_between", "confidence") in failed
+    assert ("expect_column_values_to_be_between", "importance") in failed
+    assert ("expect_column_values_to_be_in_set", "superseded_by_exists") in failed
+    assert ("expect_column_values_to_be_in_set", "slot_chain_one_active") in failed
+    assert any(f["expectation"] == "expect_column_pair_values_a_to_be_greater_than_b" for f in result.failures)
+
+
+# ---------------------------------------------------------------------------------------------- samples
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory):
+    """The sample home after one pipeline run over data/samples/demo."""
+    from pipelines.runner import run_landing
+
+    home = tmp_path_factory.mktemp("samples") / "home"
+    settings = load_settings(home, embedding_model="hash")
+    settings.ensure_dirs()
+    shutil.copytree(SAMPLES, settings.landing_dir / "demo")
+    instance = dg.DagsterInstance.ephemeral()
+    resources = {"lake": LakeResource(home=str(home)), "embedder": HashEmbedder()}
+    from pipelines.definitions import default_resources
+
+    resources = {**default_resources(settings), **resources}
+
+    def run() -> object:
+        outcome = run_landing(settings, resources=resources, instance=instance)
+        assert outcome.success and not outcome.failed_checks, outcome
+        return outcome
+
+    run()
+    return settings, run
+
+
+def current(memory: Memory, slot: str, as_of: str | None = None) -> list[str]:
+    frame = memory.facts("demo", subject="user", as_of=as_of)
+    return frame.filter(pl.col("slot") == slot)["value"].to_list()
+
+
+def test_samples_current_home_and_employer_are_the_new_ones(demo) -> None:
+    memory = Memory(settings=demo[0])
+    assert current(memory, "home_city") == ["Lisbon"]
+    assert current(memory, "employer") == ["Northwind Labs"]
+
+
+def test_samples_as_of_before_a_change_returns_the_old_values(demo) -> None:
+    memory = Memory(settings=demo[0])
+    assert current(memory, "home_city", "2024-05-01") == ["Berlin"]
+    assert current(memory, "employer", "2024-05-01") == ["Acme Robotics"]
+    assert current(memory, "home_city", "2024-07-01") == ["Lisbon"]
+    assert current(memory, "employer", "2024-07-01") == ["Acme Robotics"]
+    assert memory.facts("demo", as_of="2023-12-01").height == 0  # nothing said yet
+
+
+def test_samples_history_shows_both_with_dates_and_user_message_ids(demo) -> None:
+    memory = Memory(settings=demo[0])
+    user_messages = set(memory.turns("demo").filter(pl.col("role") == "user")["message_id"].to_list())
+    for slot, old, new in (("home_city", "Berlin", "Lisbon"), ("employer", "Acme Robotics", "Northwind Labs")):
+        fact_id = memory.facts("demo").filter(pl.col("slot") == slot)["fact_id"][0]
+        history = memory.history(fact_id)
+        assert history["value"].to_list() == [old, new]
+        assert history["status"].to_list() == ["superseded", "active"]
+        first, second = history.row(0, named=True), history.row(1, named=True)
+        assert first["valid_from"] < first["valid_until"] == second["valid_from"] <= second["created_at"]
+        for row in (first, second):
+            assert row["source_message_ids"] and set(row["source_message_ids"]) <= user_messages
+            assert row["source_conversation_ids"]
+    # The history read and --history agree.
+    with_history = memory.facts("demo", subject="user", include_history=True).filter(pl.col("slot") == "home_city")
+    assert sorted(with_history["value"].to_list()) == ["Berlin", "Lisbon"]
+
+
+def test_samples_dropping_the_same_export_again_adds_no_fact(demo) -> None:
+    settings, run = demo
+    lake = Lake(settings.lake_dir)
+    before = lake.read(FACTS)
+    shutil.copy(SAMPLES / "claude_export.json", settings.landing_dir / "demo" / "claude_export (copy).json")
+    run()
+    after = lake.read(FACTS)
+    assert after.height == before.height
+    assert after.equals(before)
+
+
+def test_samples_a_correction_override_wins_over_a_later_extraction(demo) -> None:
+    settings, run = demo
+    memory = Memory(settings=settings)
+    home_id = memory.facts("demo").filter(pl.col("slot") == "home_city")["fact_id"][0]
+    made = memory.remember("demo", "Actually I live in Porto.", replaces=home_id)
+    assert made["value"].to_list() == ["Porto"] and made["source_interface"].to_list() == ["override"]
+    assert current(memory, "home_city") == ["Porto"]  # visible before any run
+    # A later conversation says otherwise; the user's correction still wins after the run.
+    later = [
+        {"conversation_id": "late-1", "message_id": "late-1-m1", "role": "user", "speaker": "Priya",
+         "content": "I moved to Madrid last month.", "created_at": "2025-03-01T10:00:00Z", "title": "Moving"},
+        {"conversation_id": "late-1", "message_id": "late-1-m2", "role": "assistant", "speaker": "Assistant",
+         "content": "Congratulations on the move!", "created_at": "2025-03-01T10:00:30Z"},
+    ]
+    (settings.landing_dir / "demo" / "later.jsonl").write_text("\n".join(json.dumps(r) for r in later) + "\n")
+    run()
+    memory = Memory(settings=settings)
+    assert current(memory, "home_city") == ["Porto"]
+    history = memory.history(home_id)
+    madrid = history.filter(pl.col("value") == "Madrid")
+    assert madrid.height == 1, history.select("version", "value", "status")
+    madrid_row = madrid.row(0, named=True)
+    assert madrid_row["status"] == "superseded" and madrid_row["superseded_by"] == home_id
+    assert madrid_row["source_message_ids"] == ["late-1-m1"]
+    # Said before the correction was written (though ingested after it): the correction, written later,
+    # replaces it retroactively, so Madrid is true at no time and Porto holds from Madrid's start.
+    assert madrid_row["valid_until"] == madrid_row["valid_from"]
+    porto = history.filter(pl.col("status") == "active").row(0, named=True)
+    assert porto["value"] == "Porto" and porto["valid_from"] == madrid_row["valid_from"]
+    lisbon = history.filter(pl.col("value") == "Lisbon").row(0, named=True)
+    assert lisbon["valid_until"] == madrid_row["valid_from"]
+    profile = memory.profile("demo")
+    assert profile.height == 1 and "Porto" in profile["text"][0]
