@@ -5,7 +5,9 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -44,3 +46,153 @@ class Memory:
         sql += " ORDER BY conversation_started_at, conversation_id, turn_index"
         frame = query(con, sql, params)
         return frame.select([*TURNS.schema.names, "day"]) if frame.height else frame
+
+    def episodes(
+        self, agent_id: str, since: datetime | str | None = None, until: datetime | str | None = None
+    ) -> pl.DataFrame:
+        """An agent's episodes (one per distilled conversation), oldest first.
+
+        `since` / `until` (datetimes, or ISO dates or times, UTC) keep the
+        conversations that overlap the window: ended at or after `since` and
+        started at or before `until`.
+        """
+        from memlake.distill.dates import as_utc
+        from memlake.schemas import EPISODES
+
+        check_agent_id(agent_id)
+        frame = self.lake.read(EPISODES).filter(pl.col("agent_id") == agent_id)
+        if since is not None:
+            frame = frame.filter(pl.col("conversation_ended_at") >= as_utc(since))
+        if until is not None:
+            frame = frame.filter(pl.col("conversation_started_at") <= as_utc(until, end_of_day=True))
+        return frame.sort("conversation_started_at", "conversation_id")
+
+    # Working memory (memlake.facts). Reads fold overrides written since the last run on top of the
+    # tables, so a remembered fact is visible at once.
+
+    def _fact_embed(self) -> Any:
+        """The configured embedder's `embed`, loaded only when an unfolded override needs it."""
+        if not hasattr(self, "_embedder"):
+            from memlake.embedding import load_embedder
+
+            self._embedder = load_embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+        return self._embedder.embed if self._embedder is not None else None
+
+    def facts(
+        self,
+        agent_id: str,
+        type: str | None = None,  # noqa: A002 - the fact type, as in the schema
+        subject: str | None = None,
+        as_of: datetime | str | None = None,
+        include_history: bool = False,
+    ) -> pl.DataFrame:
+        """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
+        from memlake.facts.reads import agent_facts, select_facts
+
+        tables = agent_facts(self.settings, check_agent_id(agent_id), self._fact_embed)
+        return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history)
+
+    def history(self, fact_id: str, agent_id: str | None = None) -> pl.DataFrame:
+        """Every version of a fact (and of the facts it updated or that updated it), oldest first."""
+        from memlake.facts.reads import agent_facts, fact_history
+        from memlake.schemas import FACTS
+
+        if agent_id is None:
+            owners = self.lake.read(FACTS).filter(pl.col("fact_id") == fact_id)["agent_id"].unique().to_list()
+            if not owners:
+                return self.lake.empty(FACTS)
+            agent_id = owners[0]
+        tables = agent_facts(self.settings, check_agent_id(agent_id), self._fact_embed)
+        return fact_history(tables.facts, tables.edges, fact_id)
+
+    def profile(self, agent_id: str, version: int | None = None) -> pl.DataFrame:
+        """The agent's profile (latest version unless `version`): one row with cited lines and Markdown text."""
+        from memlake.facts.reads import profile
+
+        return profile(self.settings, check_agent_id(agent_id), version)
+
+    def remember(
+        self,
+        agent_id: str,
+        content: str,
+        *,
+        replaces: str | None = None,
+        type: str | None = None,  # noqa: A002 - the fact type, as in the schema
+        subject: str | None = None,
+        slot: str | None = None,
+        value: str | None = None,
+        valid_from: datetime | str | None = None,
+        valid_until: datetime | str | None = None,
+        importance: float | None = None,
+        tags: list[str] | None = None,
+        author: str = "api",
+    ) -> pl.DataFrame:
+        """Append a user override: a new fact, or a correction of `replaces` (a fact id). Overrides always win.
+
+        Without type/slot, the statement is structured by the offline distiller's rules when they
+        recognise it ("I moved to Paris" -> home_city = Paris). Returns the fact rows it made or confirmed.
+        """
+        from memlake.facts.reads import remember
+
+        return remember(
+            self.settings, check_agent_id(agent_id), content, replaces=replaces, embed_factory=self._fact_embed,
+            author=author, type=type, subject=subject, slot=slot, value=value, valid_from=valid_from,
+            valid_until=valid_until, importance=importance, tags=tags or [],
+        )
+
+    def reject(self, agent_id: str, fact_id: str) -> pl.DataFrame:
+        """Append a user override rejecting an (extracted) fact by id; returns the rejected row."""
+        from memlake.facts.reads import remember
+
+        return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id, embed_factory=self._fact_embed)
+
+    def search(
+        self,
+        query: str,
+        agent_id: str,
+        k: int = 10,
+        scope: str = "chunks",
+        as_of: datetime | str | None = None,
+        *,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        role: str | list[str] | None = None,
+        conversation_id: str | list[str] | None = None,
+        **params: Any,
+    ) -> pl.DataFrame:
+        """Hybrid search of one agent's memory: best match first, one row per hit.
+
+        `scope` is chunks (turns, with adjacent turns as `context`), episodes
+        or facts. Recency counts back from `as_of` (naive = UTC, ISO string,
+        None = now). Columns: score and its parts (rrf, vector_rank, text_rank,
+        context_lift, recency, importance, access, boost), text, agent_id,
+        conversation_id, message_ids (best match first), created_at, and `mode`:
+        `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
+        `params` override search settings (mmr_lambda, window_turns, candidates, ...).
+        """
+        from memlake.search import parse_as_of, search_memory
+        from memlake.vectors import Filters
+
+        def as_tuple(value: str | list[str] | None) -> tuple[str, ...]:
+            return () if value is None else (value,) if isinstance(value, str) else tuple(value)
+
+        filters = Filters(
+            since=parse_as_of(since) if since is not None else None,
+            until=parse_as_of(until) if until is not None else None,
+            roles=as_tuple(role),
+            conversation_ids=as_tuple(conversation_id),
+        )
+        if "embedder" not in params and not hasattr(self, "_embedder"):
+            from memlake.embedding import load_embedder
+
+            self._embedder = load_embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+        if not hasattr(self, "_vectors"):
+            from memlake.vectors import VectorStore
+
+            self._vectors = VectorStore(self.settings.lancedb_dir)  # kept open: later reads see new versions
+        params.setdefault("store", self._vectors)
+        params.setdefault("embedder", getattr(self, "_embedder", None))
+        params.setdefault("use_embedder", params["embedder"] is not None)
+        return search_memory(
+            self.settings, query, check_agent_id(agent_id), k=k, scope=scope, as_of=as_of, filters=filters, **params
+        )

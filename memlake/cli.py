@@ -128,5 +128,219 @@ def turns(
         typer.echo(f"[{row['created_at']:%Y-%m-%d %H:%M}] {row['conversation_id']} {row['role']}: {row['content']}")
 
 
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="what to look for")],
+    agent: AgentOption,
+    k: Annotated[int, typer.Option("-k", "--k", help="number of results")] = 10,
+    scope: Annotated[str, typer.Option(help="chunks | episodes | facts")] = "chunks",
+    as_of: Annotated[str | None, typer.Option("--as-of", help="recency counts back from this ISO time")] = None,
+    since: Annotated[str | None, typer.Option(help="only from this ISO time on")] = None,
+    until: Annotated[str | None, typer.Option(help="only before this ISO time")] = None,
+    role: Annotated[str | None, typer.Option(help="only turns of this role")] = None,
+    conversation: Annotated[str | None, typer.Option(help="only this conversation")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Hybrid search of an agent's memory (vector + full text), best match first."""
+    frame = Memory(home).search(
+        query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role, conversation_id=conversation
+    )
+    if as_json:
+        for row in frame.iter_rows(named=True):
+            typer.echo(json.dumps(row, default=str))
+        return
+    if frame.height and frame["mode"][0] != "hybrid":
+        typer.echo(f"({frame['mode'][0]}: {frame['note'][0]})")
+    for row in frame.iter_rows(named=True):
+        when = f"{row['created_at']:%Y-%m-%d}" if row["created_at"] else "-"
+        typer.echo(
+            f"{row['rank']:>3}. {row['score']:.4f} [{when}] {row['conversation_id']} "
+            f"{','.join(row['message_ids'][:3])}: {row['text']}"
+        )
+    if frame.height == 0:
+        typer.echo("no results")
+
+
+def _fact_line(row: dict) -> str:  # type: ignore[type-arg]
+    span = f"{row['valid_from']:%Y-%m-%d}..{row['valid_until']:%Y-%m-%d}" if row["valid_until"] else (
+        f"{row['valid_from']:%Y-%m-%d}.."
+    )
+    slot = f" {row['slot']}={row['value']}" if row["slot"] else ""
+    sources = ",".join((row["source_message_ids"] or [])[:3]) or ",".join(row["override_ids"] or []) or "-"
+    return (
+        f"{row['fact_id']} v{row['version']} [{row['status']}] {row['type']} {row['subject']}{slot}: "
+        f"{row['content']}  (valid {span}; said {row['created_at']:%Y-%m-%d}; from {sources})"
+    )
+
+
+@app.command()
+def remember(
+    content: Annotated[str, typer.Argument(help="the fact, as you would say it")],
+    agent: AgentOption,
+    replaces: Annotated[str | None, typer.Option("--replaces", help="the fact id this corrects")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Tell the agent a fact (a user override: it always wins over what was extracted)."""
+    frame = Memory(home).remember(agent, content, replaces=replaces, author="cli")
+    for row in frame.iter_rows(named=True):
+        typer.echo(f"remembered {_fact_line(row)}")
+
+
+@app.command()
+def reject(
+    fact_id: Annotated[str, typer.Argument(help="the fact id to reject")],
+    agent: AgentOption,
+    home: HomeOption = None,
+) -> None:
+    """Reject an extracted fact by id (a user override)."""
+    for row in Memory(home).reject(agent, fact_id).iter_rows(named=True):
+        typer.echo(f"rejected {_fact_line(row)}")
+
+
+@app.command()
+def facts(
+    agent: AgentOption,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="what was true then (ISO date or time)")] = None,
+    history: Annotated[bool, typer.Option("--history", help="every version of each fact")] = False,
+    fact_type: Annotated[str | None, typer.Option("--type", help="only this fact type")] = None,
+    subject: Annotated[str | None, typer.Option(help="only facts about this subject")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """An agent's facts: current ones, or those true at --as-of; --history adds every version."""
+    frame = Memory(home).facts(agent, type=fact_type, subject=subject, as_of=as_of, include_history=history)
+    for row in frame.iter_rows(named=True):
+        typer.echo(json.dumps(row, default=str) if as_json else _fact_line(row))
+    if frame.height == 0 and not as_json:
+        typer.echo("no facts")
+
+
+@app.command()
+def profile(
+    agent: AgentOption,
+    version: Annotated[int | None, typer.Option(help="this version (default: the latest)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """The agent's profile of the user: sections of lines, each citing its fact ids."""
+    frame = Memory(home).profile(agent, version)
+    if frame.height == 0:
+        typer.echo("no profile yet")
+        return
+    row = frame.row(0, named=True)
+    typer.echo(f"profile v{row['version']} of {row['agent_id']} ({row['contributions']} contributions, "
+               f"{row['created_at']:%Y-%m-%d}, {row['writer']})")
+    typer.echo(row["text"])
+
+
+@app.command()
+def distill(
+    agent: AgentOption,
+    conversation: Annotated[str | None, typer.Option(help="only this conversation")] = None,
+    force: Annotated[bool, typer.Option("--force", help="distil again even when the result is cached")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Distil an agent's conversations now (one model call each, cached) and say what it did."""
+    import polars as pl
+
+    from assets.episodes import run_distill
+    from memlake.lake import Lake
+    from memlake.schemas import PENDING
+
+    settings = load_settings(home)
+    outcome = run_distill(settings, check_agent_id(agent), conversation_id=conversation, force=force)
+    if not outcome.days:
+        typer.echo(f"no conversations of agent {agent}" + (f" with id {conversation}" if conversation else ""))
+        raise typer.Exit(1)
+    stats = outcome.stats
+    pending = Lake(settings.lake_dir).read(PENDING).filter(pl.col("agent_id") == agent)
+    typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}; distiller {stats.get('distiller')} "
+               f"(prompt {stats.get('prompt_version')}); {stats.get('worked_on', 0)} conversation(s) on "
+               f"{len(outcome.days)} day(s)")
+    typer.echo(f"calls made: {stats.get('model_calls', 0)} (requests: {stats.get('model_requests', 0)}); "
+               f"cache hits: {stats.get('cache_hits', 0)}; distilled: {stats.get('distilled', 0)}; "
+               f"failed: {stats.get('failed', 0)}; pending left: {pending.height}")
+    usage = stats.get("token_usage") or {}
+    if usage.get("total_tokens"):
+        typer.echo(f"tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion")
+    for row in pending.iter_rows(named=True):
+        typer.echo(f"  pending {row['conversation_id']}: {row['reason']} (attempts {row['attempts']})")
+    if not outcome.success:
+        raise typer.Exit(1)
+
+
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: LoCoMo retrieval recall, search at scale.")
+app.add_typer(bench_app, name="bench")
+REPO_DIR = Path(__file__).resolve().parent.parent
+LOCOMO_DATA = REPO_DIR.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
+BENCH_DIR = REPO_DIR / "docs" / "benchmarks"
+
+
+@bench_app.command("locomo")
+def bench_locomo(
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "locomo.json",
+    limit: Annotated[int | None, typer.Option(help="only the first N samples (smoke run)")] = None,
+    model: Annotated[str, typer.Option(help="embedding model ('' = default, 'hash' = test double)")] = "",
+    home: Annotated[Path | None, typer.Option(help="build into this home (default: a temporary one)")] = None,
+    reuse: Annotated[bool, typer.Option(help="reuse an already built --home")] = False,
+    sweeps: Annotated[bool, typer.Option(help="also run the tuning sweeps on conversations 0-4")] = True,
+) -> None:
+    """LoCoMo: land the conversations, run the pipeline, ask the questions through Memory.search."""
+    from memlake.bench.locomo import run_locomo
+
+    report = run_locomo(data, out, limit=limit, model=model, home=home, reuse=reuse, sweeps=sweeps, log=typer.echo)
+    overall = report["systems"]["hybrid"]["all"]
+    typer.echo(
+        f"hybrid: turn recall_any@10 {overall['turn_any@10']:.3f}, session recall_all@5 "
+        f"{overall['session_all@5']:.3f} over {overall['n']} questions -> {out}"
+    )
+
+
+@bench_app.command("scale")
+def bench_scale(
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "scale.json",
+    sizes: Annotated[str, typer.Option(help="comma-separated cases: single:ROWS or agents:AGENTS:ROWS")] = (
+        "single:100000,agents:1000:1000000"
+    ),
+    queries: Annotated[int, typer.Option(help="queries per case")] = 200,
+    home: Annotated[Path | None, typer.Option(help="build into this folder (default: a temporary one)")] = None,
+) -> None:
+    """Search p50/p95 and the reader's peak memory over synthetic vectors and text."""
+    from memlake.bench.scale import run_scale
+
+    run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo)
+
+
+@bench_app.command("distill")
+def bench_distill(
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "distill.json",
+    rounds: Annotated[int, typer.Option(help="timed passes (the median is reported)")] = 3,
+) -> None:
+    """Distillation on LoCoMo: offline throughput, model calls per conversation, the cache on a rerun."""
+    from memlake.bench.distill import run_distill_benchmark
+
+    run_distill_benchmark(data, out, rounds=rounds, log=typer.echo)
+    typer.echo(f"-> {out}")
+
+
+@bench_app.command("all")
+def bench_all(
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    out_dir: Annotated[Path, typer.Option(help="folder of the JSON results")] = BENCH_DIR,
+    report: Annotated[Path, typer.Option(help="the Markdown report")] = REPO_DIR / "docs" / "benchmarks.md",
+) -> None:
+    """Run every benchmark and render docs/benchmarks.md."""
+    from memlake.bench.locomo import run_locomo
+    from memlake.bench.render import render
+    from memlake.bench.scale import run_scale
+
+    run_locomo(data, out_dir / "locomo.json", log=typer.echo)
+    run_scale(out_dir / "scale.json", log=typer.echo)
+    report.write_text(render(out_dir))
+    typer.echo(f"wrote {report}")
+
+
 if __name__ == "__main__":
     app()

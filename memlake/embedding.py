@@ -64,7 +64,8 @@ class SentenceEmbedder:
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         tokenizer = self._model.tokenizer
-        encoded = tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]
+        # Counting, not encoding for the model: texts longer than its window are expected here.
+        encoded = tokenizer(texts, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
 
@@ -77,6 +78,9 @@ def _load_sentence_model(model_ref: str):  # type: ignore[no-untyped-def]
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
 
         return SentenceTransformer(model_ref, device="cpu", local_files_only=True)
     except Exception as exc:  # any load failure means: no model here

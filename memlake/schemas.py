@@ -16,7 +16,7 @@ AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 ROLES = ("user", "assistant", "system", "tool")
 
-FACT_STATUSES = ("active", "superseded", "evicted", "forgotten", "merged")
+FACT_STATUSES = ("active", "superseded", "evicted", "forgotten", "merged", "rejected")
 FACT_TYPES = (
     "fact",
     "preference",
@@ -124,9 +124,10 @@ CHUNKS = Table(
             ("role", pa.string()),
             ("speaker", pa.string()),
             ("created_at", UTC_TS),
-            ("text", pa.string()),
-            ("token_count", pa.int32()),
-            ("text_sha256", pa.string()),
+            ("text", pa.string()),  # what full-text search indexes and a hit returns
+            ("embed_text", pa.string()),  # what the embedding model reads (no date header)
+            ("token_count", pa.int32()),  # of text, by the embedding model's tokenizer
+            ("text_sha256", pa.string()),  # of embed_text: a changed hash means embed again
         ]
     ),
     key=("chunk_id",),
@@ -208,6 +209,30 @@ PENDING = Table(
     partitioned=True,
 )
 
+# The distillation result cache (written by the episodes asset only): one row per
+# (prompt version, distiller, conversation content hash), the DistilledSession as JSON.
+DISTILL_CACHE = Table(
+    "episodes",
+    "distill_cache",
+    pa.schema(
+        [
+            ("cache_key", pa.string()),  # sha256 of prompt_version, distiller, content_hash
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("content_hash", pa.string()),
+            ("distiller", pa.string()),
+            ("prompt_version", pa.string()),
+            ("result", pa.string()),  # DistilledSession JSON
+            ("created_at", UTC_TS),
+            ("requests", pa.int32()),
+            ("prompt_tokens", pa.int64()),
+            ("completion_tokens", pa.int64()),
+        ]
+    ),
+    key=("cache_key",),
+    partitioned=True,
+)
+
 FACTS = Table(
     "facts",
     "facts",
@@ -236,6 +261,7 @@ FACTS = Table(
             ("status", pa.string()),  # FACT_STATUSES
             ("superseded_by", pa.string()),
             ("source_interface", pa.string()),  # extraction | override
+            ("override_ids", pa.list_(pa.string())),  # override log entries that made, confirmed or rejected it
         ]
     ),
     key=("fact_id", "version"),
@@ -378,6 +404,56 @@ AUDIT = Table(
     key=("at", "object_kind", "object_id"),
 )
 
+# The append-only logs people write (`<home>/inputs/<name>/`, one uniquely named Parquet file per
+# write). Inputs, not lake tables: not in TABLES.
+OVERRIDE_ACTIONS = ("add", "correct", "reject")
+FORGET_SCOPES = ("agent", "conversation", "fact")
+
+OVERRIDES = Table(
+    "inputs",
+    "overrides",
+    pa.schema(
+        [
+            ("override_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("action", pa.string()),  # OVERRIDE_ACTIONS
+            ("fact_id", pa.string()),  # the fact corrected or rejected
+            ("type", pa.string()),
+            ("subject", pa.string()),
+            ("slot", pa.string()),
+            ("value", pa.string()),
+            ("content", pa.string()),
+            ("confidence", pa.float64()),
+            ("importance", pa.float64()),
+            ("tags", pa.list_(pa.string())),
+            ("valid_from", UTC_TS),
+            ("valid_until", UTC_TS),
+            ("target_subject", pa.string()),  # what the target looked like, to find it again if its id changed
+            ("target_slot", pa.string()),
+            ("target_content", pa.string()),
+            ("written_at", UTC_TS),
+            ("author", pa.string()),  # cli | api | ...
+        ]
+    ),
+    key=("override_id",),
+)
+
+FORGET = Table(
+    "inputs",
+    "forget",
+    pa.schema(
+        [
+            ("forget_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("scope", pa.string()),  # FORGET_SCOPES
+            ("target", pa.string()),  # conversation id or fact id; null for an agent
+            ("written_at", UTC_TS),
+            ("reason", pa.string()),
+        ]
+    ),
+    key=("forget_id",),
+)
+
 TABLES: dict[str, Table] = {
     t.path: t
     for t in (
@@ -386,6 +462,7 @@ TABLES: dict[str, Table] = {
         CHUNKS,
         EPISODES,
         PENDING,
+        DISTILL_CACHE,
         FACTS,
         FACT_EDGES,
         PROFILES,

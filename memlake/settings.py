@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     )
     core_timeout_seconds: float = Field(60.0, description="Timeout of one model call.")
     core_max_tries: int = Field(3, description="Tries per call, with backoff 1 s, 2 s, 4 s.")
+    core_backoff_seconds: float = Field(
+        1.0, description="First wait between tries; it doubles per try up to 4x (1 s, 2 s, 4 s)."
+    )
     core_breaker_fail_max: int = Field(5, description="Consecutive failures that open the circuit breaker.")
     core_breaker_reset_seconds: float = Field(60.0, description="Cool-down before one half-open probe.")
     core_context_tokens: int = Field(12000, description="Conversation tokens per call before splitting.")
@@ -55,6 +58,10 @@ class Settings(BaseSettings):
     # Facts
     duplicate_jaccard: float = Field(0.6, description="Jaccard at or above which two facts are duplicates.")
     duplicate_cosine: float = Field(0.85, description="Cosine at or above which two facts are duplicates.")
+    near_duplicate_cosine: float = Field(
+        0.8, description="Cosine at or above which two facts that share words (Jaccard >= contradict_jaccard) "
+        "are duplicates rather than a contradiction."
+    )
     contradict_jaccard: float = Field(0.3, description="Lower Jaccard bound of a contradict candidate.")
     contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
     half_life_days: dict[str, float] = Field(
@@ -74,10 +81,27 @@ class Settings(BaseSettings):
     profile_regenerate_threshold: int = Field(10, description="New contributions before a new profile version.")
 
     # Search and context
-    rrf_k: int = Field(60, description="Reciprocal Rank Fusion constant.")
+    rrf_k: int = Field(10, description="Reciprocal Rank Fusion constant (measured on LoCoMo 0-4: 10 beats 60).")
     recency_half_life_days: float = Field(180.0, description="Half-life of the recency boost, from as_of.")
     mmr_lambda: float = Field(0.9, description="MMR relevance weight (1.0 = no diversity).")
     window_turns: int = Field(1, description="Adjacent turns added around each hit.")
+    search_candidates: int = Field(50, description="Rows taken from each candidate list (vector, full text).")
+    search_session_weight: float = Field(
+        0.5, description="How much a session hit lifts the turns inside it (0 = session chunks unused)."
+    )
+    search_window_weight: float = Field(
+        0.8, description="How much a window hit lifts (and brings in) its turns (needs chunk_window_size > 1)."
+    )
+    search_recency_weight: float = Field(0.1, description="Weight of the recency boost (score x (1 + w x recency)).")
+    search_importance_weight: float = Field(0.2, description="Weight of the importance boost (0..1 importance).")
+    search_access_weight: float = Field(0.1, description="Weight of the access-frequency boost.")
+    search_neighbor_weight: float = Field(
+        0.3, description="Share of a turn's fused score passed to the turns just before and after it."
+    )
+    search_mention_weight: float = Field(
+        1.0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
+    )
+    chunk_window_size: int = Field(2, description="Turns per window chunk, stride 1 (0 or 1 = no window chunks).")
     context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
 
     @property

@@ -6,12 +6,18 @@ from types import ModuleType
 
 import dagster as dg
 
+from assets import chunks as chunk_assets
+from assets import episodes as episode_assets
+from assets import facts as fact_assets
+from assets import search as search_assets
 from assets import transcripts
 from memlake.settings import Settings
 from pipelines.sensors import build_landing_sensor
 from resources import Embedder, LakeResource
+from resources.core_model import CoreModel
+from resources.vectors import VectorStore
 
-LAYER_MODULES: list[ModuleType] = [transcripts]
+LAYER_MODULES: list[ModuleType] = [transcripts, chunk_assets, episode_assets, fact_assets, search_assets]
 
 ASSETS = [a for module in LAYER_MODULES for a in module.ASSETS]
 CHECKS = [c for module in LAYER_MODULES for c in module.CHECKS]
@@ -38,15 +44,24 @@ def default_resources(settings: Settings | None = None) -> dict[str, object]:
     return {
         "lake": LakeResource(home=str(settings.home)),
         "embedder": Embedder(model=settings.embedding_model, batch_size=settings.embedding_batch_size),
+        "vectors": VectorStore(home=str(settings.home)),
+        "core_model": CoreModel.from_settings(settings, api_key=core_api_key(settings)),
     }
+
+
+def core_api_key(settings: Settings) -> str | dg.EnvVar | None:
+    """The core model's key through dg.EnvVar when the environment has it (never shown in the UI)."""
+    import os
+
+    return dg.EnvVar("MEMLAKE_CORE_API_KEY") if os.environ.get("MEMLAKE_CORE_API_KEY") else settings.core_api_key
 
 
 def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[landing_job, manifest_job],
-        sensors=[build_landing_sensor(landing_job, manifest_job)],
+        jobs=[landing_job, manifest_job, *episode_assets.JOBS],
+        sensors=[build_landing_sensor(landing_job, manifest_job), *episode_assets.SENSORS],
         resources=resources or default_resources(),
     )
 

@@ -1,0 +1,58 @@
+"""Transcript layer, retrieval units: `transcripts/chunks`, in the same daily partitions as the turns."""
+
+
+from collections import Counter
+
+import dagster as dg
+import polars as pl
+
+from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
+from memlake.chunks import build_chunks
+from memlake.schemas import CHUNKS, TURNS
+from pipelines.partitions import daily_partitions
+from resources.embedder import Embedder
+from resources.lake import LakeResource
+
+
+@dg.asset(
+    key_prefix="transcripts",
+    group_name="transcripts",
+    kinds={"polars", "parquet"},
+    deps=[turns],
+    partitions_def=daily_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=LAKE_WRITERS,
+)
+def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder) -> dg.MaterializeResult:
+    """One row per retrieval unit (a turn, a whole conversation, or a window of turns), per day of turns."""
+    days = list(context.partition_keys)
+    window_size = lake.settings.chunk_window_size
+    source = lake.lake.read(TURNS, days=days)
+    existing = set(lake.lake.partitions(CHUNKS))
+    written, kinds = [], Counter[str]()
+    for day in days:
+        day_turns = source.filter(pl.col("day") == day)
+        if day_turns.height == 0 and day not in existing:
+            continue  # no turns, no chunks file (an existing one is emptied below)
+        frame = build_chunks(day_turns, embedder.count_tokens, window_size=window_size)
+        lake.lake.write_partition(CHUNKS, day, frame)
+        kinds.update(frame["kind"].to_list())
+        written.append(day)
+    frame = lake.lake.read(CHUNKS, days=written)
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": frame.height,
+            "days_written": len(written),
+            "by_kind": dg.MetadataValue.json(dict(kinds)),
+            "tokenizer": embedder.name,
+            "window_size": window_size,
+            "tokens": int(frame["token_count"].sum()) if frame.height else 0,
+            "preview": markdown_preview(
+                frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")
+            ),
+        }
+    )
+
+
+ASSETS = [chunks]
+CHECKS: list[dg.AssetChecksDefinition] = []

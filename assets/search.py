@@ -1,0 +1,156 @@
+"""Search layer: LanceDB tables (vector + native full-text index) over chunks, episodes and facts.
+
+Each index is rebuildable from the lake alone. Writes are incremental: a row is
+embedded again only when its text or the embedder changed; the rows of a
+rebuilt scope (days, or the whole table) are replaced in one commit.
+"""
+
+
+from typing import Any
+
+import dagster as dg
+import polars as pl
+
+from assets.chunks import chunks
+from assets.transcripts import markdown_preview
+from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
+from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
+from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
+from pipelines.partitions import daily_partitions
+from resources.embedder import Embedder
+from resources.lake import LakeResource
+from resources.vectors import VectorStore
+
+# The episode and fact layers are written by their own modules; depend on them by object when present.
+EPISODES_DEP: Any
+FACTS_DEP: Any
+try:
+    from assets.episodes import episodes as EPISODES_DEP
+except ImportError:
+    EPISODES_DEP = dg.AssetKey(["episodes", "episodes"])
+try:
+    from assets.facts import facts as FACTS_DEP
+except ImportError:
+    FACTS_DEP = dg.AssetKey(["facts", "facts"])
+
+def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, bool]:
+    """(embed function or None, embedder name, dim, whether the table must be rebuilt whole)."""
+    core = embedder.core()
+    name = core.name if core is not None else NO_EMBEDDER
+    built_with = vectors.embedder_of(table)
+    return (core.embed if core is not None else None), name, (core.dim if core else 0), (
+        built_with is not None and built_with != name
+    )
+
+
+def _metadata(result: SyncResult, frame: pl.DataFrame, columns: list[str], **extra: Any) -> dict[str, Any]:
+    return {
+        "dagster/row_count": result.rows,
+        "embedder": result.embedder,
+        "embedded": result.embedded,
+        "reused_vectors": result.reused,
+        "pooled_vectors": result.pooled,
+        "deleted_stale_rows": result.deleted,
+        "rebuilt_whole_table": result.rebuilt_table,
+        "embed_seconds": round(result.embed_seconds, 3),
+        "full_text_only": result.embedder == NO_EMBEDDER,
+        "preview": markdown_preview(frame.select([c for c in columns if c in frame.columns])),
+        **extra,
+    }
+
+
+@dg.asset(
+    key_prefix="search",
+    group_name="search",
+    kinds={"lancedb"},
+    deps=[chunks],
+    partitions_def=daily_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+)
+def chunk_index(
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+) -> dg.MaterializeResult:
+    """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
+    days = list(context.partition_keys)
+    embed, name, dim, rebuild = _embedding(embedder, vectors, CHUNK_INDEX)
+    if rebuild:  # another embedder built the table: re-index the whole lake, not just these days
+        context.log.warning(f"chunk_index was built by another embedder; re-indexing every day with {name}")
+        days = sorted(set(days) | set(lake.lake.partitions(CHUNKS)))
+    frame = lake.lake.read(CHUNKS, days=days)
+    result = vectors.upsert(
+        CHUNK_INDEX,
+        frame,
+        base_schema=CHUNKS.schema,
+        key="chunk_id",
+        scope=day_scope(days),
+        embed=embed,  # type: ignore[arg-type]
+        embedder=name,
+        dim=dim,
+        pool_by="conversation_id",
+    )
+    if result.embedder == NO_EMBEDDER:
+        context.log.warning("no embedding model available: chunk_index is full-text only")
+    return dg.MaterializeResult(
+        metadata=_metadata(
+            result, frame, ["conversation_id", "kind", "token_count", "text"], days_indexed=len(days)
+        )
+    )
+
+
+@dg.asset(
+    key_prefix="search",
+    group_name="search",
+    kinds={"lancedb"},
+    deps=[EPISODES_DEP],
+    partitions_def=daily_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+)
+def episode_index(
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+) -> dg.MaterializeResult:
+    """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
+    days = list(context.partition_keys)
+    embed, name, dim, rebuild = _embedding(embedder, vectors, EPISODE_INDEX)
+    if rebuild:
+        days = sorted(set(days) | set(lake.lake.partitions(EPISODES)))
+    frame = episode_index_rows(lake.lake.read(EPISODES, days=days))
+    result = vectors.upsert(
+        EPISODE_INDEX,
+        frame,
+        base_schema=EPISODE_INDEX_SCHEMA,
+        key="episode_key",
+        scope=day_scope(days),
+        embed=embed,  # type: ignore[arg-type]
+        embedder=name,
+        dim=dim,
+    )
+    return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"]))
+
+
+@dg.asset(
+    key_prefix="search",
+    group_name="search",
+    kinds={"lancedb"},
+    deps=[FACTS_DEP],
+)
+def fact_index(
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+) -> dg.MaterializeResult:
+    """One row per fact version in LanceDB; search returns active facts unless asked otherwise."""
+    embed, name, dim, _ = _embedding(embedder, vectors, FACT_INDEX)
+    frame = fact_index_rows(lake.lake.read(FACTS))
+    result = vectors.upsert(
+        FACT_INDEX,
+        frame,
+        base_schema=FACT_INDEX_SCHEMA,
+        key="fact_key",
+        scope="true",  # the facts table is unpartitioned: the index mirrors all of it
+        embed=embed,  # type: ignore[arg-type]
+        embedder=name,
+        dim=dim,
+    )
+    return dg.MaterializeResult(metadata=_metadata(result, frame, ["fact_key", "type", "status", "text"]))
+
+
+ASSETS = [chunk_index, episode_index, fact_index]
+CHECKS: list[dg.AssetChecksDefinition] = []

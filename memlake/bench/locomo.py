@@ -1,0 +1,484 @@
+"""LoCoMo retrieval benchmark: recall of evidence turns and sessions, through the real pipeline.
+
+Only each sample's `conversation` goes in: every session becomes one
+conversation of a generic JSONL landing file (one agent per sample, `dia_id` as
+message_id, the session date as created_at, image captions appended to the
+text). `qa`, `observation`, `event_summary` and `session_summary` never reach
+the pipeline. Questions of categories 1-4 are asked through `Memory.search`
+with `as_of` = the sample's last session date.
+
+Scores per question (see ../shared/benchmarks/locomo/README.md):
+- turn recall@k: result message ids in rank order, repeats removed, first k;
+  `any` = at least one evidence turn among them, `all` = every one;
+- session recall@k: the same over conversation ids;
+- budget recall: evidence turns whose text lies inside the first 750 words of
+  returned text (hit text only, and hits plus their window context).
+Conversations 0-4 are the tuning half, 5-9 the held-back half.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import re
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlake.chunks import turn_text
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (1, 3, 5, 10, 20)
+BUDGET_WORDS = 750
+TUNE = tuple(range(0, 5))
+HELD = tuple(range(5, 10))
+SEARCH_K = 40  # rows asked for: enough distinct ids for recall@20 and the 750-word budget
+_EVIDENCE_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
+
+
+# -- data -> landing ------------------------------------------------------------------------
+
+
+def session_date(text: str) -> datetime:
+    """`1:56 pm on 8 May, 2023` as UTC."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def sessions(sample: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, Any]]]]:
+    """(number, date, turns) of each session that has turns (extra date keys are ignored)."""
+    conversation = sample["conversation"]
+    out = []
+    for key, turns in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if match and isinstance(turns, list) and turns:
+            number = int(match.group(1))
+            out.append((number, session_date(conversation[f"session_{number}_date_time"]), turns))
+    return sorted(out, key=lambda s: s[0])
+
+
+def turn_content(turn: dict[str, Any]) -> str:
+    caption = turn.get("blip_caption")
+    return f"{turn['text']} [shares {caption}]" if caption else turn["text"]
+
+
+def conversation_id(number: int) -> str:
+    return f"session_{number}"
+
+
+def landing_rows(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """Generic JSONL rows of one sample: speaker_a is the `user`, speaker_b the `assistant`."""
+    speaker_a = sample["conversation"]["speaker_a"]
+    rows = []
+    for number, date, turns in sessions(sample):
+        for turn in turns:
+            rows.append(
+                {
+                    "conversation_id": conversation_id(number),
+                    "message_id": turn["dia_id"],
+                    "role": "user" if turn["speaker"] == speaker_a else "assistant",
+                    "speaker": turn["speaker"],
+                    "content": turn_content(turn),
+                    "created_at": date.isoformat(),
+                }
+            )
+    return rows
+
+
+def write_landing(samples: Sequence[dict[str, Any]], landing_dir: Path) -> list[Path]:
+    paths = []
+    for sample in samples:
+        path = landing_dir / sample["sample_id"] / "locomo.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in landing_rows(sample)))
+        paths.append(path)
+    return paths
+
+
+# -- questions and scoring -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Question:
+    sample_index: int
+    agent_id: str
+    question: str
+    category: int
+    evidence: tuple[str, ...]  # turn ids (dia_id), normalised, known
+    sessions: tuple[str, ...]  # conversation ids of the evidence
+    as_of: datetime
+
+
+def normalise_evidence(raw: Iterable[str], known: set[str]) -> tuple[str, ...]:
+    """Split on `;` and whitespace, normalise `D:11:26` / `D30:05`, drop ids the sample lacks."""
+    out: list[str] = []
+    for item in raw:
+        for token in re.split(r"[;\s]+", str(item)):
+            match = _EVIDENCE_ID.match(token.strip())
+            if match:
+                dia = f"D{int(match.group(1))}:{int(match.group(2))}"
+                if dia in known and dia not in out:
+                    out.append(dia)
+    return tuple(out)
+
+
+def questions(samples: Sequence[dict[str, Any]], offset: int = 0) -> list[Question]:
+    out = []
+    for index, sample in enumerate(samples, start=offset):
+        all_sessions = sessions(sample)
+        known = {t["dia_id"] for _, _, turns in all_sessions for t in turns}
+        last = max(date for _, date, _ in all_sessions)
+        for qa in sample["qa"]:
+            if qa.get("category") not in CATEGORIES:
+                continue
+            evidence = normalise_evidence(qa.get("evidence") or [], known)
+            if not evidence:
+                continue
+            session_ids = tuple(dict.fromkeys(conversation_id(int(e[1:].split(":")[0])) for e in evidence))
+            out.append(
+                Question(index, sample["sample_id"], qa["question"], qa["category"], evidence, session_ids, last)
+            )
+    return out
+
+
+def first_unique(values: Iterable[str], k: int) -> list[str]:
+    return list(dict.fromkeys(values))[:k]
+
+
+@dataclass
+class Scores:
+    """Per-question hits, averaged on demand."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, q: Question, ranked_ids: list[str], ranked_sessions: list[str], budget: dict[str, float]) -> None:
+        row: dict[str, Any] = {"sample": q.sample_index, "category": q.category, "n_evidence": len(q.evidence)}
+        gold, gold_sessions = set(q.evidence), set(q.sessions)
+        for k in KS:
+            top = set(first_unique(ranked_ids, k))
+            row[f"turn_any@{k}"] = float(bool(top & gold))
+            row[f"turn_all@{k}"] = float(gold <= top)
+            top_s = set(first_unique(ranked_sessions, k))
+            row[f"session_any@{k}"] = float(bool(top_s & gold_sessions))
+            row[f"session_all@{k}"] = float(gold_sessions <= top_s)
+        row.update(budget)
+        self.rows.append(row)
+
+    def summary(self, where: Callable[[dict[str, Any]], bool] = lambda r: True) -> dict[str, Any]:
+        rows = [r for r in self.rows if where(r)]
+        if not rows:
+            return {"n": 0}
+        keys = [k for k in rows[0] if k not in ("sample", "category", "n_evidence")]
+        return {"n": len(rows), **{k: round(statistics.fmean(r[k] for r in rows), 4) for k in keys}}
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "all": self.summary(),
+            "tune_0_4": self.summary(lambda r: r["sample"] in TUNE),
+            "held_5_9": self.summary(lambda r: r["sample"] in HELD),
+            "multi_evidence": self.summary(lambda r: r["n_evidence"] > 1),
+            "by_category": {f"{c} {name}": self.summary(_category(c)) for c, name in CATEGORIES.items()},
+        }
+
+
+def _category(category: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda row: row["category"] == category
+
+
+def budget_scores(q: Question, frame: Any, words: dict[tuple[str, str], int]) -> dict[str, float]:
+    """Evidence turns inside the first BUDGET_WORDS words of returned text: hits only, and hits + context."""
+    out = {}
+    for label, column in (("budget", "message_ids"), ("budget_ctx", "context_message_ids")):
+        used, seen, covered = 0, set(), set()
+        for ids in frame[column].to_list():
+            for mid in ids or []:
+                if mid in seen:
+                    continue
+                seen.add(mid)
+                cost = words.get((q.agent_id, mid), 0)
+                if used + cost > BUDGET_WORDS:
+                    used = BUDGET_WORDS + 1
+                    break
+                used += cost
+                covered.add(mid)
+            if used > BUDGET_WORDS:
+                break
+        gold = set(q.evidence)
+        out[f"{label}_recall"] = len(gold & covered) / len(gold)
+        out[f"{label}_all"] = float(gold <= covered)
+    return out
+
+
+# -- running -------------------------------------------------------------------------------
+
+
+SYSTEMS: dict[str, dict[str, Any]] = {
+    # the default configuration (settings)
+    "hybrid": {},
+    # baselines: one list each, turn chunks only, no lifts, boosts, MMR
+    "bm25": {"lists": ("text",), "session_weight": 0.0, "window_weight": 0.0, "recency_weight": 0.0,
+             "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    "vector": {"lists": ("vector",), "session_weight": 0.0, "window_weight": 0.0, "recency_weight": 0.0,
+               "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+}
+
+SWEEPS: list[tuple[str, dict[str, Any]]] = [
+    *((f"mmr_lambda={lam}", {"mmr_lambda": lam}) for lam in (1.0, 0.9, 0.7, 0.5)),
+    *((f"session_weight={w}", {"session_weight": w}) for w in (0.0, 0.5, 1.0)),
+    *((f"window_weight={w}", {"window_weight": w}) for w in (0.0, 0.5)),
+    *((f"neighbor_weight={w}", {"neighbor_weight": w}) for w in (0.0, 0.5)),
+    *((f"mention_weight={w}", {"mention_weight": w}) for w in (0.0, 0.5)),
+    *((f"recency_weight={w}", {"recency_weight": w}) for w in (0.0, 0.3)),
+    ("rrf_k=60", {"rrf_k": 60}),
+    ("plain RRF (score_power=0)", {"text_score_power": 0.0, "vector_score_power": 0.0}),
+]
+
+
+def machine() -> dict[str, Any]:
+    import os
+
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": memory_gb,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        # the machine is shared: a 1-minute load average above the core count means every timing is inflated
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else float("nan")
+
+
+# Steps from landing to a searchable chunk index (the run also builds episodes, facts, ... downstream).
+TRANSCRIPT_PATH = ("transcripts__landing_manifest", "transcripts__turns", "transcripts__turns_expectations",
+                   "transcripts__chunks", "search__chunk_index")
+
+
+def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str, Any]:
+    """Land the samples and run the pipeline into `home`; ingest throughput vs the raw embedder."""
+    import dagster as dg
+
+    from memlake.embedding import load_embedder
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+    from memlake.settings import load_settings
+    from pipelines.definitions import default_resources
+    from pipelines.runner import run_landing
+
+    settings = load_settings(home, embedding_model=model)
+    settings.ensure_dirs()
+    write_landing(samples, settings.landing_dir)
+    embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)  # loaded before timing
+    if embedder is None:
+        raise RuntimeError(f"embedding model {model!r} not loadable")
+    instance = dg.DagsterInstance.ephemeral()
+    started = time.perf_counter()
+    outcome = run_landing(settings, resources=default_resources(settings), instance=instance)
+    wall = time.perf_counter() - started
+    if not outcome.success:
+        raise RuntimeError(f"pipeline failed: {outcome}")
+    event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
+    metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
+    embedded = int(metadata["embedded"].value) if "embedded" in metadata else 0  # type: ignore[arg-type]
+    steps = {
+        s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
+        for s in instance.get_run_step_stats(outcome.run_id or "")
+    }
+    path_seconds = sum(v for k, v in steps.items() if k in TRANSCRIPT_PATH)
+    chunks = Lake(settings.lake_dir).read(CHUNKS)
+    texts = chunks.filter(chunks["kind"] != "session")["embed_text"].to_list()
+    started = time.perf_counter()
+    embedder.embed(texts)
+    raw_seconds = time.perf_counter() - started
+    raw_rate = len(texts) / raw_seconds
+    return {
+        "model": embedder.name,
+        "turns": int((chunks["kind"] == "turn").sum()),
+        "chunks": chunks.height,
+        "chunks_by_kind": dict(chunks.group_by("kind").len().rows()),
+        "embedded_texts": embedded,
+        "run_seconds_all_layers": round(wall, 2),
+        "transcript_path_seconds": round(path_seconds, 2),
+        "chunk_index_step_seconds": round(steps.get("search__chunk_index", float("nan")), 2),
+        "embed_seconds_in_index": (
+            round(float(metadata["embed_seconds"].value), 2)  # type: ignore[arg-type]
+            if "embed_seconds" in metadata
+            else None
+        ),
+        "raw_embedder_texts_per_second": round(raw_rate, 1),
+        "end_to_end_texts_per_second": round(embedded / path_seconds, 1) if path_seconds else None,
+        "end_to_end_vs_raw": round((embedded / path_seconds) / raw_rate, 3) if path_seconds else None,
+        "whole_run_texts_per_second": round(embedded / wall, 1),
+    }
+
+
+def evaluate(
+    home: Path,
+    model: str,
+    qs: Sequence[Question],
+    word_counts: dict[tuple[str, str], int],
+    systems: dict[str, dict[str, Any]],
+    sweeps: Sequence[tuple[str, dict[str, Any]]] = (),
+    latency_queries: int = 300,
+) -> dict[str, Any]:
+    """Recall of each system over `qs`; latency of the default one; the sweeps on the tuning half."""
+    from memlake.api import Memory
+    from memlake.settings import load_settings
+
+    settings = load_settings(home, embedding_model=model)
+    memory = Memory(settings=settings)
+    embedder = memory._embedder if hasattr(memory, "_embedder") else None
+    if embedder is None:
+        from memlake.embedding import load_embedder
+
+        embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    vectors = embedder.embed([q.question for q in qs]) if embedder is not None else None
+
+    def run(q: Question, i: int, overrides: dict[str, Any]) -> Any:
+        return memory.search(
+            q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of, embedder=embedder,
+            query_vector=vectors[i] if vectors is not None else None, **overrides,
+        )
+
+    def score(overrides: dict[str, Any], subset: Iterable[int]) -> Scores:
+        scores = Scores()
+        for i in subset:
+            q = qs[i]
+            frame = run(q, i, overrides)
+            ids = [m for ids in frame["message_ids"].to_list() for m in ids]
+            scores.add(q, ids, frame["conversation_id"].to_list(), budget_scores(q, frame, word_counts))
+        return scores
+
+    everything = range(len(qs))
+    results: dict[str, Any] = {"systems": {}, "sweeps": []}
+    for name, overrides in systems.items():
+        results["systems"][name] = {"overrides": _jsonable(overrides), **score(overrides, everything).report()}
+    tune = [i for i, q in enumerate(qs) if q.sample_index in TUNE]
+    for label, overrides in sweeps:
+        summary = score(overrides, tune).report()
+        results["sweeps"].append(
+            {"setting": label, "tune_0_4": summary["tune_0_4"], "multi_evidence": summary["multi_evidence"]}
+        )
+    if latency_queries:
+        results["latency"] = latency(memory, embedder, qs, latency_queries)
+    return results
+
+
+def latency(memory: Any, embedder: Any, qs: Sequence[Question], n: int = 300) -> dict[str, Any]:
+    """Search latency with the query embedding (Memory.search end to end) and without it."""
+    picked = list(qs)[:: max(1, len(qs) // n)][:n]
+    with_embedding, without, embed_only = [], [], []
+    for q in picked:
+        started = time.perf_counter()
+        vector = embedder.embed([q.question])[0]
+        embed_only.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        memory.search(q.question, q.agent_id, k=10, as_of=q.as_of, embedder=embedder, query_vector=vector)
+        without.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        memory.search(q.question, q.agent_id, k=10, as_of=q.as_of, embedder=embedder)
+        with_embedding.append(time.perf_counter() - started)
+    ms = 1000.0
+    return {
+        "queries": len(picked),
+        "k": 10,
+        "search_ms_p50": round(percentile(without, 50) * ms, 2),
+        "search_ms_p95": round(percentile(without, 95) * ms, 2),
+        "query_embedding_ms_p50": round(percentile(embed_only, 50) * ms, 2),
+        "query_embedding_ms_p95": round(percentile(embed_only, 95) * ms, 2),
+        "with_embedding_ms_p50": round(percentile(with_embedding, 50) * ms, 2),
+        "with_embedding_ms_p95": round(percentile(with_embedding, 95) * ms, 2),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=list))
+
+
+def word_counts(samples: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    """Words of each turn's indexed text (what a hit returns), by (agent, dia_id)."""
+    out = {}
+    for sample in samples:
+        for _, date, turns in sessions(sample):
+            for turn in turns:
+                text = turn_text(turn["speaker"], None, turn_content(turn), date)
+                out[(sample["sample_id"], turn["dia_id"])] = len(text.split())
+    return out
+
+
+def run_locomo(
+    data: Path,
+    out: Path | None,
+    *,
+    limit: int | None = None,
+    model: str = "",
+    home: Path | None = None,
+    reuse: bool = False,
+    sweeps: bool = True,
+    latency_queries: int = 300,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """The whole benchmark: build (unless `reuse`), evaluate, write `out` as JSON."""
+    raw = data.read_bytes()
+    samples = json.loads(raw)[: limit or None]
+    qs = questions(samples)
+    log(f"locomo: {len(samples)} sample(s), {len(qs)} questions (categories 1-4)")
+    with tempfile.TemporaryDirectory(prefix="memlake-locomo-") as tmp:
+        target = home or Path(tmp) / "home"
+        if reuse and (target / "lancedb").is_dir():
+            ingest = json.loads((target / "ingest.json").read_text()) if (target / "ingest.json").is_file() else {}
+            log(f"reusing {target}")
+        else:
+            ingest = build(samples, target, model)
+            (target / "ingest.json").write_text(json.dumps(ingest))
+            log(f"ingest: {ingest}")
+        results = evaluate(
+            target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
+        )
+    from memlake.settings import load_settings
+
+    settings = load_settings(target, embedding_model=model)
+    report = {
+        "benchmark": "locomo",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "data": {"file": data.name, "sha256": hashlib.sha256(raw).hexdigest(), "samples": len(samples),
+                 "questions": len(qs)},
+        "settings": {
+            key: getattr(settings, key)
+            for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",
+                        "search_window_weight", "search_recency_weight", "recency_half_life_days",
+                        "mmr_lambda", "window_turns", "chunk_window_size")
+        },
+        "ingest": ingest,
+        **results,
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    return report

@@ -1,0 +1,157 @@
+"""Render docs/benchmarks.md from the JSON results in docs/benchmarks/ (locomo.json, scale.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memlake.bench.locomo import KS
+
+TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{100 * float(value):.1f}"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _recall_rows(label: str, summary: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for unit in ("turn", "session"):
+        for mode in ("any", "all"):
+            rows.append([label, f"{unit} recall_{mode}", *(_pct(summary.get(f"{unit}_{mode}@{k}")) for k in KS)])
+    return rows
+
+
+def render_locomo(report: dict[str, Any]) -> str:
+    systems = report["systems"]
+    ingest = report.get("ingest", {})
+    latency = report.get("latency", {})
+    parts = [
+        "## LoCoMo retrieval",
+        "",
+        f"Data: `{report['data']['file']}` (sha256 `{report['data']['sha256'][:12]}…`), "
+        f"{report['data']['samples']} conversations, {report['data']['questions']} questions of categories 1-4. "
+        "Each sample's conversation went through the real landing path (one agent per sample, one "
+        "conversation per session); questions were asked through `Memory.search` with `as_of` = the "
+        "sample's last session date. Percentages; k = distinct message ids (turn) or conversation ids "
+        "(session) in rank order.",
+        "",
+        f"Settings: `{json.dumps(report.get('settings', {}))}`",
+        "",
+        "### Headline",
+        "",
+    ]
+    head = []
+    for name in systems:
+        s = systems[name]
+        head.append([
+            name,
+            _pct(s["all"].get("turn_any@10")),
+            _pct(s["tune_0_4"].get("turn_any@10")),
+            _pct(s["held_5_9"].get("turn_any@10")),
+            _pct(s["all"].get("session_all@5")),
+            _pct(s["tune_0_4"].get("session_all@5")),
+            _pct(s["held_5_9"].get("session_all@5")),
+            _pct(s["all"].get("budget_recall")),
+            _pct(s["all"].get("budget_ctx_recall")),
+        ])
+    parts.append(_table(
+        ["system", "turn any@10 (all)", "(0-4 tuned)", "(5-9 held)", "session all@5 (all)", "(0-4)", "(5-9)",
+         "750-word budget recall (hits)", "(hits + window)"],
+        head,
+    ))
+    parts += ["", f"Targets: turn recall_any@10 ≥ {_pct(TARGETS['turn_any@10'])}, "
+              f"session recall_all@5 ≥ {_pct(TARGETS['session_all@5'])}.", ""]
+    for split, title in (("all", "all ten conversations"), ("tune_0_4", "conversations 0-4 (tuning half)"),
+                         ("held_5_9", "conversations 5-9 (held back)")):
+        rows = []
+        for name, s in systems.items():
+            rows += _recall_rows(name, s[split])
+        parts += [f"### Recall@k, {title}", "", _table(["system", "measure", *(f"@{k}" for k in KS)], rows), ""]
+    rows = []
+    for name, s in systems.items():
+        for category, summary in s["by_category"].items():
+            rows.append([name, category, summary.get("n"), _pct(summary.get("turn_any@10")),
+                         _pct(summary.get("turn_all@10")), _pct(summary.get("session_all@5")),
+                         _pct(summary.get("budget_recall"))])
+    parts += ["### By category (all ten)", "",
+              _table(["system", "category", "questions", "turn any@10", "turn all@10", "session all@5",
+                      "budget recall"], rows), ""]
+    if report.get("sweeps"):
+        rows = [[s["setting"], _pct(s["tune_0_4"].get("turn_any@10")), _pct(s["tune_0_4"].get("turn_all@10")),
+                 _pct(s["tune_0_4"].get("session_all@5")), _pct(s["multi_evidence"].get("turn_all@10")),
+                 _pct(s["multi_evidence"].get("turn_all@20")), s["multi_evidence"].get("n")]
+                for s in report["sweeps"]]
+        parts += ["### Tuning sweeps (conversations 0-4 only; one setting changed from the defaults)", "",
+                  _table(["setting", "turn any@10", "turn all@10", "session all@5",
+                          "multi-evidence turn all@10", "multi-evidence turn all@20", "multi-evidence n"], rows),
+                  ""]
+    if ingest:
+        parts += ["### Ingest", "", _table(["measure", "value"], [[k, v] for k, v in ingest.items()]), ""]
+    if latency:
+        parts += ["### Search latency (LoCoMo homes, k = 10)", "",
+                  _table(["measure", "value"], [[k, v] for k, v in latency.items()]), ""]
+    return "\n".join(parts)
+
+
+def render_scale(report: dict[str, Any]) -> str:
+    keys = ["case", "rows", "agents", "indexes", "write_seconds", "index_seconds", "hybrid_ms_p50",
+            "hybrid_ms_p95", "agent_uses_ann", "vector_auto_ms_p50", "vector_auto_ms_p95", "auto_recall@10_vs_exact",
+            "vector_ann_ms_p50", "vector_ann_ms_p95", "ann_recall@10_vs_exact", "vector_exact_ms_p50",
+            "vector_exact_ms_p95", "full_text_ms_p50", "full_text_ms_p95", "peak_rss_mb"]
+    rows = [[c.get(k, "-") if k != "indexes" else ", ".join(c.get(k, [])) for k in keys] for c in report["cases"]]
+    columns = ["measure", *(c["case"] for c in report["cases"])]
+    transposed = [[k, *(row[i] for row in rows)] for i, k in enumerate(keys) if k != "case"]
+    return "\n".join([
+        "## Search at scale (synthetic)",
+        "",
+        report.get("note", ""),
+        "",
+        "Targets at 100k chunks: hybrid search p50 ≤ 10 ms, p95 ≤ 30 ms (query embedding excluded); "
+        "reader ≤ 4 GB at 1M chunks.",
+        "",
+        _table(columns, transposed),
+        "",
+        "`vector_auto` is what search does (exact scan unless the agent has at least 50k rows and the table an "
+        "IVF index); `vector_ann` forces the IVF index even for small agents, where prefiltering leaves too few "
+        "rows in the probed lists: that is why search does not use it there.",
+        "",
+    ])
+
+
+def render(folder: Path) -> str:
+    """The whole docs/benchmarks.md from the JSON files present in `folder`."""
+    parts = ["# Benchmarks", "",
+             "Written by `make bench` (`memlake bench all`) from the JSON files in `docs/benchmarks/`. "
+             "Do not edit by hand.", ""]
+    reports = {}
+    for name in ("locomo", "scale"):
+        path = folder / f"{name}.json"
+        if path.is_file():
+            reports[name] = json.loads(path.read_text())
+    first = next(iter(reports.values()), None)
+    if first:
+        machine = first["machine"]
+        parts += [f"Machine: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('memory_gb')} GB, "
+                  f"Python {machine.get('python')}, {machine.get('platform')}.", ""]
+        loads = ", ".join(f"{n} {r['machine'].get('load_average_1m')}" for n, r in reports.items())
+        parts += [f"1-minute load average when each benchmark finished: {loads} (2 cores; above 2 the "
+                  "machine was shared with other work and every timing is inflated).", ""]
+        parts += ["Dates: " + ", ".join(f"{n} {r['date']}" for n, r in reports.items()), ""]
+    if "locomo" in reports:
+        parts.append(render_locomo(reports["locomo"]))
+    if "scale" in reports:
+        parts.append(render_scale(reports["scale"]))
+    for path in sorted(folder.glob("*.json")):  # other benchmarks bring their own Markdown
+        if path.stem not in reports:
+            other = json.loads(path.read_text())
+            if isinstance(other, dict) and isinstance(other.get("markdown"), str):
+                parts += [other["markdown"], ""]
+    return "\n".join(parts) + "\n"

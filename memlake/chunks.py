@@ -1,0 +1,153 @@
+"""Chunks: the retrieval units derived from turns. Pure functions, no Dagster.
+
+Kinds:
+- `turn`: one per turn. Its text starts with who spoke and the conversation's
+  date ("Caroline, 8 May 2023: …"), so both are searchable.
+- `session`: one per conversation, the whole conversation under a dated header.
+  The index gives it the mean of its turns' vectors (see `memlake.vectors`), so
+  the embedding model's input limit does not cut it short.
+- `window`: optional (`window_size` > 1): consecutive turns of one conversation,
+  stride `window_size - 1`, for answers that span a question and its reply.
+
+`text` is what full-text search indexes and a hit returns; `embed_text` is what
+the embedding model reads (the same words without the date header).
+
+Every chunk carries agent_id, conversation_id, message_ids (in turn order), the
+turn range, created_at, text, its token count from the embedder's tokenizer and
+the sha256 of its embed_text (what decides whether the index embeds it again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from memlake.lake import conform
+from memlake.schemas import CHUNKS
+
+KINDS = ("turn", "session", "window")
+_SEP = "\x1f"
+
+
+def chunk_id(agent_id: str, conversation_id: str, kind: str, turn_start: int, turn_end: int) -> str:
+    """A stable id: the same turns of the same conversation always get the same id."""
+    key = _SEP.join([agent_id, conversation_id, kind, str(turn_start), str(turn_end)])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def human_date(moment: datetime | None) -> str:
+    """`8 May 2023`: the form people (and questions) use."""
+    if moment is None:
+        return "undated"
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def speaker_label(speaker: str | None, role: str | None) -> str:
+    if speaker and speaker.strip():
+        return speaker.strip()
+    return (role or "unknown").capitalize()
+
+
+def turn_text(speaker: str | None, role: str | None, content: str, day: datetime | None) -> str:
+    """What full-text search indexes and a hit returns: who, when, what."""
+    return f"{speaker_label(speaker, role)}, {human_date(day)}: {content}"
+
+
+def turn_embed_text(speaker: str | None, role: str | None, content: str) -> str:
+    """What the embedding model reads: who and what (a date header only blurs a short text's vector)."""
+    return f"{speaker_label(speaker, role)}: {content}"
+
+
+def session_text(title: str | None, day: datetime | None, lines: Sequence[tuple[str, str]]) -> str:
+    header = f"Conversation of {human_date(day)}" + (f": {title}" if title else "")
+    return "\n".join([header, *(f"{who}: {content}" for who, content in lines)])
+
+
+def build_chunks(
+    turns: pl.DataFrame,
+    count_tokens: Callable[[list[str]], list[int]],
+    *,
+    window_size: int = 0,
+) -> pl.DataFrame:
+    """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
+
+    Deterministic: the same turns give the same chunks, ids and order.
+    """
+    if turns.height == 0:
+        return pl.from_arrow(CHUNKS.schema.empty_table())  # type: ignore[return-value]
+    ordered = turns.sort("agent_id", "conversation_id", "turn_index")
+    rows: list[dict[str, Any]] = []
+    for (agent_id, conversation_id), group in ordered.group_by(
+        "agent_id", "conversation_id", maintain_order=True
+    ):
+        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size))
+    counts = count_tokens([r["text"] for r in rows])
+    for row, count in zip(rows, counts, strict=True):
+        row["token_count"] = count
+        row["text_sha256"] = text_sha256(row["embed_text"])
+    return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]
+
+
+def _conversation_chunks(
+    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int
+) -> list[dict[str, Any]]:
+    turns = group.to_dicts()
+    started = turns[0].get("conversation_started_at") or turns[0]["created_at"]
+    rows = []
+    for t in turns:
+        rows.append(
+            _row(
+                agent_id, conversation_id, "turn", [t],
+                turn_text(t["speaker"], t["role"], t["content"], started),
+                turn_embed_text(t["speaker"], t["role"], t["content"]),
+                role=t["role"], speaker=t["speaker"],
+            )
+        )
+    lines = [(speaker_label(t["speaker"], t["role"]), t["content"]) for t in turns]
+    text = session_text(turns[0].get("title"), started, lines)
+    rows.append(_row(agent_id, conversation_id, "session", turns, text, text))
+    if window_size > 1 and len(turns) > 1:
+        step = max(1, window_size - 1)
+        for start in range(0, max(1, len(turns) - 1), step):
+            window = turns[start : start + window_size]
+            if len(window) < 2:
+                break
+            body = "\n".join(turn_embed_text(t["speaker"], t["role"], t["content"]) for t in window)
+            text = f"Conversation of {human_date(started)}\n{body}"
+            rows.append(_row(agent_id, conversation_id, "window", window, text, body))
+    return rows
+
+
+def _row(
+    agent_id: str,
+    conversation_id: str,
+    kind: str,
+    turns: list[dict[str, Any]],
+    text: str,
+    embed_text: str,
+    role: str | None = None,
+    speaker: str | None = None,
+) -> dict[str, Any]:
+    start, end = int(turns[0]["turn_index"]), int(turns[-1]["turn_index"])
+    return {
+        "chunk_id": chunk_id(agent_id, conversation_id, kind, start, end),
+        "agent_id": agent_id,
+        "conversation_id": conversation_id,
+        "kind": kind,
+        "message_ids": [t["message_id"] for t in turns],
+        "turn_start": start,
+        "turn_end": end,
+        "role": role,
+        "speaker": speaker,
+        "created_at": turns[0]["created_at"],
+        "text": text,
+        "embed_text": embed_text,
+    }

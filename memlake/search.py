@@ -1,0 +1,736 @@
+"""Hybrid search over a LanceDB index: vector + full text, fused, boosted, diversified, expanded.
+
+Steps, for one agent (always) and optional filters:
+1. candidates: the nearest rows by vector and the best BM25 rows (one query
+   each, over the result kind and, for chunks, the window chunks);
+2. Reciprocal Rank Fusion: `1 / (rrf_k + rank)` summed over the lists, ranks
+   counted within each kind, each term scaled by the hit's score relative to
+   the best of its list (so a lone exact match is not outvoted by a crowd of
+   weak ones). For chunks a turn is as relevant as its best view: its own
+   text, or `window_weight` x the best window chunk it sits in; then it gets
+   `neighbor_weight` x the best score of the turns just before and after it
+   (the answer often sits in the reply to the turn that matches) and, if
+   `session_weight` > 0, a lift from the session chunk's rank;
+3. boosts, multiplied onto the fused score, each `1 + weight * part`: recency
+   (half-life, measured from `as_of`), importance, access count, and a mention
+   boost when the query names the row's speaker (chunks) or subject (facts);
+4. MMR over the stored vectors (`mmr_lambda`; 1.0 = off);
+5. window expansion: each hit gets its adjacent turns as `context`.
+
+With no query vector (no model loadable, or the index was built by another
+model) only the full-text list is used and every row says `mode = full_text`.
+Pure domain code: no Dagster.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from memlake.chunks import chunk_id, text_sha256
+from memlake.embedding import TextEmbedder
+from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
+from memlake.vectors import VECTOR, Filters, VectorStore, quote
+
+# The vector and full-text lists of one search run side by side (LanceDB releases the GIL).
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlake-search")
+
+HYBRID = "hybrid"
+FULL_TEXT = "full_text"
+VECTOR_ONLY = "vector"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Knobs of one search; defaults come from Settings (see `from_settings`)."""
+
+    k: int = 10
+    candidates: int = 50
+    rrf_k: int = 60
+    lists: tuple[str, ...] = ("vector", "text")  # which candidate lists to fuse
+    session_weight: float = 0.0
+    window_weight: float = 0.0
+    neighbor_weight: float = 0.0
+    context_candidates: int = 10
+    recency_half_life_days: float = 180.0
+    recency_weight: float = 0.0
+    importance_weight: float = 0.0
+    access_weight: float = 0.0
+    mention_weight: float = 0.0
+    text_score_power: float = 1.0  # 0 = plain RRF; 1 = each term scaled by score / best score of its list
+    vector_score_power: float = 1.0
+    mmr_lambda: float = 1.0
+    window_turns: int = 1
+    exact: bool | None = None  # None: exact scan unless the agent is large and the table has an ANN index
+
+    @classmethod
+    def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
+        params = cls(
+            candidates=settings.search_candidates,
+            rrf_k=settings.rrf_k,
+            session_weight=settings.search_session_weight,
+            window_weight=settings.search_window_weight,
+            neighbor_weight=settings.search_neighbor_weight,
+            recency_half_life_days=settings.recency_half_life_days,
+            recency_weight=settings.search_recency_weight,
+            importance_weight=settings.search_importance_weight,
+            access_weight=settings.search_access_weight,
+            mention_weight=settings.search_mention_weight,
+            mmr_lambda=settings.mmr_lambda,
+            window_turns=settings.window_turns,
+        )
+        return replace(params, **{k: v for k, v in overrides.items() if v is not None})
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """How one LanceDB table is searched: its key, its result and context kinds, what a mention matches."""
+
+    table: str
+    key: str
+    result_kinds: tuple[str, ...] = ()  # empty: every row is a result
+    context_kinds: tuple[str, ...] = ()
+    expand_windows: bool = False
+    extra_columns: tuple[str, ...] = ()
+    mention_column: str | None = None
+    base_filter: tuple[str, ...] = ()  # trusted clauses always applied (e.g. only active facts)
+
+
+@dataclass
+class _Candidate:
+    row: dict[str, Any]
+    ranks: dict[str, int] = field(default_factory=dict)
+    rrf: float = 0.0
+    lift: float = 0.0
+
+
+def parse_as_of(as_of: datetime | str | None) -> datetime:
+    """`as_of` as an aware UTC datetime: naive means UTC, strings are ISO 8601, None is now."""
+    if as_of is None:
+        return datetime.now(UTC)
+    if isinstance(as_of, str):
+        as_of = datetime.fromisoformat(as_of.strip())
+    return as_of.replace(tzinfo=UTC) if as_of.tzinfo is None else as_of.astimezone(UTC)
+
+
+def recency(created_at: datetime | None, as_of: datetime, half_life_days: float) -> float:
+    """1.0 at `as_of`, halving every `half_life_days` away from it (before or after: a search
+    as of March favours March over June as much as over January)."""
+    if created_at is None or half_life_days <= 0:
+        return 0.0
+    created = created_at.replace(tzinfo=UTC) if created_at.tzinfo is None else created_at
+    age_days = abs((as_of - created).total_seconds()) / 86400.0
+    return 0.5 ** (age_days / half_life_days)
+
+
+def mentioned(name: str | None, query_words: set[str]) -> bool:
+    """Whether the query names `name` (any of its words of 3+ letters, case-insensitive)."""
+    if not name:
+        return False
+    return any(len(w) >= 3 and w in query_words for w in _WORD.findall(name.lower()))
+
+
+def _boost(
+    spec: IndexSpec,
+    row: Mapping[str, Any],
+    key: str,
+    query_words: set[str],
+    params: SearchParams,
+    when: datetime,
+    access_counts: Mapping[str, int],
+    max_access: int,
+) -> tuple[float, float, float, float, float]:
+    """(boost, recency, importance, access, mention) of one row; the boost multiplies the fused score."""
+    rec = recency(row.get("created_at"), when, params.recency_half_life_days)
+    importance = float(row["importance"]) if row.get("importance") is not None else 0.0
+    accesses = access_counts.get(key, 0)
+    access = math.log1p(accesses) / math.log1p(max_access) if max_access > 0 else 0.0
+    mention = float(spec.mention_column is not None and mentioned(row.get(spec.mention_column), query_words))
+    boost = (
+        (1.0 + params.recency_weight * rec)
+        * (1.0 + params.importance_weight * importance)
+        * (1.0 + params.access_weight * access)
+        * (1.0 + params.mention_weight * mention)
+    )
+    return boost, rec, importance, access, mention
+
+
+def mmr_order(
+    scores: Sequence[float], vectors: np.ndarray | None, lam: float, k: int, tiebreak: Sequence[float] | None = None
+) -> list[int]:
+    """Indices of the first `k` picks by Maximal Marginal Relevance (scores normalised to 0..1).
+
+    Equal scores are ordered by `tiebreak` (higher first), then by index.
+    """
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], -(tiebreak[i] if tiebreak else 0.0), i))
+    if lam >= 1.0 or vectors is None or len(order) <= 1:
+        return order[:k]
+    vectors = vectors[order]
+    rel = np.asarray([scores[i] for i in order], dtype=np.float64) / (max(scores) or 1.0)
+    max_sim = np.zeros(len(order))
+    free = np.ones(len(order), dtype=bool)
+    chosen: list[int] = []
+    while len(chosen) < min(k, len(order)):
+        value = np.where(free, lam * rel - (1.0 - lam) * max_sim, -np.inf)
+        best = int(np.argmax(value))  # ties go to the better-ranked one
+        chosen.append(order[best])
+        free[best] = False
+        max_sim = np.maximum(max_sim, vectors @ vectors[best])
+    return chosen
+
+
+class Searcher:
+    """Hybrid search over one home's LanceDB tables."""
+
+    def __init__(self, store: VectorStore, embedder: TextEmbedder | None) -> None:
+        self.store = store
+        self.embedder = embedder
+
+    def query_vector(self, spec: IndexSpec, query: str) -> tuple[np.ndarray | None, str | None]:
+        """The query's vector, or None and why not."""
+        built_with = self.store.embedder_of(spec.table)
+        if self.embedder is None:
+            return None, "no embedding model loadable: full-text search only"
+        if built_with != self.embedder.name:
+            return None, f"index built with {built_with!r}, query model is {self.embedder.name!r}: full-text only"
+        return self.embedder.embed([query])[0], None
+
+    def search(
+        self,
+        spec: IndexSpec,
+        query: str,
+        agent_id: str,
+        params: SearchParams,
+        filters: Filters | None = None,
+        as_of: datetime | str | None = None,
+        access_counts: Mapping[str, int] | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> pl.DataFrame:
+        """The `params.k` best rows of one agent for `query`, best first (see the module doc)."""
+        filters = filters or Filters()
+        when = parse_as_of(as_of)
+        if not self.store.exists(spec.table):
+            return empty_result()
+        note = None
+        vector = query_vector
+        if vector is None and "vector" in params.lists:
+            vector, note = self.query_vector(spec, query)
+        use_text = "text" in params.lists
+        mode = HYBRID if vector is not None and use_text else VECTOR_ONLY if vector is not None else FULL_TEXT
+        if vector is None and not use_text:
+            return empty_result()
+        base = replace(filters, extra=(*filters.extra, *spec.base_filter))
+        columns = self._columns(spec)
+        stored = [VECTOR] if self.store.has_vectors(spec.table) else []
+        windows = "window" in spec.context_kinds and params.window_weight > 0
+        kinds = (*spec.result_kinds, "window") if windows else spec.result_kinds
+        group = replace(base, kinds=kinds) if kinds else base
+        limit = params.candidates * max(1, len(kinds))
+
+        # chunks: light candidate lists, then one fetch of every row needed; others: whole rows at once
+        light = [spec.key, "kind", "conversation_id", "turn_start", "turn_end", "created_at"]
+        light += [spec.mention_column] if spec.mention_column else []
+        listed = light if spec.result_kinds else [*columns, *stored]
+        jobs = {}
+        if vector is not None:
+            jobs["vector"] = _POOL.submit(
+                self.store.search_vector, spec.table, agent_id, vector, limit, group, columns=listed,
+                exact=params.exact,
+            )
+        if use_text:
+            jobs["text"] = _POOL.submit(
+                self.store.search_text, spec.table, agent_id, query, limit, group, columns=listed
+            )
+        lists: list[tuple[str, pl.DataFrame]] = [(name, job.result()) for name, job in jobs.items()]
+
+        candidates: dict[str, _Candidate] = {}
+        vectors: dict[str, np.ndarray] = {}
+        window_scores: defaultdict[tuple[str, int, int], float] = defaultdict(float)  # (conv, start, end) -> fused
+        for list_name, hits in lists:
+            seen: Counter[str] = Counter()
+            best: dict[str, float] = {}
+            power = params.vector_score_power if list_name == "vector" else params.text_score_power
+            for row in hits.iter_rows(named=True):
+                kind = row.get("kind") or ""
+                seen[kind] += 1
+                rank = seen[kind]
+                if rank > params.candidates:
+                    continue
+                # RRF, each term scaled by the hit's score relative to the best of its list and kind
+                raw = 1.0 - float(row.pop("_distance")) if list_name == "vector" else float(row.pop("_score"))
+                top = best.setdefault(kind, max(raw, 0.0))
+                relative = max(raw, 0.0) / top if top > 0 else 0.0
+                value = relative**power / (params.rrf_k + rank)
+                if kind == "window" and spec.result_kinds:
+                    window_scores[(row["conversation_id"], int(row["turn_start"]), int(row["turn_end"]))] += value
+                    continue
+                key = row[spec.key]
+                cand = candidates.get(key)
+                if cand is None:
+                    vec = row.pop(VECTOR, None)
+                    if vec is not None:
+                        vectors[key] = np.asarray(vec, dtype=np.float32)
+                    cand = candidates[key] = _Candidate(row=row)
+                cand.ranks[list_name] = rank
+                cand.rrf += value
+
+        turns: dict[str, dict[str, Any]] = {}
+        if spec.result_kinds:
+            self._turn_scores(spec, agent_id, query, vector, params, base, candidates, window_scores)
+            # only the best rows (by the score so far, boosts included) are fetched whole
+            keep = max(4 * params.k, params.k + 30)
+            words = set(_WORD.findall(query.lower()))
+            counts = access_counts or {}
+            most = max([counts.get(k, 0) for k in candidates] + [0])
+            ranked = sorted(
+                candidates,
+                key=lambda k: -(candidates[k].rrf + candidates[k].lift)
+                * _boost(spec, candidates[k].row, k, words, params, when, counts, most)[0],
+            )[:keep]
+            turns = self._fetch(
+                spec, agent_id, {k: candidates[k].row for k in ranked}, params.window_turns,
+                [*columns, *stored], vectors,
+            )
+            eligible = replace(base, kinds=spec.result_kinds)
+            candidates = {
+                k: replace(candidates[k], row=turns[k]) for k in ranked if k in turns and eligible.accepts(turns[k])
+            }
+        if not candidates:
+            return empty_result()
+        return self._finish(
+            spec, query, candidates, vectors, turns, params, when, mode, note, access_counts or {}
+        )
+
+    def _turn_scores(
+        self,
+        spec: IndexSpec,
+        agent_id: str,
+        query: str,
+        vector: np.ndarray | None,
+        params: SearchParams,
+        base: Filters,
+        candidates: dict[str, _Candidate],
+        window_scores: Mapping[tuple[str, int, int], float],
+    ) -> None:
+        """Each turn: max(own, window view), plus the session lift and the best neighbour's share.
+
+        Turns reached only through a window or a neighbour join the candidates
+        with a light row (conversation, turn index, the time of the turn that
+        brought them); the fetch gives them their whole row.
+        """
+
+        def light(conversation: str, index: int, created_at: Any) -> _Candidate:
+            return _Candidate(row={"conversation_id": conversation, "turn_start": index, "turn_end": index,
+                                   "kind": "turn", "created_at": created_at})
+
+        window: defaultdict[str, float] = defaultdict(float)
+        times = {(c.row["conversation_id"]): c.row.get("created_at") for c in candidates.values()}
+        for (conversation, start, end), value in window_scores.items():
+            for index in range(start, end + 1):
+                key = chunk_id(agent_id, conversation, "turn", index, index)
+                window[key] = max(window[key], params.window_weight * value)
+                if key not in candidates:
+                    candidates[key] = light(conversation, index, times.get(conversation))
+        base_score = {k: max(c.rrf, window.get(k, 0.0)) for k, c in candidates.items()}
+        lifts: defaultdict[str, float] = defaultdict(float, {k: v - candidates[k].rrf for k, v in base_score.items()})
+        if params.session_weight > 0 and "session" in spec.context_kinds:
+            self._session_lift(spec, agent_id, query, vector, params, base, candidates, lifts)
+        if params.neighbor_weight > 0:  # the best neighbour passes on a share of its score
+            passed: dict[str, tuple[float, _Candidate]] = {}
+            for key, value in base_score.items():
+                row = candidates[key].row
+                for index in (int(row["turn_start"]) - 1, int(row["turn_end"]) + 1):
+                    if index < 0:
+                        continue
+                    neighbour = chunk_id(agent_id, row["conversation_id"], "turn", index, index)
+                    if neighbour not in passed or passed[neighbour][0] < value:
+                        passed[neighbour] = (value, light(row["conversation_id"], index, row.get("created_at")))
+            for key, (value, stub) in passed.items():
+                candidates.setdefault(key, stub)
+                lifts[key] += params.neighbor_weight * value
+        for key, value in lifts.items():
+            candidates[key].lift = value
+
+    # -- internals ------------------------------------------------------------------------
+
+    @staticmethod
+    def _columns(spec: IndexSpec) -> list[str]:
+        base = ["agent_id", "conversation_id", "message_ids", "created_at", "text", "importance"]
+        if spec.result_kinds:
+            base += ["kind", "turn_start", "turn_end"]
+        return list(dict.fromkeys([spec.key, *base, *spec.extra_columns]))
+
+    def _session_lift(
+        self,
+        spec: IndexSpec,
+        agent_id: str,
+        query: str,
+        vector: np.ndarray | None,
+        params: SearchParams,
+        base: Filters,
+        candidates: dict[str, _Candidate],
+        lifts: defaultdict[str, float],
+    ) -> None:
+        """Lift candidate turns by the fused rank of the session (conversation) they belong to."""
+        sessions = replace(base, kinds=("session",))
+        score: defaultdict[str, float] = defaultdict(float)
+        found = []
+        if vector is not None and "vector" in params.lists:
+            found.append(self.store.search_vector(
+                spec.table, agent_id, vector, params.context_candidates, sessions, columns=["conversation_id"]))
+        if "text" in params.lists:
+            found.append(self.store.search_text(
+                spec.table, agent_id, query, params.context_candidates, sessions, columns=["conversation_id"]))
+        for hits in found:
+            for rank, conversation in enumerate(hits["conversation_id"].to_list() if hits.height else [], start=1):
+                score[conversation] += 1.0 / (params.rrf_k + rank)
+        for key, cand in candidates.items():
+            value = score.get(str(cand.row.get("conversation_id")), 0.0)
+            if value:
+                lifts[key] += params.session_weight * value
+
+    def _fetch(
+        self,
+        spec: IndexSpec,
+        agent_id: str,
+        light: dict[str, dict[str, Any]],
+        reach: int,
+        columns: list[str],
+        vectors: dict[str, np.ndarray],
+    ) -> dict[str, dict[str, Any]]:
+        """One fetch of the whole rows of `light`'s keys and of the turns `reach` around each (context)."""
+        wanted = set(light)
+        for row in light.values():
+            for index in range(int(row["turn_start"]) - reach, int(row["turn_end"]) + reach + 1):
+                if index >= 0:
+                    wanted.add(chunk_id(agent_id, row["conversation_id"], "turn", index, index))
+        turns: dict[str, dict[str, Any]] = {}
+        if wanted:
+            fetched = self.store.rows(
+                spec.table,
+                agent_id,
+                Filters(extra=(f"{spec.key} IN ({', '.join(quote(k) for k in sorted(wanted))})",)),
+                columns=columns,
+            )
+            for row in fetched.iter_rows(named=True):
+                vec = row.pop(VECTOR, None)
+                if vec is not None:
+                    vectors[row[spec.key]] = np.asarray(vec, dtype=np.float32)
+                turns[row[spec.key]] = row
+        return turns
+
+    def _finish(
+        self,
+        spec: IndexSpec,
+        query: str,
+        candidates: dict[str, _Candidate],
+        vectors: dict[str, np.ndarray],
+        turns: dict[str, dict[str, Any]],
+        params: SearchParams,
+        when: datetime,
+        mode: str,
+        note: str | None,
+        access_counts: Mapping[str, int],
+    ) -> pl.DataFrame:
+        keys = list(candidates)
+        query_words = set(_WORD.findall(query.lower()))
+        max_access = max([access_counts.get(k, 0) for k in keys] + [0])
+        parts = []
+        for key in keys:
+            cand = candidates[key]
+            boost, rec, importance, access, mention = _boost(
+                spec, cand.row, key, query_words, params, when, access_counts, max_access
+            )
+            fused = cand.rrf + cand.lift
+            parts.append((fused * boost, fused, rec, importance, access, mention, boost))
+        scores = [p[0] for p in parts]
+        matrix = None
+        if params.mmr_lambda < 1.0 and all(k in vectors for k in keys):
+            matrix = np.stack([vectors[k] for k in keys])
+        out = []
+        own = [candidates[k].rrf for k in keys]
+        for rank, i in enumerate(mmr_order(scores, matrix, params.mmr_lambda, params.k, own), start=1):
+            key = keys[i]
+            score, fused, rec, importance, access, mention, boost = parts[i]
+            cand = candidates[key]
+            row = {
+                "rank": rank,
+                "score": score,
+                "text": cand.row["text"],
+                "agent_id": cand.row["agent_id"],
+                "conversation_id": cand.row.get("conversation_id"),
+                "message_ids": list(cand.row.get("message_ids") or []),
+                "created_at": cand.row.get("created_at"),
+                "kind": cand.row.get("kind"),
+                "key": key,
+                "rrf": cand.rrf,
+                "vector_rank": cand.ranks.get("vector"),
+                "text_rank": cand.ranks.get("text"),
+                "context_lift": cand.lift,
+                "recency": rec,
+                "importance": importance,
+                "access": access,
+                "mention": mention,
+                "boost": boost,
+                "mode": mode,
+                "note": note,
+                "turn_start": cand.row.get("turn_start"),
+                "turn_end": cand.row.get("turn_end"),
+            }
+            row.update(self._context(spec, cand.row, turns, params.window_turns))
+            row.update({c: cand.row.get(c) for c in spec.extra_columns})
+            out.append(row)
+        if not out:
+            return empty_result()
+        schema = {**_result_schema(), **{c: None for c in spec.extra_columns if c not in _result_schema()}}
+        frame = pl.DataFrame(out, strict=False, infer_schema_length=None)
+        return frame.select([c for c in schema if c in frame.columns]).cast(
+            {c: t for c, t in _result_schema().items() if c in frame.columns}  # type: ignore[dict-item]
+        )
+
+    @staticmethod
+    def _context(
+        spec: IndexSpec, row: dict[str, Any], turns: dict[str, dict[str, Any]], window: int
+    ) -> dict[str, Any]:
+        """The hit with its `window` adjacent turns before and after, as text and message ids."""
+        if not spec.expand_windows or window <= 0 or row.get("turn_start") is None or row.get("kind") != "turn":
+            return {"context": row["text"], "context_message_ids": list(row.get("message_ids") or [])}
+        parts: list[str] = []
+        ids: list[str] = []
+        for index in range(int(row["turn_start"]) - window, int(row["turn_end"]) + window + 1):
+            turn = turns.get(chunk_id(row["agent_id"], row["conversation_id"], "turn", index, index))
+            if turn is not None:
+                parts.append(turn["text"])
+                ids.extend(turn.get("message_ids") or [])
+        return {"context": "\n".join(parts), "context_message_ids": ids}
+
+
+def _result_schema() -> dict[str, Any]:
+    import polars as pl
+
+    return {
+        "rank": pl.Int32,
+        "score": pl.Float64,
+        "text": pl.String,
+        "agent_id": pl.String,
+        "conversation_id": pl.String,
+        "message_ids": pl.List(pl.String),
+        "created_at": pl.Datetime("us", "UTC"),
+        "kind": pl.String,
+        "key": pl.String,
+        "rrf": pl.Float64,
+        "vector_rank": pl.Int32,
+        "text_rank": pl.Int32,
+        "context_lift": pl.Float64,
+        "recency": pl.Float64,
+        "importance": pl.Float64,
+        "access": pl.Float64,
+        "mention": pl.Float64,
+        "boost": pl.Float64,
+        "mode": pl.String,
+        "note": pl.String,
+        "turn_start": pl.Int32,
+        "turn_end": pl.Int32,
+        "context": pl.String,
+        "context_message_ids": pl.List(pl.String),
+    }
+
+
+def empty_result() -> pl.DataFrame:
+    return pl.DataFrame(schema=_result_schema())
+
+
+# -- the three indexes: what their rows hold and how they are searched -----------------------
+
+EPISODE_INDEX_SCHEMA = pa.schema(
+    [
+        ("episode_key", pa.string()),  # agent_id/conversation_id
+        ("agent_id", pa.string()),
+        ("conversation_id", pa.string()),
+        ("kind", pa.string()),
+        ("title", pa.string()),
+        ("message_ids", pa.list_(pa.string())),
+        ("created_at", pa.timestamp("us", tz="UTC")),
+        ("text", pa.string()),
+        ("text_sha256", pa.string()),
+        ("importance", pa.float64()),
+    ]
+)
+
+FACT_INDEX_SCHEMA = pa.schema(
+    [
+        ("fact_key", pa.string()),  # fact_id@version
+        ("fact_id", pa.string()),
+        ("version", pa.int32()),
+        ("agent_id", pa.string()),
+        ("conversation_id", pa.string()),  # the first source conversation
+        ("kind", pa.string()),
+        ("type", pa.string()),
+        ("subject", pa.string()),
+        ("slot", pa.string()),
+        ("status", pa.string()),
+        ("message_ids", pa.list_(pa.string())),
+        ("created_at", pa.timestamp("us", tz="UTC")),
+        ("valid_from", pa.timestamp("us", tz="UTC")),
+        ("valid_until", pa.timestamp("us", tz="UTC")),
+        ("text", pa.string()),
+        ("text_sha256", pa.string()),
+        ("importance", pa.float64()),
+    ]
+)
+
+CHUNK_SPEC = IndexSpec(
+    CHUNK_INDEX,
+    key="chunk_id",
+    result_kinds=("turn",),
+    context_kinds=("session", "window"),
+    expand_windows=True,
+    extra_columns=("role", "speaker"),
+    mention_column="speaker",
+)
+EPISODE_SPEC = IndexSpec(EPISODE_INDEX, key="episode_key", extra_columns=("title",))
+FACT_SPEC = IndexSpec(
+    FACT_INDEX,
+    key="fact_key",
+    extra_columns=("fact_id", "version", "type", "subject", "slot", "status"),
+    mention_column="subject",
+    base_filter=("status = 'active'",),
+)
+SPECS = {"chunks": CHUNK_SPEC, "episodes": EPISODE_SPEC, "facts": FACT_SPEC}
+
+
+def _joined(values: Any) -> str:
+    return "; ".join(str(v) for v in (values or []) if v)
+
+
+def episode_index_rows(episodes: pl.DataFrame) -> pl.DataFrame:
+    """One index row per episode: title, summary, topics, decisions and action items as searchable text."""
+    rows = []
+    for e in episodes.iter_rows(named=True):
+        parts = [
+            e.get("title") or "",
+            e.get("summary") or "",
+            f"Topics: {_joined(e.get('topics'))}" if e.get("topics") else "",
+            f"Decisions: {_joined(e.get('decisions'))}" if e.get("decisions") else "",
+            f"Action items: {_joined(e.get('action_items'))}" if e.get("action_items") else "",
+        ]
+        text = "\n".join(p for p in parts if p)
+        rows.append(
+            {
+                "episode_key": f"{e['agent_id']}/{e['conversation_id']}",
+                "agent_id": e["agent_id"],
+                "conversation_id": e["conversation_id"],
+                "kind": "episode",
+                "title": e.get("title"),
+                "message_ids": list(e.get("message_ids") or []),
+                "created_at": e.get("conversation_started_at"),
+                "text": text,
+                "text_sha256": text_sha256(text),
+                "importance": e.get("salience"),
+                "day": e.get("day"),
+            }
+        )
+    schema = pa.schema([*EPISODE_INDEX_SCHEMA, pa.field("day", pa.string())])
+    return _frame(rows, schema)
+
+
+def fact_index_rows(facts: pl.DataFrame) -> pl.DataFrame:
+    """One index row per fact version; search returns active ones unless told otherwise."""
+    rows = []
+    for f in facts.iter_rows(named=True):
+        text = f.get("content") or " ".join(str(v) for v in (f.get("subject"), f.get("slot"), f.get("value")) if v)
+        conversations = f.get("source_conversation_ids") or []
+        rows.append(
+            {
+                "fact_key": f"{f['fact_id']}@{f['version']}",
+                "fact_id": f["fact_id"],
+                "version": f["version"],
+                "agent_id": f["agent_id"],
+                "conversation_id": conversations[0] if conversations else None,
+                "kind": "fact",
+                "type": f.get("type"),
+                "subject": f.get("subject"),
+                "slot": f.get("slot"),
+                "status": f.get("status"),
+                "message_ids": list(f.get("source_message_ids") or []),
+                "created_at": f.get("created_at"),
+                "valid_from": f.get("valid_from"),
+                "valid_until": f.get("valid_until"),
+                "text": text,
+                "text_sha256": text_sha256(text),
+                "importance": f.get("importance"),
+                "day": None,
+            }
+        )
+    schema = pa.schema([*FACT_INDEX_SCHEMA, pa.field("day", pa.string())])
+    return _frame(rows, schema)
+
+
+def _frame(rows: list[dict[str, Any]], schema: pa.Schema) -> pl.DataFrame:
+    frame = pl.from_arrow(pa.Table.from_pylist(rows, schema=schema))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+# -- the read entry point used by Memory.search ----------------------------------------------
+
+
+def access_counts(settings: Any, agent_id: str, as_of: datetime) -> dict[str, int]:
+    """How often each object was used, from `<home>/inputs/access/*.parquet` (agent_id, object_id, accessed_at)."""
+    folder = settings.inputs_dir / "access"
+    files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+    if not files:
+        return {}
+    frame = pl.concat(
+        [pl.read_parquet(f, columns=["agent_id", "object_id", "accessed_at"]) for f in files], how="vertical_relaxed"
+    )
+    frame = frame.filter((pl.col("agent_id") == agent_id) & (pl.col("accessed_at") <= as_of))
+    return dict(frame.group_by("object_id").len().rows())
+
+
+def search_memory(
+    settings: Any,
+    query: str,
+    agent_id: str,
+    *,
+    k: int = 10,
+    scope: str = "chunks",
+    as_of: datetime | str | None = None,
+    filters: Filters | None = None,
+    embedder: TextEmbedder | None = None,
+    use_embedder: bool = True,
+    query_vector: np.ndarray | None = None,
+    store: VectorStore | None = None,
+    **overrides: Any,
+) -> pl.DataFrame:
+    """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`."""
+    from memlake.embedding import load_embedder
+
+    if scope not in SPECS:
+        raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
+    when = parse_as_of(as_of)
+    if embedder is None and use_embedder:
+        embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    searcher = Searcher(store or VectorStore(settings.lancedb_dir), embedder)
+    params = SearchParams.from_settings(settings, k=k, **overrides)
+    return searcher.search(
+        SPECS[scope],
+        query,
+        agent_id,
+        params,
+        filters=filters,
+        as_of=when,
+        access_counts=access_counts(settings, agent_id, when),
+        query_vector=query_vector,
+    )

@@ -1,0 +1,58 @@
+"""The LoCoMo benchmark end to end on one conversation (the `--limit 1` smoke run), and the report.
+
+Uses the hashing embedder (model "hash") so it stays fast on 2 cores; the real
+numbers come from `make bench` with the default model.
+"""
+
+import json
+
+import pytest
+
+from memlake.bench.locomo import KS, landing_rows, normalise_evidence, questions, run_locomo, session_date
+from memlake.bench.render import render
+from tests.conftest import LOCOMO
+
+pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmarks/locomo/locomo10.json not present")
+
+
+def test_evidence_ids_are_split_normalised_and_unknown_ones_dropped():
+    known = {"D8:6", "D9:17", "D11:26", "D30:5", "D9:1", "D4:4"}
+    assert normalise_evidence(["D8:6; D9:17", "D:11:26", "D", "D30:05", "D9:1 D4:4 D4:6", "D10:19"], known) == (
+        "D8:6", "D9:17", "D11:26", "D30:5", "D9:1", "D4:4",
+    )
+
+
+def test_only_the_conversation_reaches_landing():
+    sample = json.loads(LOCOMO.read_text())[0]
+    rows = landing_rows(sample)
+    assert len(rows) == 419 and {r["conversation_id"] for r in rows} == {f"session_{n}" for n in range(1, 20)}
+    assert rows[0] == {"conversation_id": "session_1", "message_id": "D1:1", "role": "user", "speaker": "Caroline",
+                       "content": "Hey Mel! Good to see you! How have you been?",
+                       "created_at": session_date("1:56 pm on 8 May, 2023").isoformat()}
+    assert {r["role"] for r in rows if r["speaker"] == "Melanie"} == {"assistant"}
+    assert any("[shares a photo of" in r["content"] for r in rows)
+    text = json.dumps(rows)
+    for leaked in ("adversarial_answer", "session_summary", "observation", "Adoption agencies"):
+        assert leaked not in text  # qa answers, summaries and observations never go in
+    assert {q.category for q in questions([sample])} <= {1, 2, 3, 4}
+
+
+def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
+    out = tmp_path / "benchmarks" / "locomo.json"
+    report = run_locomo(LOCOMO, out, limit=1, model="hash", sweeps=False, latency_queries=20, log=lambda _: None)
+
+    saved = json.loads(out.read_text())
+    assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
+    assert set(saved["systems"]) == {"hybrid", "bm25", "vector"}
+    for system in saved["systems"].values():
+        for k in KS:
+            assert 0.0 <= system["all"][f"turn_any@{k}"] <= 1.0
+            assert system["all"][f"turn_all@{k}"] <= system["all"][f"turn_any@{k}"]
+        assert system["all"]["turn_any@20"] >= system["all"]["turn_any@1"]
+        assert set(system["by_category"]) == {"1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
+    assert saved["systems"]["bm25"]["all"]["turn_any@10"] > 0.3  # the lexical baseline works even with hashing
+    assert saved["ingest"]["embedded_texts"] > 419
+    assert saved["latency"]["queries"] == 20
+
+    markdown = render(out.parent)
+    assert "## LoCoMo retrieval" in markdown and "| hybrid |" in markdown and "Machine:" in markdown

@@ -1,0 +1,125 @@
+"""Chunks from turns: one per turn (speaker and date in its text), one per conversation, optional windows."""
+
+from datetime import UTC, datetime, timedelta
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlake.chunks import build_chunks, chunk_id, human_date
+from memlake.embedding import HashEmbedder
+from memlake.schemas import CHUNKS
+
+START = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def turns_frame(conversations: dict[str, list[tuple[str, str | None, str]]], agent: str = "a1") -> pl.DataFrame:
+    rows = []
+    for offset, (conversation, turns) in enumerate(conversations.items()):
+        started = START + timedelta(days=offset)
+        for i, (role, speaker, content) in enumerate(turns):
+            rows.append(
+                {
+                    "agent_id": agent,
+                    "conversation_id": conversation,
+                    "message_id": f"{conversation}-m{i}",
+                    "turn_index": i,
+                    "role": role,
+                    "speaker": speaker,
+                    "content": content,
+                    "created_at": started + timedelta(minutes=i),
+                    "conversation_started_at": started,
+                    "title": f"title {conversation}",
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+def count_words(texts: list[str]) -> list[int]:
+    return [len(t.split()) for t in texts]
+
+
+def test_one_chunk_per_turn_carrying_speaker_and_date_and_one_per_session():
+    frame = turns_frame(
+        {"s1": [("user", "Caroline", "I went to a support group."), ("assistant", "Melanie", "How was it?")]}
+    )
+    chunks = build_chunks(frame, count_words)
+
+    assert chunks.schema == pl.from_arrow(CHUNKS.schema.empty_table()).schema
+    turn_chunks = chunks.filter(pl.col("kind") == "turn")
+    assert turn_chunks["text"].to_list() == [
+        "Caroline, 8 May 2023: I went to a support group.",
+        "Melanie, 8 May 2023: How was it?",
+    ]
+    assert turn_chunks["message_ids"].to_list() == [["s1-m0"], ["s1-m1"]]
+    assert turn_chunks["speaker"].to_list() == ["Caroline", "Melanie"]
+    assert turn_chunks["role"].to_list() == ["user", "assistant"]
+    session = chunks.filter(pl.col("kind") == "session").row(0, named=True)
+    assert session["message_ids"] == ["s1-m0", "s1-m1"]
+    assert (session["turn_start"], session["turn_end"]) == (0, 1)
+    assert session["text"].startswith("Conversation of 8 May 2023: title s1\nCaroline: I went")
+    assert chunks["token_count"].to_list() == count_words(chunks["text"].to_list())
+    assert chunks["agent_id"].unique().to_list() == ["a1"]
+    assert chunks["created_at"][0] == START
+
+
+def test_token_counts_come_from_the_embedders_tokenizer():
+    embedder = HashEmbedder()
+    chunks = build_chunks(turns_frame({"s1": [("user", None, "parse_ledger_v2 crashed again")]}), embedder.count_tokens)
+    assert chunks["token_count"].to_list() == embedder.count_tokens(chunks["text"].to_list())
+    assert chunks["text"][0].startswith("User, 8 May 2023: ")  # no speaker: the role stands in
+
+
+def test_ids_are_stable_and_hashes_follow_the_text():
+    frame = turns_frame({"s1": [("user", "A", "one"), ("assistant", "B", "two")]})
+    first, again = build_chunks(frame, count_words), build_chunks(frame.reverse(), count_words)
+    assert first.equals(again)
+    assert first["chunk_id"][0] == chunk_id("a1", "s1", "turn", 0, 0)
+    edited = frame.with_columns(
+        pl.when(pl.col("turn_index") == 1).then(pl.lit("TWO")).otherwise("content").alias("content")
+    )
+    changed = build_chunks(edited, count_words)
+    assert changed["chunk_id"].to_list() == first["chunk_id"].to_list()
+    differs = [a != b for a, b in zip(first["text_sha256"], changed["text_sha256"], strict=True)]
+    assert differs == [False, True, True]  # turn 0 unchanged; turn 1 and the session changed
+
+
+@pytest.mark.parametrize(("size", "expected"), [(0, []), (1, []), (2, [(0, 1), (1, 2), (2, 3)]), (3, [(0, 2), (2, 3)])])
+def test_window_chunks_overlap_by_one_turn(size, expected):
+    frame = turns_frame({"s1": [("user", "A", f"t{i}") for i in range(4)]})
+    windows = build_chunks(frame, count_words, window_size=size).filter(pl.col("kind") == "window")
+    assert list(zip(windows["turn_start"], windows["turn_end"], strict=True)) == expected
+
+
+def test_empty_turns_give_an_empty_chunks_frame():
+    assert build_chunks(pl.DataFrame(schema={"agent_id": pl.String}), count_words).height == 0
+
+
+def test_human_date():
+    assert human_date(datetime(2024, 3, 14, tzinfo=UTC)) == "14 March 2024"
+    assert human_date(None) == "undated"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(
+        st.text("abc", min_size=1, max_size=3),
+        st.lists(
+            st.tuples(st.sampled_from(["user", "assistant"]), st.none() | st.text(max_size=5), st.text(max_size=20)),
+            min_size=1,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_every_turn_is_in_exactly_one_turn_chunk_and_its_session(conversations):
+    chunks = build_chunks(turns_frame(conversations), count_words, window_size=3)
+    turn_ids = [m for ids in chunks.filter(pl.col("kind") == "turn")["message_ids"] for m in ids]
+    all_ids = [f"{c}-m{i}" for c, turns in conversations.items() for i in range(len(turns))]
+    assert sorted(turn_ids) == sorted(all_ids)
+    sessions = chunks.filter(pl.col("kind") == "session")
+    assert sessions.height == len(conversations)
+    assert sorted(m for ids in sessions["message_ids"] for m in ids) == sorted(all_ids)
+    assert chunks["chunk_id"].n_unique() == chunks.height
