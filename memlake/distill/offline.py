@@ -293,8 +293,9 @@ def _clauses(text: str) -> list[str]:
     joined: list[str] = []
     for piece in pieces:
         # "Sam and I got engaged": a coordinated subject, not two clauses
+        said_so = re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text) if joined else None
         if joined and re.fullmatch(_NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES \
-                and re.match(r"I\b", piece) and re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text):
+                and re.match(r"I\b", piece) and said_so:
             joined[-1] = f"{joined[-1]} and {piece}"
         else:
             joined.append(piece)
@@ -635,7 +636,8 @@ def _job(rule: _Rule, clause: str) -> None:
 _TITLE = rf"(?:a |an |the )?(?P<title>{_ROLE})\b"
 _AT_ORG = rf"(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?"
 # What may follow a job title stated on its own: the end, punctuation, "now", a place of work or a duration.
-_AFTER_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on|and|but|so|last|this|earlier|recently)\b)"
+_AFTER_TITLE = (r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on|and|but|so|last|this|earlier|"
+                r"recently)\b)")
 # After "I'm the <role>": only the end, "now" or a place of work ("I'm the tester on this PR" is no job).
 _AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since)\b)"
 _SINCE_FOR = r"(?=\s+(?:now\s+)?(?:for|since|ever since)\b)"
@@ -692,8 +694,8 @@ def _job_more(rule: _Rule, clause: str) -> None:
         # "I got a job at Globex", "I landed a new position with Hooli", "I got hired at Initech"
         (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten) (?:a |the |my )?(?:new )?"
          rf"(?:job|position|role) (?:at|with) (?P<org>{_ORG}){_AFTER_ORG}", True),
-        (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{_ORG}){_AFTER_ORG}",
-         True),
+        (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{_ORG})"
+         rf"{_AFTER_ORG}", True),
     )
     for pattern, new in employers:
         m = re.search(pattern, clause)
@@ -769,8 +771,9 @@ def _home(rule: _Rule, clause: str) -> None:
     if m:
         city = _trim_name(m.group("city"))
         _city(rule, city, f"The user lives in {city}.", confidence=0.8)
-    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially )?|^(?:[Jj]ust|[Ff]inally|"
-                  rf"[Rr]ecently) )(?:moved|relocated) (?:back |over )?to (?P<city>{_NAME})", clause)
+    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially )?|"
+                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated) (?:back |over )?to (?P<city>{_NAME})",
+                  clause)
     if m and not _guarded(clause, m):
         city = _trim_name(m.group("city"))
         rest = clause[m.end():]
@@ -1004,7 +1007,8 @@ def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
                 _partner(rule, name)
             break
     sibling = (
-        rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{_NAME}){_AFTER_NAME}",
+        rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{_NAME})"
+        rf"{_AFTER_NAME}",
         rf"(?:^|\b(?:and|but|so) )(?P<name>{_NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
         r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
     )
@@ -1247,10 +1251,8 @@ def _deadline(rule: _Rule, clause: str, correction: str | None = None) -> bool:
         groups = m.groupdict()
         named = next((groups[k] for k in ("project", "project2", "project3") if groups.get(k)), None)
         named = re.sub(r"'s$", "", named) if named else None
-        if frame == 0:
-            project = rule.context.project(named)  # "The Heron launch": Heron is the project
-        else:
-            project = _known_project(rule, named)  # a bare capitalised word before a verb may be anything
+        # "The Heron launch": Heron is the project; a bare capitalised word before a verb may be anything
+        project = rule.context.project(named) if frame == 0 else _known_project(rule, named)
         if not project:
             continue
         what = groups.get("what") or ("deadline" if groups.get("verb") == "is due" else "launch")
