@@ -2,7 +2,8 @@
 
 Steps, for one agent (always) and optional filters:
 1. candidates: the nearest rows by vector and the best BM25 rows (one query
-   each, over the result kind and, for chunks, the window chunks);
+   each, run side by side, over the result kind and, for chunks, the window
+   and session chunks too);
 2. Reciprocal Rank Fusion: `1 / (rrf_k + rank)` summed over the lists, ranks
    counted within each kind, each term scaled by the hit's score relative to
    the best of its list (so a lone exact match is not outvoted by a crowd of
@@ -233,10 +234,14 @@ class Searcher:
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         columns = self._columns(spec)
         stored = [VECTOR] if self.store.has_vectors(spec.table) else []
-        windows = "window" in spec.context_kinds and params.window_weight > 0
-        kinds = (*spec.result_kinds, "window") if windows else spec.result_kinds
+        context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
+                   if weight > 0 and kind in spec.context_kinds]
+        kinds = (*spec.result_kinds, *context) if spec.result_kinds else ()
         group = replace(base, kinds=kinds) if kinds else base
-        limit = params.candidates * max(1, len(kinds))
+        # one query per list for every kind; ranks are counted within each kind
+        limit = params.candidates * max(1, len(kinds) - ("session" in context)) + (
+            params.context_candidates if "session" in context else 0
+        )
 
         # chunks: light candidate lists, then one fetch of every row needed; others: whole rows at once
         light = [spec.key, "kind", "conversation_id", "turn_start", "turn_end", "created_at"]
@@ -257,6 +262,7 @@ class Searcher:
         candidates: dict[str, _Candidate] = {}
         vectors: dict[str, np.ndarray] = {}
         window_scores: defaultdict[tuple[str, int, int], float] = defaultdict(float)  # (conv, start, end) -> fused
+        session_scores: defaultdict[str, float] = defaultdict(float)  # conversation -> fused
         for list_name, hits in lists:
             seen: Counter[str] = Counter()
             best: dict[str, float] = {}
@@ -275,6 +281,10 @@ class Searcher:
                 if kind == "window" and spec.result_kinds:
                     window_scores[(row["conversation_id"], int(row["turn_start"]), int(row["turn_end"]))] += value
                     continue
+                if kind == "session" and spec.result_kinds:
+                    if rank <= params.context_candidates:
+                        session_scores[row["conversation_id"]] += value
+                    continue
                 key = row[spec.key]
                 cand = candidates.get(key)
                 if cand is None:
@@ -287,7 +297,7 @@ class Searcher:
 
         turns: dict[str, dict[str, Any]] = {}
         if spec.result_kinds:
-            self._turn_scores(spec, agent_id, query, vector, params, base, candidates, window_scores)
+            self._turn_scores(agent_id, params, candidates, window_scores, session_scores)
             # only the best rows (by the score so far, boosts included) are fetched whole
             keep = max(4 * params.k, params.k + 30)
             words = set(_WORD.findall(query.lower()))
@@ -314,14 +324,11 @@ class Searcher:
 
     def _turn_scores(
         self,
-        spec: IndexSpec,
         agent_id: str,
-        query: str,
-        vector: np.ndarray | None,
         params: SearchParams,
-        base: Filters,
         candidates: dict[str, _Candidate],
         window_scores: Mapping[tuple[str, int, int], float],
+        session_scores: Mapping[str, float],
     ) -> None:
         """Each turn: max(own, window view), plus the session lift and the best neighbour's share.
 
@@ -344,8 +351,8 @@ class Searcher:
                     candidates[key] = light(conversation, index, times.get(conversation))
         base_score = {k: max(c.rrf, window.get(k, 0.0)) for k, c in candidates.items()}
         lifts: defaultdict[str, float] = defaultdict(float, {k: v - candidates[k].rrf for k, v in base_score.items()})
-        if params.session_weight > 0 and "session" in spec.context_kinds:
-            self._session_lift(spec, agent_id, query, vector, params, base, candidates, lifts)
+        for key, cand in candidates.items():  # a session hit lifts the candidate turns inside it
+            lifts[key] += params.session_weight * session_scores.get(str(cand.row["conversation_id"]), 0.0)
         if params.neighbor_weight > 0:  # the best neighbour passes on a share of its score
             passed: dict[str, tuple[float, _Candidate]] = {}
             for key, value in base_score.items():
@@ -366,39 +373,10 @@ class Searcher:
 
     @staticmethod
     def _columns(spec: IndexSpec) -> list[str]:
-        base = ["agent_id", "conversation_id", "message_ids", "created_at", "text", "importance"]
+        base = ["agent_id", "conversation_id", "message_ids", "created_at", "text", "importance", "kind"]
         if spec.result_kinds:
-            base += ["kind", "turn_start", "turn_end"]
+            base += ["turn_start", "turn_end"]
         return list(dict.fromkeys([spec.key, *base, *spec.extra_columns]))
-
-    def _session_lift(
-        self,
-        spec: IndexSpec,
-        agent_id: str,
-        query: str,
-        vector: np.ndarray | None,
-        params: SearchParams,
-        base: Filters,
-        candidates: dict[str, _Candidate],
-        lifts: defaultdict[str, float],
-    ) -> None:
-        """Lift candidate turns by the fused rank of the session (conversation) they belong to."""
-        sessions = replace(base, kinds=("session",))
-        score: defaultdict[str, float] = defaultdict(float)
-        found = []
-        if vector is not None and "vector" in params.lists:
-            found.append(self.store.search_vector(
-                spec.table, agent_id, vector, params.context_candidates, sessions, columns=["conversation_id"]))
-        if "text" in params.lists:
-            found.append(self.store.search_text(
-                spec.table, agent_id, query, params.context_candidates, sessions, columns=["conversation_id"]))
-        for hits in found:
-            for rank, conversation in enumerate(hits["conversation_id"].to_list() if hits.height else [], start=1):
-                score[conversation] += 1.0 / (params.rrf_k + rank)
-        for key, cand in candidates.items():
-            value = score.get(str(cand.row.get("conversation_id")), 0.0)
-            if value:
-                lifts[key] += params.session_weight * value
 
     def _fetch(
         self,

@@ -129,7 +129,7 @@ class VectorStore:
     # -- tables ---------------------------------------------------------------------------
 
     def exists(self, name: str) -> bool:
-        return name in self.db.list_tables().tables
+        return name in self._tables or name in self.db.list_tables().tables
 
     def open(self, name: str) -> Any:
         table = self._tables.get(name)

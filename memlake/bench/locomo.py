@@ -472,7 +472,8 @@ def run_locomo(
         "settings": {
             key: getattr(settings, key)
             for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",
-                        "search_window_weight", "search_recency_weight", "recency_half_life_days",
+                        "search_window_weight", "search_neighbor_weight", "search_mention_weight",
+                        "search_recency_weight", "recency_half_life_days",
                         "mmr_lambda", "window_turns", "chunk_window_size")
         },
         "ingest": ingest,

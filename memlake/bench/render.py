@@ -89,7 +89,8 @@ def render_locomo(report: dict[str, Any]) -> str:
                  _pct(s["tune_0_4"].get("session_all@5")), _pct(s["multi_evidence"].get("turn_all@10")),
                  _pct(s["multi_evidence"].get("turn_all@20")), s["multi_evidence"].get("n")]
                 for s in report["sweeps"]]
-        parts += ["### Tuning sweeps (conversations 0-4 only; one setting changed from the defaults)", "",
+        note = report.get("sweeps_note", "one setting changed from the defaults")
+        parts += [f"### Tuning sweeps (conversations 0-4 only; {note})", "",
                   _table(["setting", "turn any@10", "turn all@10", "session all@5",
                           "multi-evidence turn all@10", "multi-evidence turn all@20", "multi-evidence n"], rows),
                   ""]
