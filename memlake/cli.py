@@ -325,6 +325,18 @@ def bench_distill(
     typer.echo(f"-> {out}")
 
 
+@bench_app.command("changes")
+def bench_changes(
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "changes.json",
+    stories: Annotated[int, typer.Option(help="generated change stories")] = 240,
+) -> None:
+    """Fact changes: generated change stories through the pipeline; is the new value first, the old in history?"""
+    from memlake.bench.changes import run_changes
+
+    report = run_changes(out, n_stories=stories, log=typer.echo)
+    typer.echo(f"new value first with the old in history: {report['overall']['both']:.3f} -> {out}")
+
+
 @bench_app.command("all")
 def bench_all(
     data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
@@ -332,12 +344,16 @@ def bench_all(
     report: Annotated[Path, typer.Option(help="the Markdown report")] = REPO_DIR / "docs" / "benchmarks.md",
 ) -> None:
     """Run every benchmark and render docs/benchmarks.md."""
+    from memlake.bench.changes import run_changes
+    from memlake.bench.distill import run_distill_benchmark
     from memlake.bench.locomo import run_locomo
     from memlake.bench.render import render
     from memlake.bench.scale import run_scale
 
     run_locomo(data, out_dir / "locomo.json", log=typer.echo)
     run_scale(out_dir / "scale.json", log=typer.echo)
+    run_distill_benchmark(data, out_dir / "distill.json", log=typer.echo)
+    run_changes(out_dir / "changes.json", log=typer.echo)
     report.write_text(render(out_dir))
     typer.echo(f"wrote {report}")
 

@@ -529,3 +529,36 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def render_changes_section(path: Path) -> str:
+    """The Markdown section of docs/benchmarks.md from `changes.json` (empty when it was not run)."""
+    if not Path(path).is_file():
+        return ""
+    r = json.loads(Path(path).read_text())
+    rows = [("total", r["stories"], r["overall"])] + [
+        (name, half["stories"], half["overall"]) for name, half in r["halves"].items()
+    ]
+
+    def pct(value: float) -> str:
+        return f"{100 * value:.1f}"
+
+    lines = [
+        "## Fact changes (templated change stories)",
+        "",
+        f"{r['stories']} generated change stories across slots in {r['phrasings']} phrasings, through the whole "
+        f"pipeline with the offline distiller ({r['distiller']}) and the embedding model {r['embedding_model']}. "
+        "The phrasings are split into a tuning half and a held-back half (see docs/decisions.md). "
+        f"Target: {r['target']}. Run: `memlake bench changes`.",
+        "",
+        "| stories | n | new first + old in history | new first | old in history | as_of gives old "
+        "| fact search ranks new first |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, n, o in rows:
+        lines.append(
+            f"| {name} | {n} | **{pct(o['both'])}** | {pct(o['new_first'])} | {pct(o['old_in_history'])} | "
+            f"{pct(o['as_of_old'])} | {pct(o['search_new_first'])} |"
+        )
+    lines += ["", f"Machine: {r['machine'].get('cpu')}, {r['machine'].get('cores')} cores; date {r['date']}.", ""]
+    return "\n".join(lines)

@@ -150,6 +150,12 @@ def render(folder: Path) -> str:
         parts.append(render_locomo(reports["locomo"]))
     if "scale" in reports:
         parts.append(render_scale(reports["scale"]))
+    from memlake.bench.changes import render_changes_section
+    from memlake.bench.distill import render_distill_section
+
+    parts.append(render_distill_section(folder / "distill.json"))
+    parts.append(render_changes_section(folder / "changes.json"))
+    reports |= {"distill": {}, "changes": {}}
     for path in sorted(folder.glob("*.json")):  # other benchmarks bring their own Markdown
         if path.stem not in reports:
             other = json.loads(path.read_text())
