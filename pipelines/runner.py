@@ -50,6 +50,7 @@ class RunOutcome:
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
     materialized: list[str] = field(default_factory=list)
+    checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
 
 
@@ -91,16 +92,16 @@ def run_landing(
         raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
-    failed_checks = [
-        f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+    checks = {
+        f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.passed
         for evaluation in result.get_asset_check_evaluations()
-        if not evaluation.passed
-    ]
+    }
     return RunOutcome(
         success=result.success,
         new_files=[f.relative for f in fresh],
         days=sorted(touched),
         run_id=result.run_id,
         materialized=sorted({e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}),
-        failed_checks=failed_checks,
+        checks=checks,
+        failed_checks=sorted(name for name, passed in checks.items() if not passed),
     )

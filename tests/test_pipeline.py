@@ -174,3 +174,19 @@ def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fas
     materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
     assert "downstream_of_turns" not in materialized
     assert "transcripts/turns" in materialized
+
+
+def test_the_sample_data_flows_through_every_layer_with_every_check_passing(settings, run_pipeline):
+    from tests.conftest import land_samples
+
+    land_samples(settings)
+    outcome = run_pipeline()
+
+    assert outcome.success
+    assert outcome.checks["transcripts/turns:turns_expectations"]
+    assert outcome.checks["facts/facts:facts_expectations"]
+    assert outcome.failed_checks == []
+    assert {"transcripts/turns", "transcripts/chunks", "episodes/episodes", "facts/facts"} <= set(outcome.materialized)
+    turns = turns_of(settings)
+    assert turns.height == 142
+    assert turns.select("agent_id", "conversation_id").n_unique() == 30
