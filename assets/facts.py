@@ -10,8 +10,10 @@ from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.profile import profile_versions
+from memlake.facts.profile_model import ProfileWriter
 from memlake.facts.quality import validate_facts
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
+from resources.core_model import CoreModel
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 
@@ -114,24 +116,37 @@ def facts_expectations(lake: LakeResource) -> dg.AssetCheckResult:
     automation_condition=EAGER,
     pool=LAKE_WRITERS,
 )
-def profiles(lake: LakeResource) -> dg.MaterializeResult:
-    """One row per agent per profile version: sections of cited lines assembled from the active facts."""
+def profiles(context: dg.AssetExecutionContext, lake: LakeResource, core_model: CoreModel) -> dg.MaterializeResult:
+    """One row per agent per profile version: cited lines by the core model when configured, else assembled."""
+    settings = lake.settings
+    writer = ProfileWriter.load(core_model.config(), lake.lake) if core_model.configured else None
     frame = profile_versions(
-        lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), lake.settings.profile_regenerate_threshold
+        lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), settings.profile_regenerate_threshold,
+        writer.write if writer is not None else None,
     )
     lake.lake.write(PROFILES, frame)
     latest = frame.sort("version").group_by("agent_id").last() if frame.height else frame
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": frame.height,
-            "agents": latest.height,
-            "writer": "assembled from active facts (no core model call)",
-            "regenerate_threshold": lake.settings.profile_regenerate_threshold,
-            "preview": markdown_preview(
-                latest.select("agent_id", "version", "contributions", pl.col("lines").list.len().alias("lines"))
-            ),
-        }
-    )
+    metadata: dict[str, object] = {
+        "dagster/row_count": frame.height,
+        "agents": latest.height,
+        "writer": "assembled from active facts (no core model call)",
+        "regenerate_threshold": settings.profile_regenerate_threshold,
+        "preview": markdown_preview(
+            latest.select("agent_id", "version", "contributions", pl.col("lines").list.len().alias("lines"))
+        ),
+    }
+    if writer is not None:
+        writer.save(lake.lake)
+        model = writer.metadata()
+        metadata["writer"] = f"core model {writer.name} (assembled where it could not write)"
+        metadata["by_writer"] = dg.MetadataValue.json(dict(Counter(frame["writer"].to_list())))
+        metadata["profile_model"] = dg.MetadataValue.json(model)
+        if model["fallbacks"]:
+            metadata["fallback_note"] = (
+                f"{model['fallbacks']} version(s) assembled instead: {model['fallback_reasons']}"
+            )
+            context.log.warning(f"profile versions assembled, core model failed: {model['fallback_reasons']}")
+    return dg.MaterializeResult(metadata=metadata)  # type: ignore[arg-type]
 
 
 ASSETS = [facts, profiles]

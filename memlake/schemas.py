@@ -314,6 +314,25 @@ PROFILES = Table(
     key=("agent_id", "version"),
 )
 
+# The profile writer's model answers (written by the profiles asset only), keyed by
+# (prompt version, model, hash of the facts the prompt listed).
+PROFILE_CACHE = Table(
+    "profile",
+    "model_cache",
+    pa.schema(
+        [
+            ("cache_key", pa.string()),
+            ("agent_id", pa.string()),
+            ("prompt_version", pa.string()),
+            ("model", pa.string()),
+            ("input_hash", pa.string()),
+            ("answer", pa.string()),  # the validated lines, as JSON
+            ("created_at", UTC_TS),
+        ]
+    ),
+    key=("cache_key",),
+)
+
 ENTITIES = Table(
     "graph",
     "entities",
@@ -466,6 +485,7 @@ TABLES: dict[str, Table] = {
         FACTS,
         FACT_EDGES,
         PROFILES,
+        PROFILE_CACHE,
         ENTITIES,
         RELATIONS,
         FACT_STATUS,

@@ -26,6 +26,7 @@ from memlake.lake import Lake
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
 from memlake.settings import load_settings
 from resources import HashEmbedder, LakeResource
+from resources.core_model import CoreModel
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples" / "demo"
 UTC0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -82,7 +83,11 @@ def small_lake(tmp_path: Path) -> Path:
 def materialize(home: Path) -> dg.ExecuteInProcessResult:
     return dg.materialize(
         [fact_assets.facts, fact_assets.profiles, fact_assets.facts_expectations],
-        resources={"lake": LakeResource(home=str(home)), "embedder": HashEmbedder()},
+        resources={
+            "lake": LakeResource(home=str(home)),
+            "embedder": HashEmbedder(),
+            "core_model": CoreModel.from_settings(LakeResource(home=str(home)).settings),
+        },
         instance=dg.DagsterInstance.ephemeral(),
     )
 

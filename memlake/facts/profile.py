@@ -14,11 +14,17 @@ version (the tables do not say when it was rejected).
 The versions are a pure function of `facts/facts` and `facts/fact_edges`:
 walking the contributions in time order, the profile as of a contribution
 holds the versions made by then that no `update` edge had replaced by then.
+
+With a core model configured, each version's lines are written by the model
+from the same active facts (`memlake.facts.profile_model.ProfileWriter`,
+passed as `write`); the version numbers, times and contribution counts stay
+the ones above, and a version the model could not write is assembled.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -51,6 +57,9 @@ _TYPE_SECTIONS = {
     "commitment": "current projects",
     "event": "current projects",
 }
+# (agent_id, created_at, active facts, assembled lines) -> (lines, writer)
+VersionWriter = Callable[[str, datetime, list[dict[str, Any]], list[dict[str, Any]]], tuple[list[dict[str, Any]], str]]
+
 _PROJECT_WORDS = ("project", "launch", "release", "sprint", "roadmap", "migration")
 _PLACE_TAGS = ("place", "places", "travel", "home", "location")
 _WORK_TAGS = ("work", "job", "career")
@@ -147,8 +156,13 @@ def _contributions(facts: pl.DataFrame, edges: pl.DataFrame) -> list[dict[str, A
     return sorted(rows, key=lambda r: (r["created_at"], r["fact_id"], r["version"]))
 
 
-def profile_versions(facts: pl.DataFrame, edges: pl.DataFrame, threshold: int) -> pl.DataFrame:
-    """Every profile version of every agent in `facts` (rows of `profile/profiles`)."""
+def profile_versions(
+    facts: pl.DataFrame, edges: pl.DataFrame, threshold: int, write: VersionWriter | None = None
+) -> pl.DataFrame:
+    """Every profile version of every agent in `facts` (rows of `profile/profiles`).
+
+    `write`, when given, writes each version's lines (the core model); else they are assembled.
+    """
     threshold = max(1, threshold)
     out: list[dict[str, Any]] = []
     for agent_id in sorted(facts["agent_id"].unique().to_list()) if facts.height else []:
@@ -176,6 +190,9 @@ def profile_versions(facts: pl.DataFrame, edges: pl.DataFrame, threshold: int) -
                 and ((r["fact_id"], r["version"]) not in replaced_at or replaced_at[(r["fact_id"], r["version"])] > at)
             ]
             lines = profile_lines(active, known_people(made))
+            writer = WRITER
+            if write is not None:
+                lines, writer = write(agent_id, at, active, lines)
             version += 1
             out.append(
                 {
@@ -185,7 +202,7 @@ def profile_versions(facts: pl.DataFrame, edges: pl.DataFrame, threshold: int) -
                     "contributions": i + 1,
                     "lines": lines,
                     "text": render(lines),
-                    "writer": WRITER,
+                    "writer": writer,
                 }
             )
             since_last = 0
