@@ -5,6 +5,7 @@ from collections import Counter
 import dagster as dg
 import polars as pl
 
+from assets.episodes import episodes
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
@@ -17,12 +18,6 @@ from resources.core_model import CoreModel
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 
-# The episodes layer is written by its own module; depend on it by object when present.
-try:
-    from assets.episodes import episodes as EPISODES_DEP  # type: ignore[attr-defined]
-except ImportError:
-    EPISODES_DEP = dg.AssetKey(["episodes", "episodes"])  # type: ignore[assignment]
-
 FACTS_KEY = dg.AssetKey(["facts", "facts"])
 EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
 EAGER = dg.AutomationCondition.eager()
@@ -33,7 +28,7 @@ EAGER = dg.AutomationCondition.eager()
     specs=[
         dg.AssetSpec(
             FACTS_KEY,
-            deps=[EPISODES_DEP, turns],
+            deps=[episodes, turns],
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER,
@@ -41,7 +36,7 @@ EAGER = dg.AutomationCondition.eager()
         ),
         dg.AssetSpec(
             EDGES_KEY,
-            deps=[EPISODES_DEP, turns],
+            deps=[episodes, turns],
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER,

@@ -12,6 +12,8 @@ import dagster as dg
 import polars as pl
 
 from assets.chunks import chunks
+from assets.episodes import episodes
+from assets.facts import facts
 from assets.transcripts import markdown_preview
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
@@ -21,17 +23,6 @@ from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
 
-# The episode and fact layers are written by their own modules; depend on them by object when present.
-EPISODES_DEP: Any
-FACTS_DEP: Any
-try:
-    from assets.episodes import episodes as EPISODES_DEP
-except ImportError:
-    EPISODES_DEP = dg.AssetKey(["episodes", "episodes"])
-try:
-    from assets.facts import facts as FACTS_DEP
-except ImportError:
-    FACTS_DEP = dg.AssetKey(["facts", "facts"])
 
 def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, bool]:
     """(embed function or None, embedder name, dim, whether the table must be rebuilt whole)."""
@@ -101,7 +92,7 @@ def chunk_index(
     key_prefix="search",
     group_name="search",
     kinds={"lancedb"},
-    deps=[EPISODES_DEP],
+    deps=[episodes],
     partitions_def=daily_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
 )
@@ -131,7 +122,7 @@ def episode_index(
     key_prefix="search",
     group_name="search",
     kinds={"lancedb"},
-    deps=[FACTS_DEP],
+    deps=[facts],
 )
 def fact_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore

@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.lake import conform
 from memlake.parsers import ParsedConversation, ParsedFile, ParseError, parse_file
 from memlake.schemas import LANDING_MANIFEST, is_valid_agent_id
 from memlake.settings import Settings
@@ -211,8 +212,6 @@ def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: d
 
 
 def manifest_frame(update: ManifestUpdate) -> pl.DataFrame:
-    from memlake.lake import conform
-
     rows = sorted(
         update.rows,
         key=lambda r: (r["first_seen_at"], r["source_file"], r.get("agent_id") or "", r.get("conversation_id") or ""),

@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.landing import folder_agent, sha256_file
 from memlake.parsers import ParsedFile, parse_file
 from memlake.settings import Settings
 
@@ -48,8 +49,6 @@ def stable_message_id(conversation_id: str, position: int) -> str:
 
 def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> TurnsBuild:
     """Rows of `transcripts/turns` for each of `days` (days with nothing get an empty list)."""
-    from memlake.landing import folder_agent, sha256_file
-
     build = TurnsBuild(rows={day: [] for day in days})
     wanted = manifest.filter(pl.col("status").eq("ingested") & pl.col("partition").is_in(days)).sort(
         "first_seen_at", "source_sha256"
@@ -59,13 +58,16 @@ def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> 
     conversation_day: dict[tuple[str, str], str] = {}
     conversation_meta: dict[tuple[str, str], dict[str, Any]] = {}
     files_seen: set[tuple[str, tuple[str, str]]] = set()
+    current_sha: dict[str, str | None] = {}  # one hash per landing file, however many conversations it holds
 
     for row in wanted.iter_rows(named=True):
         key = (row["agent_id"], row["conversation_id"])
         conversation_day[key] = row["partition"]
         file_key = row["source_sha256"]
         path = settings.landing_dir / row["source_file"]
-        if not path.is_file() or sha256_file(path) != row["source_sha256"]:
+        if row["source_file"] not in current_sha:
+            current_sha[row["source_file"]] = sha256_file(path) if path.is_file() else None
+        if current_sha[row["source_file"]] != row["source_sha256"]:
             build.missing_files.append(row["source_file"])
             continue
         parsed = _parse_cached(str(path), row["source_sha256"])
