@@ -189,7 +189,9 @@ class Memory:
         if not hasattr(self, "_vectors"):
             from memlake.vectors import VectorStore
 
-            self._vectors = VectorStore(self.settings.lancedb_dir)  # kept open: later reads see new versions
+            self._vectors = VectorStore(  # kept open: later reads see new versions
+                self.settings.lancedb_dir, snapshot_rows=self.settings.search_snapshot_rows
+            )
         params.setdefault("store", self._vectors)
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)

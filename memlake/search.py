@@ -20,6 +20,13 @@ Steps, for one agent (always) and optional filters:
 
 With no query vector (no model loadable, or the index was built by another
 model) only the full-text list is used and every row says `mode = full_text`.
+
+A long-lived reader (`Memory`) holds a snapshot of the agent's index rows
+(`VectorStore.snapshot`): then the vector list is an exact scan in memory (an
+in-memory IVF for an agent above ANN_MIN_ROWS), the BM25 list is the one
+LanceDB query, and every other row is a lookup. Without one (an agent larger
+than `search_snapshot_rows`, a one-off search) every step queries LanceDB; the
+results are the same either way.
 Pure domain code: no Dagster.
 """
 
@@ -28,10 +35,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -41,7 +49,7 @@ import pyarrow as pa
 from memlake.chunks import chunk_id, text_sha256
 from memlake.embedding import TextEmbedder
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
-from memlake.vectors import VECTOR, Filters, VectorStore, quote
+from memlake.vectors import ANN_MIN_ROWS, VECTOR, Filters, Snapshot, VectorStore, quote
 
 # The vector and full-text lists of one search run side by side (LanceDB releases the GIL).
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlake-search")
@@ -114,6 +122,12 @@ class _Candidate:
     ranks: dict[str, int] = field(default_factory=dict)
     rrf: float = 0.0
     lift: float = 0.0
+
+
+@lru_cache(maxsize=1 << 16)
+def turn_key(agent_id: str, conversation_id: str, index: int) -> str:
+    """The chunk id of one turn; remembered, as a search asks for the same neighbours again and again."""
+    return chunk_id(agent_id, conversation_id, "turn", index, index)
 
 
 def parse_as_of(as_of: datetime | str | None) -> datetime:
@@ -198,9 +212,11 @@ class Searcher:
         self.store = store
         self.embedder = embedder
 
-    def query_vector(self, spec: IndexSpec, query: str) -> tuple[np.ndarray | None, str | None]:
-        """The query's vector, or None and why not."""
-        built_with = self.store.embedder_of(spec.table)
+    def query_vector(
+        self, spec: IndexSpec, query: str, built_with: str | None = None
+    ) -> tuple[np.ndarray | None, str | None]:
+        """The query's vector, or None and why not (`built_with`: the index's embedder, if known)."""
+        built_with = built_with or self.store.embedder_of(spec.table)
         if self.embedder is None:
             return None, "no embedding model loadable: full-text search only"
         if built_with != self.embedder.name:
@@ -223,17 +239,23 @@ class Searcher:
         when = parse_as_of(as_of)
         if not self.store.exists(spec.table):
             return empty_result()
+        # the agent's rows in memory (None: too many for the cache, or caller clauses only LanceDB can apply)
+        snapshot = None if filters.extra else self.store.snapshot(spec.table, agent_id, spec.base_filter)
+        if snapshot is not None and snapshot.size == 0:
+            return empty_result()
         note = None
-        vector = query_vector
+        # a full-text-only search (the BM25 baseline) ignores a query vector passed in
+        vector = query_vector if "vector" in params.lists else None
         if vector is None and "vector" in params.lists:
-            vector, note = self.query_vector(spec, query)
+            vector, note = self.query_vector(spec, query, snapshot.embedder if snapshot is not None else None)
         use_text = "text" in params.lists
         mode = HYBRID if vector is not None and use_text else VECTOR_ONLY if vector is not None else FULL_TEXT
         if vector is None and not use_text:
             return empty_result()
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         columns = self._columns(spec)
-        stored = [VECTOR] if self.store.has_vectors(spec.table) else []
+        has_vectors = snapshot.vectors is not None if snapshot is not None else self.store.has_vectors(spec.table)
+        stored = [VECTOR] if has_vectors else []
         context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                    if weight > 0 and kind in spec.context_kinds]
         kinds = (*spec.result_kinds, *context) if spec.result_kinds else ()
@@ -247,17 +269,21 @@ class Searcher:
         light = [spec.key, "kind", "conversation_id", "turn_start", "turn_end", "created_at"]
         light += [spec.mention_column] if spec.mention_column else []
         listed = light if spec.result_kinds else [*columns, *stored]
-        jobs = {}
-        if vector is not None:
-            jobs["vector"] = _POOL.submit(
-                self.store.search_vector, spec.table, agent_id, vector, limit, group, columns=listed,
-                exact=params.exact,
-            )
-        if use_text:
-            jobs["text"] = _POOL.submit(
-                self.store.search_text, spec.table, agent_id, query, limit, group, columns=listed
-            )
-        lists: list[tuple[str, pl.DataFrame]] = [(name, job.result()) for name, job in jobs.items()]
+        lists: Iterable[tuple[str, list[dict[str, Any]]]]
+        if snapshot is not None:
+            lists = self._snapshot_lists(snapshot, vector, query if use_text else None, limit, group, listed, params)
+        else:
+            jobs = {}
+            if vector is not None:
+                jobs["vector"] = _POOL.submit(
+                    self.store.search_vector, spec.table, agent_id, vector, limit, group, columns=listed,
+                    exact=params.exact,
+                )
+            if use_text:
+                jobs["text"] = _POOL.submit(
+                    self.store.search_text, spec.table, agent_id, query, limit, group, columns=listed
+                )
+            lists = [(name, job.result().to_dicts()) for name, job in jobs.items()]
 
         candidates: dict[str, _Candidate] = {}
         vectors: dict[str, np.ndarray] = {}
@@ -267,7 +293,7 @@ class Searcher:
             seen: Counter[str] = Counter()
             best: dict[str, float] = {}
             power = params.vector_score_power if list_name == "vector" else params.text_score_power
-            for row in hits.iter_rows(named=True):
+            for row in hits:
                 kind = row.get("kind") or ""
                 seen[kind] += 1
                 rank = seen[kind]
@@ -310,7 +336,7 @@ class Searcher:
             )[:keep]
             turns = self._fetch(
                 spec, agent_id, {k: candidates[k].row for k in ranked}, params.window_turns,
-                [*columns, *stored], vectors,
+                [*columns, *stored], vectors, snapshot,
             )
             eligible = replace(base, kinds=spec.result_kinds)
             candidates = {
@@ -345,7 +371,7 @@ class Searcher:
         times = {(c.row["conversation_id"]): c.row.get("created_at") for c in candidates.values()}
         for (conversation, start, end), value in window_scores.items():
             for index in range(start, end + 1):
-                key = chunk_id(agent_id, conversation, "turn", index, index)
+                key = turn_key(agent_id, conversation, index)
                 window[key] = max(window[key], params.window_weight * value)
                 if key not in candidates:
                     candidates[key] = light(conversation, index, times.get(conversation))
@@ -360,7 +386,7 @@ class Searcher:
                 for index in (int(row["turn_start"]) - 1, int(row["turn_end"]) + 1):
                     if index < 0:
                         continue
-                    neighbour = chunk_id(agent_id, row["conversation_id"], "turn", index, index)
+                    neighbour = turn_key(agent_id, row["conversation_id"], index)
                     if neighbour not in passed or passed[neighbour][0] < value:
                         passed[neighbour] = (value, light(row["conversation_id"], index, row.get("created_at")))
             for key, (value, stub) in passed.items():
@@ -370,6 +396,52 @@ class Searcher:
             candidates[key].lift = value
 
     # -- internals ------------------------------------------------------------------------
+
+    @staticmethod
+    def _snapshot_lists(
+        snapshot: Snapshot,
+        vector: np.ndarray | None,
+        text: str | None,
+        limit: int,
+        group: Filters,
+        columns: list[str],
+        params: SearchParams,
+    ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        """The candidate lists of one search from the agent's snapshot, as LanceDB would give them:
+        the vector list first, then the full-text one (the order fusion reads them in).
+
+        The full-text query runs in LanceDB on a worker thread while the vector
+        search runs here and its list is fused: exact, or through the
+        snapshot's IVF lists for an agent large enough to use an ANN index when
+        at least ANN_MIN_ROWS rows pass the filters (LanceDB's own ANN index
+        only when one is forced on a snapshot without lists).
+        """
+
+        def rows(found: tuple[np.ndarray, np.ndarray], value: str) -> list[dict[str, Any]]:
+            positions, values = found
+            taken = snapshot.take(positions, columns)
+            for row, number in zip(taken, values.tolist(), strict=True):
+                row[value] = number
+            return taken
+
+        approximate = vector is not None and (snapshot.ann if params.exact is None else not params.exact)
+        in_lancedb = approximate and snapshot.ivf_centroids is None
+        jobs = {}
+        if in_lancedb:
+            jobs["vector"] = _POOL.submit(snapshot.search_ann, vector, limit, group)
+        if text is not None:
+            jobs["text"] = snapshot.submit_text(text, limit, group)
+        found = {}
+        if vector is not None and not in_lancedb:
+            keep = snapshot.mask(group)
+            if approximate and int(keep.sum()) >= ANN_MIN_ROWS:
+                found["vector"] = snapshot.search_ivf(vector, limit, keep)
+            else:
+                found["vector"] = snapshot.nearest(vector, limit, keep)
+        found.update({name: job.result() for name, job in jobs.items()})
+        for name in ("vector", "text"):
+            if name in found:
+                yield name, rows(found[name], "_distance" if name == "vector" else "_score")
 
     @staticmethod
     def _columns(spec: IndexSpec) -> list[str]:
@@ -386,22 +458,27 @@ class Searcher:
         reach: int,
         columns: list[str],
         vectors: dict[str, np.ndarray],
+        snapshot: Snapshot | None = None,
     ) -> dict[str, dict[str, Any]]:
-        """One fetch of the whole rows of `light`'s keys and of the turns `reach` around each (context)."""
+        """The whole rows of `light`'s keys and of the turns `reach` around each (context): from the
+        snapshot, else one LanceDB fetch."""
         wanted = set(light)
         for row in light.values():
             for index in range(int(row["turn_start"]) - reach, int(row["turn_end"]) + reach + 1):
                 if index >= 0:
-                    wanted.add(chunk_id(agent_id, row["conversation_id"], "turn", index, index))
+                    wanted.add(turn_key(agent_id, row["conversation_id"], index))
         turns: dict[str, dict[str, Any]] = {}
         if wanted:
-            fetched = self.store.rows(
-                spec.table,
-                agent_id,
-                Filters(extra=(f"{spec.key} IN ({', '.join(quote(k) for k in sorted(wanted))})",)),
-                columns=columns,
-            )
-            for row in fetched.iter_rows(named=True):
+            if snapshot is not None:
+                fetched = list(snapshot.by_keys(wanted, columns).values())
+            else:
+                fetched = self.store.rows(
+                    spec.table,
+                    agent_id,
+                    Filters(extra=(f"{spec.key} IN ({', '.join(quote(k) for k in sorted(wanted))})",)),
+                    columns=columns,
+                ).to_dicts()
+            for row in fetched:
                 vec = row.pop(VECTOR, None)
                 if vec is not None:
                     vectors[row[spec.key]] = np.asarray(vec, dtype=np.float32)
@@ -487,7 +564,7 @@ class Searcher:
         parts: list[str] = []
         ids: list[str] = []
         for index in range(int(row["turn_start"]) - window, int(row["turn_end"]) + window + 1):
-            turn = turns.get(chunk_id(row["agent_id"], row["conversation_id"], "turn", index, index))
+            turn = turns.get(turn_key(row["agent_id"], row["conversation_id"], index))
             if turn is not None:
                 parts.append(turn["text"])
                 ids.extend(turn.get("message_ids") or [])
@@ -700,7 +777,8 @@ def search_memory(
     when = parse_as_of(as_of)
     if embedder is None and use_embedder:
         embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
-    searcher = Searcher(store or VectorStore(settings.lancedb_dir), embedder)
+    # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search
+    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder)
     params = SearchParams.from_settings(settings, k=k, **overrides)
     return searcher.search(
         SPECS[scope],

@@ -106,6 +106,12 @@ class Settings(BaseSettings):
         1.0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )
     chunk_window_size: int = Field(2, description="Turns per window chunk, stride 1 (0 or 1 = no window chunks).")
+    search_snapshot_rows: int = Field(
+        300_000,
+        description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "
+        "table version per entry, least recently used dropped first, about 2 KB a row with 384-d vectors. An agent "
+        "with more rows is searched in LanceDB directly. 0 = off.",
+    )
     context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
 
     @property

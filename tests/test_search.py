@@ -150,6 +150,18 @@ def test_full_text_search_answers_when_no_model_is_loadable(home):
     assert found["vector_rank"].is_null().all()
 
 
+def test_a_full_text_only_search_ignores_a_query_vector_passed_in(home):
+    """The BM25 baseline of the LoCoMo benchmark passes precomputed query vectors: they must not take part."""
+    memory = hash_memory(home)
+    query = "oolong tea coffee"
+    vector = HashEmbedder().embed([query])[0]
+    plain = memory.search(query, "alice", k=10, lists=("text",))
+    given = memory.search(query, "alice", k=10, lists=("text",), query_vector=vector)
+    assert set(given["mode"]) == {"full_text"}
+    assert given["vector_rank"].is_null().all()
+    assert given["key"].to_list() == plain["key"].to_list()
+
+
 def test_an_index_built_without_a_model_is_full_text_only(settings, fast_resources, run_pipeline):
     from resources import Embedder
 

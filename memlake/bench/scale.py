@@ -4,12 +4,14 @@ Cases: `single:ROWS` (one agent) and `agents:AGENTS:ROWS` (rows spread evenly).
 Rows are synthetic: clustered unit vectors (384-d, like the default model) and
 Zipf-distributed pseudo-words, one session chunk per 20 turn chunks, written
 straight to a LanceDB chunk table with the same schema and indexes the
-pipeline builds (full text, BTree on agent_id and key, bitmap on kind, IVF-flat above ANN_MIN_ROWS).
+pipeline builds (full text, bitmap on agent_id and kind, BTree on the key, IVF-flat above ANN_MIN_ROWS).
 No embedding model is involved: queries carry their vector.
 
 The reader runs in a fresh subprocess (`python -m memlake.bench.scale reader`),
-so its peak RSS is the memory a search process needs; it also reports the
-recall@10 of the ANN index against an exact scan.
+so its peak RSS is the memory a search process needs, snapshots included (an
+agent's rows held in memory by a long-lived reader, loaded on its first search:
+the load times are reported apart). It also reports the recall@10 of the ANN
+index against an exact scan, and the time of an exact scan in memory.
 """
 
 from __future__ import annotations
@@ -145,22 +147,46 @@ def reader(path: Path, queries_file: Path) -> dict[str, Any]:
     from memlake.vectors import Filters, VectorStore
 
     queries = json.loads(queries_file.read_text())
-    store = VectorStore(path)
+    settings = Settings()
+    store = VectorStore(path, snapshot_rows=settings.search_snapshot_rows)
     searcher = Searcher(store, None)
-    params = SearchParams.from_settings(Settings(), k=10)
+    params = SearchParams.from_settings(settings, k=10)
     rss_open = _peak_rss_kb()
-    for q in queries[:5]:  # warm-up: open the table, load index metadata
+    for q in queries[:5]:  # warm-up: open the table, load index metadata (and these agents' snapshots)
         searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=np.asarray(q["vector"]))
     timings: dict[str, list[float]] = {
-        "hybrid": [], "vector_auto": [], "vector_ann": [], "vector_exact": [], "full_text": []
+        "hybrid": [], "hybrid_again": [], "vector_auto": [], "vector_ann": [], "vector_exact": [],
+        "vector_exact_memory": [], "vector_ivf_memory": [], "full_text": []
     }
-    overlap, overlap_auto = [], []
+    loads: dict[str, float] = {}
+    overlap, overlap_auto, overlap_memory, overlap_ivf = [], [], [], []
+    deep: dict[str, list[float]] = {"ann": [], "ivf_memory": []}  # recall of 100-deep lists, as fusion reads
     turn_only = Filters(kinds=("turn",))
-    for q in queries:
-        vector = np.asarray(q["vector"], dtype=np.float32)
+    for q in queries:  # first search of each agent includes loading its snapshot (unless warmed up above)
         started = time.perf_counter()
-        searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=vector)
+        searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=np.asarray(q["vector"]))
         timings["hybrid"].append(time.perf_counter() - started)
+    for q in queries:  # the same searches again: every agent's snapshot is loaded now (if it fits)
+        started = time.perf_counter()
+        searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=np.asarray(q["vector"]))
+        timings["hybrid_again"].append(time.perf_counter() - started)
+    for q in queries:  # the parts, and what the ANN index misses
+        vector = np.asarray(q["vector"], dtype=np.float32)
+        snapshot = store.snapshot(CHUNK_INDEX, q["agent_id"])
+        if snapshot is not None:
+            loads[q["agent_id"]] = snapshot.load_seconds
+            keep = snapshot.mask(turn_only)
+            started = time.perf_counter()  # the exact scan a snapshot does for an agent below ANN_MIN_ROWS
+            nearest, _ = snapshot.nearest(vector, 10, keep)
+            timings["vector_exact_memory"].append(time.perf_counter() - started)
+            if snapshot.ivf_centroids is not None:  # what search uses above ANN_MIN_ROWS
+                started = time.perf_counter()
+                listed, _ = snapshot.search_ivf(vector, 10, keep)
+                timings["vector_ivf_memory"].append(time.perf_counter() - started)
+                truth_100 = set(snapshot.nearest(vector, 100, keep)[0].tolist())
+                for name, found in (("ivf_memory", snapshot.search_ivf(vector, 100, keep)[0]),
+                                    ("ann", snapshot.search_ann(vector, 100, turn_only)[0])):
+                    deep[name].append(len(truth_100 & set(found.tolist())) / 100)
         started = time.perf_counter()  # what search uses: ANN only for an agent with ANN_MIN_ROWS rows
         auto = store.search_vector(CHUNK_INDEX, q["agent_id"], vector, 10, turn_only, columns=["chunk_id"])
         timings["vector_auto"].append(time.perf_counter() - started)
@@ -176,14 +202,33 @@ def reader(path: Path, queries_file: Path) -> dict[str, Any]:
         truth = set(exact["chunk_id"].to_list())
         overlap.append(len(truth & set(ann["chunk_id"].to_list())) / max(1, len(truth)))
         overlap_auto.append(len(truth & set(auto["chunk_id"].to_list())) / max(1, len(truth)))
+        if snapshot is not None:
+            in_memory = set(snapshot.rows.column("chunk_id").take(nearest).to_pylist())
+            overlap_memory.append(len(truth & in_memory) / max(1, len(truth)))
+            if snapshot.ivf_centroids is not None:
+                by_ivf = set(snapshot.rows.column("chunk_id").take(listed).to_pylist())
+                overlap_ivf.append(len(truth & by_ivf) / max(1, len(truth)))
     ms = 1000.0
     out: dict[str, Any] = {"queries": len(queries), "k": 10}
     for name, values in timings.items():
-        out[f"{name}_ms_p50"] = round(float(np.percentile(values, 50)) * ms, 2)
-        out[f"{name}_ms_p95"] = round(float(np.percentile(values, 95)) * ms, 2)
+        if values:
+            out[f"{name}_ms_p50"] = round(float(np.percentile(values, 50)) * ms, 2)
+            out[f"{name}_ms_p95"] = round(float(np.percentile(values, 95)) * ms, 2)
     out["ann_recall@10_vs_exact"] = round(float(np.mean(overlap)), 4)  # ANN forced, even for small agents
     out["auto_recall@10_vs_exact"] = round(float(np.mean(overlap_auto)), 4)
+    if overlap_memory:  # the in-memory exact scan against LanceDB's exact scan: 1.0 unless ties differ
+        out["exact_memory_recall@10_vs_exact"] = round(float(np.mean(overlap_memory)), 4)
+    if overlap_ivf:
+        out["ivf_memory_recall@10_vs_exact"] = round(float(np.mean(overlap_ivf)), 4)
+        out["ann_recall@100_vs_exact"] = round(float(np.mean(deep["ann"])), 4)
+        out["ivf_memory_recall@100_vs_exact"] = round(float(np.mean(deep["ivf_memory"])), 4)
     out["agent_uses_ann"] = store.use_ann(CHUNK_INDEX, queries[0]["agent_id"])
+    out["snapshot_rows_setting"] = store.snapshot_rows
+    out["snapshot_agents"] = len(loads)  # agents searched whose rows fit in the reader's snapshots
+    if loads:
+        out["snapshot_load_ms_p50"] = round(float(np.percentile(list(loads.values()), 50)) * ms, 2)
+        out["snapshot_load_ms_max"] = round(max(loads.values()) * ms, 2)
+    out["snapshot_rows_held"] = store.snapshot_rows_held()
     out["peak_rss_mb"] = round(_peak_rss_kb() / 1024, 1)
     out["rss_after_imports_mb"] = round(rss_open / 1024, 1)
     return out
