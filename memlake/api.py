@@ -67,16 +67,31 @@ class Memory:
             frame = frame.filter(pl.col("conversation_started_at") <= as_utc(until, end_of_day=True))
         return frame.sort("conversation_started_at", "conversation_id")
 
-    # Working memory (memlake.facts). Reads fold overrides written since the last run on top of the
-    # tables, so a remembered fact is visible at once.
+    # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
+    # tables, so a remembered or forgotten fact shows at once; `_fact_reads` keeps that until tables or logs change.
 
     def _fact_embed(self) -> Any:
-        """The configured embedder's `embed`, loaded only when an unfolded override needs it."""
+        """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
+        needs it."""
         if not hasattr(self, "_embedder"):
             from memlake.embedding import load_embedder
 
             self._embedder = load_embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
-        return self._embedder.embed if self._embedder is not None else None
+        if self._embedder is None:
+            return None
+        memo = getattr(self, "_fact_embed_memo", None)
+        if memo is None or memo.embed != self._embedder.embed:
+            from memlake.facts.reads import MemoEmbed
+
+            memo = self._fact_embed_memo = MemoEmbed(self._embedder.embed)
+        return memo
+
+    def _fact_reads(self) -> Any:
+        if not hasattr(self, "_fact_reads_cache"):
+            from memlake.facts.reads import FactReads
+
+            self._fact_reads_cache = FactReads(self.settings, self._fact_embed)
+        return self._fact_reads_cache
 
     def facts(
         self,
@@ -87,22 +102,22 @@ class Memory:
         include_history: bool = False,
     ) -> pl.DataFrame:
         """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
-        from memlake.facts.reads import agent_facts, select_facts
+        from memlake.facts.reads import select_facts
 
-        tables = agent_facts(self.settings, check_agent_id(agent_id), self._fact_embed)
+        tables = self._fact_reads().get(check_agent_id(agent_id))
         return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history)
 
     def history(self, fact_id: str, agent_id: str | None = None) -> pl.DataFrame:
         """Every version of a fact (and of the facts it updated or that updated it), oldest first."""
-        from memlake.facts.reads import agent_facts, fact_history
+        from memlake.facts.reads import fact_history, fact_owners
         from memlake.schemas import FACTS
 
         if agent_id is None:
-            owners = self.lake.read(FACTS).filter(pl.col("fact_id") == fact_id)["agent_id"].unique().to_list()
+            owners = fact_owners(self.settings, fact_id)
             if not owners:
                 return self.lake.empty(FACTS)
             agent_id = owners[0]
-        tables = agent_facts(self.settings, check_agent_id(agent_id), self._fact_embed)
+        tables = self._fact_reads().get(check_agent_id(agent_id))
         return fact_history(tables.facts, tables.edges, fact_id)
 
     def profile(self, agent_id: str, version: int | None = None) -> pl.DataFrame:
@@ -145,6 +160,26 @@ class Memory:
         from memlake.facts.reads import remember
 
         return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id, embed_factory=self._fact_embed)
+
+    def forget(
+        self,
+        agent_id: str,
+        *,
+        fact_id: str | None = None,
+        conversation_id: str | None = None,
+        everything: bool = False,
+        reason: str | None = None,
+    ) -> pl.DataFrame:
+        """Forget one fact (its whole chain), one conversation's facts, or all the agent's facts (`everything`).
+
+        Appends to the forget log; reads see it at once, the next run folds it for good. Returns the fact
+        versions that went. The facts layer (facts, history, fact search, profiles) honours the log; the
+        conversation's turns, chunks and episodes are kept.
+        """
+        from memlake.facts.reads import forget
+
+        return forget(self.settings, check_agent_id(agent_id), fact_id=fact_id, conversation_id=conversation_id,
+                      everything=everything, reason=reason, embed_factory=self._fact_embed)
 
     def search(
         self,
@@ -195,6 +230,20 @@ class Memory:
         params.setdefault("store", self._vectors)
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
+        if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
+            from memlake.facts.search import search_facts
+
+            return search_facts(
+                self.settings, query, check_agent_id(agent_id), self._fact_overlays(), k=k, as_of=as_of,
+                filters=filters, reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
+            )
         return search_memory(
             self.settings, query, check_agent_id(agent_id), k=k, scope=scope, as_of=as_of, filters=filters, **params
         )
+
+    def _fact_overlays(self) -> Any:
+        if not hasattr(self, "_fact_overlays_cache"):
+            from memlake.facts.search import FactOverlays
+
+            self._fact_overlays_cache = FactOverlays(self._fact_reads())
+        return self._fact_overlays_cache

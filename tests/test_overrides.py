@@ -192,6 +192,36 @@ def test_forgetting_a_conversation_or_an_agent_drops_what_was_ingested_before() 
     assert gone.stats.dropped_by_forget == 2
 
 
+def test_a_forget_applied_again_on_the_tables_a_run_wrote_changes_nothing() -> None:
+    # Reads may apply a forget the run already folded (see memlake.facts.reads): it must be a no-op then.
+    from memlake.facts.fold import Folder
+
+    candidates = [
+        said("The user lives in Berlin.", "Berlin", 0, conversation="c-a"),
+        said("The user moved to Rome.", "Rome", 5, conversation="c-b"),
+        said("The user lives in Oslo.", "Oslo", 15, conversation="c-c"),  # said again after the fact forget
+        said("The user is vegan.", "vegan", 2, slot="diet", conversation="c-d", ingested_days=40),  # re-sent
+    ]
+    forgets = [Forget("x1", "ann", "fact", T0 + timedelta(days=10), target=HOME_ID),
+               Forget("x2", "ann", "conversation", T0 + timedelta(days=30), target="c-d")]
+    run = fold(candidates, forgets=forgets)
+    assert sorted(run.facts.select("value", "status").rows()) == [("Oslo", "active"), ("vegan", "active")]
+    again = Folder.from_tables(run.facts, run.edges).add(forgets)
+    assert again.facts_frame().equals(run.facts) and again.edges_frame().equals(run.edges)
+
+
+def test_forgetting_a_conversation_on_the_tables_keeps_the_other_versions_of_a_chain() -> None:
+    from memlake.facts.fold import Folder
+
+    candidates = [said("The user lives in Berlin.", "Berlin", 0, conversation="c-a"),
+                  said("The user moved to Rome.", "Rome", 5, conversation="c-b")]
+    forget = Forget("x1", "ann", "conversation", T0 + timedelta(days=30), target="c-b")
+    read = Folder.from_tables(fold(candidates).facts, fold(candidates).edges).add([forget])
+    assert [(v.value, v.status, v.valid_until) for v in read.versions()] == [("Berlin", "active", None)]
+    assert read.edges_frame().height == 0
+    assert rows(fold(candidates, forgets=[forget])) == [(1, "Berlin", "active", "extraction")]  # what a run writes
+
+
 # ---------------------------------------------------------------------------------------------- reads
 
 

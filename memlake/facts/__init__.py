@@ -5,7 +5,10 @@
 - `candidates`: fact candidates from `episodes/episodes`, dated by the turns;
 - `overrides`: the append-only overrides and forget logs under `<home>/inputs/`;
 - `profile`: versioned profiles assembled from the active facts;
-- `reads`: as-of and history reads, merging overrides not yet folded.
+- `reads`: as-of and history reads, remember / reject / forget, merging log
+  entries not yet folded;
+- `search`: fact search over what reads see (a per-agent index while log
+  entries are pending).
 
 Pure domain code: no Dagster.
 """

@@ -27,7 +27,11 @@ correction replaces a fact retroactively (the old version gets valid_until =
 its valid_from); a rejection sets the version's status to `rejected`, and the
 same statement extracted again only confirms the rejected row. Forgetting a
 fact removes its whole chain from the tables; forgetting an agent or a
-conversation drops what was ingested from it before the forget.
+conversation drops what was ingested from it before the forget. Applied on
+top of written tables (a read merging the logs), a forget removes what the
+run will remove and no more, so it may be applied again: a chain said anew
+after it stays, and a conversation takes only the versions it alone
+supported (the version one of them replaced is current again).
 
 Ids come from content: a slotted chain is `hash(agent, subject, slot)`, a
 slot-less one `hash(agent, subject, type, first content)`. Pure domain code.
@@ -509,6 +513,11 @@ class Folder:
     def versions(self) -> list[FactVersion]:
         return [v for chain in self.chains.values() for v in chain]
 
+    @property
+    def vectors(self) -> dict[str, np.ndarray]:
+        """Content -> vector of every text the fold embedded (empty without an embedder)."""
+        return self._vectors
+
     def facts_frame(self) -> pl.DataFrame:
         rows = sorted((v.row() for v in self.versions()), key=lambda r: (r["agent_id"], r["fact_id"], r["version"]))
         return _frame(conform(FACTS, pa.Table.from_pylist(rows, schema=FACTS.schema)) if rows else None, FACTS)
@@ -620,13 +629,17 @@ class Folder:
 
     def _apply_forget(self, event: Forget) -> None:
         self.stats.forgets += 1
+        at = _utc(event.written_at)
+        assert at is not None
         if event.scope == "fact" and event.target:
-            self._drop_chains({event.target} if event.target in self.chains else set(), event.agent_id)
+            chain = self.chains.get(event.target)
+            # Resumed from tables, a chain first said after the forget was said again after it (a run already
+            # dropped the forgotten one): applying the forget again must leave it, so reads can re-apply forgets.
+            if chain is not None and not (self.resumed and chain[0].created_at > at):
+                self._drop_chains({event.target}, event.agent_id)
         elif not self.resumed:
             return  # a fold over the inputs never let the forgotten agent's or conversation's statements in
         elif event.scope == "agent":
-            at = _utc(event.written_at)
-            assert at is not None
             self._drop_chains(
                 {
                     fid for fid, c in self.chains.items()
@@ -635,16 +648,48 @@ class Folder:
                 event.agent_id,
             )
         elif event.scope == "conversation" and event.target:
-            doomed = set()
+            doomed: dict[str, set[int]] = {}
             for fid, chain in self.chains.items():
                 if chain[0].agent_id != event.agent_id:
                     continue
                 for v in chain:
-                    if event.target in v.source_conversation_ids:
+                    # a version first ingested after the forget came from the conversation sent again later
+                    if event.target in v.source_conversation_ids and (v.ingested_at is None or v.ingested_at <= at):
                         v.source_conversation_ids = [c for c in v.source_conversation_ids if c != event.target]
                         if not v.source_conversation_ids and not v.held:
-                            doomed.add(fid)
-            self._drop_chains(doomed, event.agent_id)
+                            doomed.setdefault(fid, set()).add(v.version)
+            self._drop_versions(doomed, event.agent_id)
+
+    def _drop_versions(self, doomed: dict[str, set[int]], agent_id: str) -> None:
+        """Remove the versions whose only source was forgotten, as if never said: a chain left empty goes; when
+        the current version goes, the version it replaced is current again (the other versions stay)."""
+        emptied = set()
+        gone: set[tuple[str, int]] = set()
+        for fid, versions in doomed.items():
+            chain = self.chains[fid]
+            kept = [v for v in chain if v.version not in versions]
+            if not kept:
+                emptied.add(fid)
+                continue
+            gone |= {(fid, n) for n in versions}
+            self.chains[fid] = kept
+            replaced_by_gone = {
+                (e.to_fact_id, e.to_version) for e in self.edges
+                if e.edge_type == "update" and (e.from_fact_id, e.from_version) in gone
+            }
+            newest = kept[-1]
+            if not any(v.status == "active" for v in kept) and (fid, newest.version) in replaced_by_gone:
+                newest.status, newest.superseded_by, newest.valid_until = "active", None, None
+        if gone:
+            self.stats.dropped_by_forget += len(gone)
+            self.edges = [e for e in self.edges
+                          if (e.from_fact_id, e.from_version) not in gone and (e.to_fact_id, e.to_version) not in gone]
+            self._index = {key: index for key, index in self._index.items() if key[0] != agent_id}
+            for chain in self.chains.values():
+                if chain[0].agent_id == agent_id:
+                    for version in chain:
+                        self._index_add(version)
+        self._drop_chains(emptied, agent_id)
 
     def _drop_chains(self, fact_ids: set[str], agent_id: str) -> None:
         fact_ids = {f for f in fact_ids if f in self.chains and self.chains[f][0].agent_id == agent_id}

@@ -1,10 +1,12 @@
 """Reads of working memory: current facts, as-of facts, histories and profiles, for one agent.
 
-Reads see a remembered fact at once, without waiting for a run: the facts
-tables are read, and override or forget entries written since the last fold
-(an override whose id no fact row carries yet; a forget whose target is still
-in the tables) are folded on top of them in memory, with the configured
-embedder. The next run folds them for good.
+Reads see a remembered or forgotten fact at once, without waiting for a run:
+the facts tables are read, and override or forget entries written since the
+last fold (an override whose id no fact row carries yet; a forget whose target
+is still in the tables, or written after such an override) are folded on top
+of them in memory, with the configured embedder. The next run folds them for
+good. `FactReads` keeps a reader's result until the tables or the logs change;
+fact search reads the same facts (`memlake.facts.search`).
 
 `as_of` returns what was true then and already said: valid_from <= as_of <
 valid_until (open when null) and created_at <= as_of. A bare date means the
@@ -13,17 +15,26 @@ end of that day (UTC); a naive datetime is UTC.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
-from memlake.facts.overrides import read_forgets, read_overrides, structure_statement, write_override
+from memlake.facts.overrides import (
+    log_dir,
+    read_forgets,
+    read_overrides,
+    structure_statement,
+    write_forget,
+    write_override,
+)
 from memlake.lake import Lake
-from memlake.schemas import FACT_EDGES, FACTS, PROFILES
+from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
 from memlake.settings import Settings
 
 HIDDEN_STATUSES = ("rejected", "forgotten")
@@ -38,6 +49,13 @@ class AgentFacts:
     edges: pl.DataFrame
     pending_overrides: int = 0
     pending_forgets: int = 0
+    # content -> vector, from the configured embedder, of every version the read folded (empty otherwise)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> bool:
+        """Whether log entries written since the last run were folded on top of the tables."""
+        return bool(self.pending_overrides or self.pending_forgets)
 
 
 def parse_as_of(value: datetime | date | str | None) -> datetime | None:
@@ -55,18 +73,29 @@ def parse_as_of(value: datetime | date | str | None) -> datetime | None:
 def _pending(
     facts: pl.DataFrame, overrides: list[Override], forgets: list[Forget]
 ) -> tuple[list[Override], list[Forget]]:
+    """The log entries the tables do not reflect yet.
+
+    An override is pending when no fact row carries its id. A forget is pending when its target is still in the
+    tables (what it would remove was said or ingested before it), or when it was written after a pending
+    override (it may remove what that override adds). Applying a forget again is harmless (see
+    `Folder._apply_forget`), so an override a run folded and a later forget removed comes back and goes again.
+    """
     folded = set(facts["override_ids"].explode().drop_nulls().to_list()) if facts.height else set()
     pending_overrides = [o for o in overrides if o.override_id not in folded]
+    first_pending = min((o.written_at for o in pending_overrides), default=None)
     pending_forgets = []
     for f in forgets:
         at = f.written_at
         if f.scope == "fact":
             hit = facts.filter((pl.col("fact_id") == f.target) & (pl.col("created_at") <= at))
         elif f.scope == "conversation":
-            hit = facts.filter(pl.col("source_conversation_ids").list.contains(f.target or ""))
+            hit = facts.filter(
+                pl.col("source_conversation_ids").list.contains(f.target or "")
+                & (pl.col("ingested_at").is_null() | (pl.col("ingested_at") <= at))
+            )
         else:
             hit = facts.filter(pl.col("ingested_at").is_null() | (pl.col("ingested_at") <= at))
-        if hit.height:
+        if hit.height or (first_pending is not None and at >= first_pending):
             pending_forgets.append(f)
     return pending_overrides, pending_forgets
 
@@ -76,13 +105,85 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     lake = Lake(settings.lake_dir)
     facts = lake.read(FACTS).filter(pl.col("agent_id") == agent_id)
     edges = lake.read(FACT_EDGES).filter(pl.col("agent_id") == agent_id)
-    overrides, forgets = _pending(facts, read_overrides(settings, agent_id), read_forgets(settings, agent_id))
+    return _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
+                          read_forgets(settings, agent_id), embed_factory)
+
+
+def _merge_pending(
+    settings: Settings,
+    facts: pl.DataFrame,
+    edges: pl.DataFrame,
+    overrides: list[Override],
+    forgets: list[Forget],
+    embed_factory: EmbedFactory | None,
+) -> AgentFacts:
+    overrides, forgets = _pending(facts, overrides, forgets)
     if not overrides and not forgets:
         return AgentFacts(facts, edges)
     embed = embed_factory() if embed_factory is not None else None
     folder = Folder.from_tables(facts, edges, FoldConfig.from_settings(settings), embed)
     folder.add([*overrides, *forgets])
-    return AgentFacts(folder.facts_frame(), folder.edges_frame(), len(overrides), len(forgets))
+    return AgentFacts(folder.facts_frame(), folder.edges_frame(), len(overrides), len(forgets),
+                      dict(folder.vectors) if embed is not None else {})
+
+
+class MemoEmbed:
+    """An `embed` that remembers its vectors by text, so the folds of one reader embed each fact once."""
+
+    def __init__(self, embed: Embed, max_texts: int = 200_000) -> None:
+        self.embed = embed
+        self.max_texts = max_texts
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        missing = sorted({t for t in texts if t not in self.vectors})
+        if missing:
+            if len(self.vectors) + len(missing) > self.max_texts:
+                self.vectors.clear()
+            self.vectors.update(zip(missing, np.asarray(self.embed(missing), dtype=np.float32), strict=True))
+        return np.stack([self.vectors[t] for t in texts]) if texts else np.asarray(self.embed([]), dtype=np.float32)
+
+
+class FactReads:
+    """`agent_facts` for one long-lived reader (a `Memory`), kept until the tables or the logs change.
+
+    The key is what a read depends on: the facts tables' files (a run replaces them by a rename) and the
+    names of the log files (append-only, one uniquely named file per write). Unchanged, a read costs a few
+    `stat` calls instead of reading the tables and folding the pending entries again.
+    """
+
+    def __init__(self, settings: Settings, embed_factory: EmbedFactory | None = None, size: int = 16) -> None:
+        self.settings = settings
+        self.embed_factory = embed_factory
+        self.size = size
+        self._cache: dict[str, tuple[tuple[Any, ...], AgentFacts]] = {}
+
+    def state(self) -> tuple[Any, ...]:
+        """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
+        lake = Lake(self.settings.lake_dir)
+        files = []
+        for table in (FACTS, FACT_EDGES):
+            for path in lake.files(table):
+                stat = path.stat()
+                files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
+        logs = []
+        for table in (OVERRIDES, FORGET):
+            folder = log_dir(self.settings, table)
+            names = sorted(e.name for e in os.scandir(folder) if not e.name.startswith(".")) if folder.is_dir() else []
+            logs.append(tuple(names))
+        return (tuple(files), tuple(logs))
+
+    def get(self, agent_id: str) -> AgentFacts:
+        state = self.state()
+        cached = self._cache.get(agent_id)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        tables = agent_facts(self.settings, agent_id, self.embed_factory)
+        self._cache.pop(agent_id, None)
+        while len(self._cache) >= self.size:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[agent_id] = (state, tables)
+        return tables
 
 
 def _order(frame: pl.DataFrame) -> pl.DataFrame:
@@ -178,6 +279,60 @@ def remember(
     )
     facts = agent_facts(settings, agent_id, embed_factory).facts
     return facts.filter(pl.col("override_ids").list.contains(override.override_id))
+
+
+def forget(
+    settings: Settings,
+    agent_id: str,
+    *,
+    fact_id: str | None = None,
+    conversation_id: str | None = None,
+    everything: bool = False,
+    reason: str | None = None,
+    embed_factory: EmbedFactory | None = None,
+) -> pl.DataFrame:
+    """Append a forget entry (a fact's chain, a conversation, or all the agent's facts) and return the fact
+    versions it removes from what reads see.
+
+    What the facts fold does with it (`memlake.facts.fold`): a fact's versions said before the forget go; a
+    conversation's or the agent's statements ingested before it are dropped, with the facts they alone support
+    (a user override stays unless the whole agent is forgotten). The forget log is read by the facts layer only:
+    turns, chunks and episodes keep the conversation.
+    """
+    chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
+                                                    ("agent", agent_id if everything else None)) if target]
+    if len(chosen) != 1:
+        raise ValueError("forget exactly one of: a fact id, a conversation id, or everything (all)")
+    scope, target = chosen[0]
+    before = agent_facts(settings, agent_id, embed_factory).facts
+    if scope == "fact" and before.filter(pl.col("fact_id") == target).height == 0:
+        raise ValueError(f"agent {agent_id!r} has no fact {target!r}")
+    if scope == "conversation" and not _has_conversation(settings, agent_id, target, before):
+        raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
+    write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
+    after = agent_facts(settings, agent_id, embed_factory).facts
+    return _order(before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti"))
+
+
+def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, facts: pl.DataFrame) -> bool:
+    if facts.filter(pl.col("source_conversation_ids").list.contains(conversation_id)).height:
+        return True
+
+    found = Lake(settings.lake_dir).connect().execute(
+        "SELECT 1 FROM transcripts.turns WHERE agent_id = ? AND conversation_id = ? LIMIT 1",
+        [agent_id, conversation_id],
+    ).fetchone()
+    return found is not None
+
+
+def fact_owners(settings: Settings, fact_id: str) -> list[str]:
+    """The agents whose facts (folded by a run, or only remembered since) hold `fact_id`, sorted."""
+    owners = Lake(settings.lake_dir).read(FACTS).filter(pl.col("fact_id") == fact_id)["agent_id"].unique()
+    if owners.len():
+        return sorted(owners.to_list())
+    # a fact remembered since the last run: only the agents with pending overrides can hold it
+    pending = sorted({o.agent_id for o in read_overrides(settings)})
+    return [a for a in pending if agent_facts(settings, a).facts.filter(pl.col("fact_id") == fact_id).height]
 
 
 def _structured(

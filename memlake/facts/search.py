@@ -1,0 +1,110 @@
+"""Fact search that sees what fact reads see: overrides and forgets written since the last run.
+
+`search/fact_index` is built by a run from `facts/facts`. Until the next run,
+an agent with log entries the tables do not reflect yet (see
+`memlake.facts.reads`) is searched in a small index of its own: the facts a
+read sees (the tables with those entries folded on top), written to a
+temporary LanceDB folder and searched by the same code (`search_memory`)
+with the same embedder. Vectors the read's fold already computed are reused,
+so a remembered fact costs one embedding. The index is kept until the tables
+or the logs change. Agents with nothing pending are searched in
+`search/fact_index` as before; the next run makes that exact again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+import weakref
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from memlake.facts.reads import AgentFacts, FactReads
+from memlake.schemas import FACT_INDEX
+
+NO_EMBEDDER = "none"
+
+
+class FactOverlays:
+    """Per-agent fact indexes of one reader for agents with pending log entries, in a temporary folder."""
+
+    def __init__(self, reads: FactReads, size: int = 4) -> None:
+        self.reads = reads
+        self.size = size
+        self.root = Path(tempfile.mkdtemp(prefix="memlake-fact-overlay-"))
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.root, True)
+        # agent -> (the tables it was built from, embedder name, store or None when the agent has no fact left)
+        self._stores: dict[str, tuple[AgentFacts, str, Any]] = {}
+
+    def close(self) -> None:
+        self._stores.clear()
+        self._finalizer()
+
+    def store_for(self, agent_id: str, embedder: Any, reuse_vectors: bool = True) -> tuple[bool, Any]:
+        """(pending, store): whether the agent has pending entries, and the index to search them in (None when
+        the agent has no fact left to search)."""
+        tables = self.reads.get(agent_id)
+        if not tables.pending:
+            return False, None
+        name = embedder.name if embedder is not None else NO_EMBEDDER
+        cached = self._stores.get(agent_id)
+        if cached is not None and cached[0] is tables and cached[1] == name:
+            return True, cached[2]
+        store = self._build(agent_id, tables, embedder, reuse_vectors)
+        old = self._stores.pop(agent_id, None)
+        if old is not None and old[2] is not None:
+            shutil.rmtree(old[2].path, ignore_errors=True)
+        while len(self._stores) >= self.size:
+            _, (_, _, evicted) = self._stores.popitem()
+            if evicted is not None:
+                shutil.rmtree(evicted.path, ignore_errors=True)
+        self._stores[agent_id] = (tables, name, store)
+        return True, store
+
+    def _build(self, agent_id: str, tables: AgentFacts, embedder: Any, reuse_vectors: bool) -> Any:
+        from memlake.search import FACT_INDEX_SCHEMA, fact_index_rows
+        from memlake.vectors import VectorStore
+
+        rows = fact_index_rows(tables.facts)
+        if rows.filter(pl.col("status") == "active").height == 0:
+            return None
+        known = tables.vectors if reuse_vectors and embedder is not None else {}
+
+        def embed(texts: list[str]) -> np.ndarray:
+            missing = sorted({t for t in texts if t not in known or len(known[t]) != embedder.dim})
+            fresh = dict(zip(missing, embedder.embed(missing), strict=True)) if missing else {}
+            return np.stack([np.asarray(fresh[t] if t in fresh else known[t], dtype=np.float32) for t in texts])
+
+        store = VectorStore(self.root / f"{agent_id}-{uuid.uuid4().hex[:8]}")
+        store.sync(
+            FACT_INDEX, rows, base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
+            embed=embed if embedder is not None else None,
+            embedder=embedder.name if embedder is not None else NO_EMBEDDER,
+            dim=embedder.dim if embedder is not None else 0,
+        )
+        return store
+
+
+def search_facts(
+    settings: Any,
+    query: str,
+    agent_id: str,
+    overlays: FactOverlays,
+    *,
+    reuse_vectors: bool = True,
+    **params: Any,
+) -> pl.DataFrame:
+    """`search_memory(scope="facts")` over what a fact read sees now: the run's index, or the agent's overlay
+    when overrides or forgets were written since the last run."""
+    from memlake.search import empty_result, search_memory
+
+    pending, store = overlays.store_for(agent_id, params.get("embedder"), reuse_vectors)
+    if pending:
+        if store is None:
+            return empty_result()
+        params["store"] = store
+    return search_memory(settings, query, agent_id, scope="facts", **params)

@@ -1,0 +1,141 @@
+"""Fact search sees what fact reads see: a remembered, corrected, rejected or forgotten fact at once, no run needed.
+
+Until a run folds the logs, an agent with pending overrides or forgets is searched in an index of the facts a
+read sees; after the run, the run's `search/fact_index` gives the same answer.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from memlake.api import Memory
+from memlake.embedding import HashEmbedder
+from memlake.facts.fold import Candidate, FoldConfig, chain_id, fold
+from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.reads import agent_facts
+from memlake.lake import Lake
+from memlake.schemas import FACT_EDGES, FACT_INDEX, FACTS
+from memlake.search import FACT_INDEX_SCHEMA, fact_index_rows
+from memlake.settings import Settings, load_settings
+from memlake.vectors import VectorStore
+
+T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
+HOME_ID = chain_id("ann", "user", "home_city", "fact", "")
+
+
+def said(content: str, value: str, days: float, slot: str | None = "home_city", agent: str = "ann",
+         type_: str = "fact") -> Candidate:
+    when = T0 + timedelta(days=days)
+    return Candidate(agent_id=agent, type=type_, subject="user", slot=slot, value=value, content=content,
+                     created_at=when, ingested_at=when, conversation_id=f"c{days:g}", message_ids=(f"m{days:g}",))
+
+
+CANDIDATES = [
+    said("The user lives in Berlin.", "Berlin", 0),
+    said("The user moved to Lisbon.", "Lisbon", 150),
+    said("The user likes green tea.", "green tea", 1, slot=None, type_="preference"),
+    said("Bob lives in Paris.", "Paris", 0, agent="bob"),
+]
+
+
+def run(settings: Settings) -> None:
+    """What a pipeline run does for the facts layer: fold every input, write the tables, rebuild the fact index."""
+    result = fold(CANDIDATES, read_overrides(settings), read_forgets(settings), FoldConfig())
+    lake = Lake(settings.lake_dir)
+    lake.write(FACTS, result.facts)
+    lake.write(FACT_EDGES, result.edges)
+    embedder = HashEmbedder() if settings.embedding_model == "hash" else None
+    VectorStore(settings.lancedb_dir).sync(
+        FACT_INDEX, fact_index_rows(result.facts), base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
+        embed=embedder.embed if embedder else None, embedder=embedder.name if embedder else "none",
+        dim=embedder.dim if embedder else 0,
+    )
+
+
+@pytest.fixture(params=["hash", "none"], ids=["hybrid", "full-text-only"])
+def home(tmp_path: Path, request: pytest.FixtureRequest) -> Settings:
+    settings = load_settings(tmp_path / "home", embedding_model=request.param)
+    settings.ensure_dirs()
+    run(settings)
+    return settings
+
+
+def texts(memory: Memory, query: str, agent: str = "ann") -> list[str]:
+    return memory.search(query, agent, scope="facts", k=5)["text"].to_list()
+
+
+def test_a_remembered_fact_is_found_first_at_once_and_still_after_the_run(home: Settings) -> None:
+    memory = Memory(settings=home)
+    assert not any("Globex" in t for t in texts(memory, "Where does the user work?"))
+    made = memory.remember("ann", "I work at Globex")
+    hits = memory.search("Where does the user work?", "ann", scope="facts", k=5)
+    assert "Globex" in hits["text"][0]
+    assert hits["fact_id"][0] == made["fact_id"][0] and hits["status"][0] == "active"
+    expected_mode = "hybrid" if home.embedding_model == "hash" else "full_text"
+    assert hits["mode"][0] == expected_mode
+    # the run's index is not written by a read; other agents are not touched
+    assert VectorStore(home.lancedb_dir).count(FACT_INDEX, "ann") == 3
+    assert not any("Globex" in t for t in texts(memory, "Where does the user work?", "bob"))
+    run(home)
+    assert not agent_facts(home, "ann").pending
+    after = memory.search("Where does the user work?", "ann", scope="facts", k=5)
+    assert "Globex" in after["text"][0] and after["fact_id"][0] == made["fact_id"][0]
+
+
+def test_a_correction_replaces_the_old_value_in_fact_search(home: Settings) -> None:
+    memory = Memory(settings=home)
+    assert texts(memory, "Where does the user live?")[0] == "The user moved to Lisbon."
+    memory.remember("ann", "Actually I live in Porto", replaces=HOME_ID)
+    found = texts(memory, "Where does the user live?")
+    assert "Porto" in found[0] and not any("Lisbon" in t or "Berlin" in t for t in found)
+
+
+def test_a_rejected_fact_leaves_fact_search_at_once(home: Settings) -> None:
+    memory = Memory(settings=home)
+    assert texts(memory, "green tea")[0] == "The user likes green tea."
+    tea = memory.facts("ann", type="preference")["fact_id"][0]
+    memory.reject("ann", tea)
+    assert "The user likes green tea." not in texts(memory, "green tea")
+    run(home)
+    assert "The user likes green tea." not in texts(memory, "green tea")
+
+
+def test_a_forgotten_fact_leaves_fact_search_and_a_forgotten_remembered_one_stays_gone(home: Settings) -> None:
+    memory = Memory(settings=home)
+    memory.forget("ann", fact_id=HOME_ID)
+    assert not any("Lisbon" in t or "Berlin" in t for t in texts(memory, "Where does the user live?"))
+    made = memory.remember("ann", "I work at Globex")
+    memory.forget("ann", fact_id=made["fact_id"][0])
+    assert not any("Globex" in t for t in texts(memory, "Where does the user work?"))
+    assert memory.facts("ann").filter(pl.col("slot") == "employer").height == 0
+    run(home)  # the run drops the override's fact: reads must not bring the override back
+    fresh = Memory(settings=home)
+    assert fresh.facts("ann").filter(pl.col("slot").is_in(["employer", "home_city"])).height == 0
+    assert not any("Globex" in t for t in texts(fresh, "Where does the user work?"))
+    assert texts(fresh, "green tea")[0] == "The user likes green tea."
+
+
+def test_a_reader_embeds_each_fact_once_across_writes_and_reads(home: Settings) -> None:
+    if home.embedding_model != "hash":
+        pytest.skip("no embedder: nothing to count")
+    embedded: list[str] = []
+
+    class Counting(HashEmbedder):
+        def embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
+            embedded.extend(texts)
+            return super().embed(texts)
+
+    memory = Memory(settings=home)
+    memory._embedder = Counting()  # the reader's configured embedder
+    memory.remember("ann", "I work at Globex")
+    memory.facts("ann")
+    memory.search("Where does the user work?", "ann", scope="facts")
+    memory.remember("ann", "I work at Initech")
+    memory.search("Where does the user work?", "ann", scope="facts")
+    facts_texts = [t for t in embedded if t != "Where does the user work?"]
+    assert len(facts_texts) == len(set(facts_texts))  # every fact text embedded once
+    assert {"The user works at Globex.", "The user works at Initech."} <= set(facts_texts)
