@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Message
-from memlake.distill.offline import OfflineDistiller, distill_offline
+from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline
 from memlake.distill.run import conversations_from_turns
 from memlake.lake import Lake, conform
 from memlake.landing import manifest_frame, update_manifest
@@ -301,6 +301,362 @@ def test_new_patterns_stay_precise(text):
     assert [(c.slot, c.value) for c in one(text).fact_candidates if c.slot] == []
 
 
+# --- memlake-offline-3: "I'm with Sam now" after a break-up ----------------------------------------
+
+
+def conversation(*texts: str) -> DistilledSession:
+    messages = tuple(Message(f"m{i}", "user", text, SAID) for i, text in enumerate(texts, 1))
+    return distill_offline(Conversation("a", "c", None, messages))
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["Jonas and I broke up; I'm with Sam now."], [("partner", "Sam", ["m1"])]),
+        (["I broke up with Noor last month. I'm with Maria now."], [("partner", "Maria", ["m1"])]),
+        (["We split up in the spring.", "I'm with Chen these days."], [("partner", "Chen", ["m2"])]),
+        (["My ex-husband moved to Oslo, and I'm with Tomasz now."], [("partner", "Tomasz", ["m1"])]),
+        (["Ines and I got divorced. I am now with Alex Moreno."], [("partner", "Alex Moreno", ["m1"])]),
+    ],
+)
+def test_with_a_person_after_a_break_up_is_the_new_partner(texts, expected):
+    got = [(c.slot, c.value, c.message_ids) for c in conversation(*texts).fact_candidates if c.slot]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        # no relationship ended: an employer, agreement, company, a place
+        ["I'm with Acme now."],
+        ["I'm with you on that."],
+        ["I'm with Sam at the cafe."],
+        ["I'm with Sam now."],
+        ["My friend Jonas is away, so I'm with Sam."],
+        ["My ex-colleague called. I'm with Sam now."],
+        # a break-up, but "with" is not a partner: company, an organisation, a group, not a statement
+        ["Jonas and I broke up; I'm with Sam at the cafe."],
+        ["Jonas and I broke up; I'm with Acme Robotics now."],
+        ["Jonas and I broke up. I work at Globex.", "I'm with Globex now."],
+        ["Jonas and I broke up; I'm with Sam and Ana at the bar."],
+        ["Jonas and I broke up; am I with Sam now?"],
+        # no break-up: negated, hypothetical, someone else's
+        ["Jonas and I didn't break up; I'm with Jonas now."],
+        ["If Jonas and I broke up, I'd be with Sam now."],
+        ["Leela and Tom broke up. I'm with Sam now."],
+        # the break-up is about the partner named
+        ["I'm with Sam now but we broke up."],
+    ],
+)
+def test_with_is_no_partner_without_a_break_up_or_a_person(texts):
+    assert [(c.slot, c.value) for c in conversation(*texts).fact_candidates if c.slot == "partner"] == []
+
+
+def test_with_someone_while_the_partner_is_away_keeps_the_partner():
+    got = [(c.slot, c.value) for c in conversation("My partner Jonas is away, so I'm with Sam.").fact_candidates]
+    assert got == [("partner", "Jonas")]
+
+
+# --- memlake-offline-3: families of phrasing (what the blind change set showed was missing) -------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # employer: an accepted offer, a team at a company, a contract, "X is where I work", a start to come
+        ("I accepted an offer from Hooli and start Monday.", [("employer", "user", "Hooli")]),
+        ("I took a job offer from Globex.", [("employer", "user", "Globex")]),
+        ("I accepted Initech's offer and start in June.", [("employer", "user", "Initech")]),
+        ("I got an offer from Pied Piper and said yes.", [("employer", "user", "Pied Piper")]),
+        ("Globex offered me a job and I took it.", [("employer", "user", "Globex")]),
+        ("I'm on the platform team at Soylent Foods.", [("employer", "user", "Soylent Foods")]),
+        ("I work in the data group at Globex.", [("employer", "user", "Globex")]),
+        ("I lead the design team at Initech.", [("employer", "user", "Initech")]),
+        ("I'm on Globex's platform team.", [("employer", "user", "Globex")]),
+        ("I joined the payments team at Pied Piper last week.", [("employer", "user", "Pied Piper")]),
+        ("At Hooli I lead the data team.", [("employer", "user", "Hooli")]),
+        ("At Globex, I'm a backend engineer.",
+         [("employer", "user", "Globex"), ("job_title", "user", "backend engineer")]),
+        ("I contract for Globex.", [("employer", "user", "Globex")]),
+        ("I'm freelancing for Hooli.", [("employer", "user", "Hooli")]),
+        ("Globex is where I work now.", [("employer", "user", "Globex")]),
+        ("My company is Hooli.", [("employer", "user", "Hooli")]),
+        ("My employer, Globex, is growing.", [("employer", "user", "Globex")]),
+        ("I work for a startup called Pied Piper.", [("employer", "user", "Pied Piper")]),
+        ("I'm a Hooli employee.", [("employer", "user", "Hooli")]),
+        ("My new job is at Hooli.", [("employer", "user", "Hooli")]),
+        ("I'm starting at Hooli next week.", [("employer", "user", "Hooli")]),
+        ("I start a new job with Globex tomorrow.", [("employer", "user", "Globex")]),
+        ("I'm joining Globex next month.", [("employer", "user", "Globex")]),
+        ("I signed with Hooli last week and start in May.", [("employer", "user", "Hooli")]),
+        ("I recently joined Globex.", [("employer", "user", "Globex")]),
+        ("I've been at Globex since 2019.", [("employer", "user", "Globex")]),
+        ("I've spent five years at Initech.", [("employer", "user", "Initech")]),
+        ("I've been with Acme Robotics for three years.", [("employer", "user", "Acme Robotics")]),
+        ("I'm working at Globex these days.", [("employer", "user", "Globex")]),
+        ("I switched jobs and now work at Hooli.", [("employer", "user", "Hooli")]),
+        ("I'm now at Acme Robotics.", [("employer", "user", "Acme Robotics")]),
+        # job title: officially, made, switched into a role, got the role, promoted by others, title changed
+        ("Starting Monday I'm officially a research scientist.", [("job_title", "user", "research scientist")]),
+        ("I'm officially the new tech lead.", [("job_title", "user", "tech lead")]),
+        ("I'm now working as a data scientist.", [("job_title", "user", "data scientist")]),
+        ("I now work as a nurse.", [("job_title", "user", "nurse")]),
+        ("I'm employed as a security analyst.", [("job_title", "user", "security analyst")]),
+        ("I've been made tech lead.", [("job_title", "user", "tech lead")]),
+        ("They made me the engineering manager.", [("job_title", "user", "engineering manager")]),
+        ("They promoted me to engineering manager.", [("job_title", "user", "engineering manager")]),
+        ("I got the promotion to product manager.", [("job_title", "user", "product manager")]),
+        ("My title changed to staff engineer.", [("job_title", "user", "staff engineer")]),
+        ("I switched to a designer role.", [("job_title", "user", "designer")]),
+        ("I've transitioned to data scientist.", [("job_title", "user", "data scientist")]),
+        ("I'm moving into a product manager role.", [("job_title", "user", "product manager")]),
+        ("I got the tech lead job.", [("job_title", "user", "tech lead")]),
+        ("I landed a product manager role at Hooli.",
+         [("job_title", "user", "product manager"), ("employer", "user", "Hooli")]),
+        ("I've taken on the tech lead role.", [("job_title", "user", "tech lead")]),
+        ("I've stepped up as engineering manager.", [("job_title", "user", "engineering manager")]),
+        ("I was hired as a designer at Hooli.", [("job_title", "user", "designer"), ("employer", "user", "Hooli")]),
+        ("I'm starting as a designer on Monday.", [("job_title", "user", "designer")]),
+        ("I've become a tech lead.", [("job_title", "user", "tech lead")]),
+        ("I'm the tech lead on my team.", [("job_title", "user", "tech lead")]),
+        ("Tech lead is my title now.", [("job_title", "user", "tech lead")]),
+        ("I'm tech lead now.", [("job_title", "user", "tech lead")]),
+        # diet: eaten / eating / eat, my diet is, started or adopted, decided to go, "X here", "as a X"
+        ("I've eaten vegetarian for years.", [("diet", "user", "vegetarian")]),
+        ("I've only eaten vegan food since 2019.", [("diet", "user", "vegan")]),
+        ("I'm eating vegan these days.", [("diet", "user", "vegan")]),
+        ("I eat strictly vegan.", [("diet", "user", "vegan")]),
+        ("I've been eating pescatarian for a while.", [("diet", "user", "pescatarian")]),
+        ("I've been vegetarian my whole life.", [("diet", "user", "vegetarian")]),
+        ("Since January I've been vegetarian.", [("diet", "user", "vegetarian")]),
+        ("My diet is vegan now.", [("diet", "user", "vegan")]),
+        ("I've adopted a keto diet.", [("diet", "user", "keto")]),
+        ("I started eating vegan this year.", [("diet", "user", "vegan")]),
+        ("I've gone back to being vegetarian.", [("diet", "user", "vegetarian")]),
+        ("I've decided to go vegan.", [("diet", "user", "vegan")]),
+        ("I'm vegan as of this month.", [("diet", "user", "vegan")]),
+        ("Vegan here.", [("diet", "user", "vegan")]),
+        ("As a vegetarian, I skip the meat.", [("diet", "user", "vegetarian")]),
+        ("I'm plant-based now.", [("diet", "user", "plant-based")]),
+        # name: prefer to be called, going by, known as, "X is what I go by", a request
+        ("I'd prefer to be called Kate now.", [("name", "user", "Kate")]),
+        ("I'd rather be called Bob.", [("name", "user", "Bob")]),
+        ("I want to be known as Maggie from now on.", [("name", "user", "Maggie")]),
+        ("I'm going by Sasha these days.", [("name", "user", "Sasha")]),
+        ("I've started going by Hannes.", [("name", "user", "Hannes")]),
+        ("Please refer to me as Priya.", [("name", "user", "Priya")]),
+        ("I'm known as Bob.", [("name", "user", "Bob")]),
+        ("Most people know me as Maggie.", [("name", "user", "Maggie")]),
+        ("Kate is what I go by now.", [("name", "user", "Kate")]),
+        ("Sasha is my name now.", [("name", "user", "Sasha")]),
+        ("Name's Kate.", [("name", "user", "Kate")]),
+        ("Hi, this is Kate.", [("name", "user", "Kate")]),
+        ("From now on I'm Kate.", [("name", "user", "Kate")]),
+        ("Could you call me Kate from now on?", [("name", "user", "Kate")]),
+        # home city: settled, made the move, moved from X to Y, now living, rent, call X home, home is X, resident
+        ("We've settled in Dublin now.", [("home_city", "user", "Dublin")]),
+        ("I've finally settled down in Porto.", [("home_city", "user", "Porto")]),
+        ("We finally made the move to Porto.", [("home_city", "user", "Porto")]),
+        ("We moved from Berlin to Lisbon.", [("home_city", "user", "Lisbon")]),
+        ("I've moved house to Lisbon.", [("home_city", "user", "Lisbon")]),
+        ("Now living in Oslo.", [("home_city", "user", "Oslo")]),
+        ("We're based in Vienna.", [("home_city", "user", "Vienna")]),
+        ("I rent a flat in Lisbon.", [("home_city", "user", "Lisbon")]),
+        ("We're renting in Porto now.", [("home_city", "user", "Porto")]),
+        ("We call Lisbon home now.", [("home_city", "user", "Lisbon")]),
+        ("I've called Oslo home for years.", [("home_city", "user", "Oslo")]),
+        ("Porto is our home now.", [("home_city", "user", "Porto")]),
+        ("Home is Oslo these days.", [("home_city", "user", "Oslo")]),
+        ("Home for me is Lisbon.", [("home_city", "user", "Lisbon")]),
+        ("I've made Lisbon my home.", [("home_city", "user", "Lisbon")]),
+        ("I'm officially a Porto resident.", [("home_city", "user", "Porto")]),
+        ("I'm officially a Lisbon resident as of this week.", [("home_city", "user", "Lisbon")]),
+        ("We've been settled in Porto since the spring.", [("home_city", "user", "Porto")]),
+        ("Hello from our new flat in Porto!", [("home_city", "user", "Porto")]),
+        ("I've been in Lisbon for a year now.", [("home_city", "user", "Lisbon")]),
+        # partner: an apposition ending or opening the sentence, "X and I are together", seeing, a new partner named
+        ("I live with my partner, Jonas.", [("partner", "user", "Jonas")]),
+        ("Sam, my partner, cooked dinner.", [("partner", "user", "Sam")]),
+        ("My wife of ten years, Ines, is a chef.", [("partner", "user", "Ines")]),
+        ("Sam's my partner.", [("partner", "user", "Sam")]),
+        ("Sam and I are together now.", [("partner", "user", "Sam")]),
+        ("Noor and I got together in 2019.", [("partner", "user", "Noor")]),
+        ("Chen and I have been married for six years.", [("partner", "user", "Chen")]),
+        ("My other half, Alex, cooked.", [("partner", "user", "Alex")]),
+        ("I'm getting married to Sam.", [("partner", "user", "Sam")]),
+        ("I've been seeing Noor for a year.", [("partner", "user", "Noor")]),
+        ("I'm seeing someone new, Chen.", [("partner", "user", "Chen")]),
+        ("I have a new girlfriend, Noor.", [("partner", "user", "Noor")]),
+        # project deadline: the project slipped / was pushed, the new date for, scheduled for, goes live, launching
+        ("Project Falcon slipped to October 25, 2023.", [("project_deadline", "Project Falcon", "2023-10-25")]),
+        ("Project Heron has been pushed back to July 1.", [("project_deadline", "Project Heron", "2023-07-01")]),
+        ("Project Osprey's launch was delayed by two weeks to June 20.",
+         [("project_deadline", "Project Osprey", "2023-06-20")]),
+        ("Project Heron slipped a week to June 9.", [("project_deadline", "Project Heron", "2023-06-09")]),
+        ("The new date for Project Falcon is September 15, 2023.",
+         [("project_deadline", "Project Falcon", "2023-09-15")]),
+        ("The target date for Project Kestrel is July 4.", [("project_deadline", "Project Kestrel", "2023-07-04")]),
+        ("June 3 is the new launch date for Project Heron.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("Project Heron is now scheduled for June 2.", [("project_deadline", "Project Heron", "2023-06-02")]),
+        ("Project Heron is on track to ship on June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("Project Falcon will now go live on May 30.", [("project_deadline", "Project Falcon", "2023-05-30")]),
+        ("Project Heron now goes out on June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("Project Heron is now launching on June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("Launching Project Osprey on May 30!", [("project_deadline", "Project Osprey", "2023-05-30")]),
+        ("The plan is to launch Project Heron on June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("We're pushing Project Heron to June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("We've rescheduled Project Heron for June 3.", [("project_deadline", "Project Heron", "2023-06-03")]),
+        ("We're targeting June 3 for Project Heron.", [("project_deadline", "Project Heron", "2023-06-03")]),
+    ],
+)
+def test_families_of_phrasing_give_the_slot(text, expected):
+    got = [(c.slot, c.subject, c.value) for c in one(text).fact_candidates if c.slot]
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        # employer: an offer that is no job, a team one plays in, company kept, a place, a school, a span, a wish
+        ["I accepted an offer from the bank for a loan."],
+        ["I accepted an offer from Santander for a loan."],
+        ["I accepted an offer from Barclays."],
+        ["I got an offer from Hooli."],
+        ["Globex offered me a job but I said no."],
+        ["If Globex offered me a job and I took it, I'd move."],
+        ["I'm on the fence about it."],
+        ["I'm on the rowing team at Harvard."],
+        ["I lead the book club at Hooli."],
+        ["I joined Sam for dinner."],
+        ["I joined Ana at the bar."],
+        ["I'm joining Sam and Ana for dinner."],
+        ["I'm now at the station."],
+        ["I'm at Heathrow now."],
+        ["I'm now at Globex."],
+        ["At Starbucks, I work on my novel."],
+        ["Starbucks is where I work best."],
+        ["I'm starting at Stanford University in the fall."],
+        ["I'm freelancing for Hooli this week."],
+        ["I joined the platform team at Hooli for a month."],
+        ["I've been with Sam for three years."],
+        ["I've been at Heathrow since 6am."],
+        ["I signed with Sony Music."],
+        ["I'm consulting with Sam on it."],
+        ["My company is growing."],
+        # job title: not a role, someone else's, a person not a role
+        ["Starting Monday I'm officially on holiday."],
+        ["Starting Monday I'm officially unemployed."],
+        ["I'm officially a grandma."],
+        ["I'm a big fan of the designer."],
+        ["They made me a sandwich."],
+        ["They made me the owner of the bug."],
+        ["I switched to a new manager at work."],
+        ["I switched to the night shift."],
+        ["I took the lead on it."],
+        ["I'm head now."],
+        ["I hope they promote me to tech lead."],
+        # diet: a food is no diet, a meal, a week, a past time, before, sometimes
+        ["I eat pasta."],
+        ["I eat vegan burgers sometimes."],
+        ["I've eaten vegan for lunch."],
+        ["I've eaten vegan for a week."],
+        ["I've eaten vegan food before."],
+        ["I'm eating vegan this week."],
+        ["I'm eating keto for dinner."],
+        ["I went vegan for a while."],
+        ["I'm going vegan for Lent."],
+        ["As a vegan chef, I cook a lot."],
+        ["Vegan here is expensive."],
+        ["My diet is a mess."],
+        ["I've eaten at Vegan Junction for years."],
+        # name: later, a taxi, a place passed, a day, a title, a name refused
+        ["I'd prefer to be called later."],
+        ["I'd prefer to be called back."],
+        ["I'd prefer to be called Doctor Smith."],
+        ["Can you call me a taxi?"],
+        ["Could you call me later?"],
+        ["I'm going by train."],
+        ["I'm going by Lisbon on the way to Porto."],
+        ["I'm known as a troublemaker."],
+        ["Hi, it's Christmas!"],
+        ["This is Kate, my sister."],
+        ["Please use Python instead."],
+        ["I don't want to be called Bob."],
+        ["Name's not important."],
+        # home: a movie, a trip, someone else's home, a person at home, a tool, a car, a stay, a second home
+        ["We settled in for the movie."],
+        ["We settled in Paris for the weekend."],
+        ["My parents settled in Lisbon."],
+        ["We made the move to Kubernetes."],
+        ["I moved over to Acme Robotics."],
+        ["Living in Rome must be nice."],
+        ["I rent a car in Lisbon."],
+        ["I call Sam home every Sunday."],
+        ["Sam is home now."],
+        ["Berlin is my second home."],
+        ["Lisbon is home to many startups."],
+        ["Home is where the heart is."],
+        ["I've been in Lisbon for two weeks now."],
+        ["I've been in Lisbon since Monday."],
+        # partner: someone else's partner, a list, a meeting, company, a partner's relative, a wish, a break-up
+        ["My friend lives with her partner, Sam."],
+        ["My girlfriend, Toby and I are going camping."],
+        ["Sam and I got together for coffee."],
+        ["Sam and I got together last week to plan the trip."],
+        ["Sam and I are together at the cafe."],
+        ["Sam and I are together on this project."],
+        ["Sam, my partner in crime, helped."],
+        ["Sam, my partner's brother, called."],
+        ["Sam, my partner, and I broke up."],
+        ["I'm seeing Sam tomorrow."],
+        ["I'd love a girlfriend named Sam."],
+        # deadline: no project, no date, a meeting, a birthday, negated, hypothetical, another event's date
+        ["The bus slipped to the left."],
+        ["Project Heron slipped to the bottom of the list."],
+        ["Project Heron was moved to the Berlin team on June 2."],
+        ["Project Heron wasn't moved to June 2."],
+        ["Project Heron might slip to June 2."],
+        ["If Project Heron slips to June 2 we're in trouble."],
+        ["The meeting slipped to June 3."],
+        ["We moved the meeting to June 3."],
+        ["The new date for the dinner is June 3."],
+        ["Heron slipped to June 2."],
+        ["We're targeting Q3 for Project Heron."],
+        ["We're working on Project Heron.", "Our wedding date is June 3."],
+        ["We're working on Project Heron.", "The target is June 3."],
+    ],
+)
+def test_families_of_phrasing_stay_precise(texts):
+    assert [(c.slot, c.value) for c in conversation(*texts).fact_candidates if c.slot] == []
+
+
+def test_now_at_an_organisation_is_the_employer_once_the_user_said_they_changed_jobs():
+    got = [(c.slot, c.value, c.message_ids) for c in conversation("I left Acme last month.", "I'm now at Globex.")
+           .fact_candidates if c.slot]
+    assert got == [("employer", "Globex", ["m2"])]
+
+
+def test_an_accepted_offer_holds_from_when_it_was_said_not_from_the_start_day():
+    [c] = [c for c in one("I accepted an offer from Hooli and start Monday.").fact_candidates if c.slot]
+    assert (c.value, c.valid_from, c.content) == ("Hooli", "2023-05-08", "The user accepted a job at Hooli.")
+
+
+def test_no_change_story_states_the_slot_of_another_story_of_its_agent():
+    from memlake.bench.changes import generate
+
+    stories = generate(240)
+    by_agent: dict[str, set[str]] = {}
+    for story in stories:
+        by_agent.setdefault(story.agent_id, set()).add(story.slot)
+    crossed = []
+    for story in stories:
+        for text in (story.old_text, story.new_text, story.repeat_text):
+            slots = {c.slot for c in one(text or "").fact_candidates if c.slot} - {story.slot}
+            if slots & by_agent[story.agent_id]:
+                crossed.append((story.story_id, text, sorted(slots)))
+    assert crossed == []
+
+
 def test_a_coordinated_verb_phrase_shares_its_subject():
     got = [(c.type, c.slot, c.value) for c in one("I left Acme Robotics and joined Northwind Labs.").fact_candidates]
     assert got == [("event", None, "left Acme Robotics"), ("fact", "employer", "Northwind Labs")]
@@ -325,7 +681,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == "memlake-offline-2" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-3" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 

@@ -147,11 +147,101 @@ ADDED_PHRASINGS: dict[str, tuple[list[str], list[str], str]] = {
         "{project} is on track for {old}.",
     ),
 }
+# A third, blind set (not part of the halves or the total): written 2026-11-22 by the lead engineer before reading
+# memlake-offline-3's rules and before any run on them, after the held-back half stopped being blind for the
+# partner slot (docs/decisions.md). Never tuned on; its stories get their own agents.
+BLIND_PHRASINGS: dict[str, tuple[list[str], list[str], str]] = {
+    "home_city": (
+        ["My apartment in {old} has a great view.", "I live in {old} with my two cats."],
+        ["I moved to {new} two weeks ago.", "We've settled in {new} now."],
+        "Is there a good bakery near me in {old}?",
+    ),
+    "employer": (
+        ["I work at {old}.", "I'm on the platform team at {old}."],
+        ["I accepted an offer from {new} and start Monday.", "I joined {new} last week."],
+        "Lunch at the {old} office was good today.",
+    ),
+    "job_title": (
+        ["I work as a {old}.", "My current role is {old}."],
+        ["I've switched roles and I'm a {new} now.", "Starting Monday I'm officially a {new}."],
+        "As a {old}, I review a lot of pull requests.",
+    ),
+    "diet": (
+        ["I'm {old}.", "I've eaten {old} for years."],
+        ["I switched to a {new} diet this spring.", "These days I'm {new}."],
+        "Any {old} recipes for dinner?",
+    ),
+    "partner": (
+        ["My partner {old} and I went hiking.", "I live with my partner, {old}."],
+        ["My new partner, {new}, is amazing.", "I'm in a relationship with {new} now."],
+        "{old} and I are cooking tonight.",
+    ),
+    "name": (
+        ["My name is {old}.", "You can call me {old}."],
+        ["Please call me {new} from now on.", "I'd prefer to be called {new} now."],
+        "Thanks! - {old}",
+    ),
+    "project_deadline": (
+        ["{project} ships on {old}.", "The {project} release is planned for {old}."],
+        ["{project} slipped to {new}.", "The new date for {project} is {new}."],
+        "Still aiming for {old} with {project}.",
+    ),
+}
+
+# A fourth set, written 2026-11-22 after the blind set above had shown 39 % and before the rules were widened
+# on it (which made that set a development set): sealed until those rule changes were final, then run once.
+BLIND2_PHRASINGS: dict[str, tuple[list[str], list[str], str]] = {
+    "home_city": (
+        ["I rent a small place in {old}.", "I've called {old} home for a decade."],
+        ["Big news: we finally made the move to {new}!", "I'm now living in {new}."],
+        "The trams in {old} were late again.",
+    ),
+    "employer": (
+        ["I'm a contractor for {old}.", "{old} is where I work."],
+        ["I left my old job and now work at {new}.", "I'm now at {new}."],
+        "{old} gave everyone Friday off.",
+    ),
+    "job_title": (
+        ["I'm currently a {old}.", "At work I'm the {old}."],
+        ["I got promoted and I'm now a {new}.", "My new title is {new}."],
+        "Being the {old} keeps me busy.",
+    ),
+    "diet": (
+        ["I eat {old}.", "I'm strictly {old}."],
+        ["I've recently gone {new}.", "I've started eating {new}."],
+        "I found a great {old} cookbook.",
+    ),
+    "partner": (
+        ["My husband {old} says hi.", "{old} and I have been together for years."],
+        ["I've met someone new, {new}, and we're together now.", "{new} is my boyfriend now."],
+        "{old} and I watched a movie.",
+    ),
+    "name": (
+        ["I'm {old}, nice to meet you.", "{old} is my name."],
+        ["I've started going by {new}.", "From now on my name is {new}."],
+        "Best, {old}",
+    ),
+    "project_deadline": (
+        ["We're launching {project} on {old}.", "{project} goes live on {old}."],
+        ["{project} has been delayed to {new}.", "{project} is now scheduled for {new}."],
+        "{project} still looks good for {old}.",
+    ),
+}
+
 HALVES = ("tuning", "held_back")
+BLIND = "blind"
+BLIND_2 = "blind_2"
+BLIND_SETS = {BLIND: BLIND_PHRASINGS, BLIND_2: BLIND2_PHRASINGS}
+# Phrasings that also state another slot ("I'm a software engineer at Globex" gives a job title too). A story
+# never uses one when the same agent has a story of that other slot: the fold rightly takes the newest statement
+# of a slot, whichever story said it, so such a pair measured the generator, not memory.
+ALSO_STATES: dict[str, tuple[str, ...]] = {"I'm a software engineer at {old}.": ("job_title",)}
 
 
 def templates(slot: str, half: str) -> tuple[list[str], list[str], str]:
     """(old phrasings, new phrasings, repeat phrasing) of `slot` in one half of the benchmark (the fixed split)."""
+    if half in BLIND_SETS:
+        return BLIND_SETS[half][slot]
     olds, news, repeat, _ = PHRASINGS[slot]
     if half == "tuning":
         return olds[0::2], news[0::2], repeat
@@ -214,8 +304,20 @@ def _pretty_day(iso: str) -> str:
     return f"{d:%B} {d.day}, {d.year}"
 
 
-def generate(n_stories: int = 240, seed: int = SEED) -> list[Story]:
-    """`n_stories` change stories, spread over agents with at most one story per slot each."""
+def _free(template: str, choices: list[str], other_slots: set[str]) -> str:
+    """`template`, or when it states a slot another story of the agent has, the first of `choices` that does not
+    (no random draw, so the other stories stay as they were)."""
+    if not set(ALSO_STATES.get(template, ())) & other_slots:
+        return template
+    return next(t for t in choices if not set(ALSO_STATES.get(t, ())) & other_slots)
+
+
+def generate(
+    n_stories: int = 240, seed: int = SEED, halves: tuple[str, ...] = HALVES, prefix: str = ""
+) -> list[Story]:
+    """`n_stories` change stories, spread over agents with at most one story per slot each; no story states
+    the slot of another story of its agent (see `ALSO_STATES`). A slot's stories alternate between `halves`;
+    `prefix` keeps the ids and agents of another set apart."""
     rnd = random.Random(seed)
     slots = list(PHRASINGS)
     stories: list[Story] = []
@@ -223,10 +325,12 @@ def generate(n_stories: int = 240, seed: int = SEED) -> list[Story]:
     agent = 0
     while len(stories) < n_stories:
         agent += 1
-        for slot in rnd.sample(slots, len(slots)):
+        agent_slots = rnd.sample(slots, len(slots))
+        planned = set(agent_slots[: n_stories - len(stories)])  # the slots this agent gets a story of
+        for slot in agent_slots:
             if len(stories) >= n_stories:
                 break
-            half = HALVES[per_slot[slot] % 2]  # a slot's stories alternate between the halves
+            half = halves[per_slot[slot] % len(halves)]  # a slot's stories alternate between the halves
             per_slot[slot] += 1
             olds, news, repeat = templates(slot, half)
             question = PHRASINGS[slot][3]
@@ -234,15 +338,16 @@ def generate(n_stories: int = 240, seed: int = SEED) -> list[Story]:
             new_at = old_at + timedelta(days=rnd.randint(20, 200), hours=rnd.randint(0, 8))
             repeat_at = old_at + (new_at - old_at) / 2 if rnd.random() < 0.4 else None
             subject, old, new = _values(slot, rnd, old_at.date())
-            old_template, new_template = rnd.choice(olds), rnd.choice(news)
+            others = planned - {slot}
+            old_template, new_template = _free(rnd.choice(olds), olds, others), _free(rnd.choice(news), news, others)
             shown_old, shown_new = (
                 (_pretty_day(old), _pretty_day(new)) if slot == "project_deadline" else (old, new)
             )
             fill = {"old": shown_old, "new": shown_new, "project": subject}
             stories.append(
                 Story(
-                    story_id=f"s{len(stories):04d}",
-                    agent_id=f"changes-{agent:03d}",
+                    story_id=f"{prefix}s{len(stories):04d}",
+                    agent_id=f"{prefix}changes-{agent:03d}",
                     slot=slot,
                     subject=subject,
                     old=old,
@@ -408,7 +513,7 @@ def _by_template(stories: list[Story], results: list[dict[str, Any]]) -> dict[st
         rows[(story.half, story.slot, "old", story.old_text_template)].append(r["extracted_old"])
         rows[(story.half, story.slot, "new", story.new_text_template)].append(r["extracted_new"])
     out: dict[str, Any] = {}
-    for half in HALVES:
+    for half in (h for h in (*HALVES, *BLIND_SETS) if any(k[0] == h for k in rows)):
         mine = {k: v for k, v in rows.items() if k[0] == half}
         templates_ = [
             {"slot": slot, "side": side, "template": template, "added": template in added, "stories": len(v),
@@ -426,7 +531,7 @@ def _by_template(stories: list[Story], results: list[dict[str, Any]]) -> dict[st
 
 
 def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | None = None,
-                search: bool = True, log: Any = print) -> dict[str, Any]:
+                search: bool = True, log: Any = print, n_blind: int = 84) -> dict[str, Any]:
     """Generate the stories, run the pipeline on them, read them back, and write the figures to `out`."""
     import dagster as dg
 
@@ -438,7 +543,10 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     from pipelines.definitions import default_resources
     from pipelines.runner import run_landing
 
-    stories = generate(n_stories)
+    stories = generate(n_stories) + [
+        story for i, name in enumerate(BLIND_SETS, start=1)
+        for story in generate(n_blind, SEED + i, halves=(name,), prefix=name[0] + str(i))
+    ]
     workdir = Path(tempfile.mkdtemp(prefix="memlake-changes-")) if home is None else home
     settings = load_settings(workdir, embedding_model=model)
     settings.ensure_dirs()
@@ -473,15 +581,18 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
             and any(slot == story.slot and story.subject == "user"
                     for tag in "abc" for slot, _ in extracted.get((story.agent_id, f"{other.story_id}-{tag}"), []))
         )
-    by_half = {half: _summary([r for r in results if r["half"] == half]) for half in HALVES}
+    halves = (*HALVES, *BLIND_SETS) if n_blind else HALVES
+    by_half = {half: _summary([r for r in results if r["half"] == half]) for half in halves}
     failures = [r for r in results if not r["both"]]
+    main_results = [r for r in results if r["half"] in HALVES]  # the total is the two halves, as before
     report: dict[str, Any] = {
         "benchmark": "changes",
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "machine": machine(),
         "embedding_model": embedder.name if embedder is not None else "none",
         "distiller": OFFLINE_DISTILLER_VERSION,
-        "stories": len(stories),
+        "stories": len(main_results),
+        "blind_stories": len(results) - len(main_results),
         "agents": len({s.agent_id for s in stories}),
         "phrasings": len({r["phrasing"] for r in results}),
         "target": "new value returned first with the old value in history for >= 95 % of stories",
@@ -489,7 +600,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
                  "ADDED_PHRASINGS (written before the rules were changed) are held back; stories alternate",
         "halves": {half: {k: v for k, v in summary.items() if k in ("stories", "overall", "extraction")}
                    for half, summary in by_half.items()},
-        **_summary(results),
+        **_summary(main_results),
         "by_half": {half: {k: v for k, v in summary.items() if k in ("by_slot",)} for half, summary in by_half.items()},
         "by_template": _by_template(stories, results),
         "fold_only": fold_only(stories),
@@ -546,9 +657,13 @@ def render_changes_section(path: Path) -> str:
     lines = [
         "## Fact changes (templated change stories)",
         "",
-        f"{r['stories']} generated change stories across slots in {r['phrasings']} phrasings, through the whole "
+        f"{r['stories']} (+ {r.get('blind_stories', 0)} blind) generated change stories across slots in "
+        f"{r['phrasings']} phrasings, through the whole "
         f"pipeline with the offline distiller ({r['distiller']}) and the embedding model {r['embedding_model']}. "
-        "The phrasings are split into a tuning half and a held-back half (see docs/decisions.md). "
+        "The phrasings are split into a tuning half and a held-back half (see docs/decisions.md); `total` is "
+        "those two. `blind` and `blind_2` are further phrasing sets with stories of their own, outside the total: "
+        "`blind` was written blind but the rules were then widened on it (a development set now); `blind_2` "
+        "was sealed until those changes were final (docs/decisions.md). "
         f"Target: {r['target']}. Run: `memlake bench changes`.",
         "",
         "| stories | n | new first + old in history | new first | old in history | as_of gives old "

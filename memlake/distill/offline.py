@@ -6,19 +6,27 @@ statement by the user (role "user"; not a question, not inside quotes or
 code, not hypothetical or negated) and only on a narrow pattern; whatever it
 cannot read with confidence it leaves out. What it reads:
 
-- name ("my name is ..."), job title and employer ("I'm a backend engineer at
-  ...", "I work at/for ...", "I started a new job at ...", "I've been at ... for
-  four years"), leaving a job ("I left ...");
-- home city ("I live in ...", "I moved to ... last week", "we're moving from
-  ... to ..."; "until then" closes the old city);
+- name ("my name is ...", "I'd prefer to be called ...", "I'm going by ..."),
+  job title and employer ("I'm a backend engineer at ...", "I work at/for ...",
+  "I started a new job at ...", "I've been at ... for four years", "I'm on the
+  platform team at ...", "I accepted an offer from ... and start Monday",
+  "I'm officially a ..."), leaving a job ("I left ...");
+- home city ("I live in ...", "I moved to ... last week", "we've settled in
+  ...", "we call ... home", "we're moving from ... to ..."; "until then"
+  closes the old city);
 - preferences and dislikes ("I prefer/like/love/enjoy ...", "I don't drink
-  ...", "I hate ..."), diet ("I'm vegetarian") and allergies;
+  ...", "I hate ..."), diet ("I'm vegetarian", "I've eaten vegan for years")
+  and allergies;
 - decisions ("we decided to ..."), plans and commitments ("I'm going to ...",
   "I plan to ..."), corrections ("actually ..., not ..."), deadlines ("the
-  Heron launch is on March 4"), skills ("I know Python");
+  Heron launch is on March 4", "Project Heron slipped to June 3"), skills ("I
+  know Python");
 - people the user mentions and how they relate ("my partner Jonas", "my
   sister Leela", "Tomás Ruiz is the tech lead") and what the user says about
   them ("Leela doesn't like mushrooms"; "she" when only one person is named);
+  a partner in "I live with my partner, Jonas." or "Sam and I are together
+  now"; a new partner in "I'm with Sam now" once the user says a relationship
+  ended;
 - past events with a date ("I ran the Lisbon half marathon yesterday").
 
 Relative dates resolve against the time of the message that says them.
@@ -48,7 +56,7 @@ from memlake.distill.models import (
     iso_day,
 )
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-2"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-3"
 
 # --- vocabulary -------------------------------------------------------------------------------
 
@@ -60,7 +68,8 @@ ROLE_NOUNS = (
     "technician", "translator", "marketer", "recruiter", "coach", "therapist", "pharmacist", "mechanic",
     "electrician", "freelancer", "contractor", "product manager", "head", "officer", "economist", "librarian",
 )
-PARTNER_WORDS = ("partner", "wife", "husband", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "spouse")
+PARTNER_WORDS = ("partner", "wife", "husband", "boyfriend", "girlfriend", "fiancé", "fiancée", "fiance", "spouse",
+                 "other half", "better half", "significant other", "hubby")
 SIBLING_WORDS = ("sister", "brother", "sibling", "twin")
 OTHER_RELATIVES = (
     "mother", "mom", "mum", "father", "dad", "son", "daughter", "cousin", "aunt", "uncle", "grandmother",
@@ -68,7 +77,7 @@ OTHER_RELATIVES = (
     "co-worker", "manager", "boss", "roommate", "flatmate", "neighbour", "neighbor", "mentor",
 )
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "kosher", "halal", "gluten-free",
-         "lactose-free", "keto", "paleo")
+         "lactose-free", "keto", "paleo", "plant-based")
 SIBLING_ADJECTIVES = r"(?:(?:older|younger|little|big|baby|elder|kid|twin|half-|step-?|only) ?)?"
 # Capitalised words after "I'm" / "my wife is" that describe the person rather than name them.
 DEMONYMS = frozenset(
@@ -122,7 +131,9 @@ SKILL_WORDS = frozenset(
 )
 # What may follow an organisation's name in "I work at X ...": the end, punctuation, or a plain continuation.
 _AFTER_ORG = (r"(?=\s*(?:$|[,.;:!?)]|-\s)|\s+(?:as|in|on|at|since|for|last|this|back|earlier|recently|yesterday|"
-              r"today|now|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
+              r"today|now|these days|nowadays|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
+# After an organisation one starts at: also a start still to come ("I start at Hooli next week").
+_AFTER_START_ORG = rf"(?:{_AFTER_ORG}|(?=\s+(?:next|tomorrow|soon)\b))"
 # Words that make a "plan" or an "event" about the code at hand, not about the user's life.
 TECH_WORDS = re.compile(
     r"\b(?:script|scripts|test|tests|migration|migrations|query|queries|command|build|code|pipeline|server|"
@@ -176,7 +187,11 @@ STOPWORDS = frozenset(
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’&.-]*"
 _NAME = rf"{_CAP}(?:\s+{_CAP}){{0,3}}"
 _ORG = rf"{_CAP}(?:\s+(?:{_CAP}|&|of|and|de))*?(?:\s+{_CAP})?"
-_ROLE = r"(?:[a-z][a-z-]* ){0,4}?(?:" + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")"
+# A role: up to four lowercase modifiers and a role noun; a function word is no modifier ("a fan of the designer").
+_ROLE_MODIFIER = (r"(?!(?:of|the|a|an|and|or|to|for|with|at|in|on|by|my|our|your|his|her|their|this|that|is|was|"
+                  r"am|are|be|not|no|so|as|like)\b)[a-z][a-z-]* ")
+_ROLE = (rf"(?:{_ROLE_MODIFIER}){{0,4}}?(?:"
+         + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")")
 _UNTIL_OBJ = r"(?P<obj>[^,.;:!?]+)"
 
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
@@ -237,6 +252,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     context = _Context.build(sentences)
     for sentence in sentences:
         if sentence.question:
+            _read_request(sentence, context, found)
             continue
         _read_sentence(sentence, context, found)
     for entity in context.entities():
@@ -280,7 +296,9 @@ _PAST_VERB = (r"(?:\w+ed|left|quit|took|went|got|became|began|sold|bought|found|
               r"had|did|gave|built|wrote|finished|came|said)")
 _ELIDED_SUBJECT = re.compile(
     r",?\s+and\s+(?:then\s+|also\s+|just\s+|finally\s+|now\s+)?"
-    r"(?=(?:joined|moved|relocated|started|switched|became|took|went|got|left|quit|married|accepted)\b)"
+    r"(?=(?:joined|moved|relocated|started|switched|became|took|went|got|left|quit|married|accepted|"
+    # "I switched jobs and now work at Hooli": a present verb after a past one shares the subject too
+    r"work|live)\b)"
 )
 _SUBORDINATE = re.compile(r"\b(?:that|who|which|because|when|after|before|since|while|until|where)\b", re.I)
 
@@ -362,6 +380,10 @@ class _Context:
     projects: list[str] = field(default_factory=list)  # "Project Heron"
     organizations: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    # the user says a relationship of theirs ended ("Jonas and I broke up"): "I'm with Sam now" then names a partner
+    breakup: bool = False
+    # the user says they changed or left a job ("I left Acme", "new job"): "I'm now at Globex" then names an employer
+    job_change: bool = False
 
     @classmethod
     def build(cls, sentences: list[_Sentence]) -> _Context:
@@ -379,6 +401,16 @@ class _Context:
                 name = f"Project {m.group('name').strip('.,')}"
                 if name not in context.projects:
                     context.projects.append(name)
+            if not sentence.question and any(
+                _BREAKUP.search(c) and not (HYPOTHETICAL.search(c) or NEGATION.search(c) or REPORTED.search(c))
+                for c in _clauses(text)
+            ):
+                context.breakup = True
+            if not sentence.question and any(
+                _JOB_CHANGE.search(c) and not (HYPOTHETICAL.search(c) or NEGATION.search(c) or REPORTED.search(c))
+                for c in _clauses(text)
+            ):
+                context.job_change = True
         return context
 
     def add_person(self, name: str) -> None:
@@ -506,6 +538,26 @@ def _read_sentence(sentence: _Sentence, context: _Context, found: _Found) -> Non
                 rule.key_date(mention, _key_date_description(sentence.display))
 
 
+# A question that is a request about the user's own name: "Could you call me Kate from now on?"
+_NAME_REQUEST = re.compile(
+    r"^(?:(?:[Oo]k(?:ay)?|[Ss]o|[Aa]lso|[Bb]y the way),? )?(?:[Cc]ould|[Cc]an|[Ww]ould|[Ww]ill) you "
+    r"(?:please |kindly )?"
+    rf"(?:call me|refer to me as|address me as) (?P<name>{_NAME})"
+    r"(?: (?:from now on|instead|going forward|now|please))*(?:,? please)?\s*\?$"
+)
+
+
+def _read_request(sentence: _Sentence, context: _Context, found: _Found) -> None:
+    """Questions give no facts, but a request about the user's name says the name."""
+    m = _NAME_REQUEST.match(_QUOTED.sub(" ", sentence.text).strip())
+    if m and "'s" not in m.group("name"):
+        rule = _Rule(sentence, context, found, [])
+        before = len(found.candidates)
+        _user_name(rule, _trim_name(m.group("name")))
+        if len(found.candidates) > before:
+            found.summary_sentences.append(sentence.display)
+
+
 def _key_date_description(text: str) -> str:
     text = _QUOTED.sub(" ", text).strip()
     return text if len(text) <= 160 else text[:157].rsplit(" ", 1)[0] + "…"
@@ -515,9 +567,18 @@ _GREETING = r"(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|eve
 # What may follow a name the user gives: the end, punctuation, or a plain continuation.
 _AFTER_NAME = r"(?=\s*(?:$|[,.;:!)]|-\s|–)|\s+(?:and|here|from|now|these days|from now on|by the way)\b)"
 _NAMING = (
-    r"[Mm]y (?:new |full |real |legal |first )?name(?: is|'s)(?: now)?"
+    r"[Mm]y (?:new |full |real |legal |first |preferred )?name(?: is|'s)(?: now)?"
     r"|[Cc]all me"
-    r"|I (?:now |usually |mostly |prefer to )?go by(?: the name)?"
+    r"|I (?:now |usually |mostly |prefer to |'d rather |would rather |'d like to |would like to )?go by(?: the name)?"
+    # "I'm going by Kate now", "I've started going by Sasha"
+    r"|I(?:'m| am|'ve been| have been|'ve started| have started| started) (?:now )?going by(?: the name)?"
+    # "I'd prefer to be called Kate", "I'd rather be called Bob", "I want to be known as Maggie"
+    r"|I(?:'d| would)? (?:prefer|like|rather|want)(?: to)? (?:be|being) (?:called|known as|addressed as|referred to as)"
+    r"|(?:[Rr]efer to|[Aa]ddress) me as"
+    # "I'm known as Bob", "Most people know me as Maggie", "I've switched to going by Sasha"
+    r"|I(?:'m| am) (?:better |usually |mostly |now )?known as"
+    r"|(?:[Ee]veryone|[Ee]verybody|[Pp]eople|[Mm]ost (?:people|folks)|[Ff]olks|[Mm]y friends) (?:know|knows) me as"
+    r"|I(?:'ve| have)? (?:switched|changed) to going by"
     r"|I(?:'m| am) (?:now )?called"
     r"|I(?:'ve| have)? (?:just |legally |officially )?changed my name to"
     r"|(?:[Ee]veryone|[Ee]verybody|[Pp]eople|[Mm]y friends|[Ff]riends|[Mm]ost people) (?:call|calls) me"
@@ -526,7 +587,9 @@ _NAMING = (
 
 def _name(rule: _Rule, clause: str) -> None:
     m = re.search(rf"\b(?:{_NAMING}) (?P<name>{_NAME})", clause)
-    if m and not _guarded(clause, m) and "'s" not in m.group("name"):
+    # "going by" is also passing a place ("I'm going by Lisbon on the way"): only a name that ends the clause
+    passing = m and "going by" in m.group(0) and not re.match(_AFTER_NAME, clause[m.end():])
+    if m and not passing and not _guarded(clause, m) and "'s" not in m.group("name"):
         _user_name(rule, _trim_name(m.group("name")))
         return
     # An introduction: "I'm Katherine, nice to meet you", "Hi, I'm Sam", "Hello! Sam here."
@@ -540,12 +603,43 @@ def _name(rule: _Rule, clause: str) -> None:
     m = re.match(rf"^(?P<name>{_NAME}) here\s*[.!]?$", clause)
     if m and _greeted(rule, clause):
         _user_name(rule, _trim_name(m.group("name")), confidence=0.85)
+        return
+    # "Hi, this is Kate", "Hey, it's Bob here" (after a greeting)
+    m = re.match(rf"^(?:[Tt]his is|[Ii]t's|[Ii]t is) (?P<name>{_NAME})(?: here)?{_AFTER_NAME}", clause)
+    if m and "'s" not in m.group("name") and _greeted(rule, clause) and m.group("name") not in _OCCASIONS:
+        _user_name(rule, _trim_name(m.group("name")), confidence=0.85)
+        return
+    # "From now on I'm Kate", "Please use Kate from now on"
+    m = re.match(rf"^(?:[Ff]rom now on|[Gg]oing forward|[Ff]rom today),? I(?:'m| am) (?P<name>{_NAME})\s*[.!]?$",
+                 clause) or re.search(
+        rf"\b[Pp]lease (?:just )?use (?P<name>{_NAME}) (?:from now on|instead|going forward|as my name|"
+        r"when you (?:address|talk to|write to) me)\b", clause)
+    if m and "'s" not in m.group("name") and not _guarded(clause, m):
+        _user_name(rule, _trim_name(m.group("name")))
+        return
+    m = re.match(rf"^(?:[Tt]he )?[Nn]ame(?:'s| is) (?P<name>{_NAME}){_AFTER_NAME}", clause)
+    if m and "'s" not in m.group("name"):
+        _user_name(rule, _trim_name(m.group("name")))
+        return
+    m = re.match(rf"^(?P<name>{_NAME}) is (?:now )?(?:my (?:new |preferred |real )?name|what (?:I(?:'m| am)? (?:now )?"
+                 r"(?:go by|going by|called)|(?:people|everyone|everybody|my friends|friends) (?:now )?call me))"
+                 r"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days|nowadays|from now on)\s*[.!]?$)", clause)
+    if m and "'s" not in m.group("name"):
+        _user_name(rule, _trim_name(m.group("name")))
+
+
+# "Hi, it's Christmas!": a day, not the user.
+_OCCASIONS = frozenset({"Christmas", "Easter", "Halloween", "Thanksgiving", "Diwali", "Eid", "Hanukkah", "Ramadan",
+                        "Passover", "Xmas", "New Year", "New Year's", "Valentine's"})
+_HONORIFICS = frozenset({"Doctor", "Professor", "Prof", "Sir", "Madam", "Ma'am", "Miss", "Mx", "Captain", "Boss",
+                         "Chief", "Coach"})
 
 
 def _user_name(rule: _Rule, name: str, confidence: float = 0.9) -> None:
     words = name.split()
-    if not words or any(w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS or w.lower() in DIETS
-                        for w in words):
+    if not words or words[0] in _HONORIFICS or any(
+            w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS or w.lower() in DIETS
+            for w in words):
         return
     rule.add("identity", name, f"The user's name is {name}.", slot="name", confidence=confidence, importance=0.9)
 
@@ -567,15 +661,17 @@ def _greeted(rule: _Rule, clause: str) -> bool:
 
 
 def _job(rule: _Rule, clause: str) -> None:
-    m = re.search(rf"\bI(?:'m| am) (?:now )?(?:a|an) (?P<title>{_ROLE})\b"
-                  rf"(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?", clause)
+    m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
+                  rf"(?P<title>{_ROLE})\b(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?", clause)
     if m and not _guarded(clause, m):
         title = m.group("title")
         rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7,
                  tags=("work",))
         if m.group("org"):
             _employer(rule, _trim_org(m.group("org")))
-    m = re.search(rf"\bI work (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{_ROLE})\b", clause)
+    m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
+                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{_ROLE})\b",
+                  clause)
     if m and not _guarded(clause, m):
         title = m.group("title")
         rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7,
@@ -595,10 +691,11 @@ def _job(rule: _Rule, clause: str) -> None:
         org = _trim_org(m.group("org"))
         _employer(rule, org, valid_from=since,
                   content=f"The user has worked at {org} for {m.group('n')} {m.group('unit')}.")
-    m = re.search(rf"\bI (?:just |have |'ve )?(?:started|began|took|accepted) (?:a |my )?(?:new )?"
-                  rf"(?:job|position|role) (?:at|with) (?P<org>{_ORG}){_AFTER_ORG}", clause) or re.search(
-        rf"\bI (?:just |have |'ve )?joined (?P<org>{_ORG}){_AFTER_ORG}", clause)
-    if m and not _guarded(clause, m):
+    m = re.search(rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*(?:started|began|took|accepted) "
+                  rf"(?:a |my )?(?:new )?(?:job|position|role) (?:at|with) (?P<org>{_ORG}){_AFTER_ORG}", clause) \
+        or re.search(rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |also )*joined (?P<org>{_ORG})"
+                     rf"{_AFTER_ORG}", clause)
+    if m and not _guarded(clause, m) and not _joined_company(rule, m.group("org"), clause[m.end():]):
         when = rule.date_in(clause[m.end():])
         org = _trim_org(m.group("org"))
         _employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=True)
@@ -633,14 +730,31 @@ def _job(rule: _Rule, clause: str) -> None:
             rule.key_date(when, f"The user has an interview at {org}.")
 
 
+def _joined_company(rule: _Rule, org: str, rest: str) -> bool:
+    """True when "joined X" is keeping someone company, not a new employer: "I joined Sam for dinner", "I joined
+    Ana at the bar" (a person the conversation names, or a meal or a place after the name)."""
+    if _trim_org(org) in rule.context.people or _trim_org(org).split()[0] in rule.context.people:
+        return True
+    return bool(re.match(r"\s+(?:for\b(?! (?:a |the |my )?(?:new )?(?:role|position|job)\b)|"
+                         r"at (?:the|a|an|my|our|his|her|their)\b(?! (?:start|end|beginning)\b))", rest)
+                or _SOCIAL.search(rest))
+
+
+# Company kept, not a job: "I'm joining Sam and Ana for dinner", "I joined Noor on a hike".
+_SOCIAL = re.compile(r"\b(?:for|on|at) (?:a |an |the |some )?(?:lunch|dinner|breakfast|brunch|drinks?|coffee|tea|walk|"
+                     r"run|hike|trip|ride|game|party|movie|concert|show|picnic|call|chat|meeting|swim|beer|wedding)\b",
+                     re.I)
+
+
 _TITLE = rf"(?:a |an |the )?(?P<title>{_ROLE})\b"
 _AT_ORG = rf"(?: (?:at|for|with) (?P<org>{_ORG}){_AFTER_ORG})?"
 # What may follow a job title stated on its own: the end, punctuation, "now", a place of work or a duration.
 _AFTER_TITLE = (r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on|and|but|so|last|this|earlier|"
                 r"recently)\b)")
 # After "I'm the <role>": only the end, "now" or a place of work ("I'm the tester on this PR" is no job).
-_AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since)\b)"
+_AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since|on (?:my|our|the) team)\b)"
 _SINCE_FOR = r"(?=\s+(?:now\s+)?(?:for|since|ever since)\b)"
+_ROLE_CHANGE = r"(?:moved|stepped|switched|transitioned|changed|shifted) (?:roles? |careers? |jobs? )?(?:in)?to"
 
 
 def _job_more(rule: _Rule, clause: str) -> None:
@@ -653,26 +767,68 @@ def _job_more(rule: _Rule, clause: str) -> None:
         rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
         rf"promoted to (?:the (?:role|position) of )?{_TITLE}{_AT_ORG}",
         # "I became a data scientist", "I've become the team's tech lead"
-        rf"\bI (?:just |recently |finally |have |'ve )?(?:became|become) (?:a|an|the|our|the team's) (?:new )?"
-        rf"(?P<title>{_ROLE})\b{_AT_ORG}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
+        rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{_ROLE})\b{_AT_ORG}",
         # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
         rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun) "
         rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{_AT_ORG}",
         # "I've been a designer for five years", "I've worked as a nurse since 2019"
         rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{_SINCE_FOR}",
         # "I'm the new tech lead", "I'm our team's engineering manager"
-        rf"\bI(?:'m| am) (?:now |currently )?(?:the|our|the team's|our team's) (?:new )?(?P<the_title>{_ROLE})\b"
+        rf"\bI(?:'m| am) (?:now |currently |officially |finally )*(?:the|our|the team's|our team's) (?:new )?"
+        rf"(?P<the_title>{_ROLE})\b"
         rf"{_AFTER_THE_TITLE}{_AT_ORG}",
+        # "I've been made tech lead", "They made me the engineering manager"
+        rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) made|"
+        rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
+        rf"(?:a |an |the |our )?(?:new )?(?P<title>{_ROLE})\b{_AFTER_TITLE}{_AT_ORG}",
+        # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",
+        # "I moved into a role as product manager" (not "I switched to a new manager": a person, not a role)
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:a |an |the )(?:new )?"
+        rf"(?P<title>{_ROLE}) (?:role|position|job)\b{_AT_ORG}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:(?:a |an |the )?(?:new )?"
+        rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{_ROLE})\b{_AFTER_TITLE}{_AT_ORG}",
+        # "I got the tech lead job", "I landed a product manager role at Hooli"
+        rf"\bI(?:'ve| have)? (?:just |finally |recently |officially )?(?:got|gotten|landed|accepted|took|taken) "
+        rf"(?:the|a|an) (?:new )?(?P<title>{_ROLE}) (?:role|job|position)\b{_AT_ORG}",
+        # "I've taken on the tech lead role", "I stepped up as engineering manager", "I was hired as a designer"
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?(?:took on|taken on|stepped into|assumed) "
+        rf"(?:the |a |an )(?:new )?(?P<title>{_ROLE}) (?:role|position|job)\b{_AT_ORG}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?stepped up as {_TITLE}{_AFTER_TITLE}{_AT_ORG}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been|was|got) hired as {_TITLE}{_AT_ORG}",
+        # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
+        rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
+        rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
+        rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*joined {_ORG} as {_TITLE}",
+        # "They promoted me to tech lead", "I got the promotion to engineering manager", "My title changed to ..."
+        rf"\b(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?promoted me to {_TITLE}"
+        rf"{_AT_ORG}",
+        rf"\bI (?:just |finally |recently )?(?:got|received|earned|accepted) (?:the |a |my )?promotion to {_TITLE}"
+        rf"{_AT_ORG}",
+        rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*changed to {_TITLE}"
+        rf"{_AFTER_TITLE}",
+        # "I'm moving into a product manager role", "I'm stepping into the tech lead position"
+        rf"\bI(?:'m| am) (?:now |officially )?(?:moving|stepping|switching|transitioning) (?:in)?to (?:a |an |the )"
+        rf"(?:new )?(?P<title>{_ROLE}) (?:role|position|job)\b{_AT_ORG}",
+        # "Tech lead is my title now", "Designer is my official title"
+        rf"^(?:[Aa] |[Aa]n )?(?P<title>{_ROLE}) is (?:now )?my (?:new |official |job |current )*(?:title|role|job)"
+        rf"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days)\b)",
+        # "New role: tech lead!"
+        rf"^[Nn]ew (?:role|title|job title|position)\s*[:-]\s*(?:a |an )?(?P<title>{_ROLE})\s*[.!]*$",
         # "I work as backend engineer" (no article)
         rf"\bI work (?:remotely |full[- ]time |part[- ]time )?as (?!(?:a|an|the|my|our|part of) )(?P<title>{_ROLE})\b"
         rf"{_AFTER_TITLE}",
+        # "I'm tech lead now" (no article, "now" after it)
+        rf"\bI(?:'m| am) (?:now |officially )?(?P<bare_title>{_ROLE}) now\b",
     )
     for pattern in titles:
-        m = re.search(pattern, clause)
+        # a title that opens the sentence is capitalised ("Tech lead is my title now")
+        m = re.search(pattern, clause[:1].lower() + clause[1:] if pattern.startswith("^") else clause)
         if m and not _guarded(clause, m):
-            title = m.groupdict().get("title") or m.group("the_title")
-            if m.groupdict().get("the_title") and title in _BARE_RISKY_ROLES:
-                continue  # "I'm the owner of this bug", "I'm the lead on it"
+            groups = m.groupdict()
+            title = groups.get("title") or groups.get("the_title") or groups.get("bare_title")
+            if not groups.get("title") and title in _BARE_RISKY_ROLES:
+                continue  # "I'm the owner of this bug", "I'm the lead on it", "I'm head now"
             _job_title(rule, title)
             if m.groupdict().get("org"):
                 _employer(rule, _trim_org(m.group("org")))
@@ -709,6 +865,166 @@ def _job_more(rule: _Rule, clause: str) -> None:
             when = rule.date_in(clause[m.end():]) if new else None
             _employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=new)
             break
+
+
+# Teams one plays or volunteers in, not teams one is employed in ("I'm on the rowing team at Harvard").
+_HOBBY_TEAM = re.compile(
+    r"\b(?:football|soccer|rugby|hockey|basketball|baseball|softball|volleyball|cricket|rowing|swim(?:ming)?|track|"
+    r"cross-country|debate|chess|quiz|trivia|bowling|cheer(?:leading)?|dance|running|cycling|climbing|tennis|golf|"
+    r"netball|lacrosse|handball|badminton|ski(?:ing)?|varsity|church|choir|band|book|reading|hiking|volunteer(?:ing)?|"
+    r"pub|sports?|intramural|fantasy|darts|poker|gaming|esports|alumni|parents?|pta|fan)\b",
+    re.I,
+)
+_TEAM = r"(?:team|squad|group|department|division|unit|org|organization|practice)"
+_SCHOOL = re.compile(r"\b(?:University|College|School|Academy|Institute|Kindergarten|Nursery)\b")
+# The user changing or leaving a job, said in the conversation ("I left Acme", "I got a new job", "I resigned").
+_JOB_CHANGE = re.compile(
+    rf"\b(?:[Nn]ew (?:job|role|employer|position|company)|switched (?:jobs|companies|employers)|"
+    rf"changed (?:jobs|companies|employers)|job change|left my (?:job|old job|company)|quit my (?:job|old job)|"
+    rf"resigned|laid off|handed in my notice|gave (?:my )?notice|my last day at)\b|"
+    rf"\bI(?:'ve| have)? (?:just |finally )?(?:left|quit) "
+    rf"(?!my\b|the\b|it\b|this\b|that\b){_CAP}"
+)
+_SPAN = re.compile(r"\bfor (?:a|an|one|two|three|four|\d+|a few|a couple of) (?:days?|weeks?|months?)\b", re.I)
+# What may follow "an offer from X" for it to be a job the user took: a start, a role, a move to join.
+_OFFER_TAKEN = re.compile(
+    rf"^\s*,?\s*(?:and (?:I )?(?:will |'ll |am going to |)(?:start|begin|join)|starting|to (?:join|work|start)|"
+    rf"as (?:a |an |the |their )?(?:new )?{_ROLE}\b)"
+)
+
+
+def _employer_more(rule: _Rule, clause: str) -> None:
+    """Employers said through a team, an offer, a contract or "I'm now at X" (see each pattern)."""
+    context = rule.context
+    found: list[tuple[re.Match[str], str]] = []  # (match, how: "offer", "starting", "joined" or "")
+    # "I accepted an offer from Hooli and start Monday", "I took a job offer from Globex", "I signed Initech's offer"
+    # (not "I accepted an offer from Santander for a loan": an offer needs "job" or a start after it)
+    m = re.search(rf"\bI(?:'ve| have)? (?:just |finally |officially |now )*(?:accepted|took|taken|signed) "
+                  rf"(?:(?:a|an|the|their|my) )?(?:new )?(?P<job>(?:job|work|full-time|permanent|employment) )?offer "
+                  rf"(?:from|with|at) (?P<org>{_ORG})(?P<rest>(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:and|starting|to|as|last|"
+                  rf"this|yesterday|today|earlier|in|on)\b).*)$", clause) or re.search(
+        rf"\bI(?:'ve| have)? (?:just |finally |officially |now )*(?:accepted|took|taken|signed) (?P<org>{_ORG})'s "
+        rf"(?:new )?(?P<job>(?:job |work )?)offer(?P<rest>(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:and|starting|to|as)\b).*)$",
+        clause)
+    if m and (m.group("job") or _OFFER_TAKEN.match(m.group("rest"))):
+        found.append((m, "offer"))
+    # "I signed with Hooli last week and start in May" (a contract signed, with a start: not "signed with a label")
+    m = re.search(rf"\bI(?:'ve| have)? (?:just |finally |officially )?signed (?:on )?with (?P<org>{_ORG})(?P<rest>.*)$",
+                  clause)
+    if m and re.search(r"\band (?:I )?(?:will |'ll )?(?:start|begin)\b", m.group("rest")):
+        found.append((m, "offer"))
+    # "I'm on the platform team at Hooli", "I work in the data group at Globex", "I lead the design team at Initech",
+    # "I joined the payments team at Pied Piper", "I'm on Globex's platform team"
+    m = re.search(rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still |also )?(?:on|in|part of|a member of) "
+                  rf"(?:the |a |an |our )?(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at|for) "
+                  rf"(?P<org>{_ORG}){_AFTER_ORG}", clause) or re.search(
+        rf"\bI (?:now |currently |still )?(?:work|lead|manage|run|head) (?:on |in |with )?(?:the |a |an |our )?"
+        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|for) (?P<org>{_ORG}){_AFTER_ORG}", clause) or re.search(
+        rf"\bI(?:'m| am) (?:now |currently |still |also )?(?:on|in|part of) (?P<org>{_ORG})'s "
+        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM}\b", clause)
+    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
+        found.append((m, ""))
+    m = re.search(rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the |a |an )?"
+                  rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at) (?P<org>{_ORG}){_AFTER_ORG}", clause)
+    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
+        found.append((m, "joined"))
+    # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
+    m = re.search(rf"\bI(?:'m| am)? (?:now |currently |still |mostly )?(?:contract(?:ing)?|freelanc(?:e|ing)|"
+                  rf"consult(?:ing)?|do (?:contract|freelance|consulting) work) (?:for|at) (?P<org>{_ORG}){_AFTER_ORG}",
+                  clause)
+    if m:
+        found.append((m, ""))
+    # "My new job is at Hooli", "I'm starting at Hooli next week", "I start a new job with Globex on Monday" (not a
+    # school: "I'm starting at Stanford University in the fall")
+    m = re.search(rf"\b[Mm]y (?P<new>new |current )?(?:job|role|position) is (?:now )?(?:at|with) (?P<org>{_ORG})"
+                  rf"{_AFTER_ORG}", clause)
+    if m:
+        found.append((m, "joined" if m.group("new") == "new " else ""))
+    m = re.search(rf"\bI(?:'m| am| will be|'ll be) starting (?P<job>(?:(?:a|my) )?new (?:job|role|position) )?"
+                  rf"(?:at|with) (?P<org>{_ORG}){_AFTER_START_ORG}", clause) or re.search(
+        rf"\bI (?:start|begin) (?P<job>(?:(?:a|my) )?new (?:job|role|position) )?(?:at|with) (?P<org>{_ORG})"
+        rf"{_AFTER_START_ORG}", clause)
+    if m and (m.group("job") or not _SCHOOL.search(m.group("org"))):
+        found.append((m, "starting"))
+    # "I've been with Acme Robotics for three years": "with" a person is no employer, so only an organisation's name
+    m = re.search(rf"\bI(?:'ve| have) been with (?P<org>{_ORG}){_SINCE_FOR}", clause)
+    if m and (any(w in ORG_WORDS for w in _trim_org(m.group("org")).split()) or _trim_org(m.group("org"))
+              in context.organizations):
+        found.append((m, ""))
+    # "I've been at Globex since 2019", "I've spent five years at Initech", "I'm a Hooli employee", "My employer,
+    # Globex, ...", "At Globex, I'm a backend engineer" / "At Hooli I lead the data team"
+    m = re.search(rf"\bI(?:'ve| have) been (?:working )?at (?P<org>{_ORG}) since (?:\d{{4}}|last year)\b", clause) \
+        or re.search(rf"\bI(?:'ve| have) (?:now )?spent (?:the (?:last|past) )?(?:\w+ ){{1,2}}(?:years?|months?) "
+                     rf"(?:at|with|working (?:at|for)) (?P<org>{_ORG}){_AFTER_ORG}", clause) \
+        or re.search(rf"\bI(?:'m| am) (?:now |currently )?(?:a|an) (?P<org>{_ORG}) (?:employee|staffer|engineer|"
+                     rf"developer|designer|manager)\b", clause) \
+        or re.search(rf"\b[Mm]y (?:new |current )?(?:employer|company), (?P<org>{_ORG}), ", clause)
+    if m and not _SCHOOL.search(m.group("org")):
+        found.append((m, ""))
+    # "I'm joining Globex next month", "I'll be joining Hooli as a designer" (not "I'm joining Sam for dinner")
+    m = re.search(rf"\bI(?:'m| am|'ll be| will be) (?:officially |now )?joining (?P<org>{_ORG}){_AFTER_START_ORG}",
+                  clause)
+    if m and not _joined_company(rule, m.group("org"), clause[m.end():]) and not _SCHOOL.search(m.group("org")):
+        found.append((m, "starting"))
+    # "I got an offer from Hooli and said yes"
+    m = re.search(rf"\bI (?:just )?(?:got|received|had) (?:a |an |the |their )?(?:new |job )?offer (?:from|with) "
+                  rf"(?P<org>{_ORG})(?:,? and (?:I )?(?:accepted(?: it)?|took it|said yes|signed)|,? which I "
+                  rf"(?:accepted|took))\b", clause)
+    if m:
+        found.append((m, "offer"))
+    # "Globex is where I work now", "My company is Hooli", "I work for a startup called Pied Piper"
+    m = re.search(rf"(?:^|\b(?:and|but|so) )(?P<org>{_ORG}) is where I (?:now |currently )?"
+                  r"(?:work|am working|'m working)(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days|nowadays|as)\b)", clause) \
+        or re.search(
+        rf"\b[Mm]y (?:new |current )?(?:company|workplace) is (?:now )?(?P<org>{_ORG})"
+        r"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days)\b)", clause) or re.search(
+        rf"\bI (?:now |currently )?work (?:at|for) (?:a |an )?(?:\w+ )?(?:company|startup|firm|agency|bank|studio|"
+        rf"consultancy|lab|shop|business) (?:called|named) (?P<org>{_ORG}){_AFTER_ORG}", clause)
+    if m:
+        found.append((m, ""))
+    # "I'm now at Globex", "I'm at Hooli these days": an employer only when the conversation says the user changed
+    # jobs, or the name is an organisation's ("I'm now at the station", "I'm at Heathrow now" give none)
+    m = re.search(rf"\bI(?:'m| am) (?P<now>now |currently )?at (?P<org>{_ORG})"
+                  r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?P<after>now|these days|nowadays)\b)", clause)
+    if m and (m.group("now") or m.group("after")):
+        org = _trim_org(m.group("org"))
+        if any(w in ORG_WORDS for w in org.split()) or org in context.organizations or context.job_change:
+            found.append((m, ""))
+    found += _employer_in_the_sentence(rule, clause)
+    for m, how in found:
+        org = _trim_org(m.group("org"))
+        rest = clause[m.end():]
+        # a state said for a while is temporary ("I'm contracting for Hooli this week"); an event's time is its date
+        # ("I start at Hooli today"), but not a span ("I joined the team at Hooli for a month")
+        temporary = _SPAN.search(rest) if how else _FOR_A_WHILE.search(rest)
+        if _guarded(clause, m) or temporary or not org or org in context.people:
+            continue
+        if org.split()[0] in DEMONYMS or any(w in NOT_PLACES for w in org.split()):
+            continue
+        if how in ("offer", "starting"):  # the start may be days away: the fact holds from when it was said
+            content = f"The user accepted a job at {org}." if how == "offer" else f"The user starts a new job at {org}."
+            _employer(rule, org, new=True, content=content)
+        else:
+            when = rule.date_in(clause[m.end():]) if how == "joined" else None
+            _employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=bool(how))
+        break
+
+
+def _employer_in_the_sentence(rule: _Rule, clause: str) -> list[tuple[re.Match[str], str]]:
+    """Employers said across the clauses of a sentence, read once on its first clause: "At Globex, I'm a backend
+    engineer" / "At Hooli I lead the data team", "Globex offered me a job and I took it" (the clauses split before
+    "I", so the name and the statement are in different clauses)."""
+    sentence = _QUOTED.sub(" ", rule.sentence.text).strip()
+    if not sentence.startswith(clause):
+        return []
+    m = re.match(rf"^[Aa]t (?P<org>{_ORG}),? I(?: (?:now |currently )?work as |(?:'m| am) (?:now )?(?:a|an|the) "
+                 rf"{_ROLE}\b| (?:lead|manage|run|head) (?:the |a |our )?(?:[\w&-]+ ){{0,3}}{_TEAM}\b)", sentence) \
+        or re.match(rf"^(?P<org>{_ORG}) (?:just |finally )?offered me (?:a|the|their) (?:\w+ ){{0,3}}"
+                    rf"(?:job|role|position)\b[^.;!?]*?,? and I (?:accepted(?: it)?|took it|said yes|signed)\b",
+                    sentence)
+    if not m or _SCHOOL.search(m.group("org")) or any(g.search(m.group(0)) for g in (HYPOTHETICAL, NEGATION, REPORTED)):
+        return []
+    return [(m, "offer" if "offered me" in m.group(0) else "")]
 
 
 _BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "student", "coach", "writer", "editor"})
@@ -761,19 +1077,22 @@ def _home(rule: _Rule, clause: str) -> None:
     if m and not _guarded(clause, m):
         city = _trim_name(m.group("city"))
         _city(rule, city, f"The user lives in {city}.")
-    m = re.search(rf"\bI(?:'m| am) (?:now |currently |still )?based in (?P<city>{_NAME})", clause)
+    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based in (?P<city>{_NAME})", clause)
     if m and not _guarded(clause, m):
         city = _trim_name(m.group("city"))
         _city(rule, city, f"The user lives in {city}.")
+    _home_more(rule, clause)
     # "Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause
     m = re.match(rf"^(?:[Mm]y|[Oo]ur) (?:new )?(?:flat|apartment|house|home|place) in (?P<city>{_NAME}) "
                  r"(?:is|has|feels|looks|gets)\b", clause)
     if m:
         city = _trim_name(m.group("city"))
         _city(rule, city, f"The user lives in {city}.", confidence=0.8)
-    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially )?|"
-                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated) (?:back |over )?to (?P<city>{_NAME})",
-                  clause)
+    # "I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"
+    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
+                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
+                  rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {_NAME} )?to "
+                  rf"(?P<city>{_NAME})", clause)
     if m and not _guarded(clause, m):
         city = _trim_name(m.group("city"))
         rest = clause[m.end():]
@@ -800,6 +1119,56 @@ def _home(rule: _Rule, clause: str) -> None:
             rule.key_date(when, f"The user plans to {what}.")
 
 
+# What may follow a city that ends a statement of home: the end, punctuation, "now", "these days".
+_AFTER_HOME = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|these days|nowadays|for good|permanently|for|since)\b)"
+_HOME_PATTERNS = (
+    # "We've settled in Dublin now", "I've finally settled down in Porto" (not "We settled in for the movie")
+    rf"\b(?:I|[Ww]e)(?:'ve| have|'re| are|'m| am)? (?:now |finally |just |all |fully |happily |officially |"
+    rf"properly |been )*settled (?:down )?(?:in|into (?:life|(?:my|our) new (?:flat|apartment|house|home|place)) in) "
+    rf"(?P<city>{_NAME})",
+    # "Now living in Oslo", "Living in Rome these days" (a sentence of its own, not "Living in Rome must be nice")
+    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{_NAME}){_AFTER_HOME}",
+    # "I rent a flat in Lisbon", "We're renting in Porto now"
+    rf"\b(?:(?:I|[Ww]e) (?:now |currently |still )?rent|(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?"
+    rf"renting) (?:(?:a|an|our|my) )?(?:(?:new |small |little |tiny |big |nice )?(?:flat|apartment|place|house|room|"
+    rf"studio|condo|loft) )?in (?P<city>{_NAME})",
+    # "We call Lisbon home now", "Porto is our home now", "Home is Oslo these days", "My home is in Prague" (not "Sam
+    # is home now": a person at home)
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |proudly |happily )?call(?:ed)? (?P<city>{_NAME}) home{_AFTER_HOME}",
+    rf"^(?P<city>{_NAME}) has been (?:my |our )?home{_AFTER_HOME}",
+    rf"^(?P<city>{_NAME}) is (?:now )?(?:my|our) (?:new )?home{_AFTER_HOME}",
+    rf"^(?:(?:[Mm]y|[Oo]ur) )?(?:new )?[Hh]ome(?: for (?:me|us)| base)? is (?:now )?(?:in )?(?P<city>{_NAME})"
+    rf"{_AFTER_HOME}",
+    # "We've made Lisbon our home", "I'm a Porto resident now"
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{_NAME}) (?:my|our) (?:new |permanent )?"
+    r"home\b",
+    rf"\bI(?:'m| am) (?:now |officially )?(?:a|an) (?P<city>{_NAME}) (?:resident|local)\b",
+    # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
+    rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{_NAME})",
+    # "Lisbon, where I live, is lovely"
+    rf"(?:^|\bin )(?P<city>{_NAME}),? where (?:I|we) (?:now |currently )?live\b",
+    # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
+    rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{_NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
+    rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
+    rf"(?:years?|decades?)|since (?:\d{{4}}|last year|childhood))\b",
+)
+
+
+def _home_more(rule: _Rule, clause: str) -> None:
+    """Home cities said in other words than live / moved to / based in (see `_HOME_PATTERNS`)."""
+    for pattern in _HOME_PATTERNS:
+        m = re.search(pattern, clause)
+        if not m or _guarded(clause, m):
+            continue
+        rest = _SINCE_WHEN.sub(" ", clause[m.end():])
+        city = _trim_name(m.group("city"))
+        if _TEMPORARY.match(rest) or _FOR_A_WHILE.search(rest) or city in rule.context.people or "'s" in m.group(
+                "city"):
+            continue
+        _city(rule, city, f"The user lives in {city}.")
+        return
+
+
 def _when_phrase(mention: DateMention) -> str:
     return human(mention) if mention.precision == "month" else f"around {mention.day.isoformat()}"
 
@@ -815,7 +1184,10 @@ def _previous_date(rule: _Rule) -> DateMention | None:
 
 def _city(rule: _Rule, city: str, content: str, valid_from: date | None = None,
           valid_until: date | None = None, confidence: float = 0.9) -> None:
-    if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS for w in city.split()):
+    if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS
+                                                       for w in city.split()):
+        return  # "We moved to Kubernetes", "I moved over to Acme Robotics"
+    if city in rule.context.organizations or city in rule.context.people:
         return
     rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=("home",),
              valid_from=valid_from, valid_until=valid_until)
@@ -825,23 +1197,51 @@ def _city(rule: _Rule, city: str, content: str, valid_from: date | None = None,
 
 
 _DIET = "(?P<diet>" + "|".join(DIETS) + ")"
+_LATELY = r"(?=\s+(?:lately|recently|these days|nowadays|(?:my|for my) (?:whole|entire) life|all my life)\b)"
+# A meal is no diet: "I've eaten vegan for lunch", "I'm eating vegan for dinner".
+_MEAL = re.compile(r"^\W*(?:for|at|with) (?:breakfast|lunch|dinner|brunch|supper|a snack|dessert)\b", re.I)
 _DIET_PATTERNS = (
     # "I'm vegan", "I'm a strict vegetarian now" (not "I'm a vegan chef")
     rf"\bI(?:'m| am) (?:now |currently |still |also |strictly |fully |100% )*(?:a )?(?:strict |full )?{_DIET}\b"
-    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually)\b)[a-z])",
+    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually|as of|starting)\b)[a-z])",
     # "I've been vegetarian for years", "I have been vegan since 2019"
-    rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b{_SINCE_FOR}",
+    rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b(?:{_SINCE_FOR}|{_LATELY})",
     # "I've been eating vegan since last year", "I've been on a keto diet for a month now"
-    rf"\bI(?:'ve| have) been (?:eating|following a|on a) (?:strictly |strict |fully )?{_DIET}\b(?: diet)?{_SINCE_FOR}",
+    rf"\bI(?:'ve| have) been (?:eating|following a|on a) (?:strictly |strict |fully |only )?{_DIET}\b"
+    rf"(?: diet| food| meals)?(?:{_SINCE_FOR}|{_LATELY})",
+    # "Since January I've been vegetarian", "For years now, I've been vegan"
+    rf"^(?:[Ss]ince|[Ff]or) [^,]{{1,30}}?,? I(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b",
+    # "I've eaten vegetarian for years", "I've only eaten vegan food since 2019"
+    rf"\bI(?:'ve| have) (?:only |strictly |exclusively )?eaten (?:a |an )?(?:strictly |only |fully )?{_DIET}\b"
+    rf"(?: diet| food| meals)?{_SINCE_FOR}",
+    # "I'm eating vegan these days", "I'm only eating keto now" (not "I'm eating vegan this week")
+    rf"\bI(?:'m| am) (?:now |currently |only |strictly |exclusively )*eating (?:strictly |only |fully )?{_DIET}\b"
+    rf"(?: food| meals)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|lately|since|for)\b))",
+    # "I've adopted a vegan diet", "I started a keto diet", "I've started eating vegetarian"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:adopted|started|begun|began|started on|"
+    rf"committed to) (?:a |an )?(?:strict |strictly |fully )?{_DIET}(?: diet| lifestyle)\b",
+    rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:started|begun|began) eating "
+    rf"(?:strictly |only |fully )?{_DIET}\b(?: food| meals)?(?!\s+(?:sometimes|occasionally|once|at|for|when)\b)",
+    # "As a vegetarian, I ...", "As a strict vegan I never ..." (not "As a vegan chef, ...")
+    rf"^[Aa]s an? (?:strict |lifelong |long-time |committed )?{_DIET}\b(?=,|\s+I\b|\s*$)",
+    # "I've decided to go vegan", "I'm going vegetarian" (not "I'm going vegan for Lent": see the guards)
+    rf"\bI(?:'ve| have)? (?:just |finally |now )?decided to (?:go|become|be|turn|eat) (?:a |fully )?{_DIET}\b(?!-)",
+    rf"\bI(?:'m| am) (?:now |officially )?going (?:fully )?{_DIET}\b(?=\s*(?:$|[,.;!]|\s+(?:now|from now on|"
+    rf"for good|as of)\b))",
+    # "Vegan here!", "Strict vegetarian here, any recipes?" (a self-introduction)
+    rf"^(?:(?:a |strict |strictly |fully |lifelong |long-time )*){_DIET} here\b(?=\s*(?:$|[,.;:!]))",
+    # "My diet is vegan now", "My diet is strictly kosher"
+    rf"\b[Mm]y (?:new |current |usual )?diet is (?:now |strictly |fully |entirely )?(?:a |an )?{_DIET}\b",
     # "I've gone vegan", "I went pescatarian last month", "I switched to a keto diet", "I became vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |fully )?(?:gone|went|turned|become|became|"
-    rf"switched to|converted to|changed to|moved to|transitioned to) (?:a |being )?(?:fully |strictly |strict )?"
+    rf"switched to|converted to|changed to|moved to|transitioned to|gone back to|went back to|returned to) "
+    rf"(?:a |being )?(?:fully |strictly |strict )?"
     rf"{_DIET}\b(?!-)",
     # "I'm on a keto diet", "I follow a vegan diet", "I keep kosher", "I eat halal"
     rf"\bI(?:'m| am)? (?:now |currently |still |strictly )?(?:on|follow|following|stick to|keep|keeping) "
     rf"(?:a |an )?(?:strict |strictly |fully |mostly )?{_DIET}(?: diet| lifestyle|(?<=kosher)|(?<=halal))\b",
-    rf"\bI (?:now |only |strictly )?eat (?:a )?{_DIET}(?: diet)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|"
-    r"since|for)\b))",
+    rf"\bI (?:now |only |strictly |exclusively )*eat (?:a |an )?(?:strictly |only |fully )?{_DIET}"
+    r"(?: diet| food| meals)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|since|for)\b))",
 )
 
 
@@ -849,8 +1249,12 @@ def _diet(rule: _Rule, clause: str) -> None:
     for pattern in _DIET_PATTERNS:
         m = re.search(pattern, clause, re.I)
         rest = clause[m.end():] if m else ""
-        if m and not _guarded(clause, m) and not _TEMPORARY.match(rest) and not _FOR_A_WHILE.search(rest) \
-                and not re.match(r"^\W*(?:until|till)\b", rest):
+        # "I've been vegan for a while" goes on; "I went vegan for a while" is over
+        ongoing = bool(m and re.match(r"\W*for (?:quite )?a (?:long )?while\b", rest, re.I)
+                       and re.match(r"I(?:'ve| have) (?:\w+ )?(?:been|eaten)\b", m.group(0), re.I))
+        rest = _SINCE_WHEN.sub(" ", rest)
+        if m and not _guarded(clause, m) and (ongoing or not (_TEMPORARY.match(rest) or _FOR_A_WHILE.search(rest))) \
+                and not re.match(r"^\W*(?:until|till)\b", rest) and not _MEAL.match(rest):
             diet = m.group("diet").lower()
             rule.add(SLOT_TYPES["diet"], diet, f"The user is {diet}.", slot="diet", importance=0.7, tags=("food",))
             break
@@ -904,6 +1308,8 @@ _FOR_A_WHILE = re.compile(
     r"\b(?:today|tonight)\b",
     re.I,
 )
+# When a state began, not how long it lasts: "as of this month", "since last week", "starting today".
+_SINCE_WHEN = re.compile(r"\b(?:as of|since|starting|from|beginning) (?:this|last|today|tonight)\b(?: \w+)?", re.I)
 # What makes a statement about now temporary ("I'm working at the café today", "I went vegan for a month").
 _TEMPORARY = re.compile(
     r"^\W*(?:(?:just |only )?(?:for|during) (?:a |an |one |two |three |four |\d+ |a couple of |a few |the )?"
@@ -945,6 +1351,7 @@ def _people(rule: _Rule, clause: str) -> None:
         if name and name.split()[0] not in NOT_NAMES and not _guarded(clause, m):
             _sibling(rule, m.group("rel").lower(), name)
     _partner_or_sibling_named(rule, clause)
+    _partner_with(rule, clause)
     for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{_NAME})", clause):
         name = _trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not _guarded(clause, m):
@@ -974,8 +1381,44 @@ _SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
 _RELATIONSHIP_VERBS = (
-    r"(?:married|engaged) to|dating|in a relationship with|together with"
+    r"(?:married|engaged) to|dating|in a relationship with|together with|getting married to|"
+    # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
+    r"seeing someone(?: new)?,?(?: called| named)?"
 )
+
+
+# The user's own relationship ending: "Jonas and I broke up", "I split up with Sam", "We got divorced", "my ex".
+_BREAKUP = re.compile(
+    rf"(?:^(?:I|[Ww]e|{_NAME} and I|[Mm]y (?:\w+ )?(?:{'|'.join(PARTNER_WORDS)}|ex) and I)\b.*\b(?:broke up|split up|"
+    r"separated|got divorced|divorced|called it off|ended (?:it|things))\b"
+    rf"|\b[Mm]y ex(?:-(?:{'|'.join(PARTNER_WORDS)}))?(?![\w-]))"
+)
+# "I'm with Sam now": a partner only when the conversation says a relationship of the user's ended, the name
+# ends the clause (or "now", "these days" follows) and names a person: not an employer ("I'm with Acme now"),
+# not where or with whom the user is ("I'm with Sam at the cafe"), not agreement ("I'm with you on that").
+_WITH_PARTNER = re.compile(
+    rf"\bI(?:'m| am) (?:now |back |currently )?with (?P<name>{_NAME})"
+    r"(?=\s*(?:$|[,.;:!)]|-\s|–)|\s+(?:now|these days|nowadays)\b)"
+)
+ORG_WORDS = frozenset(
+    """Inc Ltd LLC GmbH AG SA Corp Corporation Company Co Labs Lab Group Bank Systems Technologies Tech Solutions
+    Health Foods Industries Enterprises Imports Partners Capital Ventures Studio Studios Media Robotics University
+    College School Hospital Agency Institute Foundation Consulting Software Games Motors Airlines Insurance
+    Holdings Services Networks Analytics Digital Pharma Therapeutics Energy Logistics""".split()  # noqa: SIM905
+)
+
+
+def _partner_with(rule: _Rule, clause: str) -> None:
+    """ "Jonas and I broke up; I'm with Sam now" -> partner Sam (see `_WITH_PARTNER`)."""
+    if not rule.context.breakup:
+        return
+    m = _WITH_PARTNER.search(clause)
+    if not m or _guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+        return
+    name = _trim_name(m.group("name"))
+    if (_a_person(name) and not any(w in ORG_WORDS for w in name.split())
+            and name not in rule.context.organizations and name not in rule.context.projects):
+        _partner(rule, name)
 
 
 def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
@@ -983,21 +1426,32 @@ def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
     partner = (
         # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
         rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{_NAME}){_AFTER_NAME}",
-        # "My boyfriend, Sam, is a chef" (an apposition closed by a comma; "my girlfriend, Toby and I" is a list)
-        rf"\b[Mm]y (?:new |current )?{_PARTNER}, (?P<name>{_NAME}), (?!and\b|or\b)",
+        # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
+        # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
+        rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{_NAME}), "
+        r"(?!and\b|or\b)",
         # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
-        rf"(?:^|\b(?:and|but|so) )(?P<name>{_NAME}) is (?:now )?my (?:new |current )?{_PARTNER}"
+        rf"(?:^|\b(?:and|but|so) )(?P<name>{_NAME})(?: is|'s) (?:now )?my (?:new |current )?{_PARTNER}"
         r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
         # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
         rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
         rf"(?P<name>{_NAME}){_AFTER_PARTNER}",
-        # "I married Sam", "I got engaged to Noor", "I started dating Alex"
-        rf"\bI (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|(?:have |'ve )?"
-        rf"been dating) (?P<name>{_NAME}){_AFTER_PARTNER}",
+        # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
+        rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
+        rf"been dating|started seeing) (?P<name>{_NAME}){_AFTER_PARTNER}",
+        rf"\bI(?:'ve| have) been seeing (?P<name>{_NAME}){_SINCE_FOR}",
+        # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
+        rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{_NAME})"
+        rf"{_AFTER_PARTNER}",
         # "Sam and I got engaged", "Chen and I have been together for six years"
         rf"^(?P<name>{_NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
         r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
-        r"are a couple)\b",
+        r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
+        r"(?:are|have been|'ve been) in a relationship|started dating|"
+        # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
+        # together for coffee", "got together last week to plan the trip": company, not a couple)
+        r"(?:are|are back|got back) together(?=\s*(?:$|[,.;!)])|\s+(?:now|again|since|these days|officially)\b)|"
+        r"got together (?:in \d{4}|\w+ years? ago)(?=\s*(?:$|[,.;!)])))\b",
     )
     for pattern in partner:
         m = re.search(pattern, clause)
@@ -1006,6 +1460,8 @@ def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
             if _a_person(name):
                 _partner(rule, name)
             break
+    else:
+        _partner_in_apposition(rule, clause)
     sibling = (
         rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{_NAME})"
         rf"{_AFTER_NAME}",
@@ -1019,6 +1475,29 @@ def _partner_or_sibling_named(rule: _Rule, clause: str) -> None:
             if _a_person(name):
                 _sibling(rule, m.group("rel").lower(), name)
             break
+
+
+def _partner_in_apposition(rule: _Rule, clause: str) -> None:
+    """ "I live with my partner, Jonas.", "Sam, my partner, cooked": an apposition that ends or opens the sentence
+    (not a clause: "My girlfriend, Toby and I are going camping" is split before "I", and Toby is one of a list)."""
+    sentence = _QUOTED.sub(" ", rule.sentence.text).strip()
+    # "Sam, my partner, cooked dinner": the sentence opens with the name (the clauses split it before "my")
+    m = re.match(rf"^(?P<name>{_NAME}), my (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, ",
+                 sentence)
+    if m and sentence.startswith(clause) and "'s" not in m.group("name"):
+        name = _trim_name(m.group("name"))
+        if _a_person(name) and not _ENDED.search(sentence):
+            _partner(rule, name)
+        return
+    m = re.search(rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{_NAME})"
+                  r"\s*[.!]?$", clause)
+    if not m or not re.sub(r"[\s.!]+$", "", sentence).endswith(m.group("name").rstrip(".!")):
+        return
+    if _guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+        return
+    name = _trim_name(m.group("name"))
+    if _a_person(name):
+        _partner(rule, name)
 
 
 def _ended(rule: _Rule, clause: str) -> bool:
@@ -1204,10 +1683,15 @@ def _event(rule: _Rule, clause: str) -> None:
             rule.key_date(when, content)
 
 
-_DEADLINE_NOUN = r"(?P<what>launch|deadline|release|go-live|due date|ship date)(?: date)?"
+_DEADLINE_NOUN = (r"(?:(?P<adjective>new|revised|updated|final|official|target|current) )?"
+                  r"(?P<what>launch|deadline|release|go-live|due date|ship date|target date|date|target)(?: date)?")
 _PROJECT_NAME = rf"(?:[Pp]roject )?{_CAP}"
 _RESCHEDULED = (r"(?:moved|pushed|postponed|rescheduled|delayed|shifted|brought forward|pulled in|bumped|changed|"
-                r"slipped|slid)(?: back| out| up| forward)?")
+                r"slipped|slid|pushed out|put back|deferred)(?: back| out| up| forward)?")
+_RESCHEDULING = (r"(?:moving|pushing|postponing|rescheduling|delaying|shifting|bumping|deferring)(?: back| out| up|"
+                 r" forward)?")
+# "slipped a week to June 2", "moved by two weeks to June 2"
+_BY_HOW_MUCH = r"(?:(?:by )?(?:a|one|two|three|four|another|a few|a couple of) (?:days?|weeks?|months?) )?"
 _DEADLINE_FRAMES = (
     # "The Heron launch is on March 4", "Our deadline for Project Heron is May 3", "The launch moved to June 2"
     re.compile(
@@ -1216,25 +1700,54 @@ _DEADLINE_FRAMES = (
         rf"planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*(?:now )?"
         rf"{_RESCHEDULED} (?:to|until|for) (?:on )?)(?P<rest>.*)$"
     ),
-    # "Project Heron launches on May 3", "Project Heron is due on May 3", "Heron now ships on June 1"
+    # "Project Heron launches on May 3", "Project Heron is due on May 3", "Heron now ships on June 1", "Project Heron
+    # is now scheduled for June 2", "Project Falcon will now go live on May 3"
     re.compile(
         rf"\b(?P<project>{_PROJECT_NAME}) (?:now |still |officially )?(?P<verb>launches|ships|goes live|releases|"
-        r"is launching|is shipping|is going live|is releasing|will launch|will ship|will go live|will be released|"
-        r"is scheduled to (?:launch|ship|go live)|is set to (?:launch|ship|go live)|is due) "
+        r"goes out|is (?:now |still |officially )?(?:launching|shipping|going live|releasing|going out)|"
+        r"will (?:now |still |officially )?(?:launch|ship|go live|be released|be live|release)|"
+        r"is (?:now |still |officially )?(?:scheduled|set|slated|planned|due|expected) to (?:launch|ship|go live|"
+        r"be released|release)|"
+        r"is (?:now |still |officially )?(?:scheduled|planned|set|slated|targeted|expected|due)(?= (?:on|by|for)\b)|"
+        r"is (?:now |still |officially )?due|"
+        r"is (?:still |now )?on track (?:for|to (?:launch|ship|go live|be released|release)(?: on)?)) "
         r"(?:on |by |for )?(?P<rest>.*)$"
     ),
-    # "We launch Project Heron on May 3", "We're shipping Heron on June 1", "We'll release Project Osprey on ..."
+    # "We launch Project Heron on May 3", "We're shipping Heron on June 1", "Launching Project Osprey on May 3!"
     re.compile(
-        r"\b(?:[Ww]e|I)(?:'ll| will|'re| are|'m| am)?(?: going to| planning to| set to| scheduled to)? "
-        r"(?:now |still |officially )?(?P<verb>launch|ship|release|go live with|launching|shipping|releasing) "
+        r"(?:(?:\b(?:[Ww]e|I)(?:'ll| will|'re| are|'m| am)?(?: going to| planning to| set to| scheduled to| aiming to|"
+        r" due to)?|\b[Tt]he plan is to) "
+        r"(?:now |still |officially )?(?P<verb>launch|ship|release|go live with|launching|shipping|releasing)|"
+        r"^(?:(?:[Nn]ow|[Oo]fficially) )?(?:[Ll]aunching|[Ss]hipping|[Rr]eleasing|[Gg]oing live with)) "
         rf"(?P<project>{_PROJECT_NAME}) (?:on |by )?(?P<rest>.*)$"
     ),
-    # "We pushed the Project Heron launch to May 3", "They moved the launch back to June 2", "We pushed Heron to ..."
+    # "Project Heron slipped to June 2", "Project Falcon has been pushed back to July 1", "Project Osprey's launch was
+    # delayed by two weeks to June 20" (not "Project Heron wasn't moved ...": no negated auxiliary is read)
     re.compile(
-        rf"\b(?:[Ww]e|I|[Tt]hey)(?:'ve| have)? (?:just |now |officially )?{_RESCHEDULED} "
+        rf"\b(?P<project>{_PROJECT_NAME})(?:'s (?:launch|release|deadline|go-live|due date|ship date))? "
+        rf"(?:(?:has|had|was|is|got|has been|have been|just|now|officially|already|again|also) )*{_RESCHEDULED} "
+        rf"(?:again )?{_BY_HOW_MUCH}(?:to|until|till|for) (?:on )?(?P<rest>.*)$"
+    ),
+    # "We pushed the Project Heron launch to May 3", "They moved the launch back to June 2", "We pushed Heron to ...",
+    # "We're pushing Project Heron to May 3"
+    re.compile(
+        rf"\b(?:[Ww]e|I|[Tt]hey)(?:'ve| have|'re| are|'m| am)? (?:just |now |officially )?(?:{_RESCHEDULED}|"
+        rf"{_RESCHEDULING}) "
         rf"(?:(?:the |our )?(?:(?P<project>{_PROJECT_NAME})(?:'s)? )?{_DEADLINE_NOUN}"
         rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))?|(?P<project3>{_PROJECT_NAME}))"
-        r"(?: back| out| up| forward)? (?:to|until) (?:on )?(?P<rest>.*)$"
+        rf"(?: back| out| up| forward)? {_BY_HOW_MUCH}(?:to|until|for) (?:on )?(?P<rest>.*)$"
+    ),
+    # "June 2 is the new launch date for Project Heron"
+    re.compile(
+        r"^(?P<rest>.+?) is (?:now )?(?:the|our) (?:new |revised |updated |final |official |target )*"
+        r"(?:launch |release |ship |go-live |due |target )?(?:date|deadline) (?:for|of) (?:the )?"
+        rf"(?P<project>{_PROJECT_NAME})(?: (?:launch|release))?\s*[.!]?$"
+    ),
+    # "We're targeting June 2 for Project Heron", "We're aiming for June 2 for the Project Heron launch"
+    re.compile(
+        r"\b(?:[Ww]e|I)(?:'re| are|'m| am)? (?:now |still |officially )?(?:targeting|aiming for|planning for|"
+        r"looking at|target|aim for|plan for) (?P<rest>.+?) for (?:the )?"
+        rf"(?P<project>{_PROJECT_NAME})(?: (?:launch|release|deadline|go-live))?\s*[.!]?$"
     ),
 )
 
@@ -1250,12 +1763,14 @@ def _deadline(rule: _Rule, clause: str, correction: str | None = None) -> bool:
             continue
         groups = m.groupdict()
         named = next((groups[k] for k in ("project", "project2", "project3") if groups.get(k)), None)
-        named = re.sub(r"'s$", "", named) if named else None
+        named = re.sub(r"'s$", "", named.rstrip(".")) if named else None
         # "The Heron launch": Heron is the project; a bare capitalised word before a verb may be anything
         project = rule.context.project(named) if frame == 0 else _known_project(rule, named)
-        if not project:
-            continue
-        what = groups.get("what") or ("deadline" if groups.get("verb") == "is due" else "launch")
+        if not project or (groups.get("what") in ("date", "target date", "target") and not named
+                           and groups.get("adjective") not in ("new", "revised", "updated")):
+            continue  # "Our wedding date is June 3" says nothing of the conversation's project; "the new date" may
+        what = groups.get("what") or ("deadline" if "due" in (groups.get("verb") or "") else "launch")
+        what = "deadline" if what in ("date", "target date", "target") else what
         _add_deadline(rule, project, what, when, correction)
         return True
     return False
@@ -1345,8 +1860,8 @@ def _actions(rule: _Rule, clause: str) -> None:
             rule.found.action_items.append(f"The user {verb} {_third_person(what)}.")
 
 
-_READERS = (_name, _job, _job_more, _home, _diet, _preferences, _people, _about_people, _decision, _commitment,
-            _event, _deadline, _skills, _actions)
+_READERS = (_name, _job, _job_more, _employer_more, _home, _diet, _preferences, _people, _about_people, _decision,
+            _commitment, _event, _deadline, _skills, _actions)
 
 
 # --- summary, topics, salience ----------------------------------------------------------------
