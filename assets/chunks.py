@@ -29,12 +29,18 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     window_size = lake.settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
+    # One build over every day: the tokenizer and polars pay their per-call cost once, not once per day.
+    built = build_chunks(source, embedder.count_tokens, window_size=window_size)
+    day_of = source.select("agent_id", "conversation_id", "day").unique()
+    by_day = built.join(day_of, on=["agent_id", "conversation_id"], how="left", maintain_order="left").partition_by(
+        "day", as_dict=True, include_key=False
+    )
     written, kinds = [], Counter[str]()
     for day in days:
-        day_turns = source.filter(pl.col("day") == day)
-        if day_turns.height == 0 and day not in existing:
+        frame = by_day.get((day,))
+        if frame is None and day not in existing:
             continue  # no turns, no chunks file (an existing one is emptied below)
-        frame = build_chunks(day_turns, embedder.count_tokens, window_size=window_size)
+        frame = frame if frame is not None else built.clear()
         lake.lake.write_partition(CHUNKS, day, frame)
         kinds.update(frame["kind"].to_list())
         written.append(day)

@@ -275,7 +275,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 # Steps from landing to a searchable chunk index (the run also builds episodes, facts, ... downstream).
-TRANSCRIPT_PATH = ("transcripts__landing_manifest", "transcripts__turns", "transcripts__turns_expectations",
+# A check's step key is its asset's step key + "_" + the check's name.
+TRANSCRIPT_PATH = ("transcripts__landing_manifest", "transcripts__turns", "transcripts__turns_turns_expectations",
                    "transcripts__chunks", "search__chunk_index")
 
 
@@ -309,7 +310,10 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str
         s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
         for s in instance.get_run_step_stats(outcome.run_id or "")
     }
-    path_seconds = sum(v for k, v in steps.items() if k in TRANSCRIPT_PATH)
+    missing = [k for k in TRANSCRIPT_PATH if k not in steps]
+    if missing:  # a renamed step would silently drop out of the ingest rate
+        raise RuntimeError(f"steps {missing} not in the run; steps were {sorted(steps)}")
+    path_seconds = sum(steps[k] for k in TRANSCRIPT_PATH)
     chunks = Lake(settings.lake_dir).read(CHUNKS)
     texts = chunks.filter(chunks["kind"] != "session")["embed_text"].to_list()
     started = time.perf_counter()
@@ -334,6 +338,7 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str
         "end_to_end_texts_per_second": round(embedded / path_seconds, 1) if path_seconds else None,
         "end_to_end_vs_raw": round((embedded / path_seconds) / raw_rate, 3) if path_seconds else None,
         "whole_run_texts_per_second": round(embedded / wall, 1),
+        "step_seconds": {k: round(v, 2) for k, v in sorted(steps.items(), key=lambda kv: -kv[1])},
     }
 
 

@@ -95,7 +95,12 @@ def render_locomo(report: dict[str, Any]) -> str:
                           "multi-evidence turn all@10", "multi-evidence turn all@20", "multi-evidence n"], rows),
                   ""]
     if ingest:
-        parts += ["### Ingest", "", _table(["measure", "value"], [[k, v] for k, v in ingest.items()]), ""]
+        steps = ingest.get("step_seconds", {})
+        measures = [[k, v] for k, v in ingest.items() if k != "step_seconds"]
+        parts += ["### Ingest", "", _table(["measure", "value"], measures), ""]
+        if steps:
+            parts += ["Seconds per run step (the transcript path is landing_manifest, turns, its check, chunks and "
+                      "chunk_index):", "", _table(["step", "seconds"], [[k, v] for k, v in steps.items()]), ""]
     if latency:
         parts += ["### Search latency (LoCoMo homes, k = 10)", "",
                   _table(["measure", "value"], [[k, v] for k, v in latency.items()]), ""]
