@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
-from memlake.chunks import build_chunks
+from memlake.chunks import build_chunks_by_day
 from memlake.schemas import CHUNKS, TURNS
 from pipelines.partitions import daily_partitions
 from resources.embedder import Embedder
@@ -29,18 +29,13 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     window_size = lake.settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
-    # One build over every day: the tokenizer and polars pay their per-call cost once, not once per day.
-    built = build_chunks(source, embedder.count_tokens, window_size=window_size)
-    day_of = source.select("agent_id", "conversation_id", "day").unique()
-    by_day = built.join(day_of, on=["agent_id", "conversation_id"], how="left", maintain_order="left").partition_by(
-        "day", as_dict=True, include_key=False
-    )
+    by_day = build_chunks_by_day(source, embedder.count_tokens, window_size=window_size)
     written, kinds = [], Counter[str]()
     for day in days:
-        frame = by_day.get((day,))
+        frame = by_day.get(day)
         if frame is None and day not in existing:
             continue  # no turns, no chunks file (an existing one is emptied below)
-        frame = frame if frame is not None else built.clear()
+        frame = frame if frame is not None else lake.lake.empty(CHUNKS)
         lake.lake.write_partition(CHUNKS, day, frame)
         kinds.update(frame["kind"].to_list())
         written.append(day)

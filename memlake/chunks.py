@@ -151,3 +151,24 @@ def _row(
         "text": text,
         "embed_text": embed_text,
     }
+
+
+def build_chunks_by_day(
+    turns: pl.DataFrame,
+    count_tokens: Callable[[list[str]], list[int]],
+    *,
+    window_size: int = 0,
+) -> dict[str, pl.DataFrame]:
+    """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
+
+    One build for every day: the tokenizer and polars pay their per-call cost once, not once per day.
+    """
+    built = build_chunks(turns, count_tokens, window_size=window_size)
+    if built.height == 0:
+        return {}
+    day_of = turns.select("agent_id", "conversation_id", "day").unique()
+    split = built.join(day_of, on=["agent_id", "conversation_id"], how="left", maintain_order="left").partition_by(
+        "day", as_dict=True, include_key=False
+    )
+    return {str(day): frame for (day,), frame in split.items()}
+

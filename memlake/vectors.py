@@ -505,18 +505,6 @@ class VectorStore:
             query = query.select(list(columns))
         return _polars(query.to_arrow())
 
-    def vectors_for(self, name: str, agent_id: str, keys: Iterable[str], key: str) -> dict[str, np.ndarray]:
-        """Stored vectors of some rows of one agent, by key."""
-        keys = list(dict.fromkeys(keys))
-        if not keys or not self.exists(name) or VECTOR not in self.open(name).schema.names:
-            return {}
-        extra = (f"{key} IN ({', '.join(quote(k) for k in keys)})",)
-        frame = self.rows(name, agent_id, Filters(extra=extra), columns=[key, VECTOR])
-        if frame.height == 0:
-            return {}
-        matrix = np.asarray(frame[VECTOR].to_list(), dtype=np.float32)
-        return dict(zip(frame[key].to_list(), matrix, strict=True))
-
 
 @dataclass
 class Snapshot:
@@ -690,12 +678,9 @@ class Snapshot:
             query = query.refine_factor(refine_factor)
         return self._located(query.with_row_id(True).select(["_distance"]).to_arrow(), "_distance")
 
-    def search_text(self, text: str, k: int, filters: Filters) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and BM25 scores of the `k` best full-text matches (LanceDB's FTS index), best first."""
-        return self.submit_text(text, k, filters).result()
-
     def submit_text(self, text: str, k: int, filters: Filters) -> Future[tuple[np.ndarray, np.ndarray]]:
-        """`search_text` started on LanceDB's event loop: the caller works on while the query runs."""
+        """Positions and BM25 scores of the `k` best full-text matches (LanceDB's FTS index), best first,
+        started on LanceDB's event loop: the caller works on while the query runs."""
         from lancedb.query import MatchQuery
 
         where = filters.where(self.agent_id)

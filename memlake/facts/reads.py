@@ -33,7 +33,7 @@ from memlake.facts.overrides import (
     write_forget,
     write_override,
 )
-from memlake.lake import Lake
+from memlake.lake import Lake, query
 from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
 from memlake.settings import Settings
 
@@ -318,11 +318,12 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
     if facts.filter(pl.col("source_conversation_ids").list.contains(conversation_id)).height:
         return True
 
-    found = Lake(settings.lake_dir).connect().execute(
+    found = query(
+        Lake(settings.lake_dir).connect(),
         "SELECT 1 FROM transcripts.turns WHERE agent_id = ? AND conversation_id = ? LIMIT 1",
         [agent_id, conversation_id],
-    ).fetchone()
-    return found is not None
+    )
+    return found.height > 0
 
 
 def fact_owners(settings: Settings, fact_id: str) -> list[str]:

@@ -20,13 +20,11 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from memlake.facts.reads import AgentFacts, FactReads
+from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed
 from memlake.schemas import FACT_INDEX
-
-NO_EMBEDDER = "none"
+from memlake.vectors import NO_EMBEDDER
 
 
 class FactOverlays:
@@ -72,17 +70,14 @@ class FactOverlays:
         rows = fact_index_rows(tables.facts)
         if rows.filter(pl.col("status") == "active").height == 0:
             return None
-        known = tables.vectors if reuse_vectors and embedder is not None else {}
-
-        def embed(texts: list[str]) -> np.ndarray:
-            missing = sorted({t for t in texts if t not in known or len(known[t]) != embedder.dim})
-            fresh = dict(zip(missing, embedder.embed(missing), strict=True)) if missing else {}
-            return np.stack([np.asarray(fresh[t] if t in fresh else known[t], dtype=np.float32) for t in texts])
+        embed = MemoEmbed(embedder.embed) if embedder is not None else None
+        if embed is not None and reuse_vectors:  # the read's fold already embedded these texts
+            embed.vectors.update({t: v for t, v in tables.vectors.items() if len(v) == embedder.dim})
 
         store = VectorStore(self.root / f"{agent_id}-{uuid.uuid4().hex[:8]}")
         store.sync(
             FACT_INDEX, rows, base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
-            embed=embed if embedder is not None else None,
+            embed=embed,
             embedder=embedder.name if embedder is not None else NO_EMBEDDER,
             dim=embedder.dim if embedder is not None else 0,
         )
