@@ -30,20 +30,14 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
     by_day = build_chunks_by_day(source, embedder.count_tokens, window_size=window_size)
-    written, kinds = [], Counter[str]()
-    for day in days:
-        frame = by_day.get(day)
-        if frame is None and day not in existing:
-            continue  # no turns, no chunks file (an existing one is emptied below)
-        frame = frame if frame is not None else lake.lake.empty(CHUNKS)
-        lake.lake.write_partition(CHUNKS, day, frame)
-        kinds.update(frame["kind"].to_list())
-        written.append(day)
-    frame = lake.lake.read(CHUNKS, days=written)
+    # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
+    to_write = {day: by_day.get(day, lake.lake.empty(CHUNKS)) for day in days if day in by_day or day in existing}
+    frame = lake.lake.write_partitions(CHUNKS, to_write)
+    kinds = Counter(frame["kind"].to_list())
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": frame.height,
-            "days_written": len(written),
+            "days_written": len(to_write),
             "by_kind": dg.MetadataValue.json(dict(kinds)),
             "tokenizer": embedder.name,
             "window_size": window_size,

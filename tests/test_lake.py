@@ -78,3 +78,15 @@ def test_unpartitioned_and_partitioned_writes_are_not_mixed(tmp_path):
         lake.write(TURNS, pl.DataFrame())
     with pytest.raises(ValueError):
         lake.write_partition(LANDING_MANIFEST, "2024-01-01", [])
+
+
+def test_write_partitions_writes_every_day_and_returns_what_a_read_gives(tmp_path):
+    lake = Lake(tmp_path)
+    lake.write_partition(TURNS, "2024-01-03", [turn("stale", "to be emptied")])
+    written = lake.write_partitions(
+        TURNS, {"2024-01-01": [turn("m1", "one")], "2024-01-02": [turn("m2", "two")], "2024-01-03": []}
+    )
+    assert lake.partitions(TURNS) == ["2024-01-01", "2024-01-02", "2024-01-03"]
+    assert written.equals(lake.read(TURNS))
+    assert written["message_id"].to_list() == ["m1", "m2"]
+    assert written["day"].to_list() == ["2024-01-01", "2024-01-02"]

@@ -154,3 +154,15 @@ def test_rebuilt_partition_leaves_no_stale_rows(model_home):
     assert not indexed["text"].str.contains("It was a long day.", literal=True).any()
     event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
     assert event.asset_materialization.metadata["embedded"].value == 2  # the edited turn and its window
+
+
+def test_token_counts_match_the_models_tokenizer_without_truncation():
+    from memlake.embedding import load_embedder
+
+    embedder = load_embedder("", 64)
+    phrases = [f"I {v} {t} {w}." for t in TOPICS for v in VERBS for w in TIMES]  # more than one slice of work
+    texts = [PARAPHRASE_TARGET, ORDER_TARGET, "", " ".join([ORDER_TARGET] * 120), *phrases]
+    tokenizer = embedder._model.tokenizer  # type: ignore[union-attr]
+    expected = [len(ids) for ids in tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]]
+    assert embedder.count_tokens(texts) == expected  # type: ignore[union-attr]
+    assert expected[3] > 1000  # far past the model's 256-token window: counted whole
