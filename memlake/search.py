@@ -36,7 +36,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -239,6 +239,20 @@ class Searcher:
         when = parse_as_of(as_of)
         if not self.store.exists(spec.table):
             return empty_result()
+        base = replace(filters, extra=(*filters.extra, *spec.base_filter))
+        context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
+                   if weight > 0 and kind in spec.context_kinds]
+        kinds = (*spec.result_kinds, *context) if spec.result_kinds else ()
+        group = replace(base, kinds=kinds) if kinds else base
+        # one query per list for every kind; ranks are counted within each kind
+        limit = params.candidates * max(1, len(kinds) - ("session" in context)) + (
+            params.context_candidates if "session" in context else 0
+        )
+        use_text = "text" in params.lists
+        # The full-text query starts on the snapshot this reader already holds, before the table's
+        # version is checked and the query embedded; a new version discards it and asks again.
+        held = None if filters.extra else self.store.held_snapshot(spec.table, agent_id, spec.base_filter)
+        early_text = held.submit_text(query, limit, group) if held is not None and use_text else None
         # the agent's rows in memory (None: too many for the cache, or caller clauses only LanceDB can apply)
         snapshot = None if filters.extra else self.store.snapshot(spec.table, agent_id, spec.base_filter)
         if snapshot is not None and snapshot.size == 0:
@@ -248,22 +262,12 @@ class Searcher:
         vector = query_vector if "vector" in params.lists else None
         if vector is None and "vector" in params.lists:
             vector, note = self.query_vector(spec, query, snapshot.embedder if snapshot is not None else None)
-        use_text = "text" in params.lists
         mode = HYBRID if vector is not None and use_text else VECTOR_ONLY if vector is not None else FULL_TEXT
         if vector is None and not use_text:
             return empty_result()
-        base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         columns = self._columns(spec)
         has_vectors = snapshot.vectors is not None if snapshot is not None else self.store.has_vectors(spec.table)
         stored = [VECTOR] if has_vectors else []
-        context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
-                   if weight > 0 and kind in spec.context_kinds]
-        kinds = (*spec.result_kinds, *context) if spec.result_kinds else ()
-        group = replace(base, kinds=kinds) if kinds else base
-        # one query per list for every kind; ranks are counted within each kind
-        limit = params.candidates * max(1, len(kinds) - ("session" in context)) + (
-            params.context_candidates if "session" in context else 0
-        )
 
         # chunks: light candidate lists, then one fetch of every row needed; others: whole rows at once
         light = [spec.key, "kind", "conversation_id", "turn_start", "turn_end", "created_at"]
@@ -271,7 +275,10 @@ class Searcher:
         listed = light if spec.result_kinds else [*columns, *stored]
         lists: Iterable[tuple[str, list[dict[str, Any]]]]
         if snapshot is not None:
-            lists = self._snapshot_lists(snapshot, vector, query if use_text else None, limit, group, listed, params)
+            text_job = early_text if snapshot is held else None
+            lists = self._snapshot_lists(
+                snapshot, vector, query if use_text else None, limit, group, listed, params, text_job
+            )
         else:
             jobs = {}
             if vector is not None:
@@ -406,15 +413,17 @@ class Searcher:
         group: Filters,
         columns: list[str],
         params: SearchParams,
+        text_job: Future[tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         """The candidate lists of one search from the agent's snapshot, as LanceDB would give them:
         the vector list first, then the full-text one (the order fusion reads them in).
 
-        The full-text query runs in LanceDB on a worker thread while the vector
-        search runs here and its list is fused: exact, or through the
-        snapshot's IVF lists for an agent large enough to use an ANN index when
-        at least ANN_MIN_ROWS rows pass the filters (LanceDB's own ANN index
-        only when one is forced on a snapshot without lists).
+        The full-text query (`text_job` if the caller started it already) runs in
+        LanceDB on its event loop while the vector search runs here and its list
+        is fused: exact, or through the snapshot's IVF lists for an agent large
+        enough to use an ANN index when at least ANN_MIN_ROWS rows pass the
+        filters (LanceDB's own ANN index only when one is forced on a snapshot
+        without lists).
         """
 
         def rows(found: tuple[np.ndarray, np.ndarray], value: str) -> list[dict[str, Any]]:
@@ -430,18 +439,15 @@ class Searcher:
         if in_lancedb:
             jobs["vector"] = _POOL.submit(snapshot.search_ann, vector, limit, group)
         if text is not None:
-            jobs["text"] = snapshot.submit_text(text, limit, group)
-        found = {}
+            jobs["text"] = text_job or snapshot.submit_text(text, limit, group)
         if vector is not None and not in_lancedb:
             keep = snapshot.mask(group)
             if approximate and int(keep.sum()) >= ANN_MIN_ROWS:
-                found["vector"] = snapshot.search_ivf(vector, limit, keep)
+                yield "vector", rows(snapshot.search_ivf(vector, limit, keep), "_distance")
             else:
-                found["vector"] = snapshot.nearest(vector, limit, keep)
-        found.update({name: job.result() for name, job in jobs.items()})
-        for name in ("vector", "text"):
-            if name in found:
-                yield name, rows(found[name], "_distance" if name == "vector" else "_score")
+                yield "vector", rows(snapshot.nearest(vector, limit, keep), "_distance")
+        for name, job in jobs.items():  # the caller fuses the vector list while these run
+            yield name, rows(job.result(), "_distance" if name == "vector" else "_score")
 
     @staticmethod
     def _columns(spec: IndexSpec) -> list[str]:

@@ -392,6 +392,12 @@ class VectorStore:
                 total -= evicted.size
             return snapshot
 
+    def held_snapshot(self, name: str, agent_id: str, base: tuple[str, ...] = ()) -> Snapshot | None:
+        """The snapshot this reader holds for the agent, without checking the table's version (no I/O):
+        for work that may start early and is discarded when `snapshot` returns another one."""
+        with self._lock:
+            return self._snapshots.get((name, agent_id, base))
+
     def snapshot_rows_held(self) -> int:
         """Rows the cached snapshots hold: at most `snapshot_rows`."""
         with self._lock:

@@ -148,3 +148,21 @@ def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeyp
     for q in queries[:5]:
         found = searcher.search(CHUNK_SPEC, q["text"], "agent0", params, query_vector=np.asarray(q["vector"]))
         assert found.height == 5 and found["vector_rank"].min() == 1
+
+
+def test_a_full_text_query_started_on_an_old_snapshot_is_asked_again(settings, run_pipeline):
+    # A search starts its full-text query on the snapshot it holds before checking the table's
+    # version; after a write, that early answer (row ids of the old version) must not be used.
+    land(settings, "alice", "chat.jsonl", jsonl(conversation("alice", 12, "2024-03-01")))
+    assert run_pipeline().success
+    searcher = Searcher(VectorStore(settings.lancedb_dir), HashEmbedder())
+    params = SearchParams.from_settings(settings, k=3, lists=("text",))
+    assert searcher.search(CHUNK_SPEC, "zanzibar ferry", "alice", params).height == 0
+
+    new = {"conversation_id": "trip", "message_id": "trip-m0", "role": "user", "speaker": "Priya",
+           "content": "The Zanzibar ferry leaves at dawn.", "created_at": "2024-03-04T08:00:00Z"}
+    land(settings, "alice", "trip.jsonl", jsonl([new]))
+    assert run_pipeline().success
+    found = searcher.search(CHUNK_SPEC, "zanzibar ferry", "alice", params)
+    assert found["message_ids"].to_list()[0] == ["trip-m0"]
+    assert found["mode"][0] == "full_text"
