@@ -54,14 +54,27 @@ class SentenceEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
+        # A few texts (a search's query) on one thread: torch's idle threads spin after each op and,
+        # on a 2-core machine, fight the full-text query running beside it (p95 of a whole search
+        # 112 ms -> 29 ms on the LoCoMo homes; see docs/decisions.md). Batches keep every thread.
+        single = len(texts) <= _ONE_THREAD_TEXTS
         with _ENCODE_LOCK:
-            vectors = self._model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            threads = torch.get_num_threads()
+            if single:
+                torch.set_num_threads(1)
+            try:
+                vectors = self._model.encode(
+                    texts,
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            finally:
+                if single:
+                    torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
@@ -101,6 +114,7 @@ class SentenceEmbedder:
 
 _ENCODE_LOCK = threading.Lock()
 _COUNT_SLICE = 512
+_ONE_THREAD_TEXTS = 4
 
 
 @lru_cache(maxsize=4)

@@ -166,3 +166,17 @@ def test_token_counts_match_the_models_tokenizer_without_truncation():
     expected = [len(ids) for ids in tokenizer(texts, add_special_tokens=False, truncation=False)["input_ids"]]
     assert embedder.count_tokens(texts) == expected  # type: ignore[union-attr]
     assert expected[3] > 1000  # far past the model's 256-token window: counted whole
+
+
+def test_a_query_embedded_on_one_thread_matches_the_batch_and_leaves_torch_as_it_was():
+    import numpy as np
+    import torch
+
+    from memlake.embedding import load_embedder
+
+    embedder = load_embedder("", 64)
+    threads = torch.get_num_threads()
+    alone = embedder.embed([PARAPHRASE_QUERY])  # type: ignore[union-attr]
+    assert torch.get_num_threads() == threads
+    batch = embedder.embed([PARAPHRASE_QUERY, *TOPICS])  # type: ignore[union-attr]
+    assert np.allclose(alone[0], batch[0], atol=1e-5)

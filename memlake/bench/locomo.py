@@ -397,14 +397,18 @@ def evaluate(
 def latency(memory: Any, embedder: Any, qs: Sequence[Question], n: int = 300) -> dict[str, Any]:
     """Search latency with the query embedding (Memory.search end to end) and without it."""
     picked = list(qs)[:: max(1, len(qs) // n)][:n]
-    with_embedding, without, embed_only = [], [], []
+    with_embedding, without, embed_only, vectors = [], [], [], []
+    # Three passes, not one interleaved loop: torch's threads keep spinning for a while after an
+    # embedding, and a search timed right after one would count that contention as its own.
     for q in picked:
         started = time.perf_counter()
-        vector = embedder.embed([q.question])[0]
+        vectors.append(embedder.embed([q.question])[0])
         embed_only.append(time.perf_counter() - started)
+    for q, vector in zip(picked, vectors, strict=True):
         started = time.perf_counter()
         memory.search(q.question, q.agent_id, k=10, as_of=q.as_of, embedder=embedder, query_vector=vector)
         without.append(time.perf_counter() - started)
+    for q in picked:
         started = time.perf_counter()
         memory.search(q.question, q.agent_id, k=10, as_of=q.as_of, embedder=embedder)
         with_embedding.append(time.perf_counter() - started)
