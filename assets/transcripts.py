@@ -8,7 +8,7 @@ import dagster as dg
 import polars as pl
 
 from memlake.landing import manifest_frame, update_manifest
-from memlake.quality import start_import, validate_turns
+from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
 from pipelines.partitions import daily_partitions
@@ -68,7 +68,6 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
 )
 def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per message turn, in daily partitions by the conversation's start date (UTC)."""
-    start_import()  # of Great Expectations, for the turns check that follows: it overlaps the file I/O here
     manifest = lake.lake.read(LANDING_MANIFEST)
     days = list(context.partition_keys)
     existing = set(lake.lake.partitions(TURNS))

@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.dataset  # noqa: F401  # read_table imports it on first use; never first on a reader thread
 import pyarrow.parquet as pq
 
 from memlake.schemas import PARTITION_COLUMN, TABLES, Table

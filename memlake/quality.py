@@ -7,8 +7,6 @@ all passed and, for each failure, what failed and a few offending values.
 
 from __future__ import annotations
 
-import importlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,24 +22,6 @@ class SuiteResult:
     success: bool
     failures: list[dict[str, Any]] = field(default_factory=list)
     evaluated: int = 0
-
-
-def start_import() -> None:
-    """Begin importing Great Expectations on a thread, so a suite run soon after finds it loaded.
-
-    The import costs about 2 s of a run's critical path; a caller that does file I/O before its
-    suite (the turns asset, before the turns check) overlaps most of it. Idempotent.
-    """
-    global _importing
-    with _import_lock:
-        if _importing is None:
-            _importing = threading.Thread(target=importlib.import_module, args=("great_expectations",),
-                                          name="memlake-import-gx", daemon=True)
-            _importing.start()
-
-
-_import_lock = threading.Lock()
-_importing: threading.Thread | None = None
 
 
 def run_suite(frame: pl.DataFrame, name: str, build: Callable[[Any], list[Any]]) -> SuiteResult:
