@@ -58,7 +58,7 @@ class SentenceEmbedder:
 
         # A few texts (a search's query) on one thread: torch's idle threads spin after each op and,
         # on a 2-core machine, fight the full-text query running beside it (p95 of a whole search
-        # 112 ms -> 29 ms on the LoCoMo homes; see docs/decisions.md). Batches keep every thread.
+        # 112 ms -> 35 ms on the LoCoMo homes; see docs/decisions.md). Batches keep every thread.
         single = len(texts) <= _ONE_THREAD_TEXTS
         with _ENCODE_LOCK:
             threads = torch.get_num_threads()

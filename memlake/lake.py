@@ -137,8 +137,11 @@ class Lake:
     def read(self, table: Table, days: Iterable[str] | None = None) -> pl.DataFrame:
         """A table (or some of its days) as a Polars frame, with the `day` column when partitioned."""
         files = self.files(table, days)
-        with ThreadPoolExecutor(_FILE_THREADS) as pool:
-            parts = list(pool.map(lambda path: pq.read_table(path, schema=table.schema), files))
+        if len(files) > 1:
+            with ThreadPoolExecutor(_FILE_THREADS) as pool:
+                parts = list(pool.map(lambda path: pq.read_table(path, schema=table.schema), files))
+        else:  # one file (an unpartitioned table, a single day): no pool to start
+            parts = [pq.read_table(path, schema=table.schema) for path in files]
         days = [path.parent.name.split("=", 1)[1] for path in files] if table.partitioned else []
         return _with_days(table, parts, days)
 
