@@ -31,7 +31,8 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     existing = set(lake.lake.partitions(CHUNKS))
     by_day = build_chunks_by_day(source, embedder.count_tokens, window_size=window_size)
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
-    to_write = {day: by_day.get(day, lake.lake.empty(CHUNKS)) for day in days if day in by_day or day in existing}
+    empty = lake.lake.empty(CHUNKS)
+    to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}
     frame = lake.lake.write_partitions(CHUNKS, to_write)
     kinds = Counter(frame["kind"].to_list())
     return dg.MaterializeResult(

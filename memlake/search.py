@@ -49,7 +49,7 @@ import pyarrow as pa
 from memlake.chunks import chunk_id, text_sha256
 from memlake.embedding import TextEmbedder
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
-from memlake.vectors import ANN_MIN_ROWS, VECTOR, Filters, Snapshot, VectorStore, quote
+from memlake.vectors import ANN_MIN_ROWS, VECTOR, Filters, Snapshot, VectorStore, key_scope
 
 # The vector and full-text lists of one search run side by side (LanceDB releases the GIL).
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlake-search")
@@ -481,7 +481,7 @@ class Searcher:
                 fetched = self.store.rows(
                     spec.table,
                     agent_id,
-                    Filters(extra=(f"{spec.key} IN ({', '.join(quote(k) for k in sorted(wanted))})",)),
+                    Filters(extra=(key_scope(spec.key, wanted),)),
                     columns=columns,
                 ).to_dicts()
             for row in fetched:

@@ -805,10 +805,11 @@ def day_scope(days: Iterable[str]) -> str:
     days = sorted(set(days))
     for day in days:
         datetime.strptime(day, "%Y-%m-%d")
-    return f"day IN ({', '.join(quote(d) for d in days)})" if days else "false"
+    return key_scope("day", days)
 
 
 def key_scope(key: str, values: Iterable[str]) -> str:
+    """The filter `key IN (values)` (quoted), or `false` for no values."""
     values = sorted(set(values))
     return f"{key} IN ({', '.join(quote(v) for v in values)})" if values else "false"
 
