@@ -118,6 +118,8 @@ def test_snapshots_stay_within_their_row_budget(two_agents):
 def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeypatch):
     """Above ANN_MIN_ROWS an agent's vectors are searched approximately, as LanceDB's IVF index would
     be (here the threshold is lowered so that 3,000 synthetic rows count as large)."""
+    from lancedb.index import IvfFlat
+
     import memlake.search
     import memlake.vectors
     from memlake.bench.scale import build_case, queries_for
@@ -132,16 +134,28 @@ def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeyp
     assert snapshot is not None and snapshot.ivf_centroids is not None and len(snapshot.ivf_centroids) == 54
 
     turns = snapshot.mask(Filters(kinds=("turn",)))
-    queries = queries_for(tmp_path / "index", 1, 30, built["words"])
-    ours, lancedb = [], []
-    for q in queries:
-        vector = np.asarray(q["vector"], dtype=np.float32)
-        exact, _ = snapshot.nearest(vector, 10, turns)
+    queries = queries_for(tmp_path / "index", 1, 100, built["words"])
+    vectors = [np.asarray(q["vector"], dtype=np.float32) for q in queries]
+    exact = [set(snapshot.nearest(vector, 10, turns)[0]) for vector in vectors]
+    ours = []
+    for vector, nearest in zip(vectors, exact):
         approximate, distances = snapshot.search_ivf(vector, 10, turns)
         assert list(distances) == sorted(distances) and turns[approximate].all()
-        ours.append(len(set(exact) & set(approximate)) / 10)
-        lancedb.append(len(set(exact) & set(snapshot.search_ann(vector, 10, Filters(kinds=("turn",)))[0])) / 10)
-    assert np.mean(ours) >= np.mean(lancedb) - 0.05  # as good as the LanceDB index it stands in for
+        ours.append(len(nearest & set(approximate)) / 10)
+    # LanceDB trains its lists from a random start (recall@10 here ranges 0.75-0.80 from one training
+    # to the next), so ours is held to the mean of three of its trainings, not to one draw.
+    lancedb = []
+    for training in range(3):
+        if training:
+            store.open(CHUNK_INDEX).create_index(
+                "vector", config=IvfFlat(distance_type="cosine", num_partitions=54), replace=True)
+        retrained = store.snapshot(CHUNK_INDEX, "agent0")
+        retrained_turns = retrained.mask(Filters(kinds=("turn",)))
+        for vector in vectors:
+            nearest = set(retrained.nearest(vector, 10, retrained_turns)[0])
+            found = retrained.search_ann(vector, 10, Filters(kinds=("turn",)))[0]
+            lancedb.append(len(nearest & set(found)) / 10)
+    assert np.mean(ours) >= np.mean(lancedb) - 0.05, (np.mean(ours), np.mean(lancedb))  # as good as LanceDB
 
     searcher = Searcher(store, None)
     params = SearchParams.from_settings(Settings(), k=5)
