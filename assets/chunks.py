@@ -9,7 +9,7 @@ import polars as pl
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
 from memlake.chunks import build_chunks_by_day
 from memlake.schemas import CHUNKS, TURNS
-from pipelines.partitions import daily_partitions
+from pipelines.partitions import day_partitions
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 
@@ -19,7 +19,7 @@ from resources.lake import LakeResource
     group_name="transcripts",
     kinds={"polars", "parquet"},
     deps=[turns],
-    partitions_def=daily_partitions,
+    partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,
 )

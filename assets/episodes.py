@@ -13,7 +13,7 @@ from memlake.distill.dates import as_utc
 from memlake.distill.pending import default_as_of
 from memlake.distill.run import distill_pass, write_pass
 from memlake.schemas import EPISODES, LANDING_MANIFEST, PENDING, TURNS
-from pipelines.partitions import daily_partitions
+from pipelines.partitions import day_partitions
 from resources.core_model import CoreModel
 from resources.lake import LakeResource
 
@@ -57,7 +57,7 @@ class DistillConfig(dg.Config):
         dg.AssetCheckSpec(NOTHING_LOST, asset=EPISODES_KEY,
                           description="Every conversation of the days is in episodes or in pending."),
     ],
-    partitions_def=daily_partitions,
+    partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,
 )
@@ -179,7 +179,8 @@ def run_distill(
     """Distil an agent's conversations now (as of now unless told), and rebuild what depends on them."""
     from memlake.lake import Lake
     from pipelines.definitions import ASSETS, CHECKS, default_resources
-    from pipelines.runner import ensure_dagster_home, range_tags
+    from pipelines.partitions import register_days
+    from pipelines.runner import ensure_dagster_home
 
     store = Lake(settings.lake_dir)
     frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
@@ -209,7 +210,7 @@ def run_distill(
         resources=resources or default_resources(settings),
         instance=instance,
         run_config=run_config,
-        tags={**range_tags(days), "memlake/trigger": "memlake distill"},
+        tags={**register_days(instance, days), "memlake/trigger": "memlake distill"},
         raise_on_error=False,
     )
     stats: dict[str, Any] = {}
@@ -230,18 +231,19 @@ pending_job = dg.define_asset_job(
 )
 
 
-def pending_run_request(pending: pl.DataFrame, now: datetime) -> dg.RunRequest | None:
-    """One run over the days that have pending conversations, as of `now` (None when nothing waits)."""
+def pending_run_request(pending: pl.DataFrame, now: datetime, known: list[str]) -> dg.RunRequest | None:
+    """One run over the days that have pending conversations, as of `now` (None when nothing waits);
+    `known` is the day partitions' order."""
     if pending.height == 0:
         return None
     days = sorted(set(pending["day"].to_list()))
     bucket = int(now.timestamp() // PENDING_RETRY_SECONDS)
-    from pipelines.runner import range_tags
+    from pipelines.partitions import range_tags
 
     return dg.RunRequest(
         run_key=f"pending:{days[0]}:{days[-1]}:{pending.height}:{bucket}",
         run_config={"ops": {"episodes": {"config": {"as_of": now.isoformat()}}}},
-        tags={**range_tags(days), "memlake/trigger": "pending_sensor", "memlake/pending": str(pending.height)},
+        tags={**range_tags(days, known), "memlake/trigger": "pending_sensor", "memlake/pending": str(pending.height)},
     )
 
 
@@ -253,13 +255,19 @@ def pending_run_request(pending: pl.DataFrame, now: datetime) -> dg.RunRequest |
     description="Every 5 minutes, reruns the days of episodes/pending so waiting conversations are distilled "
     "once the model answers again or their debounce is over. Nothing stays pending for good.",
 )
-def pending_sensor(context: dg.SensorEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+def pending_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     from memlake.lake import Lake
     from memlake.settings import load_settings
+    from pipelines.partitions import DAYS, day_partitions, unknown_days
 
     pending = Lake(load_settings().lake_dir).read(PENDING)
-    request = pending_run_request(pending, datetime.now(UTC))
-    return request if request is not None else dg.SkipReason("no pending conversations")
+    known = context.instance.get_dynamic_partitions(DAYS)
+    request = pending_run_request(pending, datetime.now(UTC), known)
+    if request is None:
+        return dg.SkipReason("no pending conversations")
+    new_days = unknown_days(pending["day"].to_list(), known)  # a home whose days predate day partitions
+    adds = [day_partitions.build_add_request(new_days)] if new_days else []
+    return dg.SensorResult(run_requests=[request], dynamic_partitions_requests=adds)
 
 
 ASSETS = [episodes]

@@ -18,7 +18,7 @@ from assets.transcripts import markdown_preview
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
-from pipelines.partitions import daily_partitions
+from pipelines.partitions import day_partitions
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
@@ -55,7 +55,7 @@ def _metadata(result: SyncResult, frame: pl.DataFrame, columns: list[str], **ext
     group_name="search",
     kinds={"lancedb"},
     deps=[chunks],
-    partitions_def=daily_partitions,
+    partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
 )
 def chunk_index(
@@ -93,7 +93,7 @@ def chunk_index(
     group_name="search",
     kinds={"lancedb"},
     deps=[episodes],
-    partitions_def=daily_partitions,
+    partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
 )
 def episode_index(

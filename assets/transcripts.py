@@ -11,7 +11,7 @@ from memlake.landing import manifest_frame, update_manifest
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
-from pipelines.partitions import daily_partitions
+from pipelines.partitions import day_partitions
 from resources.lake import LakeResource
 
 LAKE_WRITERS = "memlake_lake_writers"
@@ -62,7 +62,7 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
     group_name="transcripts",
     kinds={"polars", "parquet"},
     deps=[landing_manifest],
-    partitions_def=daily_partitions,
+    partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,
 )
@@ -97,7 +97,7 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     )
 
 
-@dg.asset_check(asset=turns, blocking=True, partitions_def=daily_partitions, description=(
+@dg.asset_check(asset=turns, blocking=True, partitions_def=day_partitions, description=(
     "Great Expectations suite: ids not null, role allowed, created_at present and not in the future, "
     "(agent_id, conversation_id, message_id) unique, content not null."
 ))

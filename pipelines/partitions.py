@@ -1,10 +1,58 @@
-"""Daily partitions by conversation start date (UTC), shared by every per-day asset."""
+"""Day partitions: one per conversation start date (UTC) that has data, shared by every per-day asset.
+
+They are dynamic, not a `DailyPartitionsDefinition`: Dagster records one event per
+partition per step of a run, and a run over a calendar range pays for every empty
+day in it (LoCoMo's 218 days with data span 722 days). Keys are ISO dates, added
+in date order as files land; a day that lands late goes after the others, so a
+run's range (first to last touched day in that order) may cover a few more days
+than it touched, which only rebuilds them as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
 
 import dagster as dg
 
-from memlake.settings import Settings
+DAYS = "conversation_days"
+day_partitions = dg.DynamicPartitionsDefinition(name=DAYS)
 
-# end_offset=1: today's partition exists, so a chat from this morning is ingested today.
-daily_partitions = dg.DailyPartitionsDefinition(
-    start_date=Settings().partition_start_date, timezone="UTC", end_offset=1
-)
+
+def unknown_days(days: Iterable[str], known: Sequence[str]) -> list[str]:
+    """The days not yet registered, in date order (the order they are appended in)."""
+    return sorted(set(days) - set(known))
+
+
+def range_tags(days: Iterable[str], known: Sequence[str]) -> dict[str, str]:
+    """Tags for one run over `days`: the range from the first to the last of them in the partitions'
+    order, once the days not in `known` are appended."""
+    days = set(days)
+    if not days:
+        return {}
+    order = [*known, *unknown_days(days, known)]
+    touched = [day for day in order if day in days]
+    return {"dagster/asset_partition_range_start": touched[0], "dagster/asset_partition_range_end": touched[-1]}
+
+
+def register_days(instance: dg.DagsterInstance, days: Iterable[str], lake_days: Iterable[str] = ()) -> dict[str, str]:
+    """Register the days `instance` does not know yet (with `lake_days`, those the lake already has:
+    a home written before day partitions); the range tags of one run over `days`."""
+    days = set(days)
+    known = instance.get_dynamic_partitions(DAYS)
+    new = unknown_days(days | set(lake_days), known)
+    for day in new:
+        _check_day(day)
+    if new:
+        instance.add_dynamic_partitions(DAYS, new)
+    return range_tags(days, known + new)
+
+
+def _check_day(day: str) -> None:
+    """A partition key stays for good: only a real `YYYY-MM-DD` day goes in."""
+    try:
+        valid = date.fromisoformat(day).isoformat() == day
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ValueError(f"not a day: {day!r}")

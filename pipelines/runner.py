@@ -16,8 +16,9 @@ import dagster as dg
 
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
-from memlake.schemas import LANDING_MANIFEST
+from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import Settings
+from pipelines.partitions import register_days
 
 DAGSTER_YAML = """\
 # Written by memlake. Telemetry off; lake writers run one at a time.
@@ -60,12 +61,6 @@ def _selection_for(days: set[str]) -> dg.AssetSelection:
     return landing_job_selection if days else manifest_job_selection
 
 
-def range_tags(days: list[str] | set[str]) -> dict[str, str]:
-    if not days:
-        return {}
-    return {"dagster/asset_partition_range_start": min(days), "dagster/asset_partition_range_end": max(days)}
-
-
 def run_landing(
     settings: Settings,
     resources: dict[str, object] | None = None,
@@ -88,7 +83,7 @@ def run_landing(
         selection=_selection_for(touched),
         resources=resources or default_resources(settings),
         instance=instance,
-        tags={**range_tags(touched), "memlake/trigger": "memlake run"},
+        tags={**register_days(instance, touched, lake.partitions(TURNS)), "memlake/trigger": "memlake run"},
         raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )

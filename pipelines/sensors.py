@@ -10,16 +10,12 @@ from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
+from pipelines.partitions import DAYS, day_partitions, range_tags, unknown_days
 
 
-def landing_run_request(days: set[str], new_sha256: list[str]) -> dg.RunRequest:
+def landing_run_request(days: set[str], known: list[str], new_sha256: list[str]) -> dg.RunRequest:
     """One run: the manifest, plus every partition from the first to the last touched day."""
-    tags = {"memlake/new_files": str(len(new_sha256))}
-    if days:
-        tags |= {
-            "dagster/asset_partition_range_start": min(days),
-            "dagster/asset_partition_range_end": max(days),
-        }
+    tags = {"memlake/new_files": str(len(new_sha256)), **range_tags(days, known)}
     return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
 
 
@@ -39,10 +35,13 @@ def build_landing_sensor(job: dg.UnresolvedAssetJobDefinition, unpartitioned_job
             return dg.SkipReason("no new landing files")
         manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
         days = plan_days(settings, fresh, manifest)
-        request = landing_run_request(days, [f.sha256 for f in fresh])
+        known = context.instance.get_dynamic_partitions(DAYS)
+        request = landing_run_request(days, known, [f.sha256 for f in fresh])
         target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
         request = request.with_replaced_attrs(job_name=target.name)
         cursor = json.dumps(sorted(seen | {f.sha256 for f in fresh}))
-        return dg.SensorResult(run_requests=[request], cursor=cursor)
+        new_days = unknown_days(days, known)  # Dagster adds them before it creates the run over them
+        adds = [day_partitions.build_add_request(new_days)] if new_days else []
+        return dg.SensorResult(run_requests=[request], cursor=cursor, dynamic_partitions_requests=adds)
 
     return landing_sensor

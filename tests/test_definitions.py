@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import dagster as dg
+import pytest
 
 from pipelines.definitions import defs
 from tests.conftest import land
@@ -56,6 +57,8 @@ def test_sensor_requests_one_run_over_the_touched_range(settings):
     assert request.job_name == "landing_job"
     assert request.tags["dagster/asset_partition_range_start"] == "2024-03-01"
     assert request.tags["dagster/asset_partition_range_end"] == "2024-03-07"
+    [added] = result.dynamic_partitions_requests  # only days with data become partitions
+    assert added.partition_keys == ["2024-03-01", "2024-03-07"]
 
     again = sensor_result(settings, cursor=result.cursor)
     assert isinstance(again, dg.SkipReason)
@@ -68,13 +71,32 @@ def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
     [request] = result.run_requests
     assert request.job_name == "manifest_job"
     assert "dagster/asset_partition_range_start" not in request.tags
+    assert not result.dynamic_partitions_requests
     assert len(json.loads(result.cursor)) == 1
 
 
-def test_partitioned_assets_backfill_in_one_run_on_the_shared_daily_partitions():
-    from pipelines.partitions import daily_partitions
+def test_partitioned_assets_backfill_in_one_run_on_the_shared_day_partitions():
+    from pipelines.partitions import day_partitions
 
     for asset in defs.resolve_asset_graph().assets_defs:
         if asset.keys and asset.partitions_def is not None:
-            assert asset.partitions_def == daily_partitions, asset.keys
+            assert asset.partitions_def == day_partitions, asset.keys
             assert asset.backfill_policy == dg.BackfillPolicy.single_run(), asset.keys
+
+
+def test_a_run_ranges_over_days_in_the_order_they_became_partitions():
+    from pipelines.partitions import DAYS, register_days
+
+    with dg.instance_for_test() as instance:
+        assert register_days(instance, {"2024-03-07", "2024-03-01"}) == {
+            "dagster/asset_partition_range_start": "2024-03-01", "dagster/asset_partition_range_end": "2024-03-07"}
+        # a conversation from February lands late: its day goes after the others, not between
+        tags = register_days(instance, {"2024-02-10"})
+        assert instance.get_dynamic_partitions(DAYS) == ["2024-03-01", "2024-03-07", "2024-02-10"]
+        assert tags["dagster/asset_partition_range_start"] == tags["dagster/asset_partition_range_end"] == "2024-02-10"
+        both = register_days(instance, {"2024-03-07", "2024-02-10"})
+        assert (both["dagster/asset_partition_range_start"], both["dagster/asset_partition_range_end"]) == (
+            "2024-03-07", "2024-02-10")
+        with pytest.raises(ValueError, match="not a day"):
+            register_days(instance, {"2024-13-01"})
+        assert instance.get_dynamic_partitions(DAYS) == ["2024-03-01", "2024-03-07", "2024-02-10"]

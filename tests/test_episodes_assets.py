@@ -16,7 +16,7 @@ from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
 from memlake.distill.pending import NO_DISTILLER
 from memlake.lake import Lake
 from memlake.schemas import DISTILL_CACHE, EPISODES, LANDING_MANIFEST, PENDING
-from pipelines.runner import range_tags
+from pipelines.partitions import register_days
 from resources import LakeResource
 from resources.core_model import CoreModel
 from tests.conftest import land
@@ -52,7 +52,7 @@ def materialize_episodes(settings, core_model: CoreModel, instance: dg.DagsterIn
         selection=dg.AssetSelection.assets(turns, EPISODES_KEY, PENDING_KEY),
         resources={"lake": lake, "core_model": core_model},
         instance=instance,
-        tags=range_tags(days),
+        tags=register_days(instance, days),
         run_config={"ops": {"episodes": {"config": config}}} if config else None,
     )
     assert result.success
@@ -151,9 +151,10 @@ def test_the_pending_sensor_reruns_the_days_that_have_pending_conversations(sett
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
     materialize_episodes(settings, CoreModel(offline_distiller=False), instance)  # all three wait
 
-    request = pending_sensor(dg.build_sensor_context(instance=instance))
+    sensed = pending_sensor(dg.build_sensor_context(instance=instance))
 
-    assert isinstance(request, dg.RunRequest)
+    assert isinstance(sensed, dg.SensorResult) and not sensed.dynamic_partitions_requests  # days known already
+    [request] = sensed.run_requests
     assert request.tags["dagster/asset_partition_range_start"] == "2024-03-01"
     assert request.tags["dagster/asset_partition_range_end"] == "2024-03-03"
     as_of = request.run_config["ops"]["episodes"]["config"]["as_of"]
@@ -195,7 +196,7 @@ def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_
     dg.materialize([landing_manifest, turns], resources={"lake": lake}, instance=instance,
                    selection=dg.AssetSelection.assets(landing_manifest))
     dg.materialize([landing_manifest, turns], selection=dg.AssetSelection.assets(turns), resources={"lake": lake},
-                   instance=instance, tags=range_tags(["2024-03-01", "2024-03-03"]))
+                   instance=instance, tags=register_days(instance, ["2024-03-01", "2024-03-02", "2024-03-03"]))
 
     outcome = run_distill(settings, "alice", resources={**fast_resources, "core_model": CoreModel()},
                           instance=instance)

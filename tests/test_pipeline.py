@@ -140,9 +140,9 @@ def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fas
     import dagster as dg
 
     from assets.transcripts import landing_manifest, turns, turns_expectations
-    from pipelines.partitions import daily_partitions
+    from pipelines.partitions import day_partitions, register_days
 
-    @dg.asset(deps=[turns], partitions_def=daily_partitions, backfill_policy=dg.BackfillPolicy.single_run())
+    @dg.asset(deps=[turns], partitions_def=day_partitions, backfill_policy=dg.BackfillPolicy.single_run())
     def downstream_of_turns() -> None:
         raise AssertionError("must not run: the turns check failed")
 
@@ -159,11 +159,13 @@ def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fas
              "created_at": future.isoformat()},
         ),
     )
+    instance = dg.DagsterInstance.ephemeral()
+    register_days(instance, {yesterday.date().isoformat()})
     result = dg.materialize(
         [landing_manifest, turns, turns_expectations, downstream_of_turns],
         resources=fast_resources,
         partition_key=yesterday.date().isoformat(),
-        instance=dg.DagsterInstance.ephemeral(),
+        instance=instance,
         raise_on_error=False,
     )
 
