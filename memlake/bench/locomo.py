@@ -227,6 +227,11 @@ SYSTEMS: dict[str, dict[str, Any]] = {
              "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
     "vector": {"lists": ("vector",), "session_weight": 0.0, "window_weight": 0.0, "recency_weight": 0.0,
                "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    # the same two lists before any tuning: textbook RRF (k 60, rank only), turns alone, no lifts or boosts;
+    # beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
+    "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "session_weight": 0.0,
+                    "window_weight": 0.0, "neighbor_weight": 0.0, "mention_weight": 0.0, "recency_weight": 0.0,
+                    "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [
