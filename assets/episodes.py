@@ -258,15 +258,14 @@ def pending_run_request(pending: pl.DataFrame, now: datetime, known: list[str]) 
 def pending_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     from memlake.lake import Lake
     from memlake.settings import load_settings
-    from pipelines.partitions import DAYS, day_partitions, unknown_days
+    from pipelines.partitions import DAYS, add_requests
 
     pending = Lake(load_settings().lake_dir).read(PENDING)
     known = context.instance.get_dynamic_partitions(DAYS)
     request = pending_run_request(pending, datetime.now(UTC), known)
     if request is None:
         return dg.SkipReason("no pending conversations")
-    new_days = unknown_days(pending["day"].to_list(), known)  # a home whose days predate day partitions
-    adds = [day_partitions.build_add_request(new_days)] if new_days else []
+    adds = add_requests(pending["day"].to_list(), known)  # a home whose days predate day partitions
     return dg.SensorResult(run_requests=[request], dynamic_partitions_requests=adds)
 
 

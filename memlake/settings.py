@@ -24,7 +24,7 @@ class Settings(BaseSettings):
 
     # Ingest and partitions
     partition_start_date: str = Field(
-        "2015-01-01", description="Earliest conversation day accepted; older conversations are rejected as clock errors."
+        "2015-01-01", description="Earliest conversation day accepted; older ones are rejected as clock errors."
     )
 
     # Embeddings

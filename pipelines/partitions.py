@@ -35,6 +35,12 @@ def range_tags(days: Iterable[str], known: Sequence[str]) -> dict[str, str]:
     return {"dagster/asset_partition_range_start": touched[0], "dagster/asset_partition_range_end": touched[-1]}
 
 
+def add_requests(days: Iterable[str], known: Sequence[str]) -> list[dg.AddDynamicPartitionsRequest]:
+    """What a sensor returns beside its run request so that Dagster adds the unknown days first."""
+    new = unknown_days(days, known)
+    return [day_partitions.build_add_request(new)] if new else []
+
+
 def register_days(instance: dg.DagsterInstance, days: Iterable[str], lake_days: Iterable[str] = ()) -> dict[str, str]:
     """Register the days `instance` does not know yet (with `lake_days`, those the lake already has:
     a home written before day partitions); the range tags of one run over `days`."""

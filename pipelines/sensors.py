@@ -10,7 +10,7 @@ from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
-from pipelines.partitions import DAYS, day_partitions, range_tags, unknown_days
+from pipelines.partitions import DAYS, add_requests, range_tags
 
 
 def landing_run_request(days: set[str], known: list[str], new_sha256: list[str]) -> dg.RunRequest:
@@ -40,8 +40,7 @@ def build_landing_sensor(job: dg.UnresolvedAssetJobDefinition, unpartitioned_job
         target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
         request = request.with_replaced_attrs(job_name=target.name)
         cursor = json.dumps(sorted(seen | {f.sha256 for f in fresh}))
-        new_days = unknown_days(days, known)  # Dagster adds them before it creates the run over them
-        adds = [day_partitions.build_add_request(new_days)] if new_days else []
+        adds = add_requests(days, known)
         return dg.SensorResult(run_requests=[request], cursor=cursor, dynamic_partitions_requests=adds)
 
     return landing_sensor

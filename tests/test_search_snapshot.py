@@ -138,7 +138,7 @@ def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeyp
     vectors = [np.asarray(q["vector"], dtype=np.float32) for q in queries]
     exact = [set(snapshot.nearest(vector, 10, turns)[0]) for vector in vectors]
     ours = []
-    for vector, nearest in zip(vectors, exact):
+    for vector, nearest in zip(vectors, exact, strict=True):
         approximate, distances = snapshot.search_ivf(vector, 10, turns)
         assert list(distances) == sorted(distances) and turns[approximate].all()
         ours.append(len(nearest & set(approximate)) / 10)
