@@ -105,7 +105,9 @@ class Settings(BaseSettings):
     search_mention_weight: float = Field(
         1.0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )
-    chunk_window_size: int = Field(2, description="Turns per window chunk, stride 1 (0 or 1 = no window chunks).")
+    chunk_window_size: int = Field(
+        2, description="Turns per window chunk; consecutive windows share one turn (0 or 1 = no window chunks)."
+    )
     search_snapshot_rows: int = Field(
         300_000,
         description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "
