@@ -75,7 +75,6 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     # Days with no data get no file, unless one exists and must be emptied.
     by_day = {day: build.rows.get(day, []) for day in days if build.rows.get(day) or day in existing}
     frame = lake.lake.write_partitions(TURNS, by_day)
-    written = list(by_day)
     if build.missing_files:
         context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}")
     per_conversation = (
@@ -88,7 +87,7 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": frame.height,
-            "days_written": len(written),
+            "days_written": len(by_day),
             "conversations": frame.select("agent_id", "conversation_id").n_unique() if frame.height else 0,
             "agents": frame["agent_id"].n_unique() if frame.height else 0,
             "skipped_messages": dg.MetadataValue.json(dict(build.skipped)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 import pyarrow as pa
 
@@ -35,6 +36,17 @@ MANIFEST_STATUSES = ("ingested", "duplicate", "quarantined")
 # Daily partitions are stored as hive folders `day=YYYY-MM-DD`; the column is
 # added by readers from the path, never stored inside the file.
 PARTITION_COLUMN = "day"
+
+
+def check_day(day: str) -> str:
+    """`day` if it is a real `YYYY-MM-DD` day (a partition's name, a filter value, a Dagster key)."""
+    try:
+        valid = date.fromisoformat(day).isoformat() == day
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise ValueError(f"not a day: {day!r}")
+    return day
 
 UTC_TS = pa.timestamp("us", tz="UTC")
 

@@ -36,7 +36,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memlake.schemas import is_valid_agent_id
+from memlake.schemas import check_day, is_valid_agent_id
 
 VECTOR = "vector"
 TEXT = "text"
@@ -802,10 +802,7 @@ def key_column(table: Any) -> str | None:
 
 def day_scope(days: Iterable[str]) -> str:
     """The filter of some daily partitions (validated `YYYY-MM-DD`)."""
-    days = sorted(set(days))
-    for day in days:
-        datetime.strptime(day, "%Y-%m-%d")
-    return key_scope("day", days)
+    return key_scope("day", [check_day(day) for day in days])
 
 
 def key_scope(key: str, values: Iterable[str]) -> str:

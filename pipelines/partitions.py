@@ -11,9 +11,10 @@ than it touched, which only rebuilds them as they are.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date
 
 import dagster as dg
+
+from memlake.schemas import check_day
 
 DAYS = "conversation_days"
 day_partitions = dg.DynamicPartitionsDefinition(name=DAYS)
@@ -48,17 +49,8 @@ def register_days(instance: dg.DagsterInstance, days: Iterable[str], lake_days: 
     known = instance.get_dynamic_partitions(DAYS)
     new = unknown_days(days | set(lake_days), known)
     for day in new:
-        _check_day(day)
+        check_day(day)  # a key stays for good
     if new:
         instance.add_dynamic_partitions(DAYS, new)
     return range_tags(days, known + new)
 
-
-def _check_day(day: str) -> None:
-    """A partition key stays for good: only a real `YYYY-MM-DD` day goes in."""
-    try:
-        valid = date.fromisoformat(day).isoformat() == day
-    except ValueError:
-        valid = False
-    if not valid:
-        raise ValueError(f"not a day: {day!r}")
