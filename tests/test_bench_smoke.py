@@ -48,7 +48,9 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
         for k in KS:
             assert 0.0 <= system["all"][f"turn_any@{k}"] <= 1.0
             assert system["all"][f"turn_all@{k}"] <= system["all"][f"turn_any@{k}"]
-        assert system["all"]["turn_any@20"] >= system["all"]["turn_any@1"]
+        assert system["all"]["turn_any@40"] >= system["all"]["turn_any@20"] >= system["all"]["turn_any@1"]
+        assert system["all"]["words@40"] > system["all"]["words@10"] > 0  # what a larger k costs in text
+        assert "session_all@20" not in system["all"]  # deeper than the rows asked for name conversations
         assert set(system["by_category"]) == {"1 multi-hop", "2 temporal", "3 open-domain", "4 single-hop"}
     assert saved["systems"]["bm25"]["all"]["turn_any@10"] > 0.3  # the lexical baseline works even with hashing
     assert saved["ingest"]["embedded_texts"] > 419
@@ -56,3 +58,4 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
 
     markdown = render(out.parent)
     assert "## LoCoMo retrieval" in markdown and "| hybrid |" in markdown and "Machine:" in markdown
+    assert "### What k the targets would need" in markdown

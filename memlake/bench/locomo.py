@@ -36,11 +36,15 @@ import numpy as np
 from memlake.chunks import turn_text
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-KS = (1, 3, 5, 10, 20)
+KS = (1, 3, 5, 10, 20, 30, 40)  # past 20: how much context the targets would need
+# Sessions are ranked by the distinct conversations among the SEARCH_K turn rows; those rows name fewer
+# than 20 conversations for ~97 % of the questions (fewer than 10 for ~3 %), so deeper session ranks are
+# not measured rather than cut short.
+SESSION_KS = (1, 3, 5, 10)
 BUDGET_WORDS = 750
 TUNE = tuple(range(0, 5))
 HELD = tuple(range(5, 10))
-SEARCH_K = 40  # rows asked for: enough distinct ids for recall@20 and the 750-word budget
+SEARCH_K = 40  # rows asked for: one distinct turn each, enough for recall@40 and the 750-word budget
 _EVIDENCE_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
 
 
@@ -158,17 +162,18 @@ class Scores:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, q: Question, ranked_ids: list[str], ranked_sessions: list[str], budget: dict[str, float]) -> None:
+    def add(self, q: Question, ranked_ids: list[str], ranked_sessions: list[str], measures: dict[str, float]) -> None:
         row: dict[str, Any] = {"sample": q.sample_index, "category": q.category, "n_evidence": len(q.evidence)}
         gold, gold_sessions = set(q.evidence), set(q.sessions)
         for k in KS:
             top = set(first_unique(ranked_ids, k))
             row[f"turn_any@{k}"] = float(bool(top & gold))
             row[f"turn_all@{k}"] = float(gold <= top)
+        for k in SESSION_KS:
             top_s = set(first_unique(ranked_sessions, k))
             row[f"session_any@{k}"] = float(bool(top_s & gold_sessions))
             row[f"session_all@{k}"] = float(gold_sessions <= top_s)
-        row.update(budget)
+        row.update(measures)
         self.rows.append(row)
 
     def summary(self, where: Callable[[dict[str, Any]], bool] = lambda r: True) -> dict[str, Any]:
@@ -214,6 +219,12 @@ def budget_scores(q: Question, frame: Any, words: dict[tuple[str, str], int]) ->
         out[f"{label}_recall"] = len(gold & covered) / len(gold)
         out[f"{label}_all"] = float(gold <= covered)
     return out
+
+
+def context_words(q: Question, ranked_ids: list[str], words: dict[tuple[str, str], int]) -> dict[str, float]:
+    """Words of returned text in the first k distinct turns, for each k: what a larger k costs a prompt."""
+    ranked = first_unique(ranked_ids, max(KS))
+    return {f"words@{k}": float(sum(words.get((q.agent_id, mid), 0) for mid in ranked[:k])) for k in KS}
 
 
 # -- running -------------------------------------------------------------------------------
@@ -381,7 +392,8 @@ def evaluate(
             q = qs[i]
             frame = run(q, i, overrides)
             ids = [m for ids in frame["message_ids"].to_list() for m in ids]
-            scores.add(q, ids, frame["conversation_id"].to_list(), budget_scores(q, frame, word_counts))
+            measures = budget_scores(q, frame, word_counts) | context_words(q, ids, word_counts)
+            scores.add(q, ids, frame["conversation_id"].to_list(), measures)
         return scores
 
     everything = range(len(qs))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memlake.bench.locomo import KS
+from memlake.bench.locomo import KS, SEARCH_K, SESSION_KS
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
 
@@ -26,7 +26,22 @@ def _recall_rows(label: str, summary: dict[str, Any]) -> list[list[Any]]:
     for unit in ("turn", "session"):
         for mode in ("any", "all"):
             rows.append([label, f"{unit} recall_{mode}", *(_pct(summary.get(f"{unit}_{mode}@{k}")) for k in KS)])
+    rows.append([label, "words returned (mean)", *(_words(summary.get(f"words@{k}")) for k in KS)])
     return rows
+
+
+def _words(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.0f}"
+
+
+def _first_k_reaching(summary: dict[str, Any], measure: str, target: float, ks: tuple[int, ...]) -> str:
+    if not summary.get("n"):
+        return "-"
+    reached = [k for k in ks if (summary.get(f"{measure}@{k}") or 0.0) >= target]
+    if not reached:
+        return f"not by k = {max(ks)}"
+    k = reached[0]
+    return f"k = {k} ({_pct(summary.get(f'{measure}@{k}'))}, {_words(summary.get(f'words@{k}'))} words)"
 
 
 def render_locomo(report: dict[str, Any]) -> str:
@@ -72,6 +87,18 @@ def render_locomo(report: dict[str, Any]) -> str:
               "`hybrid` is the default configuration; `bm25` and `vector` are each list alone; `untuned_rrf` "
               "fuses the same two lists by textbook RRF (k 60, ranks only) with none of the lifts and boosts "
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds.", ""]
+    reach = []
+    for name, s in systems.items():
+        for split in ("all", "tune_0_4", "held_5_9"):
+            reach.append([name, split, _first_k_reaching(s[split], "turn_any", TARGETS["turn_any@10"], KS),
+                          _first_k_reaching(s[split], "session_all", TARGETS["session_all@5"], SESSION_KS)])
+    parts += ["### What k the targets would need", "",
+              "The smallest k in the tables below at which each system reaches each target, with the mean words "
+              "of text its first k turns return (a hit's dated, speaker-labelled text; windows not counted). "
+              f"Session ranks are measured up to k = {max(SESSION_KS)}: they are the distinct conversations of "
+              f"the first {SEARCH_K} turn rows, which name fewer than 20 conversations for most questions.", "",
+              _table(["system", "questions", f"turn recall_any ≥ {_pct(TARGETS['turn_any@10'])}",
+                      f"session recall_all ≥ {_pct(TARGETS['session_all@5'])}"], reach), ""]
     for split, title in (("all", "all ten conversations"), ("tune_0_4", "conversations 0-4 (tuning half)"),
                          ("held_5_9", "conversations 5-9 (held back)")):
         rows = []
