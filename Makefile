@@ -38,7 +38,7 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check memlake assets resources pipelines tests
-	$(BIN)/mypy memlake
+	$(BIN)/mypy memlake assets resources pipelines
 
 clean:
 	rm -rf $(VENV)

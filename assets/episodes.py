@@ -1,5 +1,6 @@
 """Episode layer: one distilled episode per conversation, and the conversations still waiting for one."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -231,7 +232,7 @@ pending_job = dg.define_asset_job(
 )
 
 
-def pending_run_request(pending: pl.DataFrame, now: datetime, known: list[str]) -> dg.RunRequest | None:
+def pending_run_request(pending: pl.DataFrame, now: datetime, known: Sequence[str]) -> dg.RunRequest | None:
     """One run over the days that have pending conversations, as of `now` (None when nothing waits);
     `known` is the day partitions' order."""
     if pending.height == 0:

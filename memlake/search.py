@@ -436,7 +436,7 @@ class Searcher:
         approximate = vector is not None and (snapshot.ann if params.exact is None else not params.exact)
         in_lancedb = approximate and snapshot.ivf_centroids is None
         jobs = {}
-        if in_lancedb:
+        if in_lancedb and vector is not None:
             jobs["vector"] = _POOL.submit(snapshot.search_ann, vector, limit, group)
         if text is not None:
             jobs["text"] = text_job or snapshot.submit_text(text, limit, group)

@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+from lancedb.query import MatchQuery
 
 from memlake.schemas import check_day, is_valid_agent_id
 
@@ -481,13 +482,11 @@ class VectorStore:
         columns: Sequence[str] | None = None,
     ) -> pl.DataFrame:
         """The `k` best BM25 matches of one agent (`_score`), best first. The query is plain words, not syntax."""
-        from lancedb.query import MatchQuery
-
         if not text.strip():
             return pl.DataFrame()
         table = self.open(name)
         query = (
-            table.search(MatchQuery(text, TEXT), query_type="fts")
+            table.search(_match(text), query_type="fts")
             .where((filters or Filters()).where(agent_id), prefilter=True)
             .limit(k)
         )
@@ -687,14 +686,12 @@ class Snapshot:
     def submit_text(self, text: str, k: int, filters: Filters) -> Future[tuple[np.ndarray, np.ndarray]]:
         """Positions and BM25 scores of the `k` best full-text matches (LanceDB's FTS index), best first,
         started on LanceDB's event loop: the caller works on while the query runs."""
-        from lancedb.query import MatchQuery
-
         where = filters.where(self.agent_id)
 
         async def query() -> tuple[np.ndarray, np.ndarray]:
             if not text.strip():
                 return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-            fts = self.text_table.query().nearest_to_text(MatchQuery(text, TEXT)).where(where)  # a prefilter
+            fts = self.text_table.query().nearest_to_text(_match(text)).where(where)  # a prefilter
             return self._located(await fts.limit(k).with_row_id().select(["_score"]).to_arrow(), "_score")
 
         return submit_async(query())
@@ -788,6 +785,12 @@ def _forget_loop_after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_loop_after_fork)
+
+
+def _match(text: str) -> MatchQuery:
+    """A full-text match of `text` on the indexed text column, LanceDB's defaults otherwise."""
+    # pydantic's mypy plugin does not see the defaults of lancedb's pydantic dataclass
+    return MatchQuery(text, TEXT)  # type: ignore[call-arg]
 
 
 def _micros(moment: datetime) -> int:

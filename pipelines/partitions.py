@@ -52,5 +52,5 @@ def register_days(instance: dg.DagsterInstance, days: Iterable[str], lake_days: 
         check_day(day)  # a key stays for good
     if new:
         instance.add_dynamic_partitions(DAYS, new)
-    return range_tags(days, known + new)
+    return range_tags(days, [*known, *new])
 

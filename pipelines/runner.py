@@ -96,7 +96,9 @@ def run_landing(
         new_files=[f.relative for f in fresh],
         days=sorted(touched),
         run_id=result.run_id,
-        materialized=sorted({e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}),
+        materialized=sorted(
+            {e.asset_key.to_user_string() for e in result.get_asset_materialization_events() if e.asset_key}
+        ),
         checks=checks,
         failed_checks=sorted(name for name, passed in checks.items() if not passed),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import dagster as dg
 
@@ -13,7 +14,7 @@ from memlake.settings import load_settings
 from pipelines.partitions import DAYS, add_requests, range_tags
 
 
-def landing_run_request(days: set[str], known: list[str], new_sha256: list[str]) -> dg.RunRequest:
+def landing_run_request(days: set[str], known: Sequence[str], new_sha256: list[str]) -> dg.RunRequest:
     """One run: the manifest, plus every partition from the first to the last touched day."""
     tags = {"memlake/new_files": str(len(new_sha256)), **range_tags(days, known)}
     return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)

@@ -827,6 +827,8 @@ def _job_more(rule: _Rule, clause: str) -> None:
         if m and not _guarded(clause, m):
             groups = m.groupdict()
             title = groups.get("title") or groups.get("the_title") or groups.get("bare_title")
+            if title is None:  # every pattern names one of the three groups
+                continue
             if not groups.get("title") and title in _BARE_RISKY_ROLES:
                 continue  # "I'm the owner of this bug", "I'm the lead on it", "I'm head now"
             _job_title(rule, title)
