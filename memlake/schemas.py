@@ -48,6 +48,7 @@ def check_day(day: str) -> str:
         raise ValueError(f"not a day: {day!r}")
     return day
 
+
 UTC_TS = pa.timestamp("us", tz="UTC")
 
 
