@@ -84,6 +84,25 @@ def run(home: HomeOption = None) -> None:
 
 
 @app.command()
+def reindex(home: HomeOption = None) -> None:
+    """Rebuild the search indexes (LanceDB) of every day from the lake alone: after losing lancedb/, or to
+    embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
+    from pipelines.runner import NothingToIndex, run_reindex
+
+    settings = load_settings(home)
+    try:
+        outcome = run_reindex(settings)
+    except NothingToIndex as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
+    typer.echo(f"days indexed: {outcome.days[0]}..{outcome.days[-1]} ({len(outcome.days)}); "
+               f"rebuilt: {', '.join(outcome.materialized)}")
+    if not outcome.success:
+        raise typer.Exit(1)
+
+
+@app.command()
 def dev(
     host: Annotated[str, typer.Option(help="interface to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port of the UI")] = 3000,

@@ -30,6 +30,13 @@ landing_job = dg.define_asset_job(
     selection=landing_job_selection,
     description="Fold new landing files into the manifest and rebuild the days they touch, and all downstream.",
 )
+# The search indexes (chunks, episodes, facts) from the lake alone: after losing lancedb/, or for a new model.
+reindex_selection = dg.AssetSelection.groups("search")
+reindex_job = dg.define_asset_job(
+    "reindex_job",
+    selection=reindex_selection,
+    description="Rebuild the LanceDB indexes of the chosen days from the lake (no landing file is read).",
+)
 # A drop of only bad files touches no day: the manifest alone records and quarantines them.
 manifest_job = dg.define_asset_job(
     "manifest_job",
@@ -60,7 +67,7 @@ def build_definitions(resources: dict[str, object] | None = None) -> dg.Definiti
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[landing_job, manifest_job, *episode_assets.JOBS],
+        jobs=[landing_job, manifest_job, reindex_job, *episode_assets.JOBS],
         sensors=[build_landing_sensor(landing_job, manifest_job), *episode_assets.SENSORS],
         resources=resources or default_resources(),
     )

@@ -3,7 +3,8 @@
 `run_landing` asks the landing sensor's question (which files are new, which
 days they touch) and materializes the manifest, those days and everything
 downstream in one Dagster run, recorded in the home's Dagster instance so it
-shows up in the UI.
+shows up in the UI. `run_reindex` rebuilds the search indexes of every day in
+the lake from the lake alone.
 """
 
 from __future__ import annotations
@@ -68,22 +69,56 @@ def run_landing(
     days: list[str] | None = None,
 ) -> RunOutcome:
     """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run."""
-    from pipelines.definitions import ASSETS, CHECKS, default_resources
-
     settings.ensure_dirs()
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest)
+    outcome = _run(settings, _selection_for(touched), touched, "memlake run", resources, instance)
+    outcome.new_files = [f.relative for f in fresh]
+    return outcome
+
+
+def run_reindex(
+    settings: Settings,
+    resources: dict[str, object] | None = None,
+    instance: dg.DagsterInstance | None = None,
+) -> RunOutcome:
+    """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone."""
+    from pipelines.definitions import reindex_selection
+
+    days = set(Lake(settings.lake_dir).partitions(TURNS))
+    if not days:
+        raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
+    return _run(settings, reindex_selection, days, "memlake reindex", resources, instance)
+
+
+class NothingToIndex(ValueError):
+    """A reindex of a lake with no days."""
+
+
+def _run(
+    settings: Settings,
+    selection: dg.AssetSelection,
+    days: set[str],
+    trigger: str,
+    resources: dict[str, object] | None,
+    instance: dg.DagsterInstance | None,
+) -> RunOutcome:
+    """One in-process run of `selection` over `days`, recorded in the home's instance unless given one."""
+    from pipelines.definitions import ASSETS, CHECKS, default_resources
+
+    settings.ensure_dirs()
     if instance is None:
         ensure_dagster_home(settings)
         instance = dg.DagsterInstance.get()
+    lake_days = Lake(settings.lake_dir).partitions(TURNS)
     result = dg.materialize(
         [*ASSETS, *CHECKS],
-        selection=_selection_for(touched),
+        selection=selection,
         resources=resources or default_resources(settings),
         instance=instance,
-        tags={**register_days(instance, touched, lake.partitions(TURNS)), "memlake/trigger": "memlake run"},
+        tags={**register_days(instance, days, lake_days), "memlake/trigger": trigger},
         raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
@@ -93,8 +128,7 @@ def run_landing(
     }
     return RunOutcome(
         success=result.success,
-        new_files=[f.relative for f in fresh],
-        days=sorted(touched),
+        days=sorted(days),
         run_id=result.run_id,
         materialized=sorted(
             {e.asset_key.to_user_string() for e in result.get_asset_materialization_events() if e.asset_key}

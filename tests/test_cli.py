@@ -1,4 +1,6 @@
-"""`memlake ingest`, `run` and `turns`, as a user types them."""
+"""`memlake ingest`, `run`, `turns` and `reindex`, as a user types them."""
+
+import shutil
 
 from typer.testing import CliRunner
 
@@ -27,6 +29,19 @@ def test_ingest_run_and_read_back_the_samples(settings, monkeypatch):
     assert agents.output.split() == ["demo"]
     turns = runner.invoke(app, ["turns", "--agent", "demo", "--home", str(settings.home)])
     assert "Lisbon" in turns.output
+
+    shutil.rmtree(settings.lancedb_dir)  # the indexes are lost; the lake is not
+    reindexed = runner.invoke(app, ["reindex", "--home", str(settings.home)])
+    assert reindexed.exit_code == 0, reindexed.output
+    assert "search/chunk_index" in reindexed.output
+    found = runner.invoke(app, ["search", "Lisbon", "--agent", "demo", "-k", "1", "--home", str(settings.home)])
+    assert found.exit_code == 0 and "Lisbon" in found.output, found.output
+
+
+def test_reindex_of_an_empty_lake_says_what_to_do(settings):
+    result = CliRunner().invoke(app, ["reindex", "--home", str(settings.home)])
+    assert result.exit_code == 1
+    assert "has no turns: run `memlake run` first" in result.output
 
 
 def test_ingest_rejects_a_bad_agent_id(settings):

@@ -16,6 +16,10 @@ def test_definitions_load_and_validate():
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
     assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys
     assert defs.resolve_job_def("landing_job") is not None
+    reindex = defs.resolve_job_def("reindex_job")  # the UI's way to rebuild lancedb/ from the lake
+    assert {key.to_user_string() for key in reindex.asset_layer.executable_asset_keys} == {
+        "search/chunk_index", "search/episode_index", "search/fact_index"
+    }
     assert defs.resolve_sensor_def("landing_sensor") is not None
 
 

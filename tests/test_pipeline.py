@@ -1,13 +1,16 @@
 """The landing → manifest → turns pipeline, run in process as `memlake run` runs it."""
 
 import json
+import shutil
 from datetime import UTC, datetime, timedelta
 
 import polars as pl
 
 from memlake.api import Memory
 from memlake.lake import Lake
-from memlake.schemas import LANDING_MANIFEST, TURNS
+from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, LANDING_MANIFEST, TURNS
+from memlake.vectors import VectorStore, key_column
+from pipelines.runner import run_reindex
 from tests.conftest import land
 
 
@@ -192,3 +195,34 @@ def test_the_sample_data_flows_through_every_layer_with_every_check_passing(sett
     turns = turns_of(settings)
     assert turns.height == 142
     assert turns.select("agent_id", "conversation_id").n_unique() == 30
+
+
+def indexed_rows(settings) -> dict[str, list[tuple]]:
+    """Every index's rows (key, text, vector) in key order."""
+    store = VectorStore(settings.lancedb_dir)
+    out = {}
+    for name in (CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX):
+        table = store.open(name)
+        rows = pl.from_arrow(table.to_arrow()).select(key_column(table), "text", "vector")
+        out[name] = sorted((key, text, tuple(vector)) for key, text, vector in rows.rows())
+    return out
+
+
+def test_reindex_rebuilds_every_search_index_from_the_lake_alone(settings, run_pipeline, fast_resources, tmp_path):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    assert run_pipeline().success
+    before = indexed_rows(settings)
+    found_before = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
+
+    shutil.rmtree(settings.lancedb_dir)
+    shutil.move(settings.landing_dir, tmp_path / "landing-elsewhere")  # so nothing can be read from landing
+    outcome = run_reindex(settings, resources=fast_resources, instance=run_pipeline.instance)
+
+    assert outcome.success, outcome
+    assert outcome.days == ["2024-03-01", "2024-03-05"]
+    assert outcome.materialized == ["search/chunk_index", "search/episode_index", "search/fact_index"]
+    assert all(before[name] for name in before)
+    assert indexed_rows(settings) == before
+    found_after = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
+    assert found_after["text"].to_list() == found_before["text"].to_list()
+    assert "ORD-58213" in found_after["text"][0]
