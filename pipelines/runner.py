@@ -87,6 +87,7 @@ def run_reindex(
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone."""
     from pipelines.definitions import reindex_selection
 
+    settings.ensure_dirs()
     days = set(Lake(settings.lake_dir).partitions(TURNS))
     if not days:
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
@@ -108,7 +109,6 @@ def _run(
     """One in-process run of `selection` over `days`, recorded in the home's instance unless given one."""
     from pipelines.definitions import ASSETS, CHECKS, default_resources
 
-    settings.ensure_dirs()
     if instance is None:
         ensure_dagster_home(settings)
         instance = dg.DagsterInstance.get()
