@@ -23,6 +23,10 @@ from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
 
+# Index writers run one at a time, across runs too: two LanceDB merges of the same days at once both insert
+# the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
+INDEX_WRITERS = "memlake_index_writers"
+
 
 def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, bool]:
     """(embed function or None, embedder name, dim, whether the table must be rebuilt whole)."""
@@ -57,6 +61,7 @@ def _metadata(result: SyncResult, frame: pl.DataFrame, columns: list[str], **ext
     deps=[chunks],
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=INDEX_WRITERS,
 )
 def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -95,6 +100,7 @@ def chunk_index(
     deps=[episodes],
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=INDEX_WRITERS,
 )
 def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -123,6 +129,7 @@ def episode_index(
     group_name="search",
     kinds={"lancedb"},
     deps=[facts],
+    pool=INDEX_WRITERS,
 )
 def fact_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore

@@ -22,7 +22,7 @@ from memlake.settings import Settings
 from pipelines.partitions import register_days
 
 DAGSTER_YAML = """\
-# Written by memlake. Telemetry off; lake writers run one at a time.
+# Written by memlake. Telemetry off; lake writers, and index writers, each run one at a time.
 telemetry:
   enabled: false
 concurrency:

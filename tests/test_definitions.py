@@ -23,6 +23,24 @@ def test_definitions_load_and_validate():
     assert defs.resolve_sensor_def("landing_sensor") is not None
 
 
+def test_every_writer_waits_for_the_others_of_its_store():
+    """Lake writers share one pool and index writers another (the home's instance limits each to one), so
+    two runs never write the same Parquet days or merge into the same LanceDB table at once."""
+    from assets.search import INDEX_WRITERS
+    from assets.transcripts import LAKE_WRITERS
+
+    pools = {
+        key.to_user_string(): asset.op.pool
+        for asset in defs.resolve_asset_graph().assets_defs
+        if asset.keys
+        for key in asset.keys
+    }
+    assert {key for key, pool in pools.items() if pool == INDEX_WRITERS} == {
+        "search/chunk_index", "search/episode_index", "search/fact_index"
+    }
+    assert {pool for key, pool in pools.items() if not key.startswith("search/")} == {LAKE_WRITERS}
+
+
 def test_every_asset_says_its_grain_and_layer():
     for asset in defs.resolve_asset_graph().assets_defs:
         for key in asset.keys:
