@@ -10,6 +10,7 @@ the lake from the lake alone.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +75,8 @@ def run_landing(
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest)
-    outcome = _run(settings, _selection_for(touched), touched, "memlake run", resources, instance)
+    outcome = _run(settings, _selection_for(touched), touched, lake.partitions(TURNS), "memlake run", resources,
+                   instance)
     outcome.new_files = [f.relative for f in fresh]
     return outcome
 
@@ -91,7 +93,7 @@ def run_reindex(
     days = set(Lake(settings.lake_dir).partitions(TURNS))
     if not days:
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
-    return _run(settings, reindex_selection, days, "memlake reindex", resources, instance)
+    return _run(settings, reindex_selection, days, days, "memlake reindex", resources, instance)
 
 
 class NothingToIndex(ValueError):
@@ -102,17 +104,18 @@ def _run(
     settings: Settings,
     selection: dg.AssetSelection,
     days: set[str],
+    lake_days: Iterable[str],
     trigger: str,
     resources: dict[str, object] | None,
     instance: dg.DagsterInstance | None,
 ) -> RunOutcome:
-    """One in-process run of `selection` over `days`, recorded in the home's instance unless given one."""
+    """One in-process run of `selection` over `days`, recorded in the home's instance unless given one;
+    `lake_days` (the days the lake has) are registered as partitions too."""
     from pipelines.definitions import ASSETS, CHECKS, default_resources
 
     if instance is None:
         ensure_dagster_home(settings)
         instance = dg.DagsterInstance.get()
-    lake_days = Lake(settings.lake_dir).partitions(TURNS)
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         selection=selection,
