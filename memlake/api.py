@@ -193,6 +193,7 @@ class Memory:
         until: datetime | str | None = None,
         role: str | list[str] | None = None,
         conversation_id: str | list[str] | None = None,
+        record_access: bool = False,
         **params: Any,
     ) -> pl.DataFrame:
         """Hybrid search of one agent's memory: best match first, one row per hit.
@@ -204,6 +205,7 @@ class Memory:
         conversation_id, message_ids (best match first), created_at, and `mode`:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
+        `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
         from memlake.search import parse_as_of, search_memory
         from memlake.vectors import Filters
@@ -230,16 +232,44 @@ class Memory:
         params.setdefault("store", self._vectors)
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
+        params.setdefault("access", self._access_log())
         if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
             from memlake.facts.search import search_facts
 
-            return search_facts(
+            found = search_facts(
                 self.settings, query, check_agent_id(agent_id), self._fact_overlays(), k=k, as_of=as_of,
                 filters=filters, reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
             )
-        return search_memory(
-            self.settings, query, check_agent_id(agent_id), k=k, scope=scope, as_of=as_of, filters=filters, **params
+        else:
+            found = search_memory(
+                self.settings, query, check_agent_id(agent_id), k=k, scope=scope, as_of=as_of, filters=filters,
+                **params,
+            )
+        if record_access:
+            self.record_access(agent_id, found["key"].to_list(), scope=scope)
+        return found
+
+    def record_access(
+        self, agent_id: str, object_ids: list[str], scope: str = "chunks", at: datetime | str | None = None
+    ) -> int:
+        """Log that the agent used these objects (search results' `key`s) at `at` (default now).
+
+        The access-frequency boost of later searches counts them, up to each search's `as_of`.
+        Returns how many objects were logged (repeats once); none, nothing is written.
+        """
+        from memlake.access import record_access
+        from memlake.search import parse_as_of
+
+        return record_access(
+            self.settings, check_agent_id(agent_id), scope, object_ids, at=None if at is None else parse_as_of(at)
         )
+
+    def _access_log(self) -> Any:
+        if not hasattr(self, "_access_log_cache"):
+            from memlake.access import AccessLog
+
+            self._access_log_cache = AccessLog(self.settings)
+        return self._access_log_cache
 
     def _fact_overlays(self) -> Any:
         if not hasattr(self, "_fact_overlays_cache"):

@@ -159,11 +159,15 @@ def search(
     role: Annotated[str | None, typer.Option(help="only turns of this role")] = None,
     conversation: Annotated[str | None, typer.Option(help="only this conversation")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    record: Annotated[
+        bool, typer.Option("--record", help="log the hits as used now: later searches boost them")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Hybrid search of an agent's memory (vector + full text), best match first."""
     frame = Memory(home).search(
-        query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role, conversation_id=conversation
+        query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role,
+        conversation_id=conversation, record_access=record,
     )
     if as_json:
         for row in frame.iter_rows(named=True):

@@ -486,6 +486,24 @@ FORGET = Table(
     key=("forget_id",),
 )
 
+# What an agent used: one row per object a write names (a search that records its hits, or
+# `Memory.record_access`). The search's access-frequency boost counts these rows up to `as_of`.
+ACCESS_SCOPES = ("chunks", "episodes", "facts")
+ACCESS = Table(
+    "inputs",
+    "access",
+    pa.schema(
+        [
+            ("access_id", pa.string()),  # one per write
+            ("agent_id", pa.string()),
+            ("scope", pa.string()),  # ACCESS_SCOPES
+            ("object_id", pa.string()),  # a search result's `key`: chunk id, agent/conversation, fact_id@version
+            ("accessed_at", UTC_TS),
+        ]
+    ),
+    key=("access_id", "object_id"),
+)
+
 TABLES: dict[str, Table] = {
     t.path: t
     for t in (

@@ -46,6 +46,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from memlake.access import AccessLog
 from memlake.chunks import chunk_id, text_sha256
 from memlake.embedding import TextEmbedder
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
@@ -746,19 +747,6 @@ def _frame(rows: list[dict[str, Any]], schema: pa.Schema) -> pl.DataFrame:
 # -- the read entry point used by Memory.search ----------------------------------------------
 
 
-def access_counts(settings: Any, agent_id: str, as_of: datetime) -> dict[str, int]:
-    """How often each object was used, from `<home>/inputs/access/*.parquet` (agent_id, object_id, accessed_at)."""
-    folder = settings.inputs_dir / "access"
-    files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
-    if not files:
-        return {}
-    frame = pl.concat(
-        [pl.read_parquet(f, columns=["agent_id", "object_id", "accessed_at"]) for f in files], how="vertical_relaxed"
-    )
-    frame = frame.filter((pl.col("agent_id") == agent_id) & (pl.col("accessed_at") <= as_of))
-    return dict(frame.group_by("object_id").len().rows())
-
-
 def search_memory(
     settings: Any,
     query: str,
@@ -772,9 +760,11 @@ def search_memory(
     use_embedder: bool = True,
     query_vector: np.ndarray | None = None,
     store: VectorStore | None = None,
+    access: AccessLog | None = None,
     **overrides: Any,
 ) -> pl.DataFrame:
-    """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`."""
+    """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
+    `access` is the home's access log (read whole when not given), for the access-frequency boost."""
     from memlake.embedding import load_embedder
 
     if scope not in SPECS:
@@ -792,6 +782,6 @@ def search_memory(
         params,
         filters=filters,
         as_of=when,
-        access_counts=access_counts(settings, agent_id, when),
+        access_counts=(access or AccessLog(settings)).counts(agent_id, scope, when),
         query_vector=query_vector,
     )

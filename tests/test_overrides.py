@@ -18,11 +18,11 @@ from memlake.cli import app
 from memlake.facts.fold import Candidate, FoldConfig, Forget, Override, chain_id, fold
 from memlake.facts.overrides import (
     read_forgets,
-    read_log,
     read_overrides,
     write_forget,
     write_override,
 )
+from memlake.inputs import read_log
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACTS, OVERRIDES
 from memlake.settings import Settings, load_settings

@@ -1,65 +1,22 @@
-"""The append-only logs people write: user overrides and the forget log.
+"""The append-only logs people write about facts: user overrides and the forget log.
 
-One write is one uniquely named Parquet file under `<home>/inputs/overrides/`
-or `<home>/inputs/forget/`, written to a temporary name and renamed into
-place, so a reader sees a whole entry or none, and nothing is ever rewritten.
-An override adds a fact, corrects one (a new version that replaces FACT_ID)
-or rejects one by id; a forget entry names an agent, a conversation or a
-fact to forget. The facts fold reads both logs whole, every run.
+One write is one entry of `<home>/inputs/overrides/` or `<home>/inputs/forget/`
+(see `memlake.inputs`). An override adds a fact, corrects one (a new version
+that replaces FACT_ID) or rejects one by id; a forget entry names an agent, a
+conversation or a fact to forget. The facts fold reads both logs whole, every run.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from memlake.facts.fold import Forget, Override
-from memlake.lake import conform
-from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, Table, is_valid_agent_id
+from memlake.inputs import append_entry, read_log
+from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, is_valid_agent_id
 from memlake.settings import Settings
-
-_TMP_PREFIX = ".tmp-"
-
-
-def log_dir(settings: Settings, table: Table) -> Path:
-    return settings.inputs_dir / table.name
-
-
-def _append(settings: Settings, table: Table, row: dict[str, Any], entry_id: str, at: datetime) -> Path:
-    folder = log_dir(settings, table)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{at:%Y%m%dT%H%M%S%fZ}-{entry_id}.parquet"
-    tmp = folder / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
-    try:
-        pq.write_table(conform(table, [row]), tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
-
-
-def read_log(settings: Settings, table: Table, agent_id: str | None = None) -> pl.DataFrame:
-    """Every entry of a log (optionally one agent's), oldest first."""
-    folder = log_dir(settings, table)
-    files = sorted(p for p in folder.glob("*.parquet") if not p.name.startswith(".")) if folder.is_dir() else []
-    if not files:
-        frame = pl.from_arrow(table.schema.empty_table())
-    else:
-        frame = pl.from_arrow(pa.concat_tables(pq.read_table(f, schema=table.schema) for f in files))
-    assert isinstance(frame, pl.DataFrame)
-    if agent_id is not None:
-        frame = frame.filter(pl.col("agent_id") == agent_id)
-    return frame.sort("written_at", table.key[0])
 
 
 def _check_agent(agent_id: str) -> None:
@@ -132,7 +89,7 @@ def write_override(
         "written_at": written_at,
         "author": author,
     }
-    _append(settings, OVERRIDES, row, override_id, written_at)
+    append_entry(settings, OVERRIDES, [row], override_id, written_at)
     return override_from_row(row)
 
 
@@ -160,7 +117,7 @@ def write_forget(
         "written_at": written_at,
         "reason": reason,
     }
-    _append(settings, FORGET, row, forget_id, written_at)
+    append_entry(settings, FORGET, [row], forget_id, written_at)
     return forget_from_row(row)
 
 

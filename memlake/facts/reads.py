@@ -15,7 +15,6 @@ end of that day (UTC); a naive datetime is UTC.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -26,13 +25,13 @@ import polars as pl
 
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
-    log_dir,
     read_forgets,
     read_overrides,
     structure_statement,
     write_forget,
     write_override,
 )
+from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
 from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
 from memlake.settings import Settings
@@ -168,9 +167,7 @@ class FactReads:
                 files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
         logs = []
         for table in (OVERRIDES, FORGET):
-            folder = log_dir(self.settings, table)
-            names = sorted(e.name for e in os.scandir(folder) if not e.name.startswith(".")) if folder.is_dir() else []
-            logs.append(tuple(names))
+            logs.append(tuple(log_files(log_dir(self.settings, table))))
         return (tuple(files), tuple(logs))
 
     def get(self, agent_id: str) -> AgentFacts:
