@@ -25,10 +25,12 @@ from memlake.settings import Settings
 
 
 def record_access(
-    settings: Settings, agent_id: str, scope: str, object_ids: Iterable[str], at: datetime | None = None
+    settings: Settings, agent_id: str, scope: str, object_ids: Iterable[str], at: datetime | str | None = None
 ) -> int:
-    """Append one entry: `agent_id` used each of `object_ids` (repeats count once) at `at` (default now, UTC).
-    Returns the number of objects written; none, no file."""
+    """Append one entry: `agent_id` used each of `object_ids` (repeats count once) at `at` (default now;
+    naive = UTC, or an ISO string). Returns the number of objects written; none, no file."""
+    from memlake.search import parse_as_of  # search imports this module
+
     if not is_valid_agent_id(agent_id):
         raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
     if scope not in ACCESS_SCOPES:
@@ -36,7 +38,7 @@ def record_access(
     ids = list(dict.fromkeys(str(i) for i in object_ids if i))
     if not ids:
         return 0
-    when = datetime.now(UTC) if at is None else at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+    when = parse_as_of(at)  # None: now
     access_id = uuid.uuid4().hex
     rows = [
         {"access_id": access_id, "agent_id": agent_id, "scope": scope, "object_id": i, "accessed_at": when} for i in ids
@@ -54,7 +56,7 @@ class AccessLog:
         self._listed_at: int | None = None  # the folder's mtime when it was last listed
         # (agent_id, scope) -> object ids and accessed_at (microseconds), and the tally of them all
         self._uses: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-        self._totals: dict[tuple[str, str], dict[str, int]] = {}
+        self._totals: dict[tuple[str, str], Counter[str]] = {}
 
     def counts(self, agent_id: str, scope: str, as_of: datetime) -> Mapping[str, int]:
         """How often `agent_id` used each object of `scope` up to `as_of`."""
@@ -87,11 +89,11 @@ class AccessLog:
             owner = (str(agent_id), str(scope))
             ids = rows["object_id"].to_numpy().astype(object)
             micros = rows["accessed_at"].dt.epoch("us").to_numpy()
+            self._totals.setdefault(owner, Counter()).update(ids.tolist())
             if owner in self._uses:
                 ids = np.concatenate([self._uses[owner][0], ids])
                 micros = np.concatenate([self._uses[owner][1], micros])
             self._uses[owner] = (ids, micros)
-            self._totals[owner] = dict(Counter(ids.tolist()))
         self._read.update(new)
 
 

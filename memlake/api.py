@@ -258,11 +258,8 @@ class Memory:
         Returns how many objects were logged (repeats once); none, nothing is written.
         """
         from memlake.access import record_access
-        from memlake.search import parse_as_of
 
-        return record_access(
-            self.settings, check_agent_id(agent_id), scope, object_ids, at=None if at is None else parse_as_of(at)
-        )
+        return record_access(self.settings, check_agent_id(agent_id), scope, object_ids, at=at)
 
     def _access_log(self) -> Any:
         if not hasattr(self, "_access_log_cache"):
