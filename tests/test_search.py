@@ -285,6 +285,23 @@ def test_cli_search_prints_hits_and_json(home, monkeypatch):
     assert first["message_ids"] == ["orders-m0"] and first["agent_id"] == "alice"
 
 
+def test_cli_search_reads_lancedb_without_loading_the_agents_rows_into_memory(home, monkeypatch):
+    """One search per process: a snapshot of the agent's rows would cost more than the search itself."""
+    from memlake.cli import app
+    from memlake.vectors import Snapshot
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("snapshot loaded")
+
+    monkeypatch.setattr(Snapshot, "load", staticmethod(refuse))
+    with pytest.raises(AssertionError, match="snapshot loaded"):  # what a long-lived Memory does
+        hash_memory(home).search("ORD-58213", "alice", k=3)
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    found = CliRunner().invoke(app, ["search", "ORD-58213", "--agent", "alice", "-k", "3", "--home", str(home.home)])
+    assert found.exit_code == 0, found.output
+    assert "orders-m0" in found.output.splitlines()[0]
+
+
 def test_search_layer_is_in_the_code_location():
     from pipelines.definitions import defs
 
