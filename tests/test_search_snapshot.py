@@ -96,6 +96,29 @@ def test_a_reader_sees_rows_written_after_its_first_search(settings, run_pipelin
     assert found["message_ids"].to_list()[0] == ["trip-m0"]
 
 
+def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, run_pipeline):
+    """A reader holding a snapshot of the old table answers from the new one (the rebuilt table counts
+    its versions from 1 again, so the version alone could not tell them apart)."""
+    import dagster as dg
+
+    from pipelines.runner import run_reindex
+    from resources import Embedder
+
+    land(settings, "alice", "chat.jsonl", jsonl(conversation("alice", 12, "2024-03-01")))
+    assert run_pipeline().success
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    before = memory.search("conversation", "alice", k=3)
+    store = VectorStore(settings.lancedb_dir)
+    assert set(before["mode"]) == {"hybrid"}
+
+    fast_resources["embedder"] = Embedder(model="none")  # rebuilt without vectors: full text only
+    assert run_reindex(settings, resources=fast_resources, instance=dg.DagsterInstance.ephemeral()).success
+    assert store.embedder_of(CHUNK_INDEX) == "none"
+    after = memory.search("conversation", "alice", k=3)  # the same Memory and store as before
+    assert set(after["mode"]) == {"full_text"}
+    assert after["vector_rank"].is_null().all()
+
+
 def test_snapshots_stay_within_their_row_budget(two_agents):
     store = VectorStore(two_agents.lancedb_dir, snapshot_rows=1)
     alice_rows, bob_rows = store.count(CHUNK_INDEX, "alice"), store.count(CHUNK_INDEX, "bob")
