@@ -29,7 +29,9 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     window_size = lake.settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
-    by_day = build_chunks_by_day(source, embedder.count_tokens, window_size=window_size)
+    by_day = build_chunks_by_day(
+        source, embedder.count_tokens, window_size=window_size, sentence_keys=lake.settings.chunk_sentences
+    )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)
     to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}
@@ -42,6 +44,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
             "by_kind": dg.MetadataValue.json(dict(kinds)),
             "tokenizer": embedder.name,
             "window_size": window_size,
+            "sentence_keys": lake.settings.chunk_sentences,
             "tokens": int(frame["token_count"].sum()) if frame.height else 0,
             "preview": markdown_preview(
                 frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")

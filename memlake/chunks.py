@@ -8,6 +8,10 @@ Kinds:
   the embedding model's input limit does not cut it short.
 - `window`: optional (`window_size` > 1): consecutive turns of one conversation,
   stride `window_size - 1`, for answers that span a question and its reply.
+- `sentence`: optional (`sentences`): one per sentence of a turn that has two
+  or more (of `SENTENCE_MIN_WORDS` words or more), under the turn's range, so a
+  fact said in passing in a long turn has a vector of its own (a long turn's
+  one vector is the mean of everything it says).
 
 `text` is what full-text search indexes and a hit returns; `embed_text` is what
 the embedding model reads (the same words without the date header).
@@ -20,6 +24,7 @@ the sha256 of its embed_text (what decides whether the index embeds it again).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -29,14 +34,30 @@ import polars as pl
 from memlake.lake import conform
 from memlake.schemas import CHUNKS
 
-KINDS = ("turn", "session", "window")
+KINDS = ("turn", "session", "window", "sentence")
+SENTENCE_MIN_WORDS = 3
 _SEP = "\x1f"
+# A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]").
+# pysbd, measured on LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9\[])|\n+")
 
 
-def chunk_id(agent_id: str, conversation_id: str, kind: str, turn_start: int, turn_end: int) -> str:
-    """A stable id: the same turns of the same conversation always get the same id."""
-    key = _SEP.join([agent_id, conversation_id, kind, str(turn_start), str(turn_end)])
+def chunk_id(
+    agent_id: str, conversation_id: str, kind: str, turn_start: int, turn_end: int, part: int | None = None
+) -> str:
+    """A stable id: the same turns of the same conversation always get the same id (`part`: the
+    sentence's number within its turn)."""
+    fields = [agent_id, conversation_id, kind, str(turn_start), str(turn_end)]
+    key = _SEP.join(fields if part is None else [*fields, str(part)])
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def sentences(content: str) -> list[str]:
+    """The sentences of a turn worth a key of their own: none unless it has two or more of
+    `SENTENCE_MIN_WORDS` words or more (a one-sentence turn is its own key already)."""
+    found = [p.strip() for p in _SENTENCE_END.split(content)]
+    found = [p for p in found if len(p.split()) >= SENTENCE_MIN_WORDS]
+    return found if len(found) >= 2 else []
 
 
 def text_sha256(text: str) -> str:
@@ -76,6 +97,7 @@ def build_chunks(
     count_tokens: Callable[[list[str]], list[int]],
     *,
     window_size: int = 0,
+    sentence_keys: bool = False,
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
@@ -88,7 +110,7 @@ def build_chunks(
     for (agent_id, conversation_id), group in ordered.group_by(
         "agent_id", "conversation_id", maintain_order=True
     ):
-        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size))
+        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, sentence_keys))
     counts = count_tokens([r["text"] for r in rows])
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
@@ -97,7 +119,7 @@ def build_chunks(
 
 
 def _conversation_chunks(
-    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int
+    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int, sentence_keys: bool
 ) -> list[dict[str, Any]]:
     turns = group.to_dicts()
     started = turns[0].get("conversation_started_at") or turns[0]["created_at"]
@@ -111,6 +133,15 @@ def _conversation_chunks(
                 role=t["role"], speaker=t["speaker"],
             )
         )
+        for part, sentence in enumerate(sentences(t["content"]) if sentence_keys else []):
+            rows.append(
+                _row(
+                    agent_id, conversation_id, "sentence", [t],
+                    turn_text(t["speaker"], t["role"], sentence, started),
+                    turn_embed_text(t["speaker"], t["role"], sentence),
+                    role=t["role"], speaker=t["speaker"], part=part,
+                )
+            )
     lines = [(speaker_label(t["speaker"], t["role"]), t["content"]) for t in turns]
     text = session_text(turns[0].get("title"), started, lines)
     rows.append(_row(agent_id, conversation_id, "session", turns, text, text))
@@ -135,10 +166,11 @@ def _row(
     embed_text: str,
     role: str | None = None,
     speaker: str | None = None,
+    part: int | None = None,
 ) -> dict[str, Any]:
     start, end = int(turns[0]["turn_index"]), int(turns[-1]["turn_index"])
     return {
-        "chunk_id": chunk_id(agent_id, conversation_id, kind, start, end),
+        "chunk_id": chunk_id(agent_id, conversation_id, kind, start, end, part),
         "agent_id": agent_id,
         "conversation_id": conversation_id,
         "kind": kind,
@@ -158,12 +190,13 @@ def build_chunks_by_day(
     count_tokens: Callable[[list[str]], list[int]],
     *,
     window_size: int = 0,
+    sentence_keys: bool = False,
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
     One build for every day: the tokenizer and polars pay their per-call cost once, not once per day.
     """
-    built = build_chunks(turns, count_tokens, window_size=window_size)
+    built = build_chunks(turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys)
     if built.height == 0:
         return {}
     day_of = turns.select("agent_id", "conversation_id", "day").unique()

@@ -7,8 +7,10 @@ Steps, for one agent (always) and optional filters:
 2. Reciprocal Rank Fusion: `1 / (rrf_k + rank)` summed over the lists, ranks
    counted within each kind, each term scaled by the hit's score relative to
    the best of its list (so a lone exact match is not outvoted by a crowd of
-   weak ones). For chunks a turn is as relevant as its best view: its own
-   text, or `window_weight` x the best window chunk it sits in; then it gets
+   weak ones). For chunks a turn's rank in a list is that of its best match,
+   itself or one of its sentences (`sentence_keys`); it is then as relevant as
+   its best view: its own fused score, or `window_weight` x the best window
+   chunk it sits in; then it gets
    `neighbor_weight` x the best score of the turns just before and after it
    (the answer often sits in the reply to the turn that matches) and, if
    `session_weight` > 0, a lift from the session chunk's rank;
@@ -71,6 +73,7 @@ class SearchParams:
     lists: tuple[str, ...] = ("vector", "text")  # which candidate lists to fuse
     session_weight: float = 0.0
     window_weight: float = 0.0
+    sentence_keys: bool = True  # a turn's sentences rank for it (where the index has sentence chunks)
     neighbor_weight: float = 0.0
     context_candidates: int = 10
     recency_half_life_days: float = 180.0
@@ -110,6 +113,7 @@ class IndexSpec:
     table: str
     key: str
     result_kinds: tuple[str, ...] = ()  # empty: every row is a result
+    part_kinds: tuple[str, ...] = ()  # parts of one result row (a turn's sentences): a hit counts for it
     context_kinds: tuple[str, ...] = ()
     expand_windows: bool = False
     extra_columns: tuple[str, ...] = ()
@@ -182,6 +186,29 @@ def _boost(
     return boost, rec, importance, access, mention
 
 
+def _parts_as_turns(
+    hits: list[dict[str, Any]], agent_id: str, key: str, parts: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """A list's hits with each part (a sentence) standing for its turn, each turn at its best place.
+
+    A turn's vector is the mean of everything it says, and a long turn's is cut at the model's input
+    limit; the vector of one of its sentences is not. Hits come best first, so the first one of a
+    turn, itself or a sentence, is its best.
+    """
+    out = []
+    placed: set[str] = set()
+    for row in hits:
+        if row.get("kind") in parts:
+            row = {**row, key: turn_key(agent_id, row["conversation_id"], int(row["turn_start"])), "kind": "turn"}
+        elif row.get("kind") != "turn":
+            out.append(row)
+            continue
+        if row[key] not in placed:
+            placed.add(row[key])
+            out.append(row)
+    return out
+
+
 def mmr_order(
     scores: Sequence[float], vectors: np.ndarray | None, lam: float, k: int, tiebreak: Sequence[float] | None = None
 ) -> list[int]:
@@ -243,7 +270,8 @@ class Searcher:
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                    if weight > 0 and kind in spec.context_kinds]
-        kinds = (*spec.result_kinds, *context) if spec.result_kinds else ()
+        parts = spec.part_kinds if params.sentence_keys else ()
+        kinds = (*spec.result_kinds, *parts, *context) if spec.result_kinds else ()
         group = replace(base, kinds=kinds) if kinds else base
         # one query per list for every kind; ranks are counted within each kind
         limit = params.candidates * max(1, len(kinds) - ("session" in context)) + (
@@ -298,6 +326,8 @@ class Searcher:
         window_scores: defaultdict[tuple[str, int, int], float] = defaultdict(float)  # (conv, start, end) -> fused
         session_scores: defaultdict[str, float] = defaultdict(float)  # conversation -> fused
         for list_name, hits in lists:
+            if parts:
+                hits = _parts_as_turns(hits, agent_id, spec.key, parts)
             seen: Counter[str] = Counter()
             best: dict[str, float] = {}
             power = params.vector_score_power if list_name == "vector" else params.text_score_power
@@ -655,6 +685,7 @@ CHUNK_SPEC = IndexSpec(
     CHUNK_INDEX,
     key="chunk_id",
     result_kinds=("turn",),
+    part_kinds=("sentence",),
     context_kinds=("session", "window"),
     expand_windows=True,
     extra_columns=("role", "speaker"),

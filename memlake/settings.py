@@ -108,6 +108,11 @@ class Settings(BaseSettings):
     chunk_window_size: int = Field(
         2, description="Turns per window chunk; consecutive windows share one turn (0 or 1 = no window chunks)."
     )
+    chunk_sentences: bool = Field(
+        True,
+        description="A chunk per sentence of turns with two sentences or more: a sentence's own vector ranks its "
+        "turn (a long turn's vector is the mean of all it says, cut at the model's input limit).",
+    )
     search_snapshot_rows: int = Field(
         300_000,
         description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlake.chunks import build_chunks, chunk_id, human_date
+from memlake.chunks import build_chunks, chunk_id, human_date, sentences
 from memlake.embedding import HashEmbedder
 from memlake.schemas import CHUNKS
 
@@ -90,6 +90,39 @@ def test_window_chunks_overlap_by_one_turn(size, expected):
     frame = turns_frame({"s1": [("user", "A", f"t{i}") for i in range(4)]})
     windows = build_chunks(frame, count_words, window_size=size).filter(pl.col("kind") == "window")
     assert list(zip(windows["turn_start"], windows["turn_end"], strict=True)) == expected
+
+
+def test_a_turn_of_several_sentences_gets_a_chunk_per_sentence_under_its_own_range():
+    long_turn = "Hi Mel! Last Friday I went to an LGBTQ counseling workshop. So moving. [shares a photo of a hall]"
+    frame = turns_frame({"s1": [("user", "Caroline", long_turn), ("assistant", "Melanie", "How was it? Tell me!")]})
+    chunks = build_chunks(frame, count_words, sentence_keys=True)
+
+    parts = chunks.filter(pl.col("kind") == "sentence")
+    # "Hi Mel!" and "So moving." are too short to stand alone; "How was it? Tell me!" has no sentence
+    # of three words, so Melanie's turn is its own only key
+    assert parts["embed_text"].to_list() == [
+        "Caroline: Last Friday I went to an LGBTQ counseling workshop.",
+        "Caroline: [shares a photo of a hall]",
+    ]
+    assert parts["text"][0] == "Caroline, 8 May 2023: Last Friday I went to an LGBTQ counseling workshop."
+    assert parts["message_ids"].to_list() == [["s1-m0"], ["s1-m0"]]
+    assert set(zip(parts["turn_start"], parts["turn_end"], strict=True)) == {(0, 0)}
+    assert parts["chunk_id"].n_unique() == 2 and not set(parts["chunk_id"]) & set(chunks.filter(
+        pl.col("kind") == "turn")["chunk_id"])
+    again = build_chunks(frame, count_words, sentence_keys=True).filter(pl.col("kind") == "sentence")
+    assert again["chunk_id"].to_list() == parts["chunk_id"].to_list()
+    assert build_chunks(frame, count_words).filter(pl.col("kind") == "sentence").height == 0
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ("One short sentence only.", []),
+    ("I moved to Porto last week. The flat is small but bright!", ["I moved to Porto last week.",
+                                                                   "The flat is small but bright!"]),
+    ("Version 2.0 is out. Check it out now", ["Version 2.0 is out.", "Check it out now"]),  # not at "2.0"
+    ("First line of a list\nSecond line of the list", ["First line of a list", "Second line of the list"]),
+])
+def test_sentences_worth_their_own_key(content, expected):
+    assert sentences(content) == expected
 
 
 def test_empty_turns_give_an_empty_chunks_frame():

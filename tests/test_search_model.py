@@ -27,6 +27,12 @@ STOPWORDS = {
 PARAPHRASE_TARGET = "Yesterday I adopted a rescue dog named Biscuit."
 PARAPHRASE_QUERY = "Which pet did Priya bring home from an animal shelter?"
 ORDER_TARGET = "Order ORD-58213 was refunded in full."
+# a fact said at the end of a turn longer than the model reads (256 word pieces)
+BURIED_TARGET = "My sister's kitten is called Pickle."
+BURIED_QUERY = "Which name was given to the young cat of a sibling?"
+LONG_TURN = " ".join(
+    f"Shelf {n} of the archive holds folders from {1900 + n} and they smell faintly of dust." for n in range(30)
+) + " " + BURIED_TARGET
 
 TOPICS = ["the quarterly report", "my bicycle", "the kitchen sink", "our database migration", "the garden",
           "a jazz concert", "the train to Hamburg", "my tax return", "the new laptop", "a chess tournament",
@@ -79,6 +85,7 @@ def model_home(tmp_path_factory):
                    "c4", "2024-03-04", "Priya")
         + rows_for(["The team offsite is in Porto."], "march", "2024-03-10", "Priya")
         + rows_for(["The team offsite is in Porto."], "june", "2024-06-10", "Priya")
+        + rows_for([LONG_TURN], "c5", "2024-03-05", "Priya")
     )
     other = rows_for(["My rescue dog Biscuit loves the beach.", "Order ORD-58213 belongs to Jonas."],
                      "x1", "2024-03-02", "Jonas")
@@ -99,6 +106,23 @@ def test_paraphrase_with_no_shared_content_word_ranks_in_the_top_3(model_home):
     assert turns.height >= 200
     found = Memory(settings=settings).search(PARAPHRASE_QUERY, "priya", k=3)
     assert "c2-m0" in [ids[0] for ids in found["message_ids"].to_list()], found.select("text")
+
+
+def test_a_fact_at_the_end_of_a_long_turn_is_found_through_its_sentence(model_home):
+    """The turn's own vector stops at the model's input limit; the sentence's vector does not."""
+    settings, _ = model_home
+    assert not content_words(BURIED_QUERY) & content_words(LONG_TURN)
+    chunks = Lake(settings.lake_dir).read(CHUNKS).filter(pl.col("message_ids").list.first() == "c5-m0")
+    turn = chunks.filter(pl.col("kind") == "turn")
+    assert turn["token_count"][0] > 300  # well past the 256 the model reads
+    assert chunks.filter(pl.col("kind") == "sentence")["embed_text"].to_list()[-1] == f"Priya: {BURIED_TARGET}"
+
+    memory = Memory(settings=settings)
+    found = memory.search(BURIED_QUERY, "priya", k=3)
+    hit = found.filter(pl.col("message_ids").list.first() == "c5-m0")
+    assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
+    whole_turns_only = memory.search(BURIED_QUERY, "priya", k=10, sentence_keys=False)
+    assert "c5-m0" not in [ids[0] for ids in whole_turns_only["message_ids"].to_list()]
 
 
 def test_exact_identifier_ranks_first_while_vector_only_misses_it(model_home):

@@ -233,22 +233,23 @@ def context_words(q: Question, ranked_ids: list[str], words: dict[tuple[str, str
 SYSTEMS: dict[str, dict[str, Any]] = {
     # the default configuration (settings)
     "hybrid": {},
-    # baselines: one list each, turn chunks only, no lifts, boosts, MMR
-    "bm25": {"lists": ("text",), "session_weight": 0.0, "window_weight": 0.0, "recency_weight": 0.0,
-             "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
-    "vector": {"lists": ("vector",), "session_weight": 0.0, "window_weight": 0.0, "recency_weight": 0.0,
-               "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    # baselines: one list each, turn chunks only (no sentence keys), no lifts, boosts, MMR
+    "bm25": {"lists": ("text",), "sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
+             "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    "vector": {"lists": ("vector",), "sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
+               "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
     # the same two lists before any tuning: textbook RRF (k 60, rank only), turns alone, no lifts or boosts;
     # beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
-    "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "session_weight": 0.0,
-                    "window_weight": 0.0, "neighbor_weight": 0.0, "mention_weight": 0.0, "recency_weight": 0.0,
-                    "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "sentence_keys": False,
+                    "session_weight": 0.0, "window_weight": 0.0, "neighbor_weight": 0.0, "mention_weight": 0.0,
+                    "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [
     *((f"mmr_lambda={lam}", {"mmr_lambda": lam}) for lam in (1.0, 0.9, 0.7, 0.5)),
     *((f"session_weight={w}", {"session_weight": w}) for w in (0.0, 0.5, 1.0)),
     *((f"window_weight={w}", {"window_weight": w}) for w in (0.0, 0.5)),
+    ("sentence_keys=False", {"sentence_keys": False}),
     *((f"neighbor_weight={w}", {"neighbor_weight": w}) for w in (0.0, 0.5)),
     *((f"mention_weight={w}", {"mention_weight": w}) for w in (0.0, 0.5)),
     *((f"recency_weight={w}", {"recency_weight": w}) for w in (0.0, 0.3)),
@@ -500,7 +501,7 @@ def run_locomo(
             for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",
                         "search_window_weight", "search_neighbor_weight", "search_mention_weight",
                         "search_recency_weight", "recency_half_life_days",
-                        "mmr_lambda", "window_turns", "chunk_window_size")
+                        "mmr_lambda", "window_turns", "chunk_window_size", "chunk_sentences")
         },
         "ingest": ingest,
         **results,
