@@ -8,7 +8,7 @@ Kinds:
   the embedding model's input limit does not cut it short.
 - `window`: optional (`window_size` > 1): consecutive turns of one conversation,
   stride `window_size - 1`, for answers that span a question and its reply.
-- `sentence`: optional (`sentences`): one per sentence of a turn that has two
+- `sentence`: optional (`sentence_keys`): one per sentence of a turn that has two
   or more (of `SENTENCE_MIN_WORDS` words or more), under the turn's range, so a
   fact said in passing in a long turn has a vector of its own (a long turn's
   one vector is the mean of everything it says).
