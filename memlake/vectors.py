@@ -151,6 +151,8 @@ class VectorStore:
         self._async_db: Any = None
         self._agent_rows: dict[tuple[str, int, str, tuple[str, ...]], int] = {}  # (table, version, agent, base)
         self._indexed: dict[tuple[str, int], bool] = {}  # (table, version): has an ANN index
+        # snapshots being loaded, by (key, version, embedder): a second search of the agent waits for the first
+        self._loading: dict[tuple[tuple[str, str, tuple[str, ...]], int, str | None], threading.Event] = {}
         self._lock = threading.Lock()
 
     # -- tables ---------------------------------------------------------------------------
@@ -383,14 +385,30 @@ class VectorStore:
             agent_rows = self._agent_rows[counted]
             if indexed and base:  # the ANN threshold counts all the agent's rows, as `use_ann` does
                 agent_rows = int(table.count_rows(agent_filter(agent_id)))
+            loading = (key, version, embedder)
+            waiting = self._loading.get(loading)
+            if waiting is None:
+                self._loading[loading] = threading.Event()
+        if waiting is not None:  # another thread is loading these rows: take its snapshot when it is done
+            waiting.wait()
+            return self.snapshot(name, agent_id, base)
+        # Loaded outside the lock (seconds for a large agent): other agents' searches go on meanwhile.
+        try:
             snapshot = Snapshot.load(table, name, agent_id, base, version, key_column(table) or "",
                                      ann=indexed and agent_rows >= ANN_MIN_ROWS, embedder=embedder,
                                      text_table=text_table)
+        except BaseException:
+            with self._lock:
+                self._loading.pop(loading).set()  # a waiting search tries the load itself
+            raise
+        with self._lock:
             self._snapshots[key] = snapshot
+            self._snapshots.move_to_end(key)
             total = sum(s.size for s in self._snapshots.values())
             while total > self.snapshot_rows:  # least recently used first; the new one fits by itself
                 _, evicted = self._snapshots.popitem(last=False)
                 total -= evicted.size
+            self._loading.pop(loading).set()
             return snapshot
 
     def held_snapshot(self, name: str, agent_id: str, base: tuple[str, ...] = ()) -> Snapshot | None:

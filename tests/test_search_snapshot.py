@@ -119,6 +119,37 @@ def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, 
     assert after["vector_rank"].is_null().all()
 
 
+def test_one_agents_snapshot_loading_holds_up_no_other_agents_search(two_agents, monkeypatch):
+    """A large agent's rows take seconds to load; a reader serving several agents must not stop for it."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memlake.vectors import Snapshot
+
+    load = Snapshot.load.__func__  # type: ignore[attr-defined]
+    alice_loading, release_alice = threading.Event(), threading.Event()
+    loads: list[str] = []
+
+    def slow_for_alice(cls, table, name, agent_id, *args, **kwargs):
+        loads.append(agent_id)
+        if agent_id == "alice":
+            alice_loading.set()
+            assert release_alice.wait(timeout=60)
+        return load(cls, table, name, agent_id, *args, **kwargs)
+
+    monkeypatch.setattr(Snapshot, "load", classmethod(slow_for_alice))
+    store = VectorStore(two_agents.lancedb_dir)
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(store.snapshot, CHUNK_INDEX, "alice")
+        assert alice_loading.wait(timeout=60)
+        second = pool.submit(store.snapshot, CHUNK_INDEX, "alice")  # waits for the first load, starts none
+        bob = store.snapshot(CHUNK_INDEX, "bob")  # answered while alice's rows are still loading
+        assert bob is not None and bob.agent_id == "bob" and not first.done()
+        release_alice.set()
+        assert first.result(timeout=60) is second.result(timeout=60)
+    assert sorted(loads) == ["alice", "bob"]
+
+
 def test_snapshots_stay_within_their_row_budget(two_agents):
     store = VectorStore(two_agents.lancedb_dir, snapshot_rows=1)
     alice_rows, bob_rows = store.count(CHUNK_INDEX, "alice"), store.count(CHUNK_INDEX, "bob")
