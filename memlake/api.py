@@ -227,7 +227,9 @@ class Memory:
             from memlake.vectors import VectorStore
 
             self._vectors = VectorStore(  # kept open: later reads see new versions
-                self.settings.lancedb_dir, snapshot_rows=self.settings.search_snapshot_rows
+                self.settings.lancedb_dir,
+                snapshot_rows=self.settings.search_snapshot_rows,
+                background_rows=self.settings.search_snapshot_background_rows,
             )
         params.setdefault("store", self._vectors)
         params.setdefault("embedder", getattr(self, "_embedder", None))

@@ -166,7 +166,7 @@ def search(
 ) -> None:
     """Hybrid search of an agent's memory (vector + full text), best match first."""
     # One search per process: reading LanceDB directly beats loading the agent's rows into memory first
-    # (a 100k-chunk agent: ~0.1 s against ~4 s).
+    # (a 100k-chunk agent, the whole command: 2.1-2.5 s against 4.9-5.4 s).
     memory = Memory(settings=load_settings(home, search_snapshot_rows=0))
     frame = memory.search(
         query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role,

@@ -119,6 +119,12 @@ class Settings(BaseSettings):
         "table version per entry, least recently used dropped first, about 2 KB a row with 384-d vectors. An agent "
         "with more rows is searched in LanceDB directly. 0 = off.",
     )
+    search_snapshot_background_rows: int = Field(
+        10_000,
+        description="An agent with more index rows than this has its snapshot loaded on a background thread; "
+        "its searches read LanceDB until it is ready (a 100k-row agent, cold: the first 1.7 s instead of 4.8 s, the "
+        "next ~0.1 s each until the snapshot is ready).",
+    )
     context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
 
     @property

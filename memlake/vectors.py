@@ -19,12 +19,13 @@ replaces the snapshot on the next read.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -137,7 +138,9 @@ def index_schema(base: pa.Schema, dim: int) -> pa.Schema:
 class VectorStore:
     """The LanceDB tables of one home."""
 
-    def __init__(self, path: str | Path, snapshot_rows: int = SNAPSHOT_ROWS) -> None:
+    def __init__(
+        self, path: str | Path, snapshot_rows: int = SNAPSHOT_ROWS, background_rows: int | None = None
+    ) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         # A long-lived reader sees each new table version on its next read.
@@ -145,6 +148,9 @@ class VectorStore:
         self._tables: dict[str, Any] = {}
         self._plans: dict[tuple[str, int, str], bool] = {}
         self.snapshot_rows = snapshot_rows  # 0: no snapshots, every read goes to LanceDB
+        # an agent with more rows is loaded on a background thread while its first searches read LanceDB
+        # (None: every snapshot is loaded by the search that needs it)
+        self.background_rows = background_rows
         self._snapshots: OrderedDict[tuple[str, str, tuple[str, ...]], Snapshot] = OrderedDict()
         # table -> (version, the table checked out at it, the same through LanceDB's async API)
         self._pinned: dict[str, tuple[int, Any, Any]] = {}
@@ -389,19 +395,35 @@ class VectorStore:
             waiting = self._loading.get(loading)
             if waiting is None:
                 self._loading[loading] = threading.Event()
+            rows = self._agent_rows[counted]
+            in_background = self.background_rows is not None and rows > self.background_rows
+        ann = indexed and agent_rows >= ANN_MIN_ROWS
+        load = functools.partial(self._load, loading, table, text_table, ann=ann, key_name=key_column(table))
+        if in_background:  # this search reads LanceDB; a later one gets the snapshot
+            if waiting is None:
+                _BACKGROUND.submit(load)
+            return None
         if waiting is not None:  # another thread is loading these rows: take its snapshot when it is done
             waiting.wait()
             return self.snapshot(name, agent_id, base)
-        # Loaded outside the lock (seconds for a large agent): other agents' searches go on meanwhile.
+        return load()
+
+    def _load(
+        self, loading: tuple[tuple[str, str, tuple[str, ...]], int, str | None], table: Any, text_table: Any,
+        *, ann: bool, key_name: str | None,
+    ) -> Snapshot:
+        """Load one snapshot outside the lock (seconds for a large agent: other agents' searches go on
+        meanwhile), then cache it and wake the searches waiting for it."""
+        (name, agent_id, base), version, embedder = loading
         try:
-            snapshot = Snapshot.load(table, name, agent_id, base, version, key_column(table) or "",
-                                     ann=indexed and agent_rows >= ANN_MIN_ROWS, embedder=embedder,
-                                     text_table=text_table)
+            snapshot = Snapshot.load(table, name, agent_id, base, version, key_name or "", ann=ann,
+                                     embedder=embedder, text_table=text_table)
         except BaseException:
             with self._lock:
                 self._loading.pop(loading).set()  # a waiting search tries the load itself
             raise
         with self._lock:
+            key = (name, agent_id, base)
             self._snapshots[key] = snapshot
             self._snapshots.move_to_end(key)
             total = sum(s.size for s in self._snapshots.values())
@@ -410,6 +432,16 @@ class VectorStore:
                 total -= evicted.size
             self._loading.pop(loading).set()
             return snapshot
+
+    def wait_for_loads(self) -> None:
+        """Return once no snapshot is being loaded (in the background or by another thread)."""
+        while True:
+            with self._lock:
+                pending = list(self._loading.values())
+            if not pending:
+                return
+            for event in pending:
+                event.wait()
 
     def held_snapshot(self, name: str, agent_id: str, base: tuple[str, ...] = ()) -> Snapshot | None:
         """The snapshot this reader holds for the agent, without checking the table's version (no I/O):
@@ -777,6 +809,8 @@ def _ivf(vectors: np.ndarray, norms: np.ndarray, seed: int = 0) -> tuple[np.ndar
     return centroids, assigned
 
 
+# one snapshot load at a time in the background: on 2 cores a second would only slow the searches more
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlake-snapshot")
 _ASYNC_LOOP: asyncio.AbstractEventLoop | None = None
 _ASYNC_LOCK = threading.Lock()
 

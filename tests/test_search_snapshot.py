@@ -150,6 +150,37 @@ def test_one_agents_snapshot_loading_holds_up_no_other_agents_search(two_agents,
     assert sorted(loads) == ["alice", "bob"]
 
 
+def test_a_large_agents_first_searches_read_lancedb_while_its_snapshot_loads(two_agents, monkeypatch):
+    import threading
+
+    from memlake.vectors import Snapshot
+
+    load = Snapshot.load.__func__  # type: ignore[attr-defined]
+    release = threading.Event()
+
+    def held(cls, *args, **kwargs):
+        assert release.wait(timeout=60)
+        return load(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Snapshot, "load", classmethod(held))
+    store = VectorStore(two_agents.lancedb_dir, background_rows=10)  # alice has well over 10 rows
+    searcher = Searcher(store, HashEmbedder())
+    params = SearchParams.from_settings(two_agents, k=5)
+    direct = Searcher(VectorStore(two_agents.lancedb_dir, snapshot_rows=0), HashEmbedder())
+
+    first = searcher.search(CHUNK_SPEC, "oolong tea", "alice", params, as_of="2024-03-05")  # does not wait
+    assert store.snapshot(CHUNK_INDEX, "alice") is None  # still loading
+    expected = direct.search(CHUNK_SPEC, "oolong tea", "alice", params, as_of="2024-03-05")
+    assert first["key"].to_list() == expected["key"].to_list()
+
+    release.set()
+    store.wait_for_loads()
+    loaded = store.snapshot(CHUNK_INDEX, "alice")
+    assert loaded is not None and loaded.agent_id == "alice"
+    again = searcher.search(CHUNK_SPEC, "oolong tea", "alice", params, as_of="2024-03-05")
+    assert again["key"].to_list() == expected["key"].to_list()
+
+
 def test_snapshots_stay_within_their_row_budget(two_agents):
     store = VectorStore(two_agents.lancedb_dir, snapshot_rows=1)
     alice_rows, bob_rows = store.count(CHUNK_INDEX, "alice"), store.count(CHUNK_INDEX, "bob")
