@@ -831,8 +831,9 @@ def run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
 
 
 def _forget_loop_after_fork() -> None:
-    global _ASYNC_LOOP
+    global _ASYNC_LOOP, _BACKGROUND
     _ASYNC_LOOP = None  # its thread did not survive the fork: the child starts its own on demand
+    _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlake-snapshot")  # likewise
 
 
 if hasattr(os, "register_at_fork"):
