@@ -809,8 +809,12 @@ def _ivf(vectors: np.ndarray, norms: np.ndarray, seed: int = 0) -> tuple[np.ndar
     return centroids, assigned
 
 
-# one snapshot load at a time in the background: on 2 cores a second would only slow the searches more
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlake-snapshot")
+def _background_pool() -> ThreadPoolExecutor:
+    # one snapshot load at a time in the background: on 2 cores a second would only slow the searches more
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlake-snapshot")
+
+
+_BACKGROUND = _background_pool()
 _ASYNC_LOOP: asyncio.AbstractEventLoop | None = None
 _ASYNC_LOCK = threading.Lock()
 
@@ -833,7 +837,7 @@ def run_async(coroutine: Coroutine[Any, Any, Any]) -> Any:
 def _forget_loop_after_fork() -> None:
     global _ASYNC_LOOP, _BACKGROUND
     _ASYNC_LOOP = None  # its thread did not survive the fork: the child starts its own on demand
-    _BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memlake-snapshot")  # likewise
+    _BACKGROUND = _background_pool()  # likewise
 
 
 if hasattr(os, "register_at_fork"):
