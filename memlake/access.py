@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from memlake.inputs import append_entry, log_dir, log_files, read_entries
-from memlake.schemas import ACCESS, ACCESS_SCOPES, is_valid_agent_id
+from memlake.schemas import ACCESS, ACCESS_SCOPES, check_agent_id
 from memlake.settings import Settings
 
 
@@ -31,8 +31,7 @@ def record_access(
     naive = UTC, or an ISO string). Returns the number of objects written; none, no file."""
     from memlake.search import parse_as_of  # search imports this module
 
-    if not is_valid_agent_id(agent_id):
-        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
+    check_agent_id(agent_id)
     if scope not in ACCESS_SCOPES:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ACCESS_SCOPES)}")
     ids = list(dict.fromkeys(str(i) for i in object_ids if i))

@@ -12,14 +12,10 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, query
-from memlake.schemas import TURNS, is_valid_agent_id
+from memlake.schemas import TURNS, check_agent_id
 from memlake.settings import Settings, load_settings
 
-
-def check_agent_id(agent_id: str) -> str:
-    if not isinstance(agent_id, str) or not is_valid_agent_id(agent_id):
-        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
-    return agent_id
+__all__ = ["Memory", "check_agent_id"]
 
 
 class Memory:

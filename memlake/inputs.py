@@ -8,7 +8,6 @@ ever rewritten. Writers in several processes never touch each other's files.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -17,13 +16,10 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
-from memlake.lake import conform
+from memlake.lake import conform, write_then_rename
 from memlake.schemas import Table
 from memlake.settings import Settings
-
-_TMP_PREFIX = ".tmp-"
 
 
 def log_dir(settings: Settings, table: Table) -> Path:
@@ -43,14 +39,7 @@ def append_entry(settings: Settings, table: Table, rows: Sequence[dict[str, Any]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{at:%Y%m%dT%H%M%S%fZ}-{entry_id}.parquet"
     # no sweep of stale temporary files here, unlike the lake's writer: another process may be mid-write
-    tmp = folder / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
-    try:
-        pq.write_table(conform(table, rows), tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_then_rename(path, conform(table, rows))
     return path
 
 

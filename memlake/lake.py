@@ -49,6 +49,12 @@ def _atomic_write(path: Path, data: pa.Table) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f"{_TMP_PREFIX}*"):
         stale.unlink(missing_ok=True)  # left by a killed write; never read
+    write_then_rename(path, data)
+
+
+def write_then_rename(path: Path, data: pa.Table) -> None:
+    """`data` as a Parquet file at `path`: written and synced under a temporary name in the same folder,
+    then renamed into place, so a reader sees the whole file or none."""
     tmp = path.parent / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
     try:
         pq.write_table(data, tmp, compression="zstd")

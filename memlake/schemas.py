@@ -56,6 +56,13 @@ def is_valid_agent_id(agent_id: str) -> bool:
     return bool(AGENT_ID_PATTERN.match(agent_id))
 
 
+def check_agent_id(agent_id: str) -> str:
+    """`agent_id` if it is a valid agent id (it becomes a folder name and a filter value)."""
+    if not isinstance(agent_id, str) or not is_valid_agent_id(agent_id):
+        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
+    return agent_id
+
+
 @dataclass(frozen=True)
 class Table:
     """A lake table: where it lives, its schema, its key and whether it is daily-partitioned."""

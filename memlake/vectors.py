@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from lancedb.query import MatchQuery
 
-from memlake.schemas import check_day, is_valid_agent_id
+from memlake.schemas import check_agent_id, check_day
 
 VECTOR = "vector"
 TEXT = "text"
@@ -64,9 +64,7 @@ def quote(value: str) -> str:
 
 
 def agent_filter(agent_id: str) -> str:
-    if not isinstance(agent_id, str) or not is_valid_agent_id(agent_id):
-        raise ValueError(f"invalid agent id {agent_id!r}")
-    return f"agent_id = {quote(agent_id)}"
+    return f"agent_id = {quote(check_agent_id(agent_id))}"
 
 
 def _utc(moment: datetime) -> datetime:
@@ -383,20 +381,20 @@ class VectorStore:
             counted = (name, version, agent_id, base)
             if counted not in self._agent_rows:
                 self._agent_rows[counted] = int(table.count_rows(where))
-            if self._agent_rows[counted] > self.snapshot_rows:
+            rows = self._agent_rows[counted]  # what the snapshot would hold
+            if rows > self.snapshot_rows:
                 return None
             if (name, version) not in self._indexed:
                 self._indexed[(name, version)] = any(tuple(i.columns) == (VECTOR,) for i in table.list_indices())
             indexed = self._indexed[(name, version)]
-            agent_rows = self._agent_rows[counted]
+            agent_rows = rows
             if indexed and base:  # the ANN threshold counts all the agent's rows, as `use_ann` does
                 agent_rows = int(table.count_rows(agent_filter(agent_id)))
             loading = (key, version, embedder)
             waiting = self._loading.get(loading)
             if waiting is None:
                 self._loading[loading] = threading.Event()
-            rows = self._agent_rows[counted]
-            in_background = self.background_rows is not None and rows > self.background_rows
+        in_background = self.background_rows is not None and rows > self.background_rows
         ann = indexed and agent_rows >= ANN_MIN_ROWS
         load = functools.partial(self._load, loading, table, text_table, ann=ann, key_name=key_column(table))
         if in_background:  # this search reads LanceDB; a later one gets the snapshot

@@ -230,19 +230,20 @@ def context_words(q: Question, ranked_ids: list[str], words: dict[tuple[str, str
 # -- running -------------------------------------------------------------------------------
 
 
+# turn chunks only (no sentence keys), no session or window lifts, no boosts, no MMR
+_TURNS_ALONE: dict[str, Any] = {"sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
+                                "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0,
+                                "mmr_lambda": 1.0}
 SYSTEMS: dict[str, dict[str, Any]] = {
     # the default configuration (settings)
     "hybrid": {},
-    # baselines: one list each, turn chunks only (no sentence keys), no lifts, boosts, MMR
-    "bm25": {"lists": ("text",), "sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
-             "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
-    "vector": {"lists": ("vector",), "sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
-               "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
-    # the same two lists before any tuning: textbook RRF (k 60, rank only), turns alone, no lifts or boosts;
-    # beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
-    "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "sentence_keys": False,
-                    "session_weight": 0.0, "window_weight": 0.0, "neighbor_weight": 0.0, "mention_weight": 0.0,
-                    "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0, "mmr_lambda": 1.0},
+    # baselines: one list each
+    "bm25": {"lists": ("text",), **_TURNS_ALONE},
+    "vector": {"lists": ("vector",), **_TURNS_ALONE},
+    # the same two lists before any tuning: textbook RRF (k 60, rank only), no neighbour or mention lift
+    # either; beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
+    "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "neighbor_weight": 0.0,
+                    "mention_weight": 0.0, **_TURNS_ALONE},
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [

@@ -15,13 +15,8 @@ from typing import Any
 
 from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, read_log
-from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, is_valid_agent_id
+from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
 from memlake.settings import Settings
-
-
-def _check_agent(agent_id: str) -> None:
-    if not is_valid_agent_id(agent_id):
-        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
 
 
 def _utc(value: datetime | str | None) -> datetime | None:
@@ -53,7 +48,7 @@ def write_override(
     at: datetime | None = None,
 ) -> Override:
     """Append one override: `add` a fact, `correct` FACT_ID with `content`, or `reject` FACT_ID."""
-    _check_agent(agent_id)
+    check_agent_id(agent_id)
     if action not in OVERRIDE_ACTIONS:
         raise ValueError(f"unknown override action {action!r}: one of {', '.join(OVERRIDE_ACTIONS)}")
     if action in ("add", "correct") and not (content or "").strip():
@@ -102,7 +97,7 @@ def write_forget(
     at: datetime | None = None,
 ) -> Forget:
     """Append one forget entry: an agent, a conversation (id) or a fact (id)."""
-    _check_agent(agent_id)
+    check_agent_id(agent_id)
     if scope not in FORGET_SCOPES:
         raise ValueError(f"unknown forget scope {scope!r}: one of {', '.join(FORGET_SCOPES)}")
     if scope != "agent" and not target:
