@@ -148,6 +148,11 @@ class Settings(BaseSettings):
         return self.home / "lancedb"
 
     @property
+    def models_dir(self) -> Path:
+        """Embedding models adapted to this home's conversations (`memlake adapt`)."""
+        return self.home / "models"
+
+    @property
     def dagster_home(self) -> Path:
         return Path(os.environ["DAGSTER_HOME"]) if os.environ.get("DAGSTER_HOME") else self.home / "dagster_home"
 

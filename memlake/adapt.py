@@ -1,0 +1,139 @@
+"""The embedding model adapted to a home's own conversations: no labels, no LLM, offline.
+
+A general sentence model learns that two texts say the same thing. Memory search asks
+it something else: a question ("What did Caroline research?") against the turn that
+answers it ("Caroline: Researching adoption agencies…"). Chats already hold such pairs:
+a question and the reply that follows it. `question_reply_pairs` takes them from a
+home's turns, with "you" and "your" in the question turned into the replier's name (a
+memory query names people; a chat question speaks to them), and `adapt` fine-tunes a
+copy of the model on them with in-batch negatives (the MultipleNegativesRanking loss,
+written out here: sentence-transformers' trainer needs `datasets` and `accelerate`,
+which nothing else here uses).
+
+The adapted model is a folder of its own, named by a hash of the base model, the
+pairs and the training settings, and never overwritten: the index keys its cached
+vectors by the embedder's name, so new weights must come with a new name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import polars as pl
+
+from memlake.chunks import speaker_label, turn_embed_text
+
+# A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
+# carry nothing to match on.
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+QUESTION_MIN_WORDS = 4
+_YOUR = re.compile(r"\byour\b", re.IGNORECASE)
+_YOU = re.compile(r"\byou\b", re.IGNORECASE)
+MANIFEST = "memlake_adapted.json"
+
+
+@dataclass(frozen=True)
+class AdaptParams:
+    epochs: int = 2
+    batch_size: int = 32
+    learning_rate: float = 2e-5
+    scale: float = 20.0  # cosine similarities x scale are the logits of the in-batch softmax
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Adapted:
+    path: Path
+    pairs: int
+    trained: bool  # False: a model with this name was there already
+    seconds: float
+
+
+def question_reply_pairs(turns: pl.DataFrame) -> list[tuple[str, str]]:
+    """(question, reply) pairs from `turns` (the TURNS schema): each question of QUESTION_MIN_WORDS
+    words or more in a turn, with the next turn of the same conversation when another speaker
+    says it. The question's "you"/"your" become the replier's name; the reply is the text the
+    index embeds for that turn."""
+    rows = turns.sort("agent_id", "conversation_id", "turn_index").select(
+        "agent_id", "conversation_id", "speaker", "role", "content"
+    ).rows()
+    pairs = []
+    for (agent, conversation, speaker, role, content), (agent2, conversation2, speaker2, role2, reply) in zip(
+        rows, rows[1:], strict=False  # each turn with the next one
+    ):
+        asker, replier = speaker_label(speaker, role), speaker_label(speaker2, role2)
+        if (agent, conversation) != (agent2, conversation2) or asker == replier:
+            continue
+        answer = turn_embed_text(speaker2, role2, reply)
+        for question in _QUESTION.findall(content):
+            question = question.strip(" -\u2014")
+            if len(question.split()) < QUESTION_MIN_WORDS:
+                continue
+            question = _YOU.sub(replier, _YOUR.sub(f"{replier}'s", question))
+            pairs.append((question, answer))
+    return pairs
+
+
+def adapted_name(base_name: str, pairs: Sequence[tuple[str, str]], params: AdaptParams) -> str:
+    digest = hashlib.sha256(json.dumps([base_name, list(pairs), asdict(params)]).encode("utf-8"))
+    return f"adapted-{digest.hexdigest()[:16]}"
+
+
+def adapt(
+    base_ref: str, base_name: str, pairs: Sequence[tuple[str, str]], models_dir: Path,
+    params: AdaptParams | None = None,
+) -> Adapted:
+    """Fine-tune a copy of the model at `base_ref` on `pairs` and save it under `models_dir`
+    (kept as it is if a model of the same name is there)."""
+    if len(pairs) < 2:
+        raise ValueError(f"{len(pairs)} question-reply pair(s): too few to adapt the model on")
+    params = params or AdaptParams()
+    target = models_dir / adapted_name(base_name, pairs, params)
+    if (target / MANIFEST).exists():
+        return Adapted(path=target, pairs=len(pairs), trained=False, seconds=0.0)
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    started = time.perf_counter()
+    torch.manual_seed(params.seed)
+    order = list(range(len(pairs)))
+    shuffle = random.Random(params.seed).shuffle
+    model = SentenceTransformer(base_ref, device="cpu", local_files_only=True)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=params.learning_rate)
+
+    def embed(texts: list[str]) -> torch.Tensor:
+        features = model.preprocess(texts)
+        return torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=-1)
+
+    for _ in range(params.epochs):
+        shuffle(order)
+        for start in range(0, len(order) - 1, params.batch_size):
+            batch = [pairs[i] for i in order[start : start + params.batch_size]]
+            if len(batch) < 2:
+                continue
+            questions, answers = embed([q for q, _ in batch]), embed([a for _, a in batch])
+            logits = questions @ answers.T * params.scale
+            # two questions answered by one reply: that reply is no negative for either
+            same = torch.tensor([[a == b for _, b in batch] for _, a in batch])
+            logits = logits.masked_fill(same & ~torch.eye(len(batch), dtype=torch.bool), float("-inf"))
+            loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    model.eval()
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)  # left by a run that died
+    model.save(str(partial))
+    manifest = {"base": base_name, "pairs": len(pairs), "params": asdict(params)}
+    (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    partial.rename(target)  # a reader never sees a half-written model
+    return Adapted(path=target, pairs=len(pairs), trained=True, seconds=time.perf_counter() - started)
