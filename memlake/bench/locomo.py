@@ -22,6 +22,7 @@ import hashlib
 import json
 import platform
 import re
+import shutil
 import statistics
 import tempfile
 import time
@@ -413,6 +414,50 @@ def evaluate(
     return results
 
 
+# the adapted model's systems: its default configuration and its vector list alone
+ADAPTED_SYSTEMS = {"hybrid_adapted": SYSTEMS["hybrid"], "vector_adapted": SYSTEMS["vector"]}
+
+
+def evaluate_adapted(
+    samples: Sequence[dict[str, Any]], home: Path, model: str, qs: Sequence[Question],
+    log: Callable[[str], None] = print,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The model adapted (`memlake.adapt`) on the question-reply pairs of conversations 0-4's
+    turns, no labels, then the same questions over an index it built from a copy of the lake:
+    on 5-9 neither the adapter nor any setting saw the text or the answers."""
+    import dagster as dg
+
+    from memlake.adapt import adapt, question_reply_pairs
+    from memlake.embedding import DEFAULT_MODEL_NAME, default_model_path
+    from memlake.lake import Lake
+    from memlake.schemas import TURNS
+    from memlake.settings import load_settings
+    from pipelines.definitions import default_resources
+    from pipelines.runner import run_reindex
+
+    tune_agents = [samples[i]["sample_id"] for i in TUNE if i < len(samples)]
+    turns = Lake(home / "lake").read(TURNS)
+    pairs = question_reply_pairs(turns.filter(turns["agent_id"].is_in(tune_agents)))
+    adapted = adapt(model or default_model_path(), model or DEFAULT_MODEL_NAME, pairs, home / "models")
+    log(f"adapted on {len(pairs)} question-reply pairs of {tune_agents} in {adapted.seconds:.0f} s: {adapted.path}")
+    adapted_home = home / "adapted"
+    shutil.rmtree(adapted_home, ignore_errors=True)
+    shutil.copytree(home / "lake", adapted_home / "lake")
+    settings = load_settings(adapted_home, embedding_model=str(adapted.path))
+    settings.ensure_dirs()
+    started = time.perf_counter()
+    outcome = run_reindex(settings, resources=default_resources(settings), instance=dg.DagsterInstance.ephemeral())
+    if not outcome.success:
+        raise RuntimeError(f"reindex with the adapted model failed: {outcome}")
+    reindex_seconds = time.perf_counter() - started
+    results = evaluate(adapted_home, str(adapted.path), qs, word_counts(samples), ADAPTED_SYSTEMS, (), 0)
+    adaptation = {
+        "trained_on": tune_agents, "pairs": len(pairs), "train_seconds": round(adapted.seconds, 1),
+        "reindex_seconds": round(reindex_seconds, 1), "model": adapted.path.name,
+    }
+    return adaptation, results["systems"]
+
+
 def latency(memory: Any, embedder: Any, qs: Sequence[Question], n: int = 300) -> dict[str, Any]:
     """Search latency with the query embedding (Memory.search end to end) and without it."""
     picked = list(qs)[:: max(1, len(qs) // n)][:n]
@@ -468,10 +513,13 @@ def run_locomo(
     home: Path | None = None,
     reuse: bool = False,
     sweeps: bool = True,
+    adapted: bool = True,
     latency_queries: int = 300,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """The whole benchmark: build (unless `reuse`), evaluate, write `out` as JSON."""
+    """The whole benchmark: build (unless `reuse`), evaluate, write `out` as JSON. With `adapted`
+    (and a model with weights), also the default model adapted on conversations 0-4 (see
+    `evaluate_adapted`)."""
     raw = data.read_bytes()
     samples = json.loads(raw)[: limit or None]
     qs = questions(samples)
@@ -488,6 +536,10 @@ def run_locomo(
         results = evaluate(
             target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
         )
+        if adapted and model.lower() != "none" and not model.startswith("hash"):
+            adaptation, systems = evaluate_adapted(samples, target, model, qs, log)
+            results["adaptation"] = adaptation
+            results["systems"] |= systems
     from memlake.settings import load_settings
 
     settings = load_settings(target, embedding_model=model)

@@ -88,6 +88,13 @@ def render_locomo(report: dict[str, Any]) -> str:
               "chunks only (no sentence keys); `untuned_rrf` "
               "fuses the same two lists by textbook RRF (k 60, ranks only) with none of the lifts and boosts "
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds.", ""]
+    adaptation = report.get("adaptation")
+    if adaptation:
+        parts += [f"`hybrid_adapted` and `vector_adapted` are `hybrid` and `vector` with the default model adapted "
+                  f"(`memlake adapt`) on the {adaptation['pairs']} question-reply pairs of conversations 0-4's "
+                  f"own turns ({', '.join(adaptation['trained_on'])}; no question, answer or label of the "
+                  f"benchmark; {adaptation['train_seconds']} s of training, {adaptation['reindex_seconds']} s to "
+                  "index again): on 5-9 neither the adapter nor any setting saw the text or the answers.", ""]
     reach = []
     for name, s in systems.items():
         for split in ("all", "tune_0_4", "held_5_9"):
