@@ -8,7 +8,9 @@ home's turns, with "you" and "your" in the question turned into the replier's na
 memory query names people; a chat question speaks to them), and `adapt` fine-tunes a
 copy of the model on them with in-batch negatives (the MultipleNegativesRanking loss,
 written out here: sentence-transformers' trainer needs `datasets` and `accelerate`,
-which nothing else here uses).
+which nothing else here uses). Each batch holds one agent's pairs, so a question
+learns to beat the other replies of the same history, as a search (always within
+one agent) asks it to.
 
 The adapted model is a folder of its own, named by a hash of the base model, the
 pairs and the training settings, and never overwritten: the index keys its cached
@@ -23,9 +25,11 @@ import random
 import re
 import shutil
 import time
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import polars as pl
 
@@ -49,6 +53,12 @@ class AdaptParams:
     seed: int = 0
 
 
+class QuestionReply(NamedTuple):
+    agent_id: str
+    question: str
+    reply: str
+
+
 @dataclass(frozen=True)
 class Adapted:
     path: Path
@@ -57,7 +67,7 @@ class Adapted:
     seconds: float
 
 
-def question_reply_pairs(turns: pl.DataFrame) -> list[tuple[str, str]]:
+def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
     """(question, reply) pairs from `turns` (the TURNS schema): each question of QUESTION_MIN_WORDS
     words or more in a turn, with the next turn of the same conversation when another speaker
     says it. The question's "you"/"your" become the replier's name; the reply is the text the
@@ -78,23 +88,23 @@ def question_reply_pairs(turns: pl.DataFrame) -> list[tuple[str, str]]:
             if len(question.split()) < QUESTION_MIN_WORDS:
                 continue
             question = _YOU.sub(replier, _YOUR.sub(f"{replier}'s", question))
-            pairs.append((question, answer))
+            pairs.append(QuestionReply(agent, question, answer))
     return pairs
 
 
-def adapted_name(base_name: str, pairs: Sequence[tuple[str, str]], params: AdaptParams) -> str:
+def adapted_name(base_name: str, pairs: Sequence[QuestionReply], params: AdaptParams) -> str:
     digest = hashlib.sha256(json.dumps([base_name, list(pairs), asdict(params)]).encode("utf-8"))
     return f"adapted-{digest.hexdigest()[:16]}"
 
 
 def adapt(
-    base_ref: str, base_name: str, pairs: Sequence[tuple[str, str]], models_dir: Path,
+    base_ref: str, base_name: str, pairs: Sequence[QuestionReply], models_dir: Path,
     params: AdaptParams | None = None,
 ) -> Adapted:
     """Fine-tune a copy of the model at `base_ref` on `pairs` and save it under `models_dir`
     (kept as it is if a model of the same name is there)."""
-    if len(pairs) < 2:
-        raise ValueError(f"{len(pairs)} question-reply pair(s): too few to adapt the model on")
+    if not any(n >= 2 for n in Counter(p.agent_id for p in pairs).values()):
+        raise ValueError(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
     params = params or AdaptParams()
     target = models_dir / adapted_name(base_name, pairs, params)
     if (target / MANIFEST).exists():
@@ -104,8 +114,10 @@ def adapt(
 
     started = time.perf_counter()
     torch.manual_seed(params.seed)
-    order = list(range(len(pairs)))
     shuffle = random.Random(params.seed).shuffle
+    by_agent: defaultdict[str, list[QuestionReply]] = defaultdict(list)
+    for pair in pairs:
+        by_agent[pair.agent_id].append(pair)
     model = SentenceTransformer(base_ref, device="cpu", local_files_only=True)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=params.learning_rate)
@@ -115,15 +127,18 @@ def adapt(
         return torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=-1)
 
     for _ in range(params.epochs):
-        shuffle(order)
-        for start in range(0, len(order) - 1, params.batch_size):
-            batch = [pairs[i] for i in order[start : start + params.batch_size]]
+        batches = []
+        for agent_pairs in by_agent.values():
+            shuffle(agent_pairs)
+            batches += [agent_pairs[i : i + params.batch_size] for i in range(0, len(agent_pairs), params.batch_size)]
+        shuffle(batches)
+        for batch in batches:
             if len(batch) < 2:
                 continue
-            questions, answers = embed([q for q, _ in batch]), embed([a for _, a in batch])
+            questions, answers = embed([p.question for p in batch]), embed([p.reply for p in batch])
             logits = questions @ answers.T * params.scale
             # two questions answered by one reply: that reply is no negative for either
-            same = torch.tensor([[a == b for _, b in batch] for _, a in batch])
+            same = torch.tensor([[p.reply == o.reply for o in batch] for p in batch])
             logits = logits.masked_fill(same & ~torch.eye(len(batch), dtype=torch.bool), float("-inf"))
             loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
             optimizer.zero_grad()

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from memlake.adapt import MANIFEST, AdaptParams, adapt, adapted_name, question_reply_pairs
+from memlake.adapt import MANIFEST, AdaptParams, QuestionReply, adapt, adapted_name, question_reply_pairs
 from memlake.embedding import DEFAULT_MODEL_NAME, SentenceEmbedder, default_model_path
 from memlake.lake import conform
 from memlake.schemas import TURNS
@@ -30,7 +30,7 @@ def test_a_question_is_paired_with_the_reply_after_it_and_names_who_replies():
         ("a", "c1", "Mel", "user", "Hi Caroline! How was your trip to the coast? I missed you."),
         ("a", "c1", "Caroline", "assistant", "It was lovely, we camped by the dunes."),
     ]))
-    assert found == [("How was Caroline's trip to the coast?", "Caroline: It was lovely, we camped by the dunes.")]
+    assert found == [("a", "How was Caroline's trip to the coast?", "Caroline: It was lovely, we camped by the dunes.")]
 
 
 def test_no_pair_across_conversations_with_the_same_speaker_or_from_a_short_question():
@@ -44,10 +44,10 @@ def test_no_pair_across_conversations_with_the_same_speaker_or_from_a_short_ques
         ("b", "c3", None, "user", "Can you summarise the report for me?"),  # no speaker: the role names them
         ("b", "c3", None, "assistant", "The report says revenue grew."),
     ]))
-    assert found == [("Can Assistant summarise the report for me?", "Assistant: The report says revenue grew.")]
+    assert found == [("b", "Can Assistant summarise the report for me?", "Assistant: The report says revenue grew.")]
 
 
-PAIRS = [
+PAIRS = [QuestionReply("priya", *pair) for pair in [
     ("What did Priya name the rescue dog?", "Priya: We called him Biscuit, he loves the sofa."),
     ("Where is Priya going on holiday this summer?", "Priya: Lisbon! I booked the flights last night."),
     ("What instrument is Priya learning?", "Priya: The cello, my teacher is very patient."),
@@ -56,13 +56,13 @@ PAIRS = [
     ("How did Priya get to work today?", "Priya: I cycled, the trains were on strike again."),
     ("What book is Priya reading?", "Priya: A history of the Silk Road, slow but good."),
     ("Why was Priya late on Monday?", "Priya: The boiler broke and I waited for the plumber."),
-]
+]]
 
 
 def margin(model: SentenceEmbedder) -> float:
     """Mean cosine of each question with its reply, less its mean cosine with the other replies."""
-    q = model.embed([a for a, _ in PAIRS])
-    r = model.embed([b for _, b in PAIRS])
+    q = model.embed([p.question for p in PAIRS])
+    r = model.embed([p.reply for p in PAIRS])
     sims = q @ r.T
     off = (sims.sum(axis=1) - np.diag(sims)) / (len(PAIRS) - 1)
     return float(np.mean(np.diag(sims) - off))
@@ -87,8 +87,9 @@ def test_the_adapted_model_brings_questions_closer_to_their_replies_and_is_made_
 
 
 def test_too_few_pairs_is_a_clear_error(tmp_path):
+    one_each = [PAIRS[0], QuestionReply("sam", *PAIRS[1][1:])]  # no agent has two: no batch to learn from
     with pytest.raises(ValueError, match="too few"):
-        adapt(default_model_path(), DEFAULT_MODEL_NAME, PAIRS[:1], tmp_path)
+        adapt(default_model_path(), DEFAULT_MODEL_NAME, one_each, tmp_path)
 
 
 @pytest.mark.model
@@ -102,7 +103,7 @@ def test_memlake_adapt_then_reindex_with_the_model_it_prints(settings, run_pipel
     from tests.conftest import land
 
     chat = []  # Sam asks Priya each question of PAIRS; she answers
-    for question, answer in PAIRS:
+    for _, question, answer in PAIRS:
         for speaker, content in (("Sam", question.replace("Priya", "you")), ("Priya", answer.split(": ", 1)[1])):
             chat.append({"conversation_id": "c1", "message_id": f"m{len(chat)}", "speaker": speaker,
                          "role": "user" if speaker == "Priya" else "assistant", "content": content,
