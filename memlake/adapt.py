@@ -112,7 +112,9 @@ def adapt(
         return Adapted(path=target, pairs=len(pairs), trained=False, seconds=0.0)
     import torch
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # the command prints its own one-line result
     started = time.perf_counter()
     torch.manual_seed(params.seed)
     shuffle = random.Random(params.seed).shuffle
