@@ -8,6 +8,7 @@ environment variables, a TOML settings file (`MEMLAKE_SETTINGS_FILE`, else
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
@@ -185,17 +186,27 @@ class Settings(BaseSettings):
         return tuple(sources)
 
 
+# The home `load_settings` was given, while it builds the settings: its memlake.toml is the one to read.
+_HOME_GIVEN: ContextVar[Path | None] = ContextVar("memlake_home_given", default=None)
+
+
 def _settings_file() -> Path | None:
     explicit = os.environ.get("MEMLAKE_SETTINGS_FILE")
     if explicit:
         return Path(explicit)
-    candidate = Path(os.environ.get("MEMLAKE_HOME", "./data")) / "memlake.toml"
+    home = _HOME_GIVEN.get() or Path(os.environ.get("MEMLAKE_HOME", "./data"))
+    candidate = home / "memlake.toml"
     return candidate if candidate.is_file() else None
 
 
 def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
-    """Settings for `home` (or MEMLAKE_HOME), with explicit overrides on top."""
+    """Settings for `home` (or MEMLAKE_HOME), read from that home's memlake.toml, with explicit
+    overrides on top."""
     if home is not None:
         overrides["home"] = Path(home)
-    settings = Settings(**overrides)
+    given = _HOME_GIVEN.set(Path(home) if home is not None else None)
+    try:
+        settings = Settings(**overrides)
+    finally:
+        _HOME_GIVEN.reset(given)
     return settings.model_copy(update={"home": settings.home.resolve()})

@@ -32,3 +32,17 @@ def test_every_path_comes_from_the_home(tmp_path: Path, monkeypatch):
     for sub in ("landing", "quarantine", "inputs/overrides", "inputs/forget", "inputs/access", "lake", "lancedb"):
         assert (tmp_path / sub).is_dir()
     assert settings.dagster_home == tmp_path.resolve() / "dagster_home"
+
+
+def test_a_home_given_by_path_reads_its_own_settings_file(tmp_path: Path, monkeypatch):
+    """`--home X` (load_settings(X)) reads X/memlake.toml, not the one of MEMLAKE_HOME."""
+    monkeypatch.delenv("MEMLAKE_SETTINGS_FILE", raising=False)
+    default_home, other_home = tmp_path / "default", tmp_path / "other"
+    for home, lam in ((default_home, 0.3), (other_home, 0.5)):
+        home.mkdir()
+        (home / "memlake.toml").write_text(f"mmr_lambda = {lam}\n")
+    monkeypatch.setenv("MEMLAKE_HOME", str(default_home))
+
+    assert load_settings(other_home).mmr_lambda == 0.5
+    assert load_settings().mmr_lambda == 0.3  # no home given: MEMLAKE_HOME's file
+    assert load_settings(tmp_path / "bare").mmr_lambda == Settings.model_fields["mmr_lambda"].default
