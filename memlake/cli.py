@@ -135,9 +135,9 @@ def adapt(
         raise typer.Exit(1) from exc
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
     typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turns.height} turns; {done})")
-    typer.echo(f"to use it: MEMLAKE_EMBEDDING_MODEL={adapted.path} memlake reindex"
-               f"{' --home ' + str(home) if home else ''} (and the same variable, or embedding_model in "
-               "memlake.toml, wherever this home is searched)")
+    typer.echo(f'to use it: put embedding_model = "{adapted.path}" in {settings.home / "memlake.toml"} (or set '
+               f"MEMLAKE_EMBEDDING_MODEL wherever this home is searched), then run memlake reindex"
+               f"{' --home ' + str(home) if home else ''}")
 
 
 @app.command()

@@ -115,10 +115,11 @@ def test_memlake_adapt_then_reindex_with_the_model_it_prints(settings, run_pipel
 
     adapted = runner.invoke(app, ["adapt", *home, "--epochs", "1"])
     assert adapted.exit_code == 0, adapted.output
-    model = adapted.output.split("MEMLAKE_EMBEDDING_MODEL=")[1].split()[0]
+    model = adapted.output.split("adapted model: ")[1].split(" (")[0]
     assert model.startswith(str(settings.models_dir)) and "8 question-reply pairs" in adapted.output
+    assert f'embedding_model = "{model}"' in adapted.output
 
-    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", model)
+    (settings.home / "memlake.toml").write_text(f'embedding_model = "{model}"\n')  # as the output says
     assert runner.invoke(app, ["reindex", *home]).exit_code == 0
     assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == model
     found = Memory(settings.home).search("Which instrument is Priya learning?", "priya", k=3)
