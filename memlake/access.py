@@ -14,12 +14,13 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import numpy as np
 import polars as pl
 
 from memlake.inputs import append_entry, log_dir, log_files, read_entries
+from memlake.moments import micros, parse_as_of
 from memlake.schemas import ACCESS, ACCESS_SCOPES, check_agent_id
 from memlake.settings import Settings
 
@@ -29,8 +30,6 @@ def record_access(
 ) -> int:
     """Append one entry: `agent_id` used each of `object_ids` (repeats count once) at `at` (default now;
     naive = UTC, or an ISO string). Returns the number of objects written; none, no file."""
-    from memlake.search import parse_as_of  # search imports this module
-
     check_agent_id(agent_id)
     if scope not in ACCESS_SCOPES:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ACCESS_SCOPES)}")
@@ -64,7 +63,7 @@ class AccessLog:
         if owner not in self._uses:
             return {}
         ids, at = self._uses[owner]
-        cutoff = _micros(as_of)
+        cutoff = micros(as_of)
         if cutoff >= at.max():  # the usual search, as of now: every use counts
             return self._totals[owner]
         return dict(Counter(ids[at <= cutoff].tolist()))
@@ -87,17 +86,10 @@ class AccessLog:
         for (agent_id, scope), rows in added.group_by("agent_id", "scope"):
             owner = (str(agent_id), str(scope))
             ids = rows["object_id"].to_numpy().astype(object)
-            micros = rows["accessed_at"].dt.epoch("us").to_numpy()
+            at = rows["accessed_at"].dt.epoch("us").to_numpy()
             self._totals.setdefault(owner, Counter()).update(ids.tolist())
             if owner in self._uses:
                 ids = np.concatenate([self._uses[owner][0], ids])
-                micros = np.concatenate([self._uses[owner][1], micros])
-            self._uses[owner] = (ids, micros)
+                at = np.concatenate([self._uses[owner][1], at])
+            self._uses[owner] = (ids, at)
         self._read.update(new)
-
-
-def _micros(moment: datetime) -> int:
-    return (moment - _EPOCH) // timedelta(microseconds=1)
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

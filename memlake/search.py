@@ -51,6 +51,7 @@ import pyarrow as pa
 from memlake.access import AccessLog
 from memlake.chunks import chunk_id, text_sha256
 from memlake.embedding import TextEmbedder
+from memlake.moments import parse_as_of
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
 from memlake.vectors import ANN_MIN_ROWS, VECTOR, Filters, Snapshot, VectorStore, key_scope
 
@@ -133,15 +134,6 @@ class _Candidate:
 def turn_key(agent_id: str, conversation_id: str, index: int) -> str:
     """The chunk id of one turn; remembered, as a search asks for the same neighbours again and again."""
     return chunk_id(agent_id, conversation_id, "turn", index, index)
-
-
-def parse_as_of(as_of: datetime | str | None) -> datetime:
-    """`as_of` as an aware UTC datetime: naive means UTC, strings are ISO 8601, None is now."""
-    if as_of is None:
-        return datetime.now(UTC)
-    if isinstance(as_of, str):
-        as_of = datetime.fromisoformat(as_of.strip())
-    return as_of.replace(tzinfo=UTC) if as_of.tzinfo is None else as_of.astimezone(UTC)
 
 
 def recency(created_at: datetime | None, as_of: datetime, half_life_days: float) -> float:

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from lancedb.query import MatchQuery
 
+from memlake.moments import EPOCH, micros, utc
 from memlake.schemas import check_agent_id, check_day
 
 VECTOR = "vector"
@@ -51,7 +52,6 @@ ANN_MIN_ROWS = 50_000
 SNAPSHOT_ROWS = 300_000
 # Columns only the writer uses (change detection, partitions); a snapshot leaves them out.
 WRITE_ONLY_COLUMNS = ("embed_text", "text_sha256", "token_count", "day", "embedder")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -65,10 +65,6 @@ def quote(value: str) -> str:
 
 def agent_filter(agent_id: str) -> str:
     return f"agent_id = {quote(check_agent_id(agent_id))}"
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 @dataclass(frozen=True)
@@ -85,9 +81,9 @@ class Filters:
     def where(self, agent_id: str, time_column: str = "created_at") -> str:
         clauses = [agent_filter(agent_id)]
         if self.since is not None:
-            clauses.append(f"{time_column} >= timestamp {quote(_utc(self.since).strftime('%Y-%m-%d %H:%M:%S.%f'))}")
+            clauses.append(f"{time_column} >= timestamp {quote(utc(self.since).strftime('%Y-%m-%d %H:%M:%S.%f'))}")
         if self.until is not None:
-            clauses.append(f"{time_column} < timestamp {quote(_utc(self.until).strftime('%Y-%m-%d %H:%M:%S.%f'))}")
+            clauses.append(f"{time_column} < timestamp {quote(utc(self.until).strftime('%Y-%m-%d %H:%M:%S.%f'))}")
         for column, values in (("role", self.roles), ("conversation_id", self.conversation_ids), ("kind", self.kinds)):
             if values:
                 clauses.append(f"{column} IN ({', '.join(quote(v) for v in values)})")
@@ -97,9 +93,9 @@ class Filters:
     def accepts(self, row: dict[str, Any], time_column: str = "created_at") -> bool:
         """The structured part of the filter (not `extra`), checked on a fetched row."""
         moment = row.get(time_column)
-        if self.since is not None and (moment is None or _utc(moment) < _utc(self.since)):
+        if self.since is not None and (moment is None or utc(moment) < utc(self.since)):
             return False
-        if self.until is not None and (moment is None or _utc(moment) >= _utc(self.until)):
+        if self.until is not None and (moment is None or utc(moment) >= utc(self.until)):
             return False
         return all(
             not values or row.get(column) in values
@@ -655,9 +651,9 @@ class Snapshot:
             return cached
         keep = np.ones(self.size, dtype=bool)
         if filters.since is not None:
-            keep &= ~self.created_null & (self.created_at >= _micros(filters.since))
+            keep &= ~self.created_null & (self.created_at >= micros(filters.since))
         if filters.until is not None:
-            keep &= ~self.created_null & (self.created_at < _micros(filters.until))
+            keep &= ~self.created_null & (self.created_at < micros(filters.until))
         for column, values in (("role", filters.roles), ("conversation_id", filters.conversation_ids),
                                ("kind", filters.kinds)):
             if values:
@@ -762,8 +758,8 @@ class Snapshot:
         out = self.rows.select(plain).take(at).to_pylist() if plain else [{} for _ in range(at.size)]
         if "created_at" in columns:
             moments = zip(self.created_at[at].tolist(), self.created_null[at].tolist(), strict=True)
-            for row, (micros, null) in zip(out, moments, strict=True):
-                row["created_at"] = None if null else _EPOCH + timedelta(microseconds=micros)
+            for row, (since_epoch, null) in zip(out, moments, strict=True):
+                row["created_at"] = None if null else EPOCH + timedelta(microseconds=since_epoch)
         if VECTOR in columns and self.vectors is not None:
             for row, i in zip(out, at.tolist(), strict=True):
                 row[VECTOR] = self.vectors[i]
@@ -846,10 +842,6 @@ def _match(text: str) -> MatchQuery:
     """A full-text match of `text` on the indexed text column, LanceDB's defaults otherwise."""
     # pydantic's mypy plugin does not see the defaults of lancedb's pydantic dataclass
     return MatchQuery(text, TEXT)  # type: ignore[call-arg]
-
-
-def _micros(moment: datetime) -> int:
-    return (_utc(moment) - _EPOCH) // timedelta(microseconds=1)
 
 
 def key_column(table: Any) -> str | None:

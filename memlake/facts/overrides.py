@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, read_log
+from memlake.moments import parse_as_of
 from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
 from memlake.settings import Settings
 
 
 def _utc(value: datetime | str | None) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return None if value is None else parse_as_of(value)
 
 
 def write_override(
@@ -60,7 +57,7 @@ def write_override(
     for name, number in (("confidence", confidence), ("importance", importance)):
         if number is not None and not 0.0 <= number <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {number}")
-    written_at = _utc(at) or datetime.now(UTC)
+    written_at = parse_as_of(at)  # None: now
     override_id = f"o_{uuid.uuid4().hex[:16]}"
     target = target or {}
     row = {
@@ -102,7 +99,7 @@ def write_forget(
         raise ValueError(f"unknown forget scope {scope!r}: one of {', '.join(FORGET_SCOPES)}")
     if scope != "agent" and not target:
         raise ValueError(f"forgetting a {scope} needs its id")
-    written_at = _utc(at) or datetime.now(UTC)
+    written_at = parse_as_of(at)  # None: now
     forget_id = f"x_{uuid.uuid4().hex[:16]}"
     row = {
         "forget_id": forget_id,
