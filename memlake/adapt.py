@@ -34,7 +34,7 @@ from typing import NamedTuple
 import polars as pl
 
 from memlake.chunks import speaker_label, turn_embed_text
-from memlake.embedding import model_ref_and_name
+from memlake.embedding import DEFAULT_MODEL_NAME, model_ref_and_name
 
 # A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
 # carry nothing to match on.
@@ -98,15 +98,32 @@ def adapted_name(base_name: str, pairs: Sequence[QuestionReply], params: AdaptPa
     return f"adapted-{digest.hexdigest()[:16]}"
 
 
+def base_model_of(model: str, home: Path | None = None) -> str:
+    """The `embedding_model` setting that `model` was adapted from, or `model` itself if it is no
+    adapted model. Adapting again starts from there, on every pair the home has then: the same
+    pairs always give the same model, and an old adaptation is not trained over."""
+    ref, _ = model_ref_and_name(model, home)
+    manifest = Path(ref) / MANIFEST
+    if not model or not manifest.is_file():
+        return model
+    base = str(json.loads(manifest.read_text())["base"])
+    return "" if base == DEFAULT_MODEL_NAME else base
+
+
 def adapt(
-    base_model: str, pairs: Sequence[QuestionReply], models_dir: Path, params: AdaptParams | None = None
+    base_model: str,
+    pairs: Sequence[QuestionReply],
+    models_dir: Path,
+    params: AdaptParams | None = None,
+    home: Path | None = None,
 ) -> Adapted:
-    """Fine-tune a copy of `base_model` (an `embedding_model` setting: '' is the packaged model) on
-    `pairs` and save it under `models_dir` (kept as it is if a model of the same name is there)."""
+    """Fine-tune a copy of `base_model` (an `embedding_model` setting: '' is the packaged model; a
+    relative one may name a folder in `home`) on `pairs` and save it under `models_dir` (kept as it
+    is if a model of the same name is there)."""
     if not any(n >= 2 for n in Counter(p.agent_id for p in pairs).values()):
         raise ValueError(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
     params = params or AdaptParams()
-    base_ref, base_name = model_ref_and_name(base_model)
+    base_ref, base_name = model_ref_and_name(base_model, home)
     target = models_dir / adapted_name(base_name, pairs, params)
     if (target / MANIFEST).exists():
         return Adapted(path=target, pairs=len(pairs), trained=False, seconds=0.0)

@@ -70,9 +70,9 @@ class Memory:
         """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
         needs it."""
         if not hasattr(self, "_embedder"):
-            from memlake.embedding import load_embedder
+            from memlake.embedding import configured_embedder
 
-            self._embedder = load_embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+            self._embedder = configured_embedder(self.settings)
         if self._embedder is None:
             return None
         memo = getattr(self, "_fact_embed_memo", None)
@@ -216,9 +216,9 @@ class Memory:
             conversation_ids=as_tuple(conversation_id),
         )
         if "embedder" not in params and not hasattr(self, "_embedder"):
-            from memlake.embedding import load_embedder
+            from memlake.embedding import configured_embedder
 
-            self._embedder = load_embedder(self.settings.embedding_model, self.settings.embedding_batch_size)
+            self._embedder = configured_embedder(self.settings)
         if not hasattr(self, "_vectors"):
             from memlake.vectors import VectorStore
 

@@ -109,35 +109,55 @@ def adapt(
         list[str] | None, typer.Option("--agent", help="only these agents' conversations (repeatable; default: all)")
     ] = None,
     epochs: Annotated[int, typer.Option(help="passes over the question-reply pairs")] = 2,
+    use: Annotated[
+        bool, typer.Option("--use", help="put the adapted model in this home's memlake.toml and reindex with it")
+    ] = False,
 ) -> None:
     """Adapt the embedding model to this home's conversations, offline and without labels: it learns from
-    each question in a chat and the reply after it. Prints the new model's folder, to use with `memlake reindex`."""
+    each question in a chat and the reply after it. Prints the new model's folder; with --use, this home
+    then searches with it (its indexes are embedded again)."""
     import polars as pl
 
-    from memlake.adapt import AdaptParams, question_reply_pairs
+    from memlake.adapt import AdaptParams, base_model_of, question_reply_pairs
     from memlake.adapt import adapt as adapt_model
     from memlake.embedding import has_weights
     from memlake.lake import Lake
     from memlake.schemas import TURNS
+    from memlake.settings import write_home_setting
 
     settings = load_settings(home)
-    if not has_weights(settings.embedding_model):
-        typer.echo(f"error: embedding model {settings.embedding_model!r} has no weights to adapt", err=True)
+    base = base_model_of(settings.embedding_model, settings.home)
+    if not has_weights(base):
+        typer.echo(f"error: embedding model {base!r} has no weights to adapt", err=True)
+        raise typer.Exit(1)
+    overriding = [name for name in ("MEMLAKE_EMBEDDING_MODEL", "MEMLAKE_SETTINGS_FILE") if os.environ.get(name)]
+    if use and overriding:
+        typer.echo(f"error: --use writes {settings.home / 'memlake.toml'}, but {' and '.join(overriding)} "
+                   "would still decide the model: unset it, or set the model there", err=True)
         raise typer.Exit(1)
     turns = Lake(settings.lake_dir).read(TURNS)
     if agents:
         turns = turns.filter(pl.col("agent_id").is_in([check_agent_id(a) for a in agents]))
     pairs = question_reply_pairs(turns)
     try:
-        adapted = adapt_model(settings.embedding_model, pairs, settings.models_dir, AdaptParams(epochs=epochs))
+        adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home)
     except ValueError as exc:
         typer.echo(f"error: {exc} ({turns.height} turns)", err=True)
         raise typer.Exit(1) from exc
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
     typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turns.height} turns; {done})")
-    typer.echo(f'to use it: put embedding_model = "{adapted.path}" in {settings.home / "memlake.toml"} (or set '
-               f"MEMLAKE_EMBEDDING_MODEL wherever this home is searched), then run memlake reindex"
-               f"{' --home ' + str(home) if home else ''}")
+    # named relative to the home, so the home can move with its models
+    name = adapted.path.relative_to(settings.home).as_posix()
+    home_option = f" --home {home}" if home else ""
+    if not use:
+        typer.echo(f'to use it: memlake adapt --use{home_option}, or put embedding_model = "{name}" in '
+                   f"{settings.home / 'memlake.toml'} and run memlake reindex{home_option}")
+        return
+    if settings.embedding_model == name:
+        typer.echo(f"this home already searches with it ({settings.home / 'memlake.toml'}): nothing to reindex")
+        return
+    typer.echo(f'{write_home_setting(settings.home, "embedding_model", name)}: embedding_model = "{name}"')
+    reindex(home=settings.home)
 
 
 @app.command()

@@ -13,9 +13,13 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from memlake.settings import Settings
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -45,16 +49,24 @@ def has_weights(model: str) -> bool:
     return model.lower() != "none" and not model.startswith("hash")
 
 
-def model_ref_and_name(model: str) -> tuple[str, str]:
-    """Where the `embedding_model` setting's model loads from, and the name an index records for it."""
-    return model or default_model_path(), model or DEFAULT_MODEL_NAME
+def model_ref_and_name(model: str, home: Path | None = None) -> tuple[str, str]:
+    """Where the `embedding_model` setting's model loads from, and the name an index records for it.
+
+    A relative path to a folder inside `home` (a model adapted to the home, `models/adapted-…`) loads
+    from there and keeps its relative name: a home that is moved or copied keeps its settings, and its
+    index keeps the vectors that model made."""
+    if not model:
+        return default_model_path(), DEFAULT_MODEL_NAME
+    if home is not None and not Path(model).is_absolute() and (home / model).is_dir():
+        return str(home / model), model
+    return model, model
 
 
 class SentenceEmbedder:
     """A sentence-transformers model, loaded once per process and model."""
 
-    def __init__(self, model: str = "", batch_size: int = 64) -> None:
-        self.model_ref, self.name = model_ref_and_name(model)
+    def __init__(self, model: str = "", batch_size: int = 64, home: Path | None = None) -> None:
+        self.model_ref, self.name = model_ref_and_name(model, home)
         self.batch_size = batch_size
         self._model = _load_sentence_model(self.model_ref)
         self._token_counter: Any = None
@@ -165,13 +177,19 @@ class HashEmbedder:
         return [len(_WORD.findall(t)) for t in texts]
 
 
-def load_embedder(model: str = "", batch_size: int = 64) -> TextEmbedder | None:
-    """The configured embedder, or None when embeddings are off or no model loads."""
+def load_embedder(model: str = "", batch_size: int = 64, home: Path | None = None) -> TextEmbedder | None:
+    """The configured embedder, or None when embeddings are off or no model loads; a relative
+    `model` may name a folder inside `home` (see `model_ref_and_name`)."""
     if model.lower() == "none":
         return None
     if model.startswith("hash"):
         return HashEmbedder()
     try:
-        return SentenceEmbedder(model, batch_size)
+        return SentenceEmbedder(model, batch_size, home)
     except EmbedderUnavailable:
         return None
+
+
+def configured_embedder(settings: Settings) -> TextEmbedder | None:
+    """The embedder a home's settings name (see `load_embedder`)."""
+    return load_embedder(settings.embedding_model, settings.embedding_batch_size, settings.home)

@@ -788,13 +788,13 @@ def search_memory(
 ) -> pl.DataFrame:
     """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
     `access` is the home's access log (read whole when not given), for the access-frequency boost."""
-    from memlake.embedding import load_embedder
+    from memlake.embedding import configured_embedder
 
     if scope not in SPECS:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
     when = parse_as_of(as_of)
     if embedder is None and use_embedder:
-        embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+        embedder = configured_embedder(settings)
     # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search
     searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder)
     params = SearchParams.from_settings(settings, k=k, **overrides)

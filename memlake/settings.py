@@ -31,7 +31,8 @@ class Settings(BaseSettings):
     # Embeddings
     embedding_model: str = Field(
         "",
-        description="sentence-transformers model name or path; empty = the packaged all-MiniLM-L6-v2; "
+        description="sentence-transformers model name or path (a relative path to a folder in the home, "
+        "such as models/adapted-..., is read from the home); empty = the packaged all-MiniLM-L6-v2; "
         "'none' = no embeddings (full-text search only).",
     )
     embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
@@ -210,3 +211,19 @@ def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
     finally:
         _HOME_GIVEN.reset(given)
     return settings.model_copy(update={"home": settings.home.resolve()})
+
+
+def write_home_setting(home: Path, key: str, value: str) -> Path:
+    """Set `key` in `<home>/memlake.toml`, keeping the file's other settings and comments; returns the file.
+    The environment (MEMLAKE_*) and MEMLAKE_SETTINGS_FILE still win over it, as for any setting."""
+    import tomlkit
+
+    if key not in Settings.model_fields:
+        raise ValueError(f"unknown setting {key!r}")
+    path = home / "memlake.toml"
+    document = tomlkit.parse(path.read_text()) if path.exists() else tomlkit.document()
+    document[key] = value
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(tomlkit.dumps(document))
+    partial.replace(path)  # a reader sees the old file or the new one, never half of one
+    return path

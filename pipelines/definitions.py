@@ -50,7 +50,9 @@ def default_resources(settings: Settings | None = None) -> dict[str, object]:
     settings = settings or Settings()
     return {
         "lake": LakeResource(home=str(settings.home)),
-        "embedder": Embedder(model=settings.embedding_model, batch_size=settings.embedding_batch_size),
+        "embedder": Embedder(
+            model=settings.embedding_model, batch_size=settings.embedding_batch_size, home=str(settings.home)
+        ),
         "vectors": VectorStore(home=str(settings.home)),
         "core_model": CoreModel.from_settings(settings, api_key=core_api_key(settings)),
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dagster as dg
 import numpy as np
 
@@ -18,9 +20,10 @@ class Embedder(dg.ConfigurableResource):
 
     model: str = ""
     batch_size: int = 64
+    home: str = ""  # a relative `model` may name a folder in it (a model adapted to the home)
 
     def _embedder(self) -> TextEmbedder | None:
-        return load_embedder(self.model, self.batch_size)
+        return load_embedder(self.model, self.batch_size, Path(self.home) if self.home else None)
 
     @property
     def available(self) -> bool:

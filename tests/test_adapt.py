@@ -1,7 +1,9 @@
 """Adapting the embedding model to a home's own conversations (`memlake adapt`)."""
 
 import json
+import shutil
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -93,7 +95,9 @@ def test_too_few_pairs_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.model
-def test_memlake_adapt_then_reindex_with_the_model_it_prints(settings, run_pipeline, monkeypatch):
+def test_memlake_adapt_use_searches_with_the_adapted_model_wherever_the_home_moves(
+    settings, run_pipeline, monkeypatch, tmp_path
+):
     from typer.testing import CliRunner
 
     from memlake.api import Memory
@@ -110,22 +114,43 @@ def test_memlake_adapt_then_reindex_with_the_model_it_prints(settings, run_pipel
                          "created_at": f"2024-03-01T09:{len(chat):02d}:00Z"})
     land(settings, "priya", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in chat))
     assert run_pipeline().success
+    built_with = VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX)
     runner = CliRunner()
     home = ["--home", str(settings.home)]
+    settings.home.joinpath("memlake.toml").write_text("# Priya's memory\nrrf_k = 10\n")
 
-    adapted = runner.invoke(app, ["adapt", *home, "--epochs", "1"])
-    assert adapted.exit_code == 0, adapted.output
-    model = adapted.output.split("adapted model: ")[1].split(" (")[0]
-    assert model.startswith(str(settings.models_dir)) and "8 question-reply pairs" in adapted.output
-    assert f'embedding_model = "{model}"' in adapted.output
+    printed = runner.invoke(app, ["adapt", *home, "--epochs", "1"])  # without --use: says how, changes nothing
+    assert printed.exit_code == 0, printed.output
+    folder = Path(printed.output.split("adapted model: ")[1].split(" (")[0])
+    name = f"models/{folder.name}"
+    assert folder.parent == settings.models_dir and "8 question-reply pairs" in printed.output
+    assert f'embedding_model = "{name}"' in printed.output and "memlake adapt --use" in printed.output
+    assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == built_with
 
-    (settings.home / "memlake.toml").write_text(f'embedding_model = "{model}"\n')  # as the output says
-    assert runner.invoke(app, ["reindex", *home]).exit_code == 0
-    assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == model
-    found = Memory(settings.home).search("Which instrument is Priya learning?", "priya", k=3)
+    used = runner.invoke(app, ["adapt", *home, "--epochs", "1", "--use"])
+    assert used.exit_code == 0, used.output
+    assert "already there, unchanged" in used.output and "rebuilt: " in used.output
+    toml = settings.home.joinpath("memlake.toml").read_text()
+    assert f'embedding_model = "{name}"' in toml and "# Priya's memory" in toml and "rrf_k = 10" in toml
+    assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == name  # named relative to the home
+    question = "Which instrument is Priya learning?"
+    found = Memory(settings.home).search(question, "priya", k=3)
     assert set(found["mode"]) == {"hybrid"}  # the index and the query share the adapted model
     assert any("cello" in text for text in found["text"])
 
+    moved = tmp_path / "moved"  # a home copied elsewhere, the old one gone: model and vectors go with it
+    shutil.copytree(settings.home, moved)
+    shutil.rmtree(settings.home)
+    found = Memory(moved).search(question, "priya", k=3)
+    assert set(found["mode"]) == {"hybrid"} and any("cello" in text for text in found["text"])
+    # adapting again starts from the base model, not from the adapted one: the same pairs, the same model
+    again = runner.invoke(app, ["adapt", "--home", str(moved), "--epochs", "1", "--use"])
+    assert again.exit_code == 0, again.output
+    assert f"adapted model: {moved / name} " in again.output and "nothing to reindex" in again.output
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", name)  # the environment would still decide: --use says so
+    refused = runner.invoke(app, ["adapt", "--home", str(moved), "--epochs", "1", "--use"])
+    assert refused.exit_code == 1 and "MEMLAKE_EMBEDDING_MODEL" in refused.output
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "none")
-    refused = runner.invoke(app, ["adapt", *home])
+    refused = runner.invoke(app, ["adapt", "--home", str(moved)])
     assert refused.exit_code == 1 and "no weights to adapt" in refused.output

@@ -538,7 +538,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     from memlake.api import Memory
     from memlake.bench.locomo import machine
     from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
-    from memlake.embedding import load_embedder
+    from memlake.embedding import configured_embedder
     from memlake.settings import load_settings
     from pipelines.definitions import default_resources
     from pipelines.runner import run_landing
@@ -561,7 +561,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     if not outcome.success:
         raise RuntimeError(f"pipeline failed: {outcome}")
     memory = Memory(settings=settings)
-    embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+    embedder = configured_embedder(settings)
     started = time.perf_counter()
     results = [score_story(memory, s, search) for s in stories]
     read_seconds = time.perf_counter() - started

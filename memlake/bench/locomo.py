@@ -304,7 +304,7 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str
     """Land the samples and run the pipeline into `home`; ingest throughput vs the raw embedder."""
     import dagster as dg
 
-    from memlake.embedding import load_embedder
+    from memlake.embedding import configured_embedder
     from memlake.lake import Lake
     from memlake.schemas import CHUNKS
     from memlake.settings import load_settings
@@ -314,7 +314,7 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str
     settings = load_settings(home, embedding_model=model)
     settings.ensure_dirs()
     write_landing(samples, settings.landing_dir)
-    embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)  # loaded before timing
+    embedder = configured_embedder(settings)  # loaded before timing
     if embedder is None:
         raise RuntimeError(f"embedding model {model!r} not loadable")
     instance = dg.DagsterInstance.ephemeral()
@@ -379,9 +379,9 @@ def evaluate(
     memory = Memory(settings=settings)
     embedder = memory._embedder if hasattr(memory, "_embedder") else None
     if embedder is None:
-        from memlake.embedding import load_embedder
+        from memlake.embedding import configured_embedder
 
-        embedder = load_embedder(settings.embedding_model, settings.embedding_batch_size)
+        embedder = configured_embedder(settings)
     vectors = embedder.embed([q.question for q in qs]) if embedder is not None else None
 
     def run(q: Question, i: int, overrides: dict[str, Any]) -> Any:
