@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 import shutil
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -116,10 +117,11 @@ def adapt(
     models_dir: Path,
     params: AdaptParams | None = None,
     home: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Adapted:
     """Fine-tune a copy of `base_model` (an `embedding_model` setting: '' is the packaged model; a
     relative one may name a folder in `home`) on `pairs` and save it under `models_dir` (kept as it
-    is if a model of the same name is there)."""
+    is if a model of the same name is there). `progress(done, total)` hears of each batch trained."""
     if not any(n >= 2 for n in Counter(p.agent_id for p in pairs).values()):
         raise ValueError(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
     params = params or AdaptParams()
@@ -146,6 +148,8 @@ def adapt(
         features = model.preprocess(texts)
         return torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=-1)
 
+    total = params.epochs * sum(math.ceil(len(p) / params.batch_size) for p in by_agent.values())
+    done = 0
     for _ in range(params.epochs):
         batches = []
         for agent_pairs in by_agent.values():
@@ -153,6 +157,9 @@ def adapt(
             batches += [agent_pairs[i : i + params.batch_size] for i in range(0, len(agent_pairs), params.batch_size)]
         shuffle(batches)
         for batch in batches:
+            done += 1
+            if progress is not None:
+                progress(done, total)
             if len(batch) < 2:
                 continue
             questions, answers = embed([p.question for p in batch]), embed([p.reply for p in batch])

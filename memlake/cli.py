@@ -117,6 +117,7 @@ def adapt(
     each question in a chat and the reply after it. Prints the new model's folder; with --use, this home
     then searches with it (its indexes are embedded again)."""
     import polars as pl
+    from tqdm import tqdm
 
     from memlake.adapt import AdaptParams, base_model_of, question_reply_pairs
     from memlake.adapt import adapt as adapt_model
@@ -139,11 +140,19 @@ def adapt(
     if agents:
         turns = turns.filter(pl.col("agent_id").is_in([check_agent_id(a) for a in agents]))
     pairs = question_reply_pairs(turns)
-    try:
-        adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home)
-    except ValueError as exc:
-        typer.echo(f"error: {exc} ({turns.height} turns)", err=True)
-        raise typer.Exit(1) from exc
+    with tqdm(desc="adapting", unit="batch", file=sys.stderr, leave=False) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            adapted = adapt_model(
+                base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home, progress
+            )
+        except ValueError as exc:
+            typer.echo(f"error: {exc} ({turns.height} turns)", err=True)
+            raise typer.Exit(1) from exc
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
     typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turns.height} turns; {done})")
     # named relative to the home, so the home can move with its models

@@ -73,16 +73,19 @@ def margin(model: SentenceEmbedder) -> float:
 @pytest.mark.model
 def test_the_adapted_model_brings_questions_closer_to_their_replies_and_is_made_once(tmp_path):
     params = AdaptParams(epochs=4, batch_size=8, learning_rate=1e-4)
-    first = adapt("", PAIRS, tmp_path, params)
+    heard: list[tuple[int, int]] = []
+    first = adapt("", PAIRS, tmp_path, params, progress=lambda done, total: heard.append((done, total)))
     assert first.trained and first.pairs == len(PAIRS)
+    assert heard == [(n, 4) for n in range(1, 5)]  # one batch of 8 pairs per epoch, each one heard of
     assert json.loads((first.path / MANIFEST).read_text())["base"] == DEFAULT_MODEL_NAME
 
     before, after = SentenceEmbedder(), SentenceEmbedder(str(first.path))
     assert after.dim == before.dim
     assert margin(after) > margin(before) + 0.05
 
-    again = adapt("", PAIRS, tmp_path, params)
-    assert again.path == first.path and not again.trained  # same pairs and settings: the same model, kept
+    heard.clear()
+    again = adapt("", PAIRS, tmp_path, params, progress=lambda done, total: heard.append((done, total)))
+    assert again.path == first.path and not again.trained and not heard  # same pairs and settings: the same model, kept
     # other pairs or settings make other weights: they get another name, so no index reuses old vectors
     assert adapted_name(DEFAULT_MODEL_NAME, PAIRS[:-1], params) != first.path.name
     assert adapted_name(DEFAULT_MODEL_NAME, PAIRS, AdaptParams(epochs=3, batch_size=8)) != first.path.name
