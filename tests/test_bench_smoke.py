@@ -59,3 +59,40 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     markdown = render(out.parent)
     assert "## LoCoMo retrieval" in markdown and "| hybrid |" in markdown and "Machine:" in markdown
     assert "### What k the targets would need" in markdown
+
+
+def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_path, monkeypatch):
+    """The held-back figures of `hybrid_adapted` are honest only if the adapter never read 5-9's chats."""
+    import polars as pl
+
+    import memlake.adapt
+    from memlake.bench.locomo import TUNE, evaluate_adapted
+    from memlake.lake import Lake
+
+    samples = json.loads(LOCOMO.read_text())
+    rows = []
+    for sample in samples:
+        index: dict[str, int] = {}
+        for row in landing_rows(sample):
+            index[row["conversation_id"]] = index.get(row["conversation_id"], -1) + 1
+            rows.append({**row, "agent_id": sample["sample_id"], "turn_index": index[row["conversation_id"]]})
+    every_turn = pl.DataFrame(rows)
+    learned_from = []
+
+    class Stop(Exception):
+        pass
+
+    def adapt(model, pairs, models_dir, *args, **kwargs):
+        learned_from.extend(pairs)
+        raise Stop  # what it learns from is the point; no need to train
+
+    monkeypatch.setattr(memlake.adapt, "adapt", adapt)
+    monkeypatch.setattr(Lake, "read", lambda self, table: every_turn)
+    with pytest.raises(Stop):
+        evaluate_adapted(samples, tmp_path, "", questions(samples), log=lambda _: None)
+    tuning = {samples[i]["sample_id"] for i in TUNE}
+    assert {pair.agent_id for pair in learned_from} == tuning and len(learned_from) > 500
+    said = {agent: set(turns["content"].to_list()) for (agent,), turns in every_turn.group_by("agent_id")}
+    assert all(pair.reply.split(": ", 1)[-1] in said[pair.agent_id] for pair in learned_from)  # replies as said
+    held_back = set().union(*(text for agent, text in said.items() if agent not in tuning))
+    assert not any(pair.reply.split(": ", 1)[-1] in held_back for pair in learned_from)
