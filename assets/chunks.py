@@ -24,13 +24,15 @@ from resources.lake import LakeResource
     pool=LAKE_WRITERS,
 )
 def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder) -> dg.MaterializeResult:
-    """One row per retrieval unit (a turn, a whole conversation, or a window of turns), per day of turns."""
+    """One row per retrieval unit (a turn, a whole conversation, a window of turns, or a turn's sentence or the
+    question it replies to), per day of turns."""
     days = list(context.partition_keys)
     window_size = lake.settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
     by_day = build_chunks_by_day(
-        source, embedder.count_tokens, window_size=window_size, sentence_keys=lake.settings.chunk_sentences
+        source, embedder.count_tokens, window_size=window_size, sentence_keys=lake.settings.chunk_sentences,
+        question_keys=lake.settings.chunk_questions,
     )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)
@@ -45,6 +47,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
             "tokenizer": embedder.name,
             "window_size": window_size,
             "sentence_keys": lake.settings.chunk_sentences,
+            "question_keys": lake.settings.chunk_questions,
             "tokens": int(frame["token_count"].sum()) if frame.height else 0,
             "preview": markdown_preview(
                 frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")

@@ -23,7 +23,6 @@ import hashlib
 import json
 import math
 import random
-import re
 import shutil
 import time
 from collections import Counter, defaultdict
@@ -34,15 +33,9 @@ from typing import NamedTuple
 
 import polars as pl
 
-from memlake.chunks import speaker_label, turn_embed_text
+from memlake.chunks import questions_asked, speaker_label, turn_embed_text
 from memlake.embedding import DEFAULT_MODEL_NAME, model_ref_and_name
 
-# A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
-# carry nothing to match on.
-_QUESTION = re.compile(r"[^.!?\n]*\?")
-QUESTION_MIN_WORDS = 4
-_YOUR = re.compile(r"\byour\b", re.IGNORECASE)
-_YOU = re.compile(r"\byou\b", re.IGNORECASE)
 MANIFEST = "memlake_adapted.json"
 
 
@@ -70,14 +63,14 @@ class Adapted:
 
 
 def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
-    """(question, reply) pairs from `turns` (the TURNS schema): each question of QUESTION_MIN_WORDS
-    words or more in a turn, with the next turn of the same conversation when another speaker
+    """(question, reply) pairs from `turns` (the TURNS schema): each question of a turn
+    (`chunks.questions_asked`), with the next turn of the same conversation when another speaker
     says it. The question's "you"/"your" become the replier's name; the reply is the text the
     index embeds for that turn."""
     rows = turns.sort("agent_id", "conversation_id", "turn_index").select(
         "agent_id", "conversation_id", "speaker", "role", "content"
     ).rows()
-    pairs = []
+    pairs: list[QuestionReply] = []
     for (agent, conversation, speaker, role, content), (agent2, conversation2, speaker2, role2, reply) in zip(
         rows, rows[1:], strict=False  # each turn with the next one
     ):
@@ -85,12 +78,7 @@ def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
         if (agent, conversation) != (agent2, conversation2) or asker == replier:
             continue
         answer = turn_embed_text(speaker2, role2, reply)
-        for question in _QUESTION.findall(content):
-            question = question.strip(" -\u2014")
-            if len(question.split()) < QUESTION_MIN_WORDS:
-                continue
-            question = _YOU.sub(replier, _YOUR.sub(f"{replier}'s", question))
-            pairs.append(QuestionReply(agent, question, answer))
+        pairs.extend(QuestionReply(agent, question, answer) for question in questions_asked(content, replier))
     return pairs
 
 

@@ -12,6 +12,11 @@ Kinds:
   or more (of `SENTENCE_MIN_WORDS` words or more), under the turn's range, so a
   fact said in passing in a long turn has a vector of its own (a long turn's
   one vector is the mean of everything it says).
+- `question`: optional (`question_keys`): one per question the previous turn (by
+  another speaker) asked, under the range of the turn that replies, with "you"
+  and "your" turned into the replier's name. A memory query is a question too
+  ("What did Caroline research?"), and a sentence model matches two questions
+  far better than a question and its answer ("Caroline: Adoption agencies!").
 
 `text` is what full-text search indexes and a hit returns; `embed_text` is what
 the embedding model reads (the same words without the date header).
@@ -34,8 +39,14 @@ import polars as pl
 from memlake.lake import conform
 from memlake.schemas import CHUNKS
 
-KINDS = ("turn", "session", "window", "sentence")
+KINDS = ("turn", "session", "window", "sentence", "question")
 SENTENCE_MIN_WORDS = 3
+# A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
+# carry nothing to match on.
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+QUESTION_MIN_WORDS = 4
+_YOUR = re.compile(r"\byour\b", re.IGNORECASE)
+_YOU = re.compile(r"\byou\b", re.IGNORECASE)
 _SEP = "\x1f"
 # A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]").
 # pysbd, measured on LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
@@ -60,6 +71,17 @@ def sentences(content: str) -> list[str]:
     found = [p.strip() for p in _SENTENCE_END.split(content)]
     found = [p for p in found if len(p.split()) >= SENTENCE_MIN_WORDS]
     return found if len(found) >= 2 else []
+
+
+def questions_asked(content: str, replier: str) -> list[str]:
+    """The questions of `content` worth a key (`QUESTION_MIN_WORDS` words or more), put to `replier`
+    by name: a memory query names people, where a chat question speaks to them."""
+    found = []
+    for question in _QUESTION.findall(content):
+        question = question.strip(" -\u2014")
+        if len(question.split()) >= QUESTION_MIN_WORDS:
+            found.append(_YOU.sub(replier, _YOUR.sub(f"{replier}'s", question)))
+    return found
 
 
 def text_sha256(text: str) -> str:
@@ -100,6 +122,7 @@ def build_chunks(
     *,
     window_size: int = 0,
     sentence_keys: bool = False,
+    question_keys: bool = False,
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
@@ -112,7 +135,11 @@ def build_chunks(
     for (agent_id, conversation_id), group in ordered.group_by(
         "agent_id", "conversation_id", maintain_order=True
     ):
-        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, sentence_keys))
+        rows.extend(
+            _conversation_chunks(
+                str(agent_id), str(conversation_id), group, window_size, sentence_keys, question_keys
+            )
+        )
     counts = count_tokens([r["text"] for r in rows])
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
@@ -121,12 +148,17 @@ def build_chunks(
 
 
 def _conversation_chunks(
-    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int, sentence_keys: bool
+    agent_id: str,
+    conversation_id: str,
+    group: pl.DataFrame,
+    window_size: int,
+    sentence_keys: bool,
+    question_keys: bool,
 ) -> list[dict[str, Any]]:
     turns = group.to_dicts()
     started = turns[0].get("conversation_started_at") or turns[0]["created_at"]
     rows = []
-    for t in turns:
+    for before, t in zip([None, *turns], turns, strict=False):
         rows.append(
             _row(
                 agent_id, conversation_id, "turn", [t],
@@ -141,6 +173,17 @@ def _conversation_chunks(
                     agent_id, conversation_id, "sentence", [t],
                     turn_text(t["speaker"], t["role"], sentence, started),
                     turn_embed_text(t["speaker"], t["role"], sentence),
+                    role=t["role"], speaker=t["speaker"], part=part,
+                )
+            )
+        replier = speaker_label(t["speaker"], t["role"])
+        if not question_keys or before is None or speaker_label(before["speaker"], before["role"]) == replier:
+            continue
+        for part, question in enumerate(questions_asked(before["content"], replier)):
+            rows.append(  # the asker's words, standing for the reply: a filter on role or speaker sees the reply's
+                _row(
+                    agent_id, conversation_id, "question", [t],
+                    turn_text(before["speaker"], before["role"], question, started), question,
                     role=t["role"], speaker=t["speaker"], part=part,
                 )
             )
@@ -193,12 +236,15 @@ def build_chunks_by_day(
     *,
     window_size: int = 0,
     sentence_keys: bool = False,
+    question_keys: bool = False,
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
     One build for every day: the tokenizer and polars pay their per-call cost once, not once per day.
     """
-    built = build_chunks(turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys)
+    built = build_chunks(
+        turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys
+    )
     if built.height == 0:
         return {}
     day_of = turns.select("agent_id", "conversation_id", "day").unique()

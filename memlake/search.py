@@ -8,7 +8,9 @@ Steps, for one agent (always) and optional filters:
    counted within each kind, each term scaled by the hit's score relative to
    the best of its list (so a lone exact match is not outvoted by a crowd of
    weak ones). For chunks a turn's rank in a list is that of its best match,
-   itself or one of its sentences (`sentence_keys`); it is then as relevant as
+   itself, one of its sentences (`sentence_keys`) or a question it replied to
+   (`question_keys`; in the vector list a question's cosine similarity is
+   scaled by `question_weight` first); it is then as relevant as
    its best view: its own fused score, or `window_weight` x the best window
    chunk it sits in; then it gets
    `neighbor_weight` x the best score of the turns just before and after it
@@ -75,6 +77,8 @@ class SearchParams:
     session_weight: float = 0.0
     window_weight: float = 0.0
     sentence_keys: bool = True  # a turn's sentences rank for it (where the index has sentence chunks)
+    question_keys: bool = True  # the questions a turn replies to rank for it (where the index has them)
+    question_weight: float = 1.0  # a question key's cosine similarity is scaled by this in the vector list
     neighbor_weight: float = 0.0
     context_candidates: int = 10
     recency_half_life_days: float = 180.0
@@ -101,6 +105,7 @@ class SearchParams:
             importance_weight=settings.search_importance_weight,
             access_weight=settings.search_access_weight,
             mention_weight=settings.search_mention_weight,
+            question_weight=settings.search_question_weight,
             mmr_lambda=settings.mmr_lambda,
             window_turns=settings.window_turns,
         )
@@ -176,6 +181,19 @@ def _boost(
         * (1.0 + params.mention_weight * mention)
     )
     return boost, rec, importance, access, mention
+
+
+def _scaled_kind(hits: list[dict[str, Any]], kind: str, weight: float) -> list[dict[str, Any]]:
+    """A vector list with the cosine similarity of `kind`'s hits scaled by `weight`, nearest first again.
+
+    Two questions ("What did Caroline research?", "What are you researching, Caroline?") are closer
+    in a sentence model's space than any answer is to either, so a question key unscaled would
+    outrank every turn's own vector.
+    """
+    for row in hits:
+        if row.get("kind") == kind:
+            row["_distance"] = 1.0 - weight * (1.0 - float(row["_distance"]))
+    return sorted(hits, key=lambda row: float(row["_distance"]))
 
 
 def _parts_as_turns(
@@ -262,7 +280,8 @@ class Searcher:
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                    if weight > 0 and kind in spec.context_kinds]
-        parts = spec.part_kinds if params.sentence_keys else ()
+        switched_off = {"sentence": not params.sentence_keys, "question": not params.question_keys}
+        parts = tuple(kind for kind in spec.part_kinds if not switched_off.get(kind, False))
         kinds = (*spec.result_kinds, *parts, *context) if spec.result_kinds else ()
         group = replace(base, kinds=kinds) if kinds else base
         # one query per list for every kind; ranks are counted within each kind
@@ -318,6 +337,8 @@ class Searcher:
         window_scores: defaultdict[tuple[str, int, int], float] = defaultdict(float)  # (conv, start, end) -> fused
         session_scores: defaultdict[str, float] = defaultdict(float)  # conversation -> fused
         for list_name, hits in lists:
+            if list_name == "vector" and "question" in parts and params.question_weight != 1.0:
+                hits = _scaled_kind(hits, "question", params.question_weight)
             if parts:
                 hits = _parts_as_turns(hits, agent_id, spec.key, parts)
             seen: Counter[str] = Counter()
@@ -677,7 +698,7 @@ CHUNK_SPEC = IndexSpec(
     CHUNK_INDEX,
     key="chunk_id",
     result_kinds=("turn",),
-    part_kinds=("sentence",),
+    part_kinds=("sentence", "question"),
     context_kinds=("session", "window"),
     expand_windows=True,
     extra_columns=("role", "speaker"),

@@ -115,6 +115,14 @@ class Settings(BaseSettings):
         description="A chunk per sentence of turns with two sentences or more: a sentence's own vector ranks its "
         "turn (a long turn's vector is the mean of all it says, cut at the model's input limit).",
     )
+    chunk_questions: bool = Field(
+        True,
+        description="A chunk per question a turn replies to (the previous turn's, by another speaker, with 'you' "
+        "turned into the replier's name): a memory query matches the question asked better than the reply.",
+    )
+    search_question_weight: float = Field(
+        0.9, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
+    )
     search_snapshot_rows: int = Field(
         300_000,
         description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "

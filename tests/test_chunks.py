@@ -114,6 +114,31 @@ def test_a_turn_of_several_sentences_gets_a_chunk_per_sentence_under_its_own_ran
     assert build_chunks(frame, count_words).filter(pl.col("kind") == "sentence").height == 0
 
 
+def test_a_reply_is_keyed_by_the_question_it_answers_put_to_the_replier_by_name():
+    frame = turns_frame({"s1": [
+        ("user", "Caroline", "Hey Mel! What are you reading these days? Anything good?"),
+        ("assistant", "Melanie", "A history of the Silk Road, slow but good."),
+        ("assistant", "Melanie", "Did you see the game last night?"),  # after her own turn: no key for it
+        ("user", "Caroline", "I did! Is your family coming to the show with you?"),
+        ("assistant", "Melanie", "Yes, all of us."),
+    ]})
+    chunks = build_chunks(frame, count_words, question_keys=True)
+
+    keys = chunks.filter(pl.col("kind") == "question")
+    # "Anything good?" is too short to match on
+    assert keys["embed_text"].to_list() == [
+        "What are Melanie reading these days?",
+        "Did Caroline see the game last night?",
+        "Is Melanie's family coming to the show with Melanie?",
+    ]
+    assert keys["text"][0] == "Caroline, 8 May 2023: What are Melanie reading these days?"  # the asker's words
+    assert keys["message_ids"].to_list() == [["s1-m1"], ["s1-m3"], ["s1-m4"]]  # under the reply, for it
+    assert list(zip(keys["turn_start"], keys["turn_end"], strict=True)) == [(1, 1), (3, 3), (4, 4)]
+    assert keys["speaker"].to_list() == ["Melanie", "Caroline", "Melanie"]  # the reply's, for role/speaker filters
+    assert not set(keys["chunk_id"]) & set(chunks.filter(pl.col("kind") != "question")["chunk_id"])
+    assert build_chunks(frame, count_words).filter(pl.col("kind") == "question").height == 0
+
+
 @pytest.mark.parametrize(("content", "expected"), [
     ("One short sentence only.", []),
     ("I moved to Porto last week. The flat is small but bright!", ["I moved to Porto last week.",

@@ -42,6 +42,14 @@ VERBS = ["finished", "postponed", "cleaned", "discussed", "planned", "fixed", "b
 TIMES = ["this morning", "on Monday", "last month", "after lunch", "before the holidays", "at dawn"]
 
 
+# Sam asks, Priya replies: the reply shares no content word with the memory query; the question does,
+# at the end of a turn about something else (so the turn's and the window's vectors are about that)
+ASKED = ("The quarterly audit ate every evening, the printer jammed twice on Friday and the client moved "
+         "the deadline again. What do you usually do to unwind after a hard week at work?")
+ASKED_REPLY = "Mostly sourdough baking and old sitcoms, honestly."
+ASKED_QUERY = "How does Priya relax after a stressful working week?"
+
+
 def jsonl(rows: list[dict]) -> str:
     return "".join(json.dumps(r) + "\n" for r in rows)
 
@@ -86,6 +94,9 @@ def model_home(tmp_path_factory):
         + rows_for(["The team offsite is in Porto."], "march", "2024-03-10", "Priya")
         + rows_for(["The team offsite is in Porto."], "june", "2024-06-10", "Priya")
         + rows_for([LONG_TURN], "c5", "2024-03-05", "Priya")
+        + [{**row, "speaker": speaker, "role": role} for row, speaker, role in zip(
+            rows_for([ASKED, ASKED_REPLY], "c6", "2024-03-06", "Priya"), ("Sam", "Priya"), ("assistant", "user"),
+            strict=True)]
     )
     other = rows_for(["My rescue dog Biscuit loves the beach.", "Order ORD-58213 belongs to Jonas."],
                      "x1", "2024-03-02", "Jonas")
@@ -123,6 +134,25 @@ def test_a_fact_at_the_end_of_a_long_turn_is_found_through_its_sentence(model_ho
     assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
     whole_turns_only = memory.search(BURIED_QUERY, "priya", k=10, sentence_keys=False)
     assert "c5-m0" not in [ids[0] for ids in whole_turns_only["message_ids"].to_list()]
+
+
+def test_a_reply_is_found_through_the_question_it_answered(model_home):
+    """A memory query is a question; the model matches it to the question asked in the chat far better
+    than to the reply, which shares none of its words."""
+    settings, _ = model_home
+    assert not (content_words(ASKED_QUERY) - {"priya"}) & content_words(ASKED_REPLY)
+    memory = Memory(settings=settings)
+    found = memory.search(ASKED_QUERY, "priya", k=3)
+    hit = found.filter(pl.col("message_ids").list.first() == "c6-m1")
+    assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
+    assert hit["text"][0].endswith(ASKED_REPLY)  # the reply is returned, not the question
+    # the vector list alone, turns by their own keys only (no windows, no neighbours): first through the
+    # question; by the reply's own vector, not in the top 10
+    alone = {"lists": ("vector",), "window_weight": 0.0, "neighbor_weight": 0.0}
+    by_vector = memory.search(ASKED_QUERY, "priya", k=10, **alone)
+    assert by_vector["message_ids"][0][0] == "c6-m1", by_vector.select("text")
+    replies_only = memory.search(ASKED_QUERY, "priya", k=10, question_keys=False, **alone)
+    assert "c6-m1" not in [ids[0] for ids in replies_only["message_ids"].to_list()], replies_only.select("text")
 
 
 def test_exact_identifier_ranks_first_while_vector_only_misses_it(model_home):

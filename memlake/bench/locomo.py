@@ -233,7 +233,8 @@ def context_words(q: Question, ranked_ids: list[str], words: dict[tuple[str, str
 
 
 # turn chunks only (no sentence keys), no session or window lifts, no boosts, no MMR
-_TURNS_ALONE: dict[str, Any] = {"sentence_keys": False, "session_weight": 0.0, "window_weight": 0.0,
+_TURNS_ALONE: dict[str, Any] = {"sentence_keys": False, "question_keys": False, "session_weight": 0.0,
+                                "window_weight": 0.0,
                                 "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0,
                                 "mmr_lambda": 1.0}
 SYSTEMS: dict[str, dict[str, Any]] = {
@@ -253,6 +254,8 @@ SWEEPS: list[tuple[str, dict[str, Any]]] = [
     *((f"session_weight={w}", {"session_weight": w}) for w in (0.0, 0.5, 1.0)),
     *((f"window_weight={w}", {"window_weight": w}) for w in (0.0, 0.5)),
     ("sentence_keys=False", {"sentence_keys": False}),
+    ("question_keys=False", {"question_keys": False}),
+    *((f"question_weight={w}", {"question_weight": w}) for w in (0.7, 0.8, 1.0)),
     *((f"neighbor_weight={w}", {"neighbor_weight": w}) for w in (0.0, 0.5)),
     *((f"mention_weight={w}", {"mention_weight": w}) for w in (0.0, 0.5)),
     *((f"recency_weight={w}", {"recency_weight": w}) for w in (0.0, 0.3)),
@@ -554,7 +557,8 @@ def run_locomo(
             for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",
                         "search_window_weight", "search_neighbor_weight", "search_mention_weight",
                         "search_recency_weight", "recency_half_life_days",
-                        "mmr_lambda", "window_turns", "chunk_window_size", "chunk_sentences")
+                        "mmr_lambda", "window_turns", "chunk_window_size", "chunk_sentences",
+                        "chunk_questions", "search_question_weight")
         },
         "ingest": ingest,
         **results,
