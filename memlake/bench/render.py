@@ -85,7 +85,7 @@ def render_locomo(report: dict[str, Any]) -> str:
     parts += ["", f"Targets: turn recall_any@10 ≥ {_pct(TARGETS['turn_any@10'])}, "
               f"session recall_all@5 ≥ {_pct(TARGETS['session_all@5'])}.", "",
               "`hybrid` is the default configuration; `bm25` and `vector` are each list alone, over turn "
-              "chunks only (no sentence keys); `untuned_rrf` "
+              "chunks only (no sentence or question keys); `untuned_rrf` "
               "fuses the same two lists by textbook RRF (k 60, ranks only) with none of the lifts and boosts "
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds.", ""]
     adaptation = report.get("adaptation")
