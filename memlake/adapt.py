@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from memlake.chunks import questions_asked, speaker_label, turn_embed_text
+from memlake.chunks import questions_answered, turn_embed_text
 from memlake.embedding import DEFAULT_MODEL_NAME, model_ref_and_name
 
 MANIFEST = "memlake_adapted.json"
@@ -63,22 +63,18 @@ class Adapted:
 
 
 def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
-    """(question, reply) pairs from `turns` (the TURNS schema): each question of a turn
-    (`chunks.questions_asked`), with the next turn of the same conversation when another speaker
-    says it. The question's "you"/"your" become the replier's name; the reply is the text the
-    index embeds for that turn."""
+    """(question, reply) pairs from `turns` (the TURNS schema): each question a turn put to the next
+    turn's speaker, in the same conversation (`chunks.questions_answered`: "you"/"your" become the
+    replier's name), with that reply as the index embeds it."""
     rows = turns.sort("agent_id", "conversation_id", "turn_index").select(
         "agent_id", "conversation_id", "speaker", "role", "content"
-    ).rows()
+    ).to_dicts()
     pairs: list[QuestionReply] = []
-    for (agent, conversation, speaker, role, content), (agent2, conversation2, speaker2, role2, reply) in zip(
-        rows, rows[1:], strict=False  # each turn with the next one
-    ):
-        asker, replier = speaker_label(speaker, role), speaker_label(speaker2, role2)
-        if (agent, conversation) != (agent2, conversation2) or asker == replier:
+    for before, turn in zip(rows, rows[1:], strict=False):  # each turn with the next one
+        if (before["agent_id"], before["conversation_id"]) != (turn["agent_id"], turn["conversation_id"]):
             continue
-        answer = turn_embed_text(speaker2, role2, reply)
-        pairs.extend(QuestionReply(agent, question, answer) for question in questions_asked(content, replier))
+        reply = turn_embed_text(turn["speaker"], turn["role"], turn["content"])
+        pairs.extend(QuestionReply(turn["agent_id"], q, reply) for q in questions_answered(before, turn))
     return pairs
 
 

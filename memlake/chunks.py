@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -73,11 +73,15 @@ def sentences(content: str) -> list[str]:
     return found if len(found) >= 2 else []
 
 
-def questions_asked(content: str, replier: str) -> list[str]:
-    """The questions of `content` worth a key (`QUESTION_MIN_WORDS` words or more), put to `replier`
-    by name: a memory query names people, where a chat question speaks to them."""
+def questions_answered(before: Mapping[str, Any] | None, turn: Mapping[str, Any]) -> list[str]:
+    """The questions the turn `before` put to `turn`'s speaker, by name (none if one speaker said
+    both): each question of `QUESTION_MIN_WORDS` words or more, its "you"/"your" turned into the
+    replier's name, as a memory query names people where a chat question speaks to them."""
+    replier = speaker_label(turn["speaker"], turn["role"])
+    if before is None or speaker_label(before["speaker"], before["role"]) == replier:
+        return []
     found = []
-    for question in _QUESTION.findall(content):
+    for question in _QUESTION.findall(before["content"]):
         question = question.strip(" -\u2014")
         if len(question.split()) >= QUESTION_MIN_WORDS:
             found.append(_YOU.sub(replier, _YOUR.sub(f"{replier}'s", question)))
@@ -176,17 +180,15 @@ def _conversation_chunks(
                     role=t["role"], speaker=t["speaker"], part=part,
                 )
             )
-        replier = speaker_label(t["speaker"], t["role"])
-        if not question_keys or before is None or speaker_label(before["speaker"], before["role"]) == replier:
-            continue
-        for part, question in enumerate(questions_asked(before["content"], replier)):
-            rows.append(  # the asker's words, standing for the reply: a filter on role or speaker sees the reply's
-                _row(
-                    agent_id, conversation_id, "question", [t],
-                    turn_text(before["speaker"], before["role"], question, started), question,
-                    role=t["role"], speaker=t["speaker"], part=part,
+        if question_keys and before is not None:
+            for part, question in enumerate(questions_answered(before, t)):
+                rows.append(  # the asker's words, standing for the reply: filters on role or speaker see the reply's
+                    _row(
+                        agent_id, conversation_id, "question", [t],
+                        turn_text(before["speaker"], before["role"], question, started), question,
+                        role=t["role"], speaker=t["speaker"], part=part,
+                    )
                 )
-            )
     lines = [(speaker_label(t["speaker"], t["role"]), t["content"]) for t in turns]
     text = session_text(turns[0].get("title"), started, lines)
     rows.append(_row(agent_id, conversation_id, "session", turns, text, text))
