@@ -197,7 +197,9 @@ class Memory:
         `scope` is chunks (turns, with adjacent turns as `context`), episodes
         or facts. Recency counts back from `as_of` (naive = UTC, ISO string,
         None = now). Columns: score and its parts (rrf, vector_rank, text_rank,
-        context_lift, recency, importance, access, boost), text, agent_id,
+        context_lift, recency, importance, access, boost), which key of a turn each list
+        matched (vector_match, text_match: turn, sentence or question; None if that list did
+        not find it), text, agent_id,
         conversation_id, message_ids (best match first), created_at, and `mode`:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).

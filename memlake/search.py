@@ -64,6 +64,7 @@ HYBRID = "hybrid"
 FULL_TEXT = "full_text"
 VECTOR_ONLY = "vector"
 _WORD = re.compile(r"\w+", re.UNICODE)
+_MATCHED = "_matched"  # on a hit standing for its turn: the kind of key that matched (sentence, question)
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class IndexSpec:
 class _Candidate:
     row: dict[str, Any]
     ranks: dict[str, int] = field(default_factory=dict)
+    matched: dict[str, str] = field(default_factory=dict)  # list -> the kind of key it ranked: turn, sentence ...
     rrf: float = 0.0
     lift: float = 0.0
 
@@ -199,7 +201,8 @@ def _scaled_kind(hits: list[dict[str, Any]], kind: str, weight: float) -> list[d
 def _parts_as_turns(
     hits: list[dict[str, Any]], agent_id: str, key: str, parts: tuple[str, ...]
 ) -> list[dict[str, Any]]:
-    """A list's hits with each part (a sentence) standing for its turn, each turn at its best place.
+    """A list's hits with each part (a sentence) standing for its turn, each turn at its best place
+    (and the part's kind under `_MATCHED`, for the result's `vector_match` / `text_match`).
 
     A turn's vector is the mean of everything it says, and a long turn's is cut at the model's input
     limit; the vector of one of its sentences is not. Hits come best first, so the first one of a
@@ -209,7 +212,8 @@ def _parts_as_turns(
     placed: set[str] = set()
     for row in hits:
         if row.get("kind") in parts:
-            row = {**row, key: turn_key(agent_id, row["conversation_id"], int(row["turn_start"])), "kind": "turn"}
+            row = {**row, key: turn_key(agent_id, row["conversation_id"], int(row["turn_start"])), "kind": "turn",
+                   _MATCHED: row["kind"]}
         elif row.get("kind") != "turn":
             out.append(row)
             continue
@@ -363,6 +367,7 @@ class Searcher:
                         session_scores[row["conversation_id"]] += value
                     continue
                 key = row[spec.key]
+                matched = row.pop(_MATCHED, kind)
                 cand = candidates.get(key)
                 if cand is None:
                     vec = row.pop(VECTOR, None)
@@ -370,6 +375,7 @@ class Searcher:
                         vectors[key] = np.asarray(vec, dtype=np.float32)
                     cand = candidates[key] = _Candidate(row=row)
                 cand.ranks[list_name] = rank
+                cand.matched[list_name] = matched
                 cand.rrf += value
 
         turns: dict[str, dict[str, Any]] = {}
@@ -582,6 +588,8 @@ class Searcher:
                 "rrf": cand.rrf,
                 "vector_rank": cand.ranks.get("vector"),
                 "text_rank": cand.ranks.get("text"),
+                "vector_match": cand.matched.get("vector") or None,
+                "text_match": cand.matched.get("text") or None,
                 "context_lift": cand.lift,
                 "recency": rec,
                 "importance": importance,
@@ -636,6 +644,8 @@ def _result_schema() -> dict[str, Any]:
         "rrf": pl.Float64,
         "vector_rank": pl.Int32,
         "text_rank": pl.Int32,
+        "vector_match": pl.String,
+        "text_match": pl.String,
         "context_lift": pl.Float64,
         "recency": pl.Float64,
         "importance": pl.Float64,

@@ -132,6 +132,7 @@ def test_a_fact_at_the_end_of_a_long_turn_is_found_through_its_sentence(model_ho
     found = memory.search(BURIED_QUERY, "priya", k=3)
     hit = found.filter(pl.col("message_ids").list.first() == "c5-m0")
     assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
+    assert hit["vector_match"][0] == "sentence"
     whole_turns_only = memory.search(BURIED_QUERY, "priya", k=10, sentence_keys=False)
     assert "c5-m0" not in [ids[0] for ids in whole_turns_only["message_ids"].to_list()]
 
@@ -146,6 +147,7 @@ def test_a_reply_is_found_through_the_question_it_answered(model_home):
     hit = found.filter(pl.col("message_ids").list.first() == "c6-m1")
     assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
     assert hit["text"][0].endswith(ASKED_REPLY)  # the reply is returned, not the question
+    assert hit["vector_match"][0] == "question"  # and the result says which key the vector list matched
     # the vector list alone, turns by their own keys only (no windows, no neighbours): first through the
     # question; by the reply's own vector, not in the top 10
     alone = {"lists": ("vector",), "window_weight": 0.0, "neighbor_weight": 0.0}
@@ -160,6 +162,7 @@ def test_exact_identifier_ranks_first_while_vector_only_misses_it(model_home):
     memory = Memory(settings=settings)
     hybrid = memory.search("ORD-58213", "priya", k=5)
     assert hybrid["text"][0].endswith(ORDER_TARGET)
+    assert hybrid["text_match"][0] == "turn"  # the turn's own text, not a sentence or question of it
     vector_only = memory.search("ORD-58213", "priya", k=5, lists=("vector",))
     assert set(vector_only["mode"]) == {"vector"}
     assert not vector_only["text"][0].endswith(ORDER_TARGET), vector_only.select("text")
