@@ -84,14 +84,20 @@ def run(home: HomeOption = None) -> None:
 
 
 @app.command()
-def reindex(home: HomeOption = None) -> None:
+def reindex(
+    home: HomeOption = None,
+    rechunk: Annotated[
+        bool, typer.Option("--rechunk", help="first build every day's chunks again from the turns (new chunk kinds "
+                           "or chunk settings)")
+    ] = False,
+) -> None:
     """Rebuild the search indexes (LanceDB) of every day from the lake alone: after losing lancedb/, or to
     embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
     from pipelines.runner import NothingToIndex, run_reindex
 
     settings = load_settings(home)
     try:
-        outcome = run_reindex(settings)
+        outcome = run_reindex(settings, rechunk=rechunk)
     except NothingToIndex as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
@@ -166,7 +172,7 @@ def adapt(
         typer.echo(f"this home already searches with it ({settings.home / 'memlake.toml'}): nothing to reindex")
         return
     typer.echo(f'{write_home_setting(settings.home, "embedding_model", name)}: embedding_model = "{name}"')
-    reindex(home=settings.home)
+    reindex(home=settings.home, rechunk=False)
 
 
 @app.command()

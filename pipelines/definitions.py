@@ -32,6 +32,9 @@ landing_job = dg.define_asset_job(
 )
 # The search indexes (chunks, episodes, facts) from the lake alone: after losing lancedb/, or for a new model.
 reindex_selection = dg.AssetSelection.groups("search")
+# The same with the chunks built again from the turns first: for chunk kinds or chunk settings a home's
+# chunks predate (an upgrade that adds a kind, a new window size).
+rechunk_selection = dg.AssetSelection.assets(chunk_assets.chunks) | reindex_selection
 reindex_job = dg.define_asset_job(
     "reindex_job",
     selection=reindex_selection,

@@ -85,15 +85,18 @@ def run_reindex(
     settings: Settings,
     resources: dict[str, object] | None = None,
     instance: dg.DagsterInstance | None = None,
+    rechunk: bool = False,
 ) -> RunOutcome:
-    """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone."""
-    from pipelines.definitions import reindex_selection
+    """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
+    with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
+    from pipelines.definitions import rechunk_selection, reindex_selection
 
     settings.ensure_dirs()
     days = set(Lake(settings.lake_dir).partitions(TURNS))
     if not days:
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
-    return _run(settings, reindex_selection, days, days, "memlake reindex", resources, instance)
+    selection = rechunk_selection if rechunk else reindex_selection
+    return _run(settings, selection, days, days, "memlake reindex", resources, instance)
 
 
 class NothingToIndex(ValueError):

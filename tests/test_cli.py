@@ -1,5 +1,6 @@
 """`memlake ingest`, `run`, `turns` and `reindex`, as a user types them."""
 
+import json
 import shutil
 
 from typer.testing import CliRunner
@@ -50,3 +51,39 @@ def test_ingest_rejects_a_bad_agent_id(settings):
     )
     assert result.exit_code != 0
     assert not (settings.landing_dir / ".." / "etc").exists()
+
+
+def test_reindex_rechunk_gives_every_day_the_chunk_kinds_of_todays_settings(settings, monkeypatch):
+    """A home built before a chunk kind existed (here: with question keys off) gets it in one command."""
+    import polars as pl
+
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+    from tests.conftest import land
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "false")
+    chat = [{"conversation_id": f"c{day}", "message_id": f"m{day}{i}", "speaker": speaker, "role": role,
+             "content": content, "created_at": f"2024-03-0{day}T09:0{i}:00Z"}
+            for day in (1, 2)
+            for i, (speaker, role, content) in enumerate([("Sam", "assistant", "What are you reading these days?"),
+                                                          ("Priya", "user", "A history of the Silk Road.")])]
+    land(settings, "priya", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in chat))
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
+
+    def question_keys() -> list[str]:
+        chunks = Lake(settings.lake_dir).read(CHUNKS)
+        return chunks.filter(pl.col("kind") == "question")["message_ids"].list.first().sort().to_list()
+
+    assert question_keys() == []
+    monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "true")
+    plain = runner.invoke(app, ["reindex", "--home", str(settings.home)])
+    assert plain.exit_code == 0 and question_keys() == []  # a plain reindex embeds the chunks the lake has
+    rechunked = runner.invoke(app, ["reindex", "--rechunk", "--home", str(settings.home)])
+    assert rechunked.exit_code == 0, rechunked.output
+    assert "transcripts/chunks" in rechunked.output and "search/chunk_index" in rechunked.output
+    assert question_keys() == ["m11", "m21"]  # every day, not only the last one
+    found = runner.invoke(app, ["search", "What is Priya reading?", "--agent", "priya", "--json",
+                                "--home", str(settings.home)])
+    assert '"text_match": "question"' in found.output or '"vector_match": "question"' in found.output
