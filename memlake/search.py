@@ -288,10 +288,11 @@ class Searcher:
         parts = tuple(kind for kind in spec.part_kinds if not switched_off.get(kind, False))
         kinds = (*spec.result_kinds, *parts, *context) if spec.result_kinds else ()
         group = replace(base, kinds=kinds) if kinds else base
-        # one query per list for every kind; ranks are counted within each kind
-        limit = params.candidates * max(1, len(kinds) - ("session" in context)) + (
-            params.context_candidates if "session" in context else 0
-        )
+        # one query per list for every kind, ranks counted within each kind; a turn's parts (its sentences,
+        # the questions it answered) share one count, as they all stand for turns (a share more for
+        # question keys cost a 100k-chunk search ~0.4 ms of CPU for 0.3 points of LoCoMo recall)
+        shares = len(spec.result_kinds) + bool(parts) + len([kind for kind in context if kind != "session"])
+        limit = params.candidates * max(1, shares) + (params.context_candidates if "session" in context else 0)
         use_text = "text" in params.lists
         # The full-text query starts on the snapshot this reader already holds, before the table's
         # version is checked and the query embedded; a new version discards it and asks again.
