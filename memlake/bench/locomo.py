@@ -455,7 +455,9 @@ def evaluate_adapted(
     reindex_seconds = time.perf_counter() - started
     results = evaluate(adapted_home, str(adapted.path), qs, word_counts(samples), ADAPTED_SYSTEMS, (), 0)
     adaptation = {
-        "trained_on": tune_agents, "pairs": len(pairs), "train_seconds": round(adapted.seconds, 1),
+        "trained_on": tune_agents, "pairs": len(pairs),
+        # None: the home had this adapter already (same base, pairs and settings), so nothing was trained
+        "train_seconds": round(adapted.seconds, 1) if adapted.trained else None,
         "reindex_seconds": round(reindex_seconds, 1), "model": adapted.path.name,
     }
     return adaptation, results["systems"]

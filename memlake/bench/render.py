@@ -90,10 +90,12 @@ def render_locomo(report: dict[str, Any]) -> str:
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds.", ""]
     adaptation = report.get("adaptation")
     if adaptation:
+        trained = (f"{adaptation['train_seconds']} s of training" if adaptation["train_seconds"] is not None
+                   else "the adapter an earlier run had trained on the same pairs, found in the home")
         parts += [f"`hybrid_adapted` and `vector_adapted` are `hybrid` and `vector` with the default model adapted "
                   f"(`memlake adapt`) on the {adaptation['pairs']} question-reply pairs of conversations 0-4's "
                   f"own turns ({', '.join(adaptation['trained_on'])}; no question, answer or label of the "
-                  f"benchmark; {adaptation['train_seconds']} s of training, {adaptation['reindex_seconds']} s to "
+                  f"benchmark; {trained}, {adaptation['reindex_seconds']} s to "
                   "index again): on 5-9 neither the adapter nor any setting saw the text or the answers.", ""]
     reach = []
     for name, s in systems.items():
