@@ -35,6 +35,8 @@ import polars as pl
 
 from memlake.chunks import questions_answered, turn_embed_text
 from memlake.embedding import DEFAULT_MODEL_NAME, model_ref_and_name
+from memlake.lake import Lake
+from memlake.schemas import TURNS
 
 MANIFEST = "memlake_adapted.json"
 
@@ -76,6 +78,15 @@ def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
         reply = turn_embed_text(turn["speaker"], turn["role"], turn["content"])
         pairs.extend(QuestionReply(turn["agent_id"], q, reply) for q in questions_answered(before, turn))
     return pairs
+
+
+def home_pairs(lake_dir: Path, agents: Sequence[str] | None = None) -> tuple[list[QuestionReply], int]:
+    """The question-reply pairs of a lake's turns (of `agents` only, if given), and how many turns
+    they were taken from."""
+    turns = Lake(lake_dir).read(TURNS)
+    if agents:
+        turns = turns.filter(pl.col("agent_id").is_in(list(agents)))
+    return question_reply_pairs(turns), turns.height
 
 
 def adapted_name(base_name: str, pairs: Sequence[QuestionReply], params: AdaptParams) -> str:

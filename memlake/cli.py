@@ -122,14 +122,11 @@ def adapt(
     """Adapt the embedding model to this home's conversations, offline and without labels: it learns from
     each question in a chat and the reply after it. Prints the new model's folder; with --use, this home
     then searches with it (its indexes are embedded again)."""
-    import polars as pl
     from tqdm import tqdm
 
-    from memlake.adapt import AdaptParams, base_model_of, question_reply_pairs
+    from memlake.adapt import AdaptParams, base_model_of, home_pairs
     from memlake.adapt import adapt as adapt_model
     from memlake.embedding import has_weights
-    from memlake.lake import Lake
-    from memlake.schemas import TURNS
     from memlake.settings import write_home_setting
 
     settings = load_settings(home)
@@ -142,10 +139,7 @@ def adapt(
         typer.echo(f"error: --use writes {settings.home / 'memlake.toml'}, but {' and '.join(overriding)} "
                    "would still decide the model: unset it, or set the model there", err=True)
         raise typer.Exit(1)
-    turns = Lake(settings.lake_dir).read(TURNS)
-    if agents:
-        turns = turns.filter(pl.col("agent_id").is_in([check_agent_id(a) for a in agents]))
-    pairs = question_reply_pairs(turns)
+    pairs, turn_count = home_pairs(settings.lake_dir, [check_agent_id(a) for a in agents or []])
     with tqdm(desc="adapting", unit="batch", file=sys.stderr, leave=False) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -157,10 +151,10 @@ def adapt(
                 base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home, progress
             )
         except ValueError as exc:
-            typer.echo(f"error: {exc} ({turns.height} turns)", err=True)
+            typer.echo(f"error: {exc} ({turn_count} turns)", err=True)
             raise typer.Exit(1) from exc
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
-    typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turns.height} turns; {done})")
+    typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turn_count} turns; {done})")
     # named relative to the home, so the home can move with its models
     name = adapted.path.relative_to(settings.home).as_posix()
     home_option = f" --home {home}" if home else ""

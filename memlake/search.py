@@ -192,10 +192,13 @@ def _scaled_kind(hits: list[dict[str, Any]], kind: str, weight: float) -> list[d
     in a sentence model's space than any answer is to either, so a question key unscaled would
     outrank every turn's own vector.
     """
+    scaled = False
     for row in hits:
         if row.get("kind") == kind:
             row["_distance"] = 1.0 - weight * (1.0 - float(row["_distance"]))
-    return sorted(hits, key=lambda row: float(row["_distance"]))
+            scaled = True
+    # a list without such hits (a history with no questions in it) keeps its order: no sort on every search
+    return sorted(hits, key=lambda row: float(row["_distance"])) if scaled else hits
 
 
 def _parts_as_turns(

@@ -431,16 +431,13 @@ def evaluate_adapted(
     on 5-9 neither the adapter nor any setting saw the text or the answers."""
     import dagster as dg
 
-    from memlake.adapt import adapt, question_reply_pairs
-    from memlake.lake import Lake
-    from memlake.schemas import TURNS
+    from memlake.adapt import adapt, home_pairs
     from memlake.settings import load_settings
     from pipelines.definitions import default_resources
     from pipelines.runner import run_reindex
 
     tune_agents = [samples[i]["sample_id"] for i in TUNE if i < len(samples)]
-    turns = Lake(home / "lake").read(TURNS)
-    pairs = question_reply_pairs(turns.filter(turns["agent_id"].is_in(tune_agents)))
+    pairs, _ = home_pairs(home / "lake", tune_agents)
     adapted = adapt(model, pairs, home / "models")
     log(f"adapted on {len(pairs)} question-reply pairs of {tune_agents} in {adapted.seconds:.0f} s: {adapted.path}")
     adapted_home = home / "adapted"
