@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
-from memlake.chunks import build_chunks_by_day
+from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
 from pipelines.partitions import day_partitions
 from resources.embedder import Embedder
@@ -27,17 +27,19 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     """One row per retrieval unit (a turn, a whole conversation, a window of turns, or a turn's sentence or the
     question it replies to), per day of turns."""
     days = list(context.partition_keys)
-    window_size = lake.settings.chunk_window_size
+    settings = lake.settings
+    window_size = settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
     by_day = build_chunks_by_day(
-        source, embedder.count_tokens, window_size=window_size, sentence_keys=lake.settings.chunk_sentences,
-        question_keys=lake.settings.chunk_questions,
+        source, embedder.count_tokens, window_size=window_size, sentence_keys=settings.chunk_sentences,
+        question_keys=settings.chunk_questions,
     )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)
     to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}
-    frame = lake.lake.write_partitions(CHUNKS, to_write)
+    recipe = chunk_recipe(settings)
+    frame = lake.lake.write_partitions(CHUNKS, to_write, stamp={RECIPE_STAMP: recipe})
     kinds = Counter(frame["kind"].to_list())
     return dg.MaterializeResult(
         metadata={
@@ -45,9 +47,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
             "days_written": len(to_write),
             "by_kind": dg.MetadataValue.json(dict(kinds)),
             "tokenizer": embedder.name,
-            "window_size": window_size,
-            "sentence_keys": lake.settings.chunk_sentences,
-            "question_keys": lake.settings.chunk_questions,
+            "recipe": recipe,
             "tokens": int(frame["token_count"].sum()) if frame.height else 0,
             "preview": markdown_preview(
                 frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")

@@ -32,14 +32,22 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from memlake.lake import conform
+from memlake.lake import Lake, conform
 from memlake.schemas import CHUNKS
 
+if TYPE_CHECKING:
+    from memlake.settings import Settings
+
 KINDS = ("turn", "session", "window", "sentence", "question")
+# What built a day's chunks is stamped on its file (`chunk_recipe`). CHUNKER changes whenever
+# `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys),
+# so that a home's older days are built again by the next run (`stale_chunk_days`).
+CHUNKER = "memlake-chunks-3"
+RECIPE_STAMP = "memlake.chunk_recipe"
 SENTENCE_MIN_WORDS = 3
 # A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
 # carry nothing to match on.
@@ -230,6 +238,20 @@ def _row(
         "text": text,
         "embed_text": embed_text,
     }
+
+
+def chunk_recipe(settings: Settings) -> str:
+    """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
+    return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
+            f"questions={settings.chunk_questions}").lower()
+
+
+def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
+    """Days whose chunks another recipe built (or none on record: a home older than the stamp).
+
+    A day with turns but no chunks yet is not one: a run is building it, or failed and says so.
+    """
+    return [day for day, stamp in lake.stamps(CHUNKS, RECIPE_STAMP).items() if stamp != recipe]
 
 
 def build_chunks_by_day(

@@ -76,6 +76,9 @@ def run(home: HomeOption = None) -> None:
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: "
                f"{outcome.days[0] + '..' + outcome.days[-1] if outcome.days else 'none'} ({len(outcome.days)})")
+    if outcome.rechunked:
+        typer.echo(f"chunks built again (an older chunker or other chunk settings had built them): "
+                   f"{outcome.rechunked[0]}..{outcome.rechunked[-1]} ({len(outcome.rechunked)} days)")
     for check in outcome.failed_checks:
         typer.echo(f"check failed: {check}")
     typer.echo(render_ingest_report(Lake(settings.lake_dir)))

@@ -110,13 +110,20 @@ class Lake:
         return conformed.num_rows
 
     def write_partitions(
-        self, table: Table, by_day: Mapping[str, pa.Table | Sequence[dict[str, Any]] | pl.DataFrame]
+        self,
+        table: Table,
+        by_day: Mapping[str, pa.Table | Sequence[dict[str, Any]] | pl.DataFrame],
+        stamp: Mapping[str, str] | None = None,
     ) -> pl.DataFrame:
-        """`write_partition` for many days, side by side (each file still swapped in atomically).
+        """`write_partition` for many days, side by side (each file still swapped in atomically), each
+        file stamped with `stamp` (key-value metadata in its footer: what built it, see `stamps`).
 
         Returns the rows written, as `read` of those days would give them.
         """
         conformed = {day: conform(table, data) for day, data in by_day.items()}
+        if stamp:
+            conformed = {day: data.replace_schema_metadata({**(data.schema.metadata or {}), **stamp})
+                         for day, data in conformed.items()}
         with ThreadPoolExecutor(_FILE_THREADS) as pool:
             list(pool.map(lambda day: _atomic_write(self.partition_file(table, day), conformed[day]), conformed))
         return _with_days(table, list(conformed.values()), list(conformed))
@@ -132,6 +139,15 @@ class Lake:
             for p in root.iterdir()
             if p.name.startswith(prefix) and (p / DATA_FILE).is_file()
         )
+
+    def stamps(self, table: Table, key: str) -> dict[str, str | None]:
+        """Each written day's stamp `key` (None: its file has none), read from the files' footers only."""
+        out: dict[str, str | None] = {}
+        for day in self.partitions(table):
+            metadata = pq.read_schema(self.partition_file(table, day)).metadata or {}
+            value = metadata.get(key.encode())
+            out[day] = value.decode() if value is not None else None
+        return out
 
     def files(self, table: Table, days: Iterable[str] | None = None) -> list[Path]:
         if not table.partitioned:

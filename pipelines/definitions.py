@@ -35,6 +35,12 @@ reindex_selection = dg.AssetSelection.groups("search")
 # The same with the chunks built again from the turns first: for chunk kinds or chunk settings a home's
 # chunks predate (an upgrade that adds a kind, a new window size).
 rechunk_selection = dg.AssetSelection.assets(chunk_assets.chunks) | reindex_selection
+rechunk_job = dg.define_asset_job(
+    "rechunk_job",
+    selection=rechunk_selection,
+    description="Build the chosen days' chunks again from the turns, then their LanceDB indexes (the landing "
+    "sensor asks for it when a day's chunks were built by an older chunker or other chunk settings).",
+)
 reindex_job = dg.define_asset_job(
     "reindex_job",
     selection=reindex_selection,
@@ -72,8 +78,8 @@ def build_definitions(resources: dict[str, object] | None = None) -> dg.Definiti
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[landing_job, manifest_job, reindex_job, *episode_assets.JOBS],
-        sensors=[build_landing_sensor(landing_job, manifest_job), *episode_assets.SENSORS],
+        jobs=[landing_job, manifest_job, reindex_job, rechunk_job, *episode_assets.JOBS],
+        sensors=[build_landing_sensor(landing_job, manifest_job, rechunk_job), *episode_assets.SENSORS],
         resources=resources or default_resources(),
     )
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
@@ -53,6 +54,7 @@ class RunOutcome:
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
     materialized: list[str] = field(default_factory=list)
+    rechunked: list[str] = field(default_factory=list)  # days whose chunks were built again (a new recipe)
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
 
@@ -78,6 +80,17 @@ def run_landing(
     outcome = _run(settings, _selection_for(touched), touched, lake.partitions(TURNS), "memlake run", resources,
                    instance)
     outcome.new_files = [f.relative for f in fresh]
+    stale = set(stale_chunk_days(lake, chunk_recipe(settings))) if outcome.success else set()
+    if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
+        from pipelines.definitions import rechunk_selection
+
+        again = _run(settings, rechunk_selection, stale, lake.partitions(TURNS), "memlake run: chunks of another "
+                     "recipe", resources, instance)
+        outcome.rechunked = again.days
+        outcome.success = again.success
+        outcome.materialized = sorted(set(outcome.materialized) | set(again.materialized))
+        outcome.checks.update(again.checks)
+        outcome.failed_checks = sorted(name for name, passed in outcome.checks.items() if not passed)
     return outcome
 
 

@@ -1,12 +1,15 @@
-"""The landing sensor: new landing files -> one run over the days they touch."""
+"""The landing sensor: new landing files -> one run over the days they touch; else, days whose chunks
+another chunk recipe built -> one run building them again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 
 import dagster as dg
 
+from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST
@@ -20,20 +23,37 @@ def landing_run_request(days: set[str], known: Sequence[str], new_sha256: list[s
     return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
 
 
-def build_landing_sensor(job: dg.UnresolvedAssetJobDefinition, unpartitioned_job: dg.UnresolvedAssetJobDefinition):
+def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) -> dg.RunRequest:
+    """One run building `days`' chunks again; the same days and recipe are asked for once."""
+    key = hashlib.sha256(json.dumps([recipe, sorted(days)]).encode()).hexdigest()[:16]
+    return dg.RunRequest(run_key=f"rechunk:{key}", tags={"memlake/chunk_recipe": recipe, **range_tags(days, known)})
+
+
+def build_landing_sensor(
+    job: dg.UnresolvedAssetJobDefinition,
+    unpartitioned_job: dg.UnresolvedAssetJobDefinition,
+    rechunk_job: dg.UnresolvedAssetJobDefinition,
+):
     @dg.sensor(
         name="landing_sensor",
         minimum_interval_seconds=30,
-        jobs=[job, unpartitioned_job],
+        jobs=[job, unpartitioned_job, rechunk_job],
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Watches <home>/landing; new files (by sha256) start one run over the days they touch.",
+        description="Watches <home>/landing; new files (by sha256) start one run over the days they touch. "
+        "With none, days whose chunks an older chunker or other chunk settings built get them built again.",
     )
     def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         settings = load_settings()
         seen = set(json.loads(context.cursor)) if context.cursor else set()
         fresh = new_landing_files(settings, seen)
         if not fresh:
-            return dg.SkipReason("no new landing files")
+            recipe = chunk_recipe(settings)
+            stale = stale_chunk_days(Lake(settings.lake_dir), recipe)
+            if not stale:
+                return dg.SkipReason("no new landing files")
+            known = context.instance.get_dynamic_partitions(DAYS)
+            request = rechunk_run_request(stale, known, recipe).with_replaced_attrs(job_name=rechunk_job.name)
+            return dg.SensorResult(run_requests=[request])
         manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
         days = plan_days(settings, fresh, manifest)
         known = context.instance.get_dynamic_partitions(DAYS)

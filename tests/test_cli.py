@@ -53,6 +53,51 @@ def test_ingest_rejects_a_bad_agent_id(settings):
     assert not (settings.landing_dir / ".." / "etc").exists()
 
 
+def test_memlake_run_builds_again_the_chunks_an_older_chunker_or_other_settings_built(settings, monkeypatch):
+    """After an upgrade that adds a chunk kind, or a change of chunk settings, the next `memlake run` gives
+    every day today's chunks, with nothing new landed; the run after that rebuilds nothing."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+    from tests.conftest import land
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "false")
+    chat = [{"conversation_id": f"c{day}", "message_id": f"m{day}{i}", "speaker": speaker, "role": role,
+             "content": content, "created_at": f"2024-03-0{day}T09:0{i}:00Z"}
+            for day in (1, 2)
+            for i, (speaker, role, content) in enumerate([("Sam", "assistant", "What are you reading these days?"),
+                                                          ("Priya", "user", "A history of the Silk Road.")])]
+    land(settings, "priya", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in chat))
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
+    lake = Lake(settings.lake_dir)
+
+    def question_keys() -> list[str]:
+        return lake.read(CHUNKS).filter(pl.col("kind") == "question")["message_ids"].list.first().sort().to_list()
+
+    assert question_keys() == []
+    monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "true")
+    upgraded = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert upgraded.exit_code == 0, upgraded.output
+    assert "new files: 0" in upgraded.output and "chunks built again" in upgraded.output
+    assert "2024-03-01..2024-03-02 (2 days)" in upgraded.output
+    assert question_keys() == ["m11", "m21"]
+    found = runner.invoke(app, ["search", "What is Priya reading?", "--agent", "priya", "--json",
+                                "--home", str(settings.home)])
+    assert '"question"' in found.output  # the index has them too
+
+    # a day written before chunk files were stamped (an older memlake) is built again, and only it
+    path = lake.partition_file(CHUNKS, "2024-03-02")
+    pq.write_table(pq.read_table(path).replace_schema_metadata(None), path)
+    older = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert "2024-03-02..2024-03-02 (1 days)" in older.output, older.output
+    settled = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert settled.exit_code == 0 and "chunks built again" not in settled.output
+
+
 def test_reindex_rechunk_gives_every_day_the_chunk_kinds_of_todays_settings(settings, monkeypatch):
     """A home built before a chunk kind existed (here: with question keys off) gets it in one command."""
     import polars as pl

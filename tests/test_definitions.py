@@ -122,3 +122,28 @@ def test_a_run_ranges_over_days_in_the_order_they_became_partitions():
         with pytest.raises(ValueError, match="not a day"):
             register_days(instance, {"2024-13-01"})
         assert instance.get_dynamic_partitions(DAYS) == ["2024-03-01", "2024-03-07", "2024-02-10"]
+
+
+def test_sensor_asks_once_for_the_days_whose_chunks_another_recipe_built(settings):
+    """With no new landing file, days whose chunks an older chunker (no stamp: a home from before the
+    stamp) or other chunk settings built are built again, in one rechunk run over them."""
+    from memlake.chunks import RECIPE_STAMP, chunk_recipe
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+
+    lake = Lake(settings.lake_dir)
+    empty = lake.empty(CHUNKS)
+    lake.write_partitions(CHUNKS, {"2024-03-01": empty})  # no stamp
+    lake.write_partitions(CHUNKS, {"2024-03-02": empty}, stamp={RECIPE_STAMP: chunk_recipe(settings)})
+    lake.write_partitions(CHUNKS, {"2024-03-03": empty}, stamp={RECIPE_STAMP: "memlake-chunks-2 window=2"})
+
+    result = sensor_result(settings)
+    [request] = result.run_requests
+    assert request.job_name == "rechunk_job"
+    assert (request.tags["dagster/asset_partition_range_start"], request.tags["dagster/asset_partition_range_end"]) \
+        == ("2024-03-01", "2024-03-03")
+    assert request.run_key == sensor_result(settings).run_requests[0].run_key  # the same ask: Dagster runs it once
+
+    lake.write_partitions(CHUNKS, {day: empty for day in ("2024-03-01", "2024-03-03")},
+                          stamp={RECIPE_STAMP: chunk_recipe(settings)})
+    assert isinstance(sensor_result(settings), dg.SkipReason)
