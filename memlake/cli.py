@@ -77,8 +77,9 @@ def run(home: HomeOption = None) -> None:
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: "
                f"{outcome.days[0] + '..' + outcome.days[-1] if outcome.days else 'none'} ({len(outcome.days)})")
     if outcome.rechunked:
+        days = len(outcome.rechunked)
         typer.echo(f"chunks built again (an older chunker or other chunk settings had built them): "
-                   f"{outcome.rechunked[0]}..{outcome.rechunked[-1]} ({len(outcome.rechunked)} days)")
+                   f"{outcome.rechunked[0]}..{outcome.rechunked[-1]} ({days} day{'s' if days != 1 else ''})")
     for check in outcome.failed_checks:
         typer.echo(f"check failed: {check}")
     typer.echo(render_ingest_report(Lake(settings.lake_dir)))

@@ -53,14 +53,8 @@ def test_ingest_rejects_a_bad_agent_id(settings):
     assert not (settings.landing_dir / ".." / "etc").exists()
 
 
-def test_memlake_run_builds_again_the_chunks_an_older_chunker_or_other_settings_built(settings, monkeypatch):
-    """After an upgrade that adds a chunk kind, or a change of chunk settings, the next `memlake run` gives
-    every day today's chunks, with nothing new landed; the run after that rebuilds nothing."""
-    import polars as pl
-    import pyarrow.parquet as pq
-
-    from memlake.lake import Lake
-    from memlake.schemas import CHUNKS
+def home_without_question_keys(settings, monkeypatch) -> CliRunner:
+    """Two days of a question and its reply, run with question keys off (a home older than them)."""
     from tests.conftest import land
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
@@ -73,18 +67,38 @@ def test_memlake_run_builds_again_the_chunks_an_older_chunker_or_other_settings_
     land(settings, "priya", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in chat))
     runner = CliRunner()
     assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
+    return runner
+
+
+def question_keys(settings) -> list[str]:
+    """The message ids of the question-keyed replies in the lake's chunks."""
+    import polars as pl
+
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+
+    chunks = Lake(settings.lake_dir).read(CHUNKS)
+    return chunks.filter(pl.col("kind") == "question")["message_ids"].list.first().sort().to_list()
+
+
+def test_memlake_run_builds_again_the_chunks_an_older_chunker_or_other_settings_built(settings, monkeypatch):
+    """After an upgrade that adds a chunk kind, or a change of chunk settings, the next `memlake run` gives
+    every day today's chunks, with nothing new landed; the run after that rebuilds nothing."""
+    import pyarrow.parquet as pq
+
+    from memlake.lake import Lake
+    from memlake.schemas import CHUNKS
+
+    runner = home_without_question_keys(settings, monkeypatch)
     lake = Lake(settings.lake_dir)
 
-    def question_keys() -> list[str]:
-        return lake.read(CHUNKS).filter(pl.col("kind") == "question")["message_ids"].list.first().sort().to_list()
-
-    assert question_keys() == []
+    assert question_keys(settings) == []
     monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "true")
     upgraded = runner.invoke(app, ["run", "--home", str(settings.home)])
     assert upgraded.exit_code == 0, upgraded.output
     assert "new files: 0" in upgraded.output and "chunks built again" in upgraded.output
     assert "2024-03-01..2024-03-02 (2 days)" in upgraded.output
-    assert question_keys() == ["m11", "m21"]
+    assert question_keys(settings) == ["m11", "m21"]
     found = runner.invoke(app, ["search", "What is Priya reading?", "--agent", "priya", "--json",
                                 "--home", str(settings.home)])
     assert '"question"' in found.output  # the index has them too
@@ -93,42 +107,23 @@ def test_memlake_run_builds_again_the_chunks_an_older_chunker_or_other_settings_
     path = lake.partition_file(CHUNKS, "2024-03-02")
     pq.write_table(pq.read_table(path).replace_schema_metadata(None), path)
     older = runner.invoke(app, ["run", "--home", str(settings.home)])
-    assert "2024-03-02..2024-03-02 (1 days)" in older.output, older.output
+    assert "2024-03-02..2024-03-02 (1 day)" in older.output, older.output
     settled = runner.invoke(app, ["run", "--home", str(settings.home)])
     assert settled.exit_code == 0 and "chunks built again" not in settled.output
 
 
 def test_reindex_rechunk_gives_every_day_the_chunk_kinds_of_todays_settings(settings, monkeypatch):
     """A home built before a chunk kind existed (here: with question keys off) gets it in one command."""
-    import polars as pl
+    runner = home_without_question_keys(settings, monkeypatch)
 
-    from memlake.lake import Lake
-    from memlake.schemas import CHUNKS
-    from tests.conftest import land
-
-    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
-    monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "false")
-    chat = [{"conversation_id": f"c{day}", "message_id": f"m{day}{i}", "speaker": speaker, "role": role,
-             "content": content, "created_at": f"2024-03-0{day}T09:0{i}:00Z"}
-            for day in (1, 2)
-            for i, (speaker, role, content) in enumerate([("Sam", "assistant", "What are you reading these days?"),
-                                                          ("Priya", "user", "A history of the Silk Road.")])]
-    land(settings, "priya", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in chat))
-    runner = CliRunner()
-    assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
-
-    def question_keys() -> list[str]:
-        chunks = Lake(settings.lake_dir).read(CHUNKS)
-        return chunks.filter(pl.col("kind") == "question")["message_ids"].list.first().sort().to_list()
-
-    assert question_keys() == []
+    assert question_keys(settings) == []
     monkeypatch.setenv("MEMLAKE_CHUNK_QUESTIONS", "true")
     plain = runner.invoke(app, ["reindex", "--home", str(settings.home)])
-    assert plain.exit_code == 0 and question_keys() == []  # a plain reindex embeds the chunks the lake has
+    assert plain.exit_code == 0 and question_keys(settings) == []  # a plain reindex embeds the chunks the lake has
     rechunked = runner.invoke(app, ["reindex", "--rechunk", "--home", str(settings.home)])
     assert rechunked.exit_code == 0, rechunked.output
     assert "transcripts/chunks" in rechunked.output and "search/chunk_index" in rechunked.output
-    assert question_keys() == ["m11", "m21"]  # every day, not only the last one
+    assert question_keys(settings) == ["m11", "m21"]  # every day, not only the last one
     found = runner.invoke(app, ["search", "What is Priya reading?", "--agent", "priya", "--json",
                                 "--home", str(settings.home)])
     assert '"text_match": "question"' in found.output or '"vector_match": "question"' in found.output
