@@ -181,3 +181,24 @@ def test_every_turn_is_in_exactly_one_turn_chunk_and_its_session(conversations):
     assert sessions.height == len(conversations)
     assert sorted(m for ids in sessions["message_ids"] for m in ids) == sorted(all_ids)
     assert chunks["chunk_id"].n_unique() == chunks.height
+
+
+def test_the_chunker_version_moves_with_what_the_chunker_builds():
+    """A home rebuilds the days whose chunk files carry another recipe (`chunk_recipe`), so CHUNKER must change
+    whenever `build_chunks` gives other rows for the same turns and settings. The digest of one chat's
+    chunks (every kind on) is pinned to CHUNKER: when this fails, bump CHUNKER and the digest together."""
+    import hashlib
+    import json
+
+    from memlake.chunks import CHUNKER
+
+    frame = turns_frame({
+        "s1": [("user", "Caroline", "I went to a support group yesterday. It was powerful! Everyone shared."),
+               ("assistant", "Melanie", "That sounds great. What did you talk about with your group?"),
+               ("user", "Caroline", "Mostly coming out stories. Then we had tea [shares a photo of a mug]")],
+        "s2": [("user", "Caroline", "Do you paint there?"),
+               ("assistant", "Melanie", "Every weekend. The light there is lovely.")],
+    })
+    chunks = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True)
+    digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
+    assert (CHUNKER, digest) == ("memlake-chunks-3", "3387863529dfc348")
