@@ -44,17 +44,20 @@ def build_landing_sensor(
     )
     def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         settings = load_settings()
+        lake = Lake(settings.lake_dir)
+        manifest = lake.read(LANDING_MANIFEST)
+        # what the manifest holds came in through an earlier run, this sensor's or `memlake run`'s; the
+        # cursor covers the files of a run still going
         seen = set(json.loads(context.cursor)) if context.cursor else set()
-        fresh = new_landing_files(settings, seen)
+        fresh = new_landing_files(settings, seen | set(manifest["source_sha256"].to_list()))
         if not fresh:
             recipe = chunk_recipe(settings)
-            stale = stale_chunk_days(Lake(settings.lake_dir), recipe)
+            stale = stale_chunk_days(lake, recipe)
             if not stale:
                 return dg.SkipReason("no new landing files")
             known = context.instance.get_dynamic_partitions(DAYS)
             request = rechunk_run_request(stale, known, recipe).with_replaced_attrs(job_name=rechunk_job.name)
             return dg.SensorResult(run_requests=[request])
-        manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
         days = plan_days(settings, fresh, manifest)
         known = context.instance.get_dynamic_partitions(DAYS)
         request = landing_run_request(days, known, [f.sha256 for f in fresh])

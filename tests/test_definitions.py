@@ -147,3 +147,20 @@ def test_sensor_asks_once_for_the_days_whose_chunks_another_recipe_built(setting
     lake.write_partitions(CHUNKS, {day: empty for day in ("2024-03-01", "2024-03-03")},
                           stamp={RECIPE_STAMP: chunk_recipe(settings)})
     assert isinstance(sensor_result(settings), dg.SkipReason)
+
+
+def test_sensor_leaves_alone_the_files_memlake_run_already_ingested(settings, fast_resources, monkeypatch):
+    """A home built with `memlake run` and then opened in the UI (`memlake dev`): the sensor starts with no
+    cursor, but the manifest already holds the files, so it asks for nothing (no second ingest of them)."""
+    from pipelines.runner import run_landing
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # what the sensor's own settings read
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
+    assert run_landing(settings, resources=fast_resources).success
+    assert isinstance(sensor_result(settings), dg.SkipReason)
+
+    land(settings, "alice", "b.jsonl",
+         '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
+    [request] = sensor_result(settings).run_requests  # a file dropped later is still new
+    assert request.tags["memlake/new_files"] == "1"
