@@ -29,6 +29,15 @@ def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) 
     return dg.RunRequest(run_key=f"rechunk:{key}", tags={"memlake/chunk_recipe": recipe, **range_tags(days, known)})
 
 
+_GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+          dg.DagsterRunStatus.STARTED]
+
+
+def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:
+    """Whether a run of the landing job is queued or running."""
+    return bool(instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=_GOING), limit=1))
+
+
 def build_landing_sensor(
     job: dg.UnresolvedAssetJobDefinition,
     unpartitioned_job: dg.UnresolvedAssetJobDefinition,
@@ -51,6 +60,9 @@ def build_landing_sensor(
         seen = set(json.loads(context.cursor)) if context.cursor else set()
         fresh = new_landing_files(settings, seen | set(manifest["source_sha256"].to_list()))
         if not fresh:
+            if landing_in_progress(context.instance, job.name):
+                # it rebuilds its days' chunks itself; the stamps are looked at once it is done
+                return dg.SkipReason("no new landing files; a landing run is still going")
             recipe = chunk_recipe(settings)
             stale = stale_chunk_days(lake, recipe)
             if not stale:

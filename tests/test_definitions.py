@@ -62,9 +62,12 @@ def test_domain_core_imports_no_dagster():
     assert out.stdout.strip() == "False"
 
 
-def sensor_result(settings, cursor: str | None = None):
+def sensor_result(settings, cursor: str | None = None, runs: tuple[dg.DagsterRun, ...] = ()):
+    """One tick of the landing sensor, on an instance holding `runs`."""
     sensor = defs.resolve_sensor_def("landing_sensor")
     with dg.instance_for_test() as instance:
+        for run in runs:
+            instance.add_run(run)
         context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
         return sensor(context)
 
@@ -143,6 +146,12 @@ def test_sensor_asks_once_for_the_days_whose_chunks_another_recipe_built(setting
     assert (request.tags["dagster/asset_partition_range_start"], request.tags["dagster/asset_partition_range_end"]) \
         == ("2024-03-01", "2024-03-03")
     assert request.run_key == sensor_result(settings).run_requests[0].run_key  # the same ask: Dagster runs it once
+
+    # while a landing run is going it rebuilds (some of) those days itself: no second run beside it
+    going = dg.DagsterRun(job_name="landing_job", run_id="r1", status=dg.DagsterRunStatus.STARTED)
+    assert isinstance(sensor_result(settings, runs=(going,)), dg.SkipReason)
+    done = dg.DagsterRun(job_name="landing_job", run_id="r1", status=dg.DagsterRunStatus.SUCCESS)
+    assert sensor_result(settings, runs=(done,)).run_requests
 
     lake.write_partitions(CHUNKS, {day: empty for day in ("2024-03-01", "2024-03-03")},
                           stamp={RECIPE_STAMP: chunk_recipe(settings)})
