@@ -264,6 +264,19 @@ SWEEPS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+def python_speed_ms(repeats: int = 7) -> float:
+    """Median wall time of one fixed pure-Python loop, in ms: how fast this shared machine runs Python at
+    the moment. A timing taken beside it can be read against it; the load average says less on a VM."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        total = 0
+        for i in range(200_000):
+            total += i * i % 7
+        times.append(time.perf_counter() - started)
+    return round(float(np.median(times)) * 1000, 2)
+
+
 def machine() -> dict[str, Any]:
     import os
 

@@ -147,16 +147,22 @@ def render_locomo(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _scale_cell(key: str, value: Any) -> Any:
+    if key == "indexes":
+        return ", ".join(value or [])
+    return " → ".join(str(v) for v in value) if isinstance(value, list) else value  # before → after
+
+
 def render_scale(report: dict[str, Any]) -> str:
     keys = ["case", "rows", "agents", "indexes", "write_seconds", "index_seconds", "hybrid_ms_p50",
-            "hybrid_ms_p95", "hybrid_again_ms_p50", "hybrid_again_ms_p95", "snapshot_load_ms_p50",
+            "hybrid_ms_p95", "hybrid_again_ms_p50", "hybrid_again_ms_p95", "python_speed_ms", "snapshot_load_ms_p50",
             "snapshot_load_ms_max", "snapshot_rows_setting", "agent_uses_ann", "vector_auto_ms_p50",
             "vector_auto_ms_p95", "auto_recall@10_vs_exact", "vector_ivf_memory_ms_p50", "vector_ivf_memory_ms_p95",
             "ivf_memory_recall@10_vs_exact", "ivf_memory_recall@100_vs_exact", "vector_ann_ms_p50",
             "vector_ann_ms_p95", "ann_recall@10_vs_exact", "ann_recall@100_vs_exact", "vector_exact_memory_ms_p50",
             "vector_exact_memory_ms_p95", "vector_exact_ms_p50", "vector_exact_ms_p95", "full_text_ms_p50",
             "full_text_ms_p95", "peak_rss_mb"]
-    rows = [[c.get(k, "-") if k != "indexes" else ", ".join(c.get(k, [])) for k in keys] for c in report["cases"]]
+    rows = [[_scale_cell(k, c.get(k, "-")) for k in keys] for c in report["cases"]]
     columns = ["measure", *(c["case"] for c in report["cases"])]
     transposed = [[k, *(row[i] for row in rows)] for i, k in enumerate(keys) if k != "case"]
     return "\n".join([
@@ -172,7 +178,10 @@ def render_scale(report: dict[str, Any]) -> str:
         "`hybrid` is a reader's first pass over the queries (for 1,000 agents it includes loading each agent's "
         "snapshot), `hybrid_again` a second pass. `vector_auto` is what search does: an exact scan of the "
         "reader's snapshot below 50k rows, IVF lists built in memory above (`vector_ivf_memory`); "
-        "`vector_ann` is LanceDB's IVF index and `vector_exact` its flat scan, for comparison.",
+        "`vector_ann` is LanceDB's IVF index and `vector_exact` its flat scan, for comparison. "
+        "`python_speed_ms` times one fixed pure-Python loop just before and just after the two hybrid passes "
+        "(`memlake.bench.locomo.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
+        "the latencies against it: a larger value means a slower machine at that moment.",
         "",
     ])
 

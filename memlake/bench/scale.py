@@ -142,6 +142,7 @@ def queries_for(path: Path, agents: int, n: int, words: list[str], seed: int = 1
 
 def reader(path: Path, queries_file: Path) -> dict[str, Any]:
     """Run the queries as a fresh search process would; latencies, ANN recall and peak RSS."""
+    from memlake.bench.locomo import python_speed_ms
     from memlake.search import CHUNK_SPEC, Searcher, SearchParams
     from memlake.settings import Settings
     from memlake.vectors import Filters, VectorStore
@@ -162,6 +163,7 @@ def reader(path: Path, queries_file: Path) -> dict[str, Any]:
     overlap, overlap_auto, overlap_memory, overlap_ivf = [], [], [], []
     deep: dict[str, list[float]] = {"ann": [], "ivf_memory": []}  # recall of 100-deep lists, as fusion reads
     turn_only = Filters(kinds=("turn",))
+    speed_before = python_speed_ms()
     for q in queries:  # first search of each agent includes loading its snapshot (unless warmed up above)
         started = time.perf_counter()
         searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=np.asarray(q["vector"]))
@@ -170,6 +172,8 @@ def reader(path: Path, queries_file: Path) -> dict[str, Any]:
         started = time.perf_counter()
         searcher.search(CHUNK_SPEC, q["text"], q["agent_id"], params, query_vector=np.asarray(q["vector"]))
         timings["hybrid_again"].append(time.perf_counter() - started)
+    # the same fixed Python loop timed before and after the two hybrid passes: the machine's speed meanwhile
+    speeds = (speed_before, python_speed_ms())
     for q in queries:  # the parts, and what the ANN index misses
         vector = np.asarray(q["vector"], dtype=np.float32)
         snapshot = store.snapshot(CHUNK_INDEX, q["agent_id"])
@@ -214,6 +218,7 @@ def reader(path: Path, queries_file: Path) -> dict[str, Any]:
         if values:
             out[f"{name}_ms_p50"] = round(float(np.percentile(values, 50)) * ms, 2)
             out[f"{name}_ms_p95"] = round(float(np.percentile(values, 95)) * ms, 2)
+    out["python_speed_ms"] = list(speeds)
     out["ann_recall@10_vs_exact"] = round(float(np.mean(overlap)), 4)  # ANN forced, even for small agents
     out["auto_recall@10_vs_exact"] = round(float(np.mean(overlap_auto)), 4)
     if overlap_memory:  # the in-memory exact scan against LanceDB's exact scan: 1.0 unless ties differ
