@@ -55,10 +55,12 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     assert saved["systems"]["bm25"]["all"]["turn_any@10"] > 0.3  # the lexical baseline works even with hashing
     assert saved["ingest"]["embedded_texts"] > 419
     assert saved["latency"]["queries"] == 20
+    assert all(speed > 0 for speed in saved["latency"]["python_speed_ms"])  # the machine's speed, before and after
 
     markdown = render(out.parent)
     assert "## LoCoMo retrieval" in markdown and "| hybrid |" in markdown and "Machine:" in markdown
     assert "### What k the targets would need" in markdown
+    assert "| python_speed_ms | " in markdown and " → " in markdown
 
 
 def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_path, monkeypatch):

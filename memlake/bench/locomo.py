@@ -477,6 +477,7 @@ def latency(memory: Any, embedder: Any, qs: Sequence[Question], n: int = 300) ->
     """Search latency with the query embedding (Memory.search end to end) and without it."""
     picked = list(qs)[:: max(1, len(qs) // n)][:n]
     with_embedding, without, embed_only, vectors = [], [], [], []
+    speed_before = python_speed_ms()
     # Three passes, not one interleaved loop: torch's threads keep spinning for a while after an
     # embedding, and a search timed right after one would count that contention as its own.
     for q in picked:
@@ -501,6 +502,7 @@ def latency(memory: Any, embedder: Any, qs: Sequence[Question], n: int = 300) ->
         "query_embedding_ms_p95": round(percentile(embed_only, 95) * ms, 2),
         "with_embedding_ms_p50": round(percentile(with_embedding, 50) * ms, 2),
         "with_embedding_ms_p95": round(percentile(with_embedding, 95) * ms, 2),
+        "python_speed_ms": [speed_before, python_speed_ms()],  # the machine's speed around these passes
     }
 
 

@@ -143,11 +143,11 @@ def render_locomo(report: dict[str, Any]) -> str:
                       "chunk_index):", "", _table(["step", "seconds"], [[k, v] for k, v in steps.items()]), ""]
     if latency:
         parts += ["### Search latency (LoCoMo homes, k = 10)", "",
-                  _table(["measure", "value"], [[k, v] for k, v in latency.items()]), ""]
+                  _table(["measure", "value"], [[k, _cell(k, v)] for k, v in latency.items()]), ""]
     return "\n".join(parts)
 
 
-def _scale_cell(key: str, value: Any) -> Any:
+def _cell(key: str, value: Any) -> Any:
     if key == "indexes":
         return ", ".join(value or [])
     return " → ".join(str(v) for v in value) if isinstance(value, list) else value  # before → after
@@ -162,7 +162,7 @@ def render_scale(report: dict[str, Any]) -> str:
             "vector_ann_ms_p95", "ann_recall@10_vs_exact", "ann_recall@100_vs_exact", "vector_exact_memory_ms_p50",
             "vector_exact_memory_ms_p95", "vector_exact_ms_p50", "vector_exact_ms_p95", "full_text_ms_p50",
             "full_text_ms_p95", "peak_rss_mb"]
-    rows = [[_scale_cell(k, c.get(k, "-")) for k in keys] for c in report["cases"]]
+    rows = [[_cell(k, c.get(k, "-")) for k in keys] for c in report["cases"]]
     columns = ["measure", *(c["case"] for c in report["cases"])]
     transposed = [[k, *(row[i] for row in rows)] for i, k in enumerate(keys) if k != "case"]
     return "\n".join([
