@@ -98,9 +98,10 @@ def base_model_of(model: str, home: Path | None = None) -> str:
     """The `embedding_model` setting that `model` was adapted from, or `model` itself if it is no
     adapted model. Adapting again starts from there, on every pair the home has then: the same
     pairs always give the same model, and an old adaptation is not trained over."""
-    ref, _ = model_ref_and_name(model, home)
-    manifest = Path(ref) / MANIFEST
-    if not model or not manifest.is_file():
+    if not model:  # the packaged model: adapted from nothing
+        return model
+    manifest = Path(model_ref_and_name(model, home)[0]) / MANIFEST
+    if not manifest.is_file():
         return model
     base = str(json.loads(manifest.read_text())["base"])
     return "" if base == DEFAULT_MODEL_NAME else base
