@@ -43,7 +43,7 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
 
     saved = json.loads(out.read_text())
     assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
-    assert set(saved["systems"]) == {"hybrid", "bm25", "vector", "untuned_rrf"}
+    assert set(saved["systems"]) == {"hybrid", "bm25", "vector", "untuned_rrf", "hybrid_session_lift"}
     for system in saved["systems"].values():
         for k in KS:
             assert 0.0 <= system["all"][f"turn_any@{k}"] <= 1.0
@@ -61,6 +61,13 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     assert "## LoCoMo retrieval" in markdown and "| hybrid |" in markdown and "Machine:" in markdown
     assert "### What k the targets would need" in markdown
     assert "| python_speed_ms | " in markdown and " → " in markdown
+
+    # a run with a model the project does not ship is shown beside, under its own heading
+    other = {**saved, "settings": {**saved["settings"], "embedding_model": "/somewhere/larger-model"}}
+    (out.parent / "locomo-larger-model.json").write_text(json.dumps(other))
+    markdown = render(out.parent)
+    section = markdown.split("## LoCoMo with another embedding model: `larger-model`", 1)[1]
+    assert "| hybrid |" in section.split("\n## ", 1)[0] and "| query_embedding_ms_p50 |" in section
 
 
 def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_path, monkeypatch):
@@ -98,3 +105,41 @@ def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_pa
     assert all(pair.reply.split(": ", 1)[-1] in said[pair.agent_id] for pair in learned_from)  # replies as said
     held_back = set().union(*(text for agent, text in said.items() if agent not in tuning))
     assert not any(pair.reply.split(": ", 1)[-1] in held_back for pair in learned_from)
+
+
+def test_a_reused_benchmark_home_searches_the_adapted_index_it_built_before(tmp_path, monkeypatch):
+    """Embedding the same texts again moves a few near-tie questions, so `--reuse` must not re-embed; but an
+    index another adapter built is no index for this one."""
+    import memlake.adapt
+    import memlake.bench.locomo as locomo
+    import pipelines.runner
+    from memlake.adapt import Adapted
+
+    samples = json.loads(LOCOMO.read_text())[:1]
+    (tmp_path / "lake").mkdir()
+    adapter = {"name": "adapted-aaaa"}
+    monkeypatch.setattr(memlake.adapt, "home_pairs", lambda lake, agents: ([], 0))
+    monkeypatch.setattr(memlake.adapt, "adapt", lambda model, pairs, models_dir, *a, **k: Adapted(
+        path=models_dir / adapter["name"], pairs=0, trained=False, seconds=0.0))
+    reindexed = []
+
+    class Outcome:
+        success = True
+
+    def run_reindex(settings, **kwargs):
+        reindexed.append(settings.embedding_model)
+        return Outcome()
+
+    monkeypatch.setattr(pipelines.runner, "run_reindex", run_reindex)
+    monkeypatch.setattr(locomo, "evaluate", lambda home, model, *a, **k: {"systems": {"searched": model}})
+
+    def run(reuse: bool) -> dict:
+        adaptation, systems = locomo.evaluate_adapted(samples, tmp_path, "", [], lambda _: None, reuse=reuse)
+        assert systems == {"searched": str(tmp_path / "models" / adapter["name"])}
+        return adaptation
+
+    assert run(reuse=True)["index_reused"] is False  # nothing built yet
+    assert run(reuse=True)["index_reused"] is True and len(reindexed) == 1
+    assert run(reuse=False)["index_reused"] is False and len(reindexed) == 2  # a fresh run embeds again
+    adapter["name"] = "adapted-bbbb"  # other pairs or settings: another adapter
+    assert run(reuse=True)["index_reused"] is False and reindexed[-1].endswith("adapted-bbbb")

@@ -247,6 +247,9 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     # either; beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
     "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "neighbor_weight": 0.0,
                     "mention_weight": 0.0, **_TURNS_ALONE},
+    # the session lift that is off by default (it lets a session of near-miss identifiers outrank the
+    # exact one): what it would buy, on both halves
+    "hybrid_session_lift": {"session_weight": 0.5},
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [
@@ -431,17 +434,26 @@ def evaluate(
     return results
 
 
-# the adapted model's systems: its default configuration and its vector list alone
-ADAPTED_SYSTEMS = {"hybrid_adapted": SYSTEMS["hybrid"], "vector_adapted": SYSTEMS["vector"]}
+# the adapted model's systems: its default configuration, with the session lift, and its vector list alone
+ADAPTED_SYSTEMS = {
+    "hybrid_adapted": SYSTEMS["hybrid"],
+    "hybrid_adapted_session_lift": SYSTEMS["hybrid_session_lift"],
+    "vector_adapted": SYSTEMS["vector"],
+}
+ADAPTED_INDEX = "adapted_index.json"  # in the adapted home: which adapter its index was built with
 
 
 def evaluate_adapted(
     samples: Sequence[dict[str, Any]], home: Path, model: str, qs: Sequence[Question],
-    log: Callable[[str], None] = print,
+    log: Callable[[str], None] = print, reuse: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The model adapted (`memlake.adapt`) on the question-reply pairs of conversations 0-4's
     turns, no labels, then the same questions over an index it built from a copy of the lake:
-    on 5-9 neither the adapter nor any setting saw the text or the answers."""
+    on 5-9 neither the adapter nor any setting saw the text or the answers.
+
+    With `reuse`, an index this adapter built in an earlier run is searched as it is: embedding
+    the same texts again in other batches moves vectors in their last bits, and with them a few
+    near-tie questions, so a rerun would not compare like with like."""
     import dagster as dg
 
     from memlake.adapt import adapt, home_pairs
@@ -454,21 +466,31 @@ def evaluate_adapted(
     adapted = adapt(model, pairs, home / "models")
     log(f"adapted on {len(pairs)} question-reply pairs of {tune_agents} in {adapted.seconds:.0f} s: {adapted.path}")
     adapted_home = home / "adapted"
-    shutil.rmtree(adapted_home, ignore_errors=True)
-    shutil.copytree(home / "lake", adapted_home / "lake")
-    settings = load_settings(adapted_home, embedding_model=str(adapted.path))
-    settings.ensure_dirs()
-    started = time.perf_counter()
-    outcome = run_reindex(settings, resources=default_resources(settings), instance=dg.DagsterInstance.ephemeral())
-    if not outcome.success:
-        raise RuntimeError(f"reindex with the adapted model failed: {outcome}")
-    reindex_seconds = time.perf_counter() - started
+    marker = adapted_home / ADAPTED_INDEX
+    built = json.loads(marker.read_text()) if reuse and marker.is_file() else {}
+    index_reused = built.get("model") == adapted.path.name
+    if index_reused:
+        reindex_seconds = built["reindex_seconds"]
+        log(f"reusing the index {adapted.path.name} built in {adapted_home}")
+    else:
+        shutil.rmtree(adapted_home, ignore_errors=True)
+        shutil.copytree(home / "lake", adapted_home / "lake")
+        settings = load_settings(adapted_home, embedding_model=str(adapted.path))
+        settings.ensure_dirs()
+        started = time.perf_counter()
+        outcome = run_reindex(
+            settings, resources=default_resources(settings), instance=dg.DagsterInstance.ephemeral()
+        )
+        if not outcome.success:
+            raise RuntimeError(f"reindex with the adapted model failed: {outcome}")
+        reindex_seconds = round(time.perf_counter() - started, 1)
+        marker.write_text(json.dumps({"model": adapted.path.name, "reindex_seconds": reindex_seconds}))
     results = evaluate(adapted_home, str(adapted.path), qs, word_counts(samples), ADAPTED_SYSTEMS, (), 0)
     adaptation = {
         "trained_on": tune_agents, "pairs": len(pairs),
         # None: the home had this adapter already (same base, pairs and settings), so nothing was trained
         "train_seconds": round(adapted.seconds, 1) if adapted.trained else None,
-        "reindex_seconds": round(reindex_seconds, 1), "model": adapted.path.name,
+        "reindex_seconds": reindex_seconds, "index_reused": index_reused, "model": adapted.path.name,
     }
     return adaptation, results["systems"]
 
@@ -554,7 +576,7 @@ def run_locomo(
             target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
         )
         if adapted and has_weights(model):
-            adaptation, systems = evaluate_adapted(samples, target, model, qs, log)
+            adaptation, systems = evaluate_adapted(samples, target, model, qs, log, reuse=reuse)
             results["adaptation"] = adaptation
             results["systems"] |= systems
     from memlake.settings import load_settings

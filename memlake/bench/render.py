@@ -44,6 +44,45 @@ def _first_k_reaching(summary: dict[str, Any], measure: str, target: float, ks: 
     return f"k = {k} ({_pct(summary.get(f'{measure}@{k}'))}, {_words(summary.get(f'words@{k}'))} words)"
 
 
+_TARGETS_LINE = (f"Targets: turn recall_any@10 ≥ {_pct(TARGETS['turn_any@10'])}, "
+                 f"session recall_all@5 ≥ {_pct(TARGETS['session_all@5'])}.")
+
+
+def _headline(systems: dict[str, Any]) -> str:
+    rows = [
+        [name, *(_pct(s[split].get(measure)) for measure in ("turn_any@10", "session_all@5")
+                 for split in ("all", "tune_0_4", "held_5_9")),
+         _pct(s["all"].get("budget_recall")), _pct(s["all"].get("budget_ctx_recall"))]
+        for name, s in systems.items()
+    ]
+    return _table(["system", "turn any@10 (all)", "(0-4 tuned)", "(5-9 held)", "session all@5 (all)", "(0-4)",
+                   "(5-9)", "750-word budget recall (hits)", "(hits + window)"], rows)
+
+
+def render_locomo_other_model(report: dict[str, Any]) -> str:
+    """A LoCoMo run with another embedding model (`--model`, `docs/benchmarks/locomo-*.json`): its headline
+    and what the model costs. `make bench` renders it again but cannot run it again: the model is no
+    dependency of the project."""
+    model = report["settings"]["embedding_model"]
+    ingest, latency = report.get("ingest", {}), report.get("latency", {})
+    adaptation = report.get("adaptation")
+    parts = [f"## LoCoMo with another embedding model: `{Path(model).name}`", "",
+             f"Measured {report['date']} with `memlake bench locomo --model <its folder> --no-sweeps`; the model "
+             "is not a dependency of memlake (no package this project installs ships it), so `make bench` shows "
+             "this run again but does not repeat it. Same questions, settings and systems as above.", "",
+             _headline(report["systems"]), "", _TARGETS_LINE, ""]
+    if adaptation:
+        parts += [f"Adapted on the {adaptation['pairs']} question-reply pairs of conversations 0-4's own turns, as "
+                  f"above ({adaptation['train_seconds']} s of training, {adaptation['reindex_seconds']} s to "
+                  "index again).", ""]
+    costs = [[k, _cell(k, latency.get(k))] for k in ("query_embedding_ms_p50", "search_ms_p50", "search_ms_p95",
+                                                   "python_speed_ms") if k in latency]
+    costs += [[k, ingest.get(k)] for k in ("raw_embedder_texts_per_second", "end_to_end_vs_raw") if k in ingest]
+    if costs:
+        parts += [_table(["cost", "value"], costs), ""]
+    return "\n".join(parts)
+
+
 def render_locomo(report: dict[str, Any]) -> str:
     systems = report["systems"]
     ingest = report.get("ingest", {})
@@ -63,40 +102,26 @@ def render_locomo(report: dict[str, Any]) -> str:
         "### Headline",
         "",
     ]
-    head = []
-    for name in systems:
-        s = systems[name]
-        head.append([
-            name,
-            _pct(s["all"].get("turn_any@10")),
-            _pct(s["tune_0_4"].get("turn_any@10")),
-            _pct(s["held_5_9"].get("turn_any@10")),
-            _pct(s["all"].get("session_all@5")),
-            _pct(s["tune_0_4"].get("session_all@5")),
-            _pct(s["held_5_9"].get("session_all@5")),
-            _pct(s["all"].get("budget_recall")),
-            _pct(s["all"].get("budget_ctx_recall")),
-        ])
-    parts.append(_table(
-        ["system", "turn any@10 (all)", "(0-4 tuned)", "(5-9 held)", "session all@5 (all)", "(0-4)", "(5-9)",
-         "750-word budget recall (hits)", "(hits + window)"],
-        head,
-    ))
-    parts += ["", f"Targets: turn recall_any@10 ≥ {_pct(TARGETS['turn_any@10'])}, "
-              f"session recall_all@5 ≥ {_pct(TARGETS['session_all@5'])}.", "",
+    parts += [_headline(systems), "", _TARGETS_LINE, "",
               "`hybrid` is the default configuration; `bm25` and `vector` are each list alone, over turn "
               "chunks only (no sentence or question keys); `untuned_rrf` "
               "fuses the same two lists by textbook RRF (k 60, ranks only) with none of the lifts and boosts "
-              "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds.", ""]
+              "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds. "
+              "`hybrid_session_lift` is `hybrid` with the session lift (`search_session_weight` 0.5), which is "
+              "off by default: it lets a session of near-miss identifiers outrank the one that holds the exact "
+              "identifier.", ""]
     adaptation = report.get("adaptation")
     if adaptation:
         trained = (f"{adaptation['train_seconds']} s of training" if adaptation["train_seconds"] is not None
                    else "the adapter an earlier run had trained on the same pairs, found in the home")
-        parts += [f"`hybrid_adapted` and `vector_adapted` are `hybrid` and `vector` with the default model adapted "
+        indexed = (f"its index built in an earlier run ({adaptation['reindex_seconds']} s) searched as it is"
+                   if adaptation.get("index_reused") else f"{adaptation['reindex_seconds']} s to index again")
+        parts += [f"`hybrid_adapted`, `hybrid_adapted_session_lift` and `vector_adapted` are `hybrid`, "
+                  f"`hybrid_session_lift` and `vector` with the model adapted "
                   f"(`memlake adapt`) on the {adaptation['pairs']} question-reply pairs of conversations 0-4's "
                   f"own turns ({', '.join(adaptation['trained_on'])}; no question, answer or label of the "
-                  f"benchmark; {trained}, {adaptation['reindex_seconds']} s to "
-                  "index again): on 5-9 neither the adapter nor any setting saw the text or the answers.", ""]
+                  f"benchmark; {trained}, {indexed}): on 5-9 neither the adapter nor any setting saw the text or "
+                  "the answers.", ""]
     reach = []
     for name, s in systems.items():
         for split in ("all", "tune_0_4", "held_5_9"):
@@ -207,6 +232,9 @@ def render(folder: Path) -> str:
         parts += ["Dates: " + ", ".join(f"{n} {r['date']}" for n, r in reports.items()), ""]
     if "locomo" in reports:
         parts.append(render_locomo(reports["locomo"]))
+    for path in sorted(folder.glob("locomo-*.json")):
+        reports[path.stem] = {}
+        parts.append(render_locomo_other_model(json.loads(path.read_text())))
     if "scale" in reports:
         parts.append(render_scale(reports["scale"]))
     from memlake.bench.changes import render_changes_section
