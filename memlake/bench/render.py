@@ -48,6 +48,16 @@ _TARGETS_LINE = (f"Targets: turn recall_any@10 ≥ {_pct(TARGETS['turn_any@10'])
                  f"session recall_all@5 ≥ {_pct(TARGETS['session_all@5'])}.")
 
 
+def _adapted_on(adaptation: dict[str, Any]) -> str:
+    trained = (f"{adaptation['train_seconds']} s of training" if adaptation["train_seconds"] is not None
+               else "the adapter an earlier run had trained on the same pairs, found in the home")
+    indexed = (f"its index built in an earlier run ({adaptation['reindex_seconds']} s) searched as it is"
+               if adaptation.get("index_reused") else f"{adaptation['reindex_seconds']} s to index again")
+    return (f"(`memlake adapt`) on the {adaptation['pairs']} question-reply pairs of conversations 0-4's own turns "
+            f"({', '.join(adaptation['trained_on'])}; no question, answer or label of the benchmark; {trained}, "
+            f"{indexed})")
+
+
 def _headline(systems: dict[str, Any]) -> str:
     rows = [
         [name, *(_pct(s[split].get(measure)) for measure in ("turn_any@10", "session_all@5")
@@ -72,9 +82,7 @@ def render_locomo_other_model(report: dict[str, Any]) -> str:
              "this run again but does not repeat it. Same questions, settings and systems as above.", "",
              _headline(report["systems"]), "", _TARGETS_LINE, ""]
     if adaptation:
-        parts += [f"Adapted on the {adaptation['pairs']} question-reply pairs of conversations 0-4's own turns, as "
-                  f"above ({adaptation['train_seconds']} s of training, {adaptation['reindex_seconds']} s to "
-                  "index again).", ""]
+        parts += [f"The `_adapted` systems: this model adapted {_adapted_on(adaptation)}.", ""]
     costs = [[k, _cell(k, latency.get(k))] for k in ("query_embedding_ms_p50", "search_ms_p50", "search_ms_p95",
                                                    "python_speed_ms") if k in latency]
     costs += [[k, ingest.get(k)] for k in ("raw_embedder_texts_per_second", "end_to_end_vs_raw") if k in ingest]
@@ -112,16 +120,9 @@ def render_locomo(report: dict[str, Any]) -> str:
               "identifier.", ""]
     adaptation = report.get("adaptation")
     if adaptation:
-        trained = (f"{adaptation['train_seconds']} s of training" if adaptation["train_seconds"] is not None
-                   else "the adapter an earlier run had trained on the same pairs, found in the home")
-        indexed = (f"its index built in an earlier run ({adaptation['reindex_seconds']} s) searched as it is"
-                   if adaptation.get("index_reused") else f"{adaptation['reindex_seconds']} s to index again")
-        parts += [f"`hybrid_adapted`, `hybrid_adapted_session_lift` and `vector_adapted` are `hybrid`, "
-                  f"`hybrid_session_lift` and `vector` with the model adapted "
-                  f"(`memlake adapt`) on the {adaptation['pairs']} question-reply pairs of conversations 0-4's "
-                  f"own turns ({', '.join(adaptation['trained_on'])}; no question, answer or label of the "
-                  f"benchmark; {trained}, {indexed}): on 5-9 neither the adapter nor any setting saw the text or "
-                  "the answers.", ""]
+        parts += ["`hybrid_adapted`, `hybrid_adapted_session_lift` and `vector_adapted` are `hybrid`, "
+                  f"`hybrid_session_lift` and `vector` with the model adapted {_adapted_on(adaptation)}: on 5-9 "
+                  "neither the adapter nor any setting saw the text or the answers.", ""]
     reach = []
     for name, s in systems.items():
         for split in ("all", "tune_0_4", "held_5_9"):
