@@ -77,7 +77,8 @@ def render_locomo_other_model(report: dict[str, Any]) -> str:
     ingest, latency = report.get("ingest", {}), report.get("latency", {})
     adaptation = report.get("adaptation")
     parts = [f"## LoCoMo with another embedding model: `{Path(model).name}`", "",
-             f"Measured {report['date']} with `memlake bench locomo --model <its folder> --no-sweeps`; the model "
+             f"Measured {report['date']} with `memlake bench locomo --model <its folder>"
+             f"{'' if report.get('sweeps') else ' --no-sweeps'}`; the model "
              "is not a dependency of memlake (no package this project installs ships it), so `make bench` shows "
              "this run again but does not repeat it. Same questions, settings and systems as above.", "",
              _headline(report["systems"]), "", _TARGETS_LINE, ""]
