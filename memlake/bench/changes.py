@@ -536,7 +536,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     import dagster as dg
 
     from memlake.api import Memory
-    from memlake.bench.locomo import machine
+    from memlake.bench.machine import machine
     from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
     from memlake.embedding import configured_embedder
     from memlake.settings import load_settings

@@ -35,7 +35,8 @@ from typing import Any
 
 import polars as pl
 
-from memlake.bench.locomo import machine, sessions, turn_content
+from memlake.bench.locomo import sessions, turn_content
+from memlake.bench.machine import machine
 from memlake.distill.cache import ResultCache
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline

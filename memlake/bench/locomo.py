@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import platform
 import re
 import shutil
 import statistics
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from memlake.bench.machine import machine, python_speed_ms
 from memlake.chunks import turn_text
 from memlake.embedding import has_weights
 
@@ -265,48 +265,6 @@ SWEEPS: list[tuple[str, dict[str, Any]]] = [
     ("rrf_k=60", {"rrf_k": 60}),
     ("plain RRF (score_power=0)", {"text_score_power": 0.0, "vector_score_power": 0.0}),
 ]
-
-
-def python_speed_ms(repeats: int = 7) -> float:
-    """Median wall time of one fixed pure-Python loop, in ms: how fast this shared machine runs Python at
-    the moment. A timing taken beside it can be read against it; the load average says less on a VM."""
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        total = 0
-        for i in range(200_000):
-            total += i * i % 7
-        times.append(time.perf_counter() - started)
-    return round(float(np.median(times)) * 1000, 2)
-
-
-def machine() -> dict[str, Any]:
-    import os
-
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory_gb = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                memory_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "memory_gb": memory_gb,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        # the machine is shared: a 1-minute load average above the core count means every timing is inflated
-        "load_average_1m": round(os.getloadavg()[0], 2),
-    }
 
 
 def percentile(values: Sequence[float], q: float) -> float:

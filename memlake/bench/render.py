@@ -207,7 +207,7 @@ def render_scale(report: dict[str, Any]) -> str:
         "reader's snapshot below 50k rows, IVF lists built in memory above (`vector_ivf_memory`); "
         "`vector_ann` is LanceDB's IVF index and `vector_exact` its flat scan, for comparison. "
         "`python_speed_ms` times one fixed pure-Python loop just before and just after the two hybrid passes "
-        "(`memlake.bench.locomo.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
+        "(`memlake.bench.machine.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
         "the latencies against it: a larger value means a slower machine at that moment.",
         "",
     ])

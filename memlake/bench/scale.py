@@ -142,7 +142,7 @@ def queries_for(path: Path, agents: int, n: int, words: list[str], seed: int = 1
 
 def reader(path: Path, queries_file: Path) -> dict[str, Any]:
     """Run the queries as a fresh search process would; latencies, ANN recall and peak RSS."""
-    from memlake.bench.locomo import python_speed_ms
+    from memlake.bench.machine import python_speed_ms
     from memlake.search import CHUNK_SPEC, Searcher, SearchParams
     from memlake.settings import Settings
     from memlake.vectors import Filters, VectorStore
@@ -273,7 +273,7 @@ def run_scale(
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Every case: build, then measure in a fresh reader subprocess. Writes `out` as JSON."""
-    from memlake.bench.locomo import machine
+    from memlake.bench.machine import machine
 
     results = []
     with tempfile.TemporaryDirectory(prefix="memlake-scale-") as tmp:
