@@ -15,7 +15,8 @@ Steps, for one agent (always) and optional filters:
    chunk it sits in; then it gets
    `neighbor_weight` x the best score of the turns just before and after it
    (the answer often sits in the reply to the turn that matches) and, if
-   `session_weight` > 0, a lift from the session chunk's rank;
+   `session_weight` > 0, a lift from the session chunk's rank (none when the
+   query names an identifier: `names_identifier`);
 3. boosts, multiplied onto the fused score, each `1 + weight * part`: recency
    (half-life, measured from `as_of`), importance, access count, and a mention
    boost when the query names the row's speaker (chunks) or subject (facts);
@@ -135,6 +136,30 @@ class _Candidate:
     matched: dict[str, str] = field(default_factory=dict)  # list -> the kind of key it ranked: turn, sentence ...
     rrf: float = 0.0
     lift: float = 0.0
+
+
+_TOKEN = re.compile(r"[\w-]+", re.UNICODE)
+_ORDINAL = re.compile(r"\d+(st|nd|rd|th|s)", re.IGNORECASE)
+
+
+def names_identifier(query: str) -> bool:
+    """Whether the query names an identifier: a token mixing letters and digits (ORD-58213, A320), a
+    number of five digits or more, or a code symbol (snake_case, camelCase). Ordinals, decades and
+    short numbers (18th, 1990s, 2023) are words."""
+    for token in _TOKEN.findall(query):
+        has_digit = any(c.isdigit() for c in token)
+        has_letter = any(c.isalpha() for c in token)
+        if has_digit and has_letter and not _ORDINAL.fullmatch(token):
+            return True
+        if has_digit and sum(c.isdigit() for c in token) >= 5:
+            return True
+        if "_" in token.strip("_") or any(_camel_case(part) for part in token.split("-")):
+            return True
+    return False
+
+
+def _camel_case(word: str) -> bool:
+    return word[:1].islower() and any(c.isupper() for c in word[1:])
 
 
 @lru_cache(maxsize=1 << 16)
@@ -285,7 +310,8 @@ class Searcher:
         if not self.store.exists(spec.table):
             return empty_result()
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
-        context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
+        session_weight = 0.0 if names_identifier(query) else params.session_weight
+        context = [kind for kind, weight in (("window", params.window_weight), ("session", session_weight))
                    if weight > 0 and kind in spec.context_kinds]
         switched_off = {"sentence": not params.sentence_keys, "question": not params.question_keys}
         parts = tuple(kind for kind in spec.part_kinds if not switched_off.get(kind, False))

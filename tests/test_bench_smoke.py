@@ -43,7 +43,7 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
 
     saved = json.loads(out.read_text())
     assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
-    assert set(saved["systems"]) == {"hybrid", "bm25", "vector", "untuned_rrf", "hybrid_session_lift"}
+    assert set(saved["systems"]) == {"hybrid", "bm25", "vector", "untuned_rrf", "hybrid_no_session_lift"}
     for system in saved["systems"].values():
         for k in KS:
             assert 0.0 <= system["all"][f"turn_any@{k}"] <= 1.0

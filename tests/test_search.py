@@ -17,7 +17,7 @@ from memlake.api import Memory
 from memlake.embedding import HashEmbedder
 from memlake.lake import Lake
 from memlake.schemas import CHUNK_INDEX, CHUNKS
-from memlake.search import mentioned, mmr_order, parse_as_of, recency
+from memlake.search import mentioned, mmr_order, names_identifier, parse_as_of, recency
 from memlake.vectors import Filters, VectorStore, day_scope, quote
 from tests.conftest import land
 
@@ -103,6 +103,32 @@ def test_every_chunk_of_the_lake_is_indexed_and_an_identifier_ranks_first(home):
         assert column in found.columns
     assert found["context_message_ids"].to_list()[0] == ["orders-m0", "orders-m1"]  # window expansion
     assert found["score"].is_not_null().all()
+
+
+def test_a_question_gets_the_session_lift_and_a_query_naming_an_identifier_does_not(home):
+    """A session that matches a question lifts its turns; an identifier is matched on its own, because a
+    short session of near-miss identifiers would otherwise outvote the turn holding the exact one."""
+    memory = hash_memory(home)
+
+    def lifts(query: str, session_weight: float) -> dict[str, float]:
+        found = memory.search(query, "alice", k=10, session_weight=session_weight)
+        return dict(zip(found["key"].to_list(), found["context_lift"].to_list(), strict=True))
+
+    lifted, unlifted = lifts("Which tea do I drink?", 0.5), lifts("Which tea do I drink?", 0.0)
+    assert any(lifted[key] > unlifted.get(key, 0.0) for key in lifted), (lifted, unlifted)
+    for identifier in ("ORD-58213", "parse_ledger_v2"):
+        assert lifts(identifier, 0.5) == lifts(identifier, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("query", "names_one"),
+    [("ORD-58213", True), ("was order 582131 refunded", True), ("A320 seat", True), ("parse_ledger_v2", True),
+     ("getUserName fails", True), ("What did Caroline research?", False), ("on October 13, 2023", False),
+     ("her 18th birthday", False), ("music of the 1990s", False), ("mid-August plans", False),
+     ("self-care", False)],
+)
+def test_an_identifier_is_letters_with_digits_a_long_number_or_a_code_symbol(query, names_one):
+    assert names_identifier(query) == names_one
 
 
 def test_another_agents_memory_is_never_returned(home):

@@ -247,9 +247,8 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     # either; beside `hybrid` it shows whether what was tuned on 0-4 holds on 5-9
     "untuned_rrf": {"rrf_k": 60, "text_score_power": 0.0, "vector_score_power": 0.0, "neighbor_weight": 0.0,
                     "mention_weight": 0.0, **_TURNS_ALONE},
-    # the session lift that is off by default (it lets a session of near-miss identifiers outrank the
-    # exact one): what it would buy, on both halves
-    "hybrid_session_lift": {"session_weight": 0.5},
+    # the default without the session lift: what the lift buys, on both halves
+    "hybrid_no_session_lift": {"session_weight": 0.0},
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [
@@ -392,10 +391,10 @@ def evaluate(
     return results
 
 
-# the adapted model's systems: its default configuration, with the session lift, and its vector list alone
+# the adapted model's systems: its default configuration, without the session lift, and its vector list alone
 ADAPTED_SYSTEMS = {
     "hybrid_adapted": SYSTEMS["hybrid"],
-    "hybrid_adapted_session_lift": SYSTEMS["hybrid_session_lift"],
+    "hybrid_adapted_no_session_lift": SYSTEMS["hybrid_no_session_lift"],
     "vector_adapted": SYSTEMS["vector"],
 }
 ADAPTED_INDEX = "adapted_index.json"  # in the adapted home: which adapter its index was built with

@@ -116,13 +116,12 @@ def render_locomo(report: dict[str, Any]) -> str:
               "chunks only (no sentence or question keys); `untuned_rrf` "
               "fuses the same two lists by textbook RRF (k 60, ranks only) with none of the lifts and boosts "
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds. "
-              "`hybrid_session_lift` is `hybrid` with the session lift (`search_session_weight` 0.5), which is "
-              "off by default: it lets a session of near-miss identifiers outrank the one that holds the exact "
-              "identifier.", ""]
+              "`hybrid_no_session_lift` is `hybrid` without the session lift (`search_session_weight` 0), "
+              "which shows what the lift buys on each half.", ""]
     adaptation = report.get("adaptation")
     if adaptation:
-        parts += ["`hybrid_adapted`, `hybrid_adapted_session_lift` and `vector_adapted` are `hybrid`, "
-                  f"`hybrid_session_lift` and `vector` with the model adapted {_adapted_on(adaptation)}: on 5-9 "
+        parts += ["`hybrid_adapted`, `hybrid_adapted_no_session_lift` and `vector_adapted` are `hybrid`, "
+                  f"`hybrid_no_session_lift` and `vector` with the model adapted {_adapted_on(adaptation)}: on 5-9 "
                   "neither the adapter nor any setting saw the text or the answers.", ""]
     reach = []
     for name, s in systems.items():
