@@ -147,11 +147,8 @@ def names_identifier(query: str) -> bool:
     number of five digits or more, or a code symbol (snake_case, camelCase). Ordinals, decades and
     short numbers (18th, 1990s, 2023) are words."""
     for token in _TOKEN.findall(query):
-        has_digit = any(c.isdigit() for c in token)
-        has_letter = any(c.isalpha() for c in token)
-        if has_digit and has_letter and not _ORDINAL.fullmatch(token):
-            return True
-        if has_digit and sum(c.isdigit() for c in token) >= 5:
+        digits = sum(c.isdigit() for c in token)
+        if digits >= 5 or (digits and any(c.isalpha() for c in token) and not _ORDINAL.fullmatch(token)):
             return True
         if "_" in token.strip("_") or any(_camel_case(part) for part in token.split("-")):
             return True
@@ -310,8 +307,9 @@ class Searcher:
         if not self.store.exists(spec.table):
             return empty_result()
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
-        session_weight = 0.0 if names_identifier(query) else params.session_weight
-        context = [kind for kind, weight in (("window", params.window_weight), ("session", session_weight))
+        if params.session_weight > 0 and names_identifier(query):
+            params = replace(params, session_weight=0.0)  # an identifier is matched on its own
+        context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                    if weight > 0 and kind in spec.context_kinds]
         switched_off = {"sentence": not params.sentence_keys, "question": not params.question_keys}
         parts = tuple(kind for kind in spec.part_kinds if not switched_off.get(kind, False))
