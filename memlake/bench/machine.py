@@ -24,22 +24,21 @@ def python_speed_ms(repeats: int = 7) -> float:
     return round(float(np.median(times)) * 1000, 2)
 
 
+def _proc_value(path: str, field: str) -> str | None:
+    """The value of the first `field: value` line of a /proc file, or None (no such file or field)."""
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def machine() -> dict[str, Any]:
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory_gb = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                memory_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except OSError:
-        pass
+    cpu = _proc_value("/proc/cpuinfo", "model name") or platform.processor()
+    memory_kb = _proc_value("/proc/meminfo", "MemTotal")
+    memory_gb = round(int(memory_kb.split()[0]) / 1024 / 1024, 1) if memory_kb else None
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),

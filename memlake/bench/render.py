@@ -69,18 +69,23 @@ def _headline(systems: dict[str, Any]) -> str:
                    "(5-9)", "750-word budget recall (hits)", "(hits + window)"], rows)
 
 
-def render_locomo_other_model(report: dict[str, Any]) -> str:
+def render_locomo_other_model(report: dict[str, Any], default_run: dict[str, Any] | None = None) -> str:
     """A LoCoMo run with another embedding model (`--model`, `docs/benchmarks/locomo-*.json`): its headline
-    and what the model costs. `make bench` renders it again but cannot run it again: the model is no
-    dependency of the project."""
+    and what the model costs, and which settings differ from the default model's run (`default_run`).
+    `make bench` renders it again but cannot run it again: the model is no dependency of the project."""
     model = report["settings"]["embedding_model"]
+    default_settings = (default_run or {}).get("settings", {})
+    differ = [f"`{k}` {v} (above: {default_settings[k]})" for k, v in report["settings"].items()
+              if k != "embedding_model" and k in default_settings and default_settings[k] != v]
+    same = ("Same questions, settings and systems as above." if not differ
+            else "Same questions and systems as above; settings that differ: " + ", ".join(differ) + ".")
     ingest, latency = report.get("ingest", {}), report.get("latency", {})
     adaptation = report.get("adaptation")
     parts = [f"## LoCoMo with another embedding model: `{Path(model).name}`", "",
              f"Measured {report['date']} with `memlake bench locomo --model <its folder>"
              f"{'' if report.get('sweeps') else ' --no-sweeps'}`; the model "
              "is not a dependency of memlake (no package this project installs ships it), so `make bench` shows "
-             "this run again but does not repeat it. Same questions, settings and systems as above.", "",
+             f"this run again but does not repeat it. {same}", "",
              _headline(report["systems"]), "", _TARGETS_LINE, ""]
     if adaptation:
         parts += [f"The `_adapted` systems: this model adapted {_adapted_on(adaptation)}.", ""]
@@ -233,9 +238,9 @@ def render(folder: Path) -> str:
         parts += ["Dates: " + ", ".join(f"{n} {r['date']}" for n, r in reports.items()), ""]
     if "locomo" in reports:
         parts.append(render_locomo(reports["locomo"]))
-    for path in sorted(folder.glob("locomo-*.json")):
-        reports[path.stem] = {}
-        parts.append(render_locomo_other_model(json.loads(path.read_text())))
+    others = sorted(folder.glob("locomo-*.json"))
+    for path in others:
+        parts.append(render_locomo_other_model(json.loads(path.read_text()), reports.get("locomo")))
     if "scale" in reports:
         parts.append(render_scale(reports["scale"]))
     from memlake.bench.changes import render_changes_section
@@ -243,9 +248,9 @@ def render(folder: Path) -> str:
 
     parts.append(render_distill_section(folder / "distill.json"))
     parts.append(render_changes_section(folder / "changes.json"))
-    reports |= {"distill": {}, "changes": {}}
+    rendered = {*reports, "distill", "changes", *(path.stem for path in others)}
     for path in sorted(folder.glob("*.json")):  # other benchmarks bring their own Markdown
-        if path.stem not in reports:
+        if path.stem not in rendered:
             other = json.loads(path.read_text())
             if isinstance(other, dict) and isinstance(other.get("markdown"), str):
                 parts += [other["markdown"], ""]
