@@ -9,7 +9,7 @@ from assets.episodes import episodes
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
-from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.profile import profile_versions
 from memlake.facts.profile_model import ProfileWriter
 from memlake.facts.quality import validate_facts
@@ -49,11 +49,13 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     """One row per fact version: every episode's candidates, the overrides and the forget log, folded in time order."""
     settings = lake.settings
     batch = candidates_from_episodes(lake.lake.read(EPISODES), lake.lake.read(TURNS))
+    # named before the logs are read: an entry written meanwhile leaves the stamp behind, so it is folded next run
+    entries = log_entries(settings)
     overrides, forgets = read_overrides(settings), read_forgets(settings)
     core = embedder.core()
     result = fold(batch.candidates, overrides, forgets, FoldConfig.from_settings(settings),
                   core.embed if core is not None else None)
-    lake.lake.write(FACTS, result.facts)
+    lake.lake.write(FACTS, result.facts, stamp={FOLDED_ENTRIES: entries})
     lake.lake.write(FACT_EDGES, result.edges)
     stats = result.stats.as_dict()
     if stats["unresolved_overrides"]:

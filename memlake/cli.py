@@ -76,6 +76,9 @@ def run(home: HomeOption = None) -> None:
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: "
                f"{outcome.days[0] + '..' + outcome.days[-1] if outcome.days else 'none'} ({len(outcome.days)})")
+    if outcome.refolded:
+        typer.echo("facts folded again with the override and forget entries written since the last run; "
+                   "profiles and fact search rebuilt")
     if outcome.rechunked:
         days = len(outcome.rechunked)
         typer.echo(f"chunks built again (an older chunker or other chunk settings had built them): "

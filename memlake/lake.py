@@ -65,6 +65,16 @@ def write_then_rename(path: Path, data: pa.Table) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _stamped(data: pa.Table, stamp: Mapping[str, str] | None) -> pa.Table:
+    """`data` with `stamp` in its schema metadata, which Parquet keeps in the file's footer."""
+    return data.replace_schema_metadata({**(data.schema.metadata or {}), **stamp}) if stamp else data
+
+
+def _footer_value(path: Path, key: str) -> str | None:
+    value = (pq.read_schema(path).metadata or {}).get(key.encode())
+    return value.decode() if value is not None else None
+
+
 def _with_days(table: Table, parts: list[pa.Table], days: list[str]) -> pl.DataFrame:
     """`parts` (one per file, in order) as one frame; a partitioned table's rows get their file's day."""
     if not parts:
@@ -91,11 +101,17 @@ class Lake:
     def partition_file(self, table: Table, day: str) -> Path:
         return self.table_dir(table) / f"{PARTITION_COLUMN}={day}" / DATA_FILE
 
-    def write(self, table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFrame) -> int:
-        """Replace an unpartitioned table whole. Returns the row count."""
+    def write(
+        self,
+        table: Table,
+        data: pa.Table | Sequence[dict[str, Any]] | pl.DataFrame,
+        stamp: Mapping[str, str] | None = None,
+    ) -> int:
+        """Replace an unpartitioned table whole, its file stamped with `stamp` (see `stamp`). Returns the
+        row count."""
         if table.partitioned:
             raise ValueError(f"{table.path} is partitioned: use write_partition")
-        conformed = conform(table, data)
+        conformed = _stamped(conform(table, data), stamp)
         _atomic_write(self.table_dir(table) / DATA_FILE, conformed)
         return conformed.num_rows
 
@@ -120,10 +136,7 @@ class Lake:
 
         Returns the rows written, as `read` of those days would give them.
         """
-        conformed = {day: conform(table, data) for day, data in by_day.items()}
-        if stamp:
-            conformed = {day: data.replace_schema_metadata({**(data.schema.metadata or {}), **stamp})
-                         for day, data in conformed.items()}
+        conformed = {day: _stamped(conform(table, data), stamp) for day, data in by_day.items()}
         with ThreadPoolExecutor(_FILE_THREADS) as pool:
             list(pool.map(lambda day: _atomic_write(self.partition_file(table, day), conformed[day]), conformed))
         return _with_days(table, list(conformed.values()), list(conformed))
@@ -142,12 +155,12 @@ class Lake:
 
     def stamps(self, table: Table, key: str) -> dict[str, str | None]:
         """Each written day's stamp `key` (None: its file has none), read from the files' footers only."""
-        out: dict[str, str | None] = {}
-        for day in self.partitions(table):
-            metadata = pq.read_schema(self.partition_file(table, day)).metadata or {}
-            value = metadata.get(key.encode())
-            out[day] = value.decode() if value is not None else None
-        return out
+        return {day: _footer_value(self.partition_file(table, day), key) for day in self.partitions(table)}
+
+    def stamp(self, table: Table, key: str) -> str | None:
+        """An unpartitioned table's stamp `key` (None: no file yet, or a file without it)."""
+        path = self.table_dir(table) / DATA_FILE
+        return _footer_value(path, key) if path.is_file() else None
 
     def files(self, table: Table, days: Iterable[str] | None = None) -> list[Path]:
         if not table.partitioned:

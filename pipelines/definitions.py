@@ -46,6 +46,14 @@ reindex_job = dg.define_asset_job(
     selection=reindex_selection,
     description="Rebuild the LanceDB indexes of the chosen days from the lake (no landing file is read).",
 )
+# Override and forget entries written since the last fold, with no new chats: the facts, the profiles, fact search.
+facts_selection = dg.AssetSelection.assets(fact_assets.FACTS_KEY, fact_assets.EDGES_KEY).downstream()
+facts_job = dg.define_asset_job(
+    "facts_job",
+    selection=facts_selection,
+    description="Fold the facts again with the override and forget logs, then the profiles and fact search "
+    "(the landing sensor asks for it when entries were written since the last fold and no chats came in).",
+)
 # A drop of only bad files touches no day: the manifest alone records and quarantines them.
 manifest_job = dg.define_asset_job(
     "manifest_job",
@@ -78,8 +86,8 @@ def build_definitions(resources: dict[str, object] | None = None) -> dg.Definiti
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[landing_job, manifest_job, reindex_job, rechunk_job, *episode_assets.JOBS],
-        sensors=[build_landing_sensor(landing_job, manifest_job, rechunk_job), *episode_assets.SENSORS],
+        jobs=[landing_job, manifest_job, reindex_job, rechunk_job, facts_job, *episode_assets.JOBS],
+        sensors=[build_landing_sensor(landing_job, manifest_job, rechunk_job, facts_job), *episode_assets.SENSORS],
         resources=resources or default_resources(),
     )
 

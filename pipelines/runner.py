@@ -2,7 +2,8 @@
 
 `run_landing` asks the landing sensor's question (which files are new, which
 days they touch) and materializes the manifest, those days and everything
-downstream in one Dagster run, recorded in the home's Dagster instance so it
+downstream in one Dagster run (with no day touched, the facts downstream when
+override or forget entries came in since their last fold), recorded in the home's Dagster instance so it
 shows up in the UI. `run_reindex` rebuilds the search indexes of every day in
 the lake from the lake alone.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 import dagster as dg
 
 from memlake.chunks import chunk_recipe, stale_chunk_days
+from memlake.facts.overrides import entries_unfolded
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
@@ -55,14 +57,17 @@ class RunOutcome:
     run_id: str | None = None
     materialized: list[str] = field(default_factory=list)
     rechunked: list[str] = field(default_factory=list)  # days whose chunks were built again (a new recipe)
+    refolded: bool = False  # no day touched, but the facts were folded again for new override or forget entries
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
 
 
-def _selection_for(days: set[str]) -> dg.AssetSelection:
-    from pipelines.definitions import landing_job_selection, manifest_job_selection
+def _selection_for(days: set[str], refold: bool) -> dg.AssetSelection:
+    from pipelines.definitions import facts_selection, landing_job_selection, manifest_job_selection
 
-    return landing_job_selection if days else manifest_job_selection
+    if days:  # the facts are downstream of the days: they are folded again with them
+        return landing_job_selection
+    return manifest_job_selection | facts_selection if refold else manifest_job_selection
 
 
 def run_landing(
@@ -77,9 +82,11 @@ def run_landing(
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest)
-    outcome = _run(settings, _selection_for(touched), touched, lake.partitions(TURNS), "memlake run", resources,
-                   instance)
+    refold = not touched and entries_unfolded(settings, lake)
+    outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), "memlake run",
+                   resources, instance)
     outcome.new_files = [f.relative for f in fresh]
+    outcome.refolded = refold
     stale = set(stale_chunk_days(lake, chunk_recipe(settings))) if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
         from pipelines.definitions import rechunk_selection

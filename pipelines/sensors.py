@@ -1,5 +1,6 @@
 """The landing sensor: new landing files -> one run over the days they touch; else, days whose chunks
-another chunk recipe built -> one run building them again."""
+another chunk recipe built -> one run building them again; else, override or forget entries written since
+the facts were last folded -> one run folding them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 import dagster as dg
 
 from memlake.chunks import chunk_recipe, stale_chunk_days
+from memlake.facts.overrides import entries_unfolded, log_entries
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days
 from memlake.schemas import LANDING_MANIFEST
@@ -21,6 +23,11 @@ def landing_run_request(days: set[str], known: Sequence[str], new_sha256: list[s
     """One run: the manifest, plus every partition from the first to the last touched day."""
     tags = {"memlake/new_files": str(len(new_sha256)), **range_tags(days, known)}
     return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
+
+
+def facts_run_request(entries: str) -> dg.RunRequest:
+    """One run folding the facts again; the same set of log entries is asked for once."""
+    return dg.RunRequest(run_key=f"facts:{entries}", tags={"memlake/log_entries": entries})
 
 
 def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) -> dg.RunRequest:
@@ -42,14 +49,16 @@ def build_landing_sensor(
     job: dg.UnresolvedAssetJobDefinition,
     unpartitioned_job: dg.UnresolvedAssetJobDefinition,
     rechunk_job: dg.UnresolvedAssetJobDefinition,
+    facts_job: dg.UnresolvedAssetJobDefinition,
 ):
     @dg.sensor(
         name="landing_sensor",
         minimum_interval_seconds=30,
-        jobs=[job, unpartitioned_job, rechunk_job],
+        jobs=[job, unpartitioned_job, rechunk_job, facts_job],
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Watches <home>/landing; new files (by sha256) start one run over the days they touch. "
-        "With none, days whose chunks an older chunker or other chunk settings built get them built again.",
+        "With none, days whose chunks an older chunker or other chunk settings built get them built again, "
+        "and override or forget entries written since the last fold get the facts folded again.",
     )
     def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         settings = load_settings()
@@ -66,6 +75,9 @@ def build_landing_sensor(
             recipe = chunk_recipe(settings)
             stale = stale_chunk_days(lake, recipe)
             if not stale:
+                if entries_unfolded(settings, lake):
+                    request = facts_run_request(log_entries(settings)).with_replaced_attrs(job_name=facts_job.name)
+                    return dg.SensorResult(run_requests=[request])
                 return dg.SkipReason("no new landing files")
             known = context.instance.get_dynamic_partitions(DAYS)
             request = rechunk_run_request(stale, known, recipe).with_replaced_attrs(job_name=rechunk_job.name)

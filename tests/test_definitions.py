@@ -21,6 +21,10 @@ def test_definitions_load_and_validate():
         "search/chunk_index", "search/episode_index", "search/fact_index"
     }
     assert defs.resolve_sensor_def("landing_sensor") is not None
+    folds = defs.resolve_job_def("facts_job")  # the sensor's way to fold override and forget entries
+    assert {key.to_user_string() for key in folds.asset_layer.executable_asset_keys} == {
+        "facts/facts", "facts/fact_edges", "profile/profiles", "search/fact_index"
+    }
 
 
 def test_every_writer_waits_for_the_others_of_its_store():
@@ -173,3 +177,25 @@ def test_sensor_leaves_alone_the_files_memlake_run_already_ingested(settings, fa
          '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
     [request] = sensor_result(settings).run_requests  # a file dropped later is still new
     assert request.tags["memlake/new_files"] == "1"
+
+
+def test_sensor_asks_once_to_fold_override_and_forget_entries_written_since_the_last_fold(settings):
+    """With no new landing file and no stale chunks, entries `remember`, `reject` or `forget` wrote since the
+    facts were folded get one facts run; once the fold has read them (its stamp), nothing more."""
+    from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, write_forget, write_override
+    from memlake.lake import Lake
+    from memlake.schemas import FACTS
+
+    assert isinstance(sensor_result(settings), dg.SkipReason)  # an empty home: nothing to fold
+    write_override(settings, "alice", "add", content="I moved to Porto last week")
+    [request] = sensor_result(settings).run_requests
+    assert request.job_name == "facts_job"
+    assert request.run_key == sensor_result(settings).run_requests[0].run_key  # the same ask: Dagster runs it once
+
+    lake = Lake(settings.lake_dir)
+    lake.write(FACTS, lake.empty(FACTS), stamp={FOLDED_ENTRIES: log_entries(settings)})  # what the fold writes
+    assert isinstance(sensor_result(settings), dg.SkipReason)
+
+    write_forget(settings, "alice", "agent")
+    [again] = sensor_result(settings).run_requests
+    assert again.job_name == "facts_job" and again.run_key != request.run_key

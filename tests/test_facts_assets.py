@@ -174,20 +174,16 @@ def test_the_suite_catches_each_broken_rule(small_lake: Path) -> None:
 # ---------------------------------------------------------------------------------------------- samples
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory):
-    """The sample home after one pipeline run over data/samples/demo."""
+def sample_home(home: Path):  # type: ignore[no-untyped-def]
+    """`home` after one pipeline run over data/samples/demo, and a function running the pipeline again."""
+    from pipelines.definitions import default_resources
     from pipelines.runner import run_landing
 
-    home = tmp_path_factory.mktemp("samples") / "home"
     settings = load_settings(home, embedding_model="hash")
     settings.ensure_dirs()
     shutil.copytree(SAMPLES, settings.landing_dir / "demo")
     instance = dg.DagsterInstance.ephemeral()
-    resources = {"lake": LakeResource(home=str(home)), "embedder": HashEmbedder()}
-    from pipelines.definitions import default_resources
-
-    resources = {**default_resources(settings), **resources}
+    resources = {**default_resources(settings), "lake": LakeResource(home=str(home)), "embedder": HashEmbedder()}
 
     def run() -> object:
         outcome = run_landing(settings, resources=resources, instance=instance)
@@ -196,6 +192,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory):
 
     run()
     return settings, run
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory):
+    """The sample home after one pipeline run over data/samples/demo."""
+    return sample_home(tmp_path_factory.mktemp("samples") / "home")
 
 
 def current(memory: Memory, slot: str, as_of: str | None = None) -> list[str]:
@@ -280,3 +282,40 @@ def test_samples_a_correction_override_wins_over_a_later_extraction(demo) -> Non
     assert lisbon["valid_until"] == madrid_row["valid_from"]
     profile = memory.profile("demo")
     assert profile.height == 1 and "Porto" in profile["text"][0]
+
+
+def cited(memory: Memory) -> list[str]:
+    """The fact ids the latest profile's lines cite, in order."""
+    lines = memory.profile("demo")["lines"][0]
+    return list(dict.fromkeys(fid for line in lines for fid in line["fact_ids"]))
+
+
+def test_samples_forget_reject_and_remember_reach_the_lake_and_profile_on_a_run_with_no_new_chats(
+    tmp_path: Path,
+) -> None:
+    """What `forget`, `reject` and `remember` wrote is folded by the next `memlake run` even when no chat
+    came in: the forgotten fact leaves the lake and the profile, the rejected one is rejected, the new
+    home city is current; a run after that folds nothing again."""
+    settings, run = sample_home(tmp_path / "home")
+    memory = Memory(settings=settings)
+    facts = memory.facts("demo")
+    home_id = facts.filter(pl.col("slot") == "home_city")["fact_id"][0]
+    forgotten, rejected = [fid for fid in cited(memory) if fid in set(facts["fact_id"]) - {home_id}][:2]
+    memory.forget("demo", fact_id=forgotten)
+    memory.reject("demo", rejected)
+    memory.remember("demo", "I moved to Porto last week.")
+
+    outcome = run()
+    assert outcome.refolded and not outcome.new_files and not outcome.days
+    assert {"facts/facts", "profile/profiles", "search/fact_index"} <= set(outcome.materialized)
+    lake = Lake(settings.lake_dir).read(FACTS)
+    assert forgotten not in lake["fact_id"].to_list()
+    assert set(lake.filter(pl.col("fact_id") == rejected)["status"]) == {"rejected"}
+    user_home = (pl.col("subject") == "user") & (pl.col("slot") == "home_city") & (pl.col("status") == "active")
+    assert lake.filter(user_home)["value"].to_list() == ["Porto"]
+    memory = Memory(settings=settings)
+    assert forgotten not in cited(memory) and rejected not in cited(memory)
+    assert "Porto" in memory.profile("demo")["text"][0]
+
+    again = run()
+    assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]

@@ -3,21 +3,27 @@
 One write is one entry of `<home>/inputs/overrides/` or `<home>/inputs/forget/`
 (see `memlake.inputs`). An override adds a fact, corrects one (a new version
 that replaces FACT_ID) or rejects one by id; a forget entry names an agent, a
-conversation or a fact to forget. The facts fold reads both logs whole, every run.
+conversation or a fact to forget. The facts fold reads both logs whole, every run,
+and stamps the facts table with the entries it read (`FOLDED_ENTRIES`), so a run
+with no new chats still folds entries written since (`entries_unfolded`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from memlake.facts.fold import Forget, Override
-from memlake.inputs import append_entry, read_log
+from memlake.inputs import append_entry, log_dir, log_files, read_log
+from memlake.lake import Lake
 from memlake.moments import parse_as_of
-from memlake.schemas import FACT_TYPES, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
+from memlake.schemas import FACT_TYPES, FACTS, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
 from memlake.settings import Settings
+
+FOLDED_ENTRIES = "memlake.folded_entries"  # the facts file's stamp: `log_entries` when the fold read the logs
 
 
 def _utc(value: datetime | str | None) -> datetime | None:
@@ -144,6 +150,17 @@ def forget_from_row(row: dict[str, Any]) -> Forget:
         written_at=row["written_at"],
         target=row.get("target"),
     )
+
+
+def log_entries(settings: Settings) -> str:
+    """Which override and forget entries exist now, as a short digest of their names ("" when none)."""
+    names = [f"{table.name}/{name}" for table in (OVERRIDES, FORGET) for name in log_files(log_dir(settings, table))]
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16] if names else ""
+
+
+def entries_unfolded(settings: Settings, lake: Lake) -> bool:
+    """Whether override or forget entries were written since the facts table was last folded."""
+    return log_entries(settings) != (lake.stamp(FACTS, FOLDED_ENTRIES) or "")
 
 
 def read_overrides(settings: Settings, agent_id: str | None = None) -> list[Override]:
