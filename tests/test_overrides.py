@@ -86,6 +86,8 @@ def test_each_write_is_one_new_parquet_file_and_reads_come_back_in_order(home: S
         (("../etc", "add"), {"content": "x"}, "invalid agent id"),
         (("ann", "add"), {"content": "x", "type": "rumour"}, "unknown fact type"),
         (("ann", "add"), {"content": "x", "confidence": 1.5}, "confidence must be in"),
+        (("ann", "add"), {"content": "x", "valid_from": "2024-05-01", "valid_until": "2024-01-01"},
+         "valid_until .* is before valid_from"),
     ],
 )
 def test_bad_overrides_are_refused_and_nothing_is_written(home: Settings, args, kwargs, message) -> None:  # type: ignore[no-untyped-def]
@@ -282,6 +284,17 @@ def test_remember_replaces_and_reject_by_id(folded_home: Settings) -> None:
     assert rejected["status"].to_list() == ["rejected"]
     assert memory.facts("ann", type="preference").height == 0
     assert memory.history(tea)["status"].to_list() == ["rejected"]
+
+
+def test_a_fact_whose_validity_has_ended_is_not_current(folded_home: Settings) -> None:
+    memory = Memory(settings=folded_home)
+    memory.remember("ann", "I am in Tokyo for a conference.", slot="staying_in", value="Tokyo",
+                    valid_from="2024-01-01", valid_until="2024-06-01")
+    memory.remember("ann", "I am learning the cello.", slot="learning", value="cello", valid_from="2024-01-01")
+    current = memory.facts("ann")["value"].to_list()
+    assert "cello" in current and "Tokyo" not in current
+    with_history = memory.facts("ann", include_history=True)["value"].to_list()
+    assert "Tokyo" not in with_history  # history of current chains only; Tokyo's chain is not current
 
 
 def test_as_of_returns_what_was_true_and_said_by_then(folded_home: Settings) -> None:

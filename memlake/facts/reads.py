@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
@@ -59,14 +59,9 @@ class AgentFacts:
 
 def parse_as_of(value: datetime | date | str | None) -> datetime | None:
     """A UTC datetime from a datetime (naive = UTC), a date (its end) or an ISO string."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        text = value.strip()
-        value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return datetime.combine(value, time.max, tzinfo=UTC)
+    from memlake.distill.dates import as_utc
+
+    return None if value is None else as_utc(value, end_of_day=True)
 
 
 def _pending(
@@ -208,8 +203,9 @@ def select_facts(
         frame = frame.filter(pl.col("type") == type)
     if subject is not None:
         frame = frame.filter(pl.col("subject").str.to_lowercase() == subject.strip().lower())
-    if when is None:
-        current = frame.filter(pl.col("status") == "active")
+    if when is None:  # active, and not past the end of its validity (said to hold until a day now gone)
+        ended = pl.col("valid_until").is_not_null() & (pl.col("valid_until") <= datetime.now(UTC))
+        current = frame.filter((pl.col("status") == "active") & ~ended)
     else:
         current = frame.filter(
             ~pl.col("status").is_in(HIDDEN_STATUSES)
