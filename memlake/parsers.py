@@ -277,13 +277,18 @@ def _detect_text(data: bytes, name: str) -> _Detected:
         # A one-line JSONL file is also a JSON document; JSONL parses from the text.
         return _Detected(fmt, text if fmt == "jsonl" else value)
     header = _csv_header(text)
-    if header is not None and {"conversation_id", "role", "content"} <= set(header):
+    missing = [c for c in ("conversation_id", "role", "content") if c not in (header or ())]
+    if header is not None and not missing:
         return _Detected("csv", text)
     if _guess_from_name(name) == "csv":
-        raise ParseError("CSV header lacks conversation_id, role and content",
+        raise ParseError(f"CSV header lacks {_and(missing)} (it has {_and(header or []) or 'no columns'})",
                          format_guess="csv", location="line 1")
     raise ParseError("not a format memlake reads (JSON export, JSONL, CSV, Parquet or zip)",
                      format_guess=_guess_from_name(name), location=None)
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _detect_broken_json(text: str, name: str, exc: ValueError) -> _Detected:

@@ -390,6 +390,13 @@ def test_csv_errors_name_line_and_column(tmp_path: Path) -> None:
     assert info.value.location == "line 3"
 
 
+def test_a_csv_header_error_names_only_the_columns_it_lacks(tmp_path: Path) -> None:
+    with pytest.raises(ParseError, match=r"CSV header lacks content \(it has conversation_id, role and created_at\)"):
+        parse_file(write(tmp_path / "chat.csv", "conversation_id,role,created_at\nc1,user,2024-01-01\n"))
+    with pytest.raises(ParseError, match=r"lacks conversation_id and content \(it has role\)"):
+        parse_file(write(tmp_path / "chat.csv", "role\nuser\n"))
+
+
 def test_parquet_missing_column(tmp_path: Path) -> None:
     table = pa.table({"conversation_id": ["c1"], "role": ["user"], "content": ["x"]})
     with pytest.raises(ParseError) as info:
