@@ -23,6 +23,9 @@ class Memory:
 
     def __init__(self, home: str | Path | None = None, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings(home)
+        if not self.settings.home.is_dir():  # a mistyped home is a mistake, not an empty memory (nor a new home)
+            raise ValueError(f"no memlake home at {self.settings.home}: check the path (--home, MEMLAKE_HOME); "
+                             "`memlake ingest` and `memlake run` make one")
         self.lake = Lake(self.settings.lake_dir)
 
     def agents(self) -> list[str]:
@@ -208,6 +211,8 @@ class Memory:
         from memlake.search import parse_as_of, search_memory
         from memlake.vectors import Filters
 
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"a search needs words to look for, got {query!r}")
         def as_tuple(value: str | list[str] | None) -> tuple[str, ...]:
             return () if value is None else (value,) if isinstance(value, str) else tuple(value)
 

@@ -21,6 +21,24 @@ HomeOption = Annotated[Path | None, typer.Option("--home", help="memlake home (d
 AgentOption = Annotated[str, typer.Option("--agent", help="agent id")]
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
+SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it
+
+
+def main() -> None:
+    """The `memlake` command. A mistake in what was asked (an id, a date, a scope, a setting) is one `error:`
+    line and exit code 2, not a traceback; MEMLAKE_DEBUG=1 shows the traceback."""
+    try:
+        app()
+    except ValueError as exc:  # pydantic's ValidationError is one too
+        if os.environ.get("MEMLAKE_DEBUG"):
+            raise
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+def _shown(text: str) -> str:
+    cut = len(text) - SHOWN_CHARS
+    return text if cut <= 0 else f"{text[:SHOWN_CHARS]}… ({cut:,} more characters: --json shows them)"
 
 
 def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]:
@@ -254,12 +272,14 @@ def search(
         typer.echo(f"({frame['mode'][0]}: {frame['note'][0]})")
     for row in frame.iter_rows(named=True):
         when = f"{row['created_at']:%Y-%m-%d}" if row["created_at"] else "-"
-        typer.echo(
-            f"{row['rank']:>3}. {row['score']:.4f} [{when}] {row['conversation_id']} "
-            f"{','.join(row['message_ids'][:3])}: {row['text']}"
-        )
+        source = " ".join(part for part in (row["conversation_id"], ",".join(row["message_ids"][:3])) if part)
+        typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {source or 'override'}: {_shown(row['text'])}")
     if frame.height == 0:
         typer.echo("no results")
+        known = memory.agents()
+        if agent not in known:
+            typer.echo(f"agent {agent!r} has no memory here; agents: {', '.join(known) or 'none yet'}", err=True)
+            raise typer.Exit(1)
 
 
 def _fact_line(row: dict) -> str:  # type: ignore[type-arg]

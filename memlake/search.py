@@ -42,7 +42,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -94,6 +94,16 @@ class SearchParams:
     window_turns: int = 1
     exact: bool | None = None  # None: exact scan unless the agent is large and the table has an ANN index
 
+    def __post_init__(self) -> None:
+        for name in ("k", "candidates", "context_candidates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+        if not 0.0 <= self.mmr_lambda <= 1.0:
+            raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
+        if self.rrf_k <= 0 or self.recency_half_life_days <= 0 or self.window_turns < 0:
+            raise ValueError("rrf_k and recency_half_life_days must be above 0, window_turns at least 0")
+
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
         params = cls(
@@ -111,6 +121,10 @@ class SearchParams:
             mmr_lambda=settings.mmr_lambda,
             window_turns=settings.window_turns,
         )
+        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown search setting {', '.join(unknown)}: one of "
+                             f"{', '.join(f.name for f in fields(cls))}")
         return replace(params, **{k: v for k, v in overrides.items() if v is not None})
 
 

@@ -8,11 +8,12 @@ environment variables, a TOML settings file (`MEMLAKE_SETTINGS_FILE`, else
 from __future__ import annotations
 
 import os
+import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 
@@ -27,6 +28,14 @@ class Settings(BaseSettings):
     partition_start_date: str = Field(
         "2015-01-01", description="Earliest conversation day accepted; older ones are rejected as clock errors."
     )
+
+    @field_validator("partition_start_date")
+    @classmethod
+    def _a_day(cls, value: str) -> str:  # checked when read, not when the first run parses it
+        from datetime import date
+
+        date.fromisoformat(value)
+        return value
 
     # Embeddings
     embedding_model: str = Field(
@@ -192,7 +201,10 @@ class Settings(BaseSettings):
         toml_file = _settings_file()
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         if toml_file is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+            try:
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"settings file {toml_file} is not valid TOML: {exc}") from None
         return tuple(sources)
 
 
@@ -203,6 +215,8 @@ _HOME_GIVEN: ContextVar[Path | None] = ContextVar("memlake_home_given", default=
 def _settings_file() -> Path | None:
     explicit = os.environ.get("MEMLAKE_SETTINGS_FILE")
     if explicit:
+        if not Path(explicit).is_file():
+            raise ValueError(f"MEMLAKE_SETTINGS_FILE names {explicit}, which is not a file")
         return Path(explicit)
     home = _HOME_GIVEN.get() or Path(os.environ.get("MEMLAKE_HOME", "./data"))
     candidate = home / "memlake.toml"

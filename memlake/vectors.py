@@ -39,7 +39,7 @@ import pyarrow.compute as pc
 from lancedb.query import MatchQuery
 
 from memlake.moments import EPOCH, micros, utc
-from memlake.schemas import check_agent_id, check_day
+from memlake.schemas import ROLES, check_agent_id, check_day
 
 VECTOR = "vector"
 TEXT = "text"
@@ -77,6 +77,13 @@ class Filters:
     conversation_ids: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     extra: tuple[str, ...] = field(default=())  # trusted clauses built by memlake code only
+
+    def __post_init__(self) -> None:  # a filter that can match nothing is a mistake, not an empty answer
+        unknown = [role for role in self.roles if role not in ROLES]
+        if unknown:
+            raise ValueError(f"unknown role {', '.join(map(repr, unknown))}: one of {', '.join(ROLES)}")
+        if self.since is not None and self.until is not None and utc(self.since) >= utc(self.until):
+            raise ValueError(f"since ({self.since:%Y-%m-%d %H:%M}) is not before until ({self.until:%Y-%m-%d %H:%M})")
 
     def where(self, agent_id: str, time_column: str = "created_at") -> str:
         clauses = [agent_filter(agent_id)]

@@ -1,12 +1,14 @@
-"""`memlake ingest`, `run`, `turns` and `reindex`, as a user types them."""
+"""`memlake ingest`, `run`, `turns`, `search` and `reindex`, as a user types them."""
 
 import json
 import shutil
+import sys
 
+import pytest
 from typer.testing import CliRunner
 
-from memlake.cli import app
-from tests.conftest import SAMPLES
+from memlake.cli import app, main
+from tests.conftest import SAMPLES, land
 
 
 def test_ingest_run_and_read_back_the_samples(settings, monkeypatch):
@@ -127,3 +129,77 @@ def test_reindex_rechunk_gives_every_day_the_chunk_kinds_of_todays_settings(sett
     found = runner.invoke(app, ["search", "What is Priya reading?", "--agent", "priya", "--json",
                                 "--home", str(settings.home)])
     assert '"text_match": "question"' in found.output or '"vector_match": "question"' in found.output
+
+
+def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """`memlake ARGS` through the console entry point: (exit code, everything printed)."""
+    monkeypatch.setattr(sys, "argv", ["memlake", *args])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    printed = capsys.readouterr()
+    return int(ended.value.code or 0), printed.out + printed.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "hi", "--agent", "Bad Agent!"], "error: invalid agent id 'Bad Agent!'"),
+        (["search", "hi", "--agent", "alice", "--as-of", "yesterday"], "error: 'yesterday' is not a date or time"),
+        (["search", "hi", "--agent", "alice", "-k", "0"], "error: k must be a whole number of at least 1, got 0"),
+        (["search", " ", "--agent", "alice"], "error: a search needs words to look for"),
+        (["search", "hi", "--agent", "alice", "--scope", "foo"], "error: unknown scope 'foo'"),
+        (["search", "hi", "--agent", "alice", "--role", "robot"], "error: unknown role 'robot'"),
+        (["search", "hi", "--agent", "alice", "--since", "2024-07-01", "--until", "2024-01-01"],
+         "error: since (2024-07-01 00:00) is not before until"),
+        (["facts", "--agent", "alice", "--as-of", "2024-13-45"], "error: '2024-13-45' is not a date or time"),
+        (["reject", "f_nope", "--agent", "alice"], "error: agent 'alice' has no fact 'f_nope'"),
+    ],
+)
+def test_a_mistake_in_what_was_asked_is_one_error_line_and_exit_code_2(settings, monkeypatch, capsys, args, message):
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    code, printed = typed(monkeypatch, capsys, *args, "--home", str(settings.home))
+    assert code == 2 and printed.startswith(message), printed
+    assert "Traceback" not in printed and len(printed.splitlines()) == 1
+
+
+def test_a_broken_settings_file_is_named_in_the_error(settings, monkeypatch, capsys, tmp_path):
+    broken = tmp_path / "memlake.toml"
+    broken.write_text('embedding_model = "hash\n')
+    monkeypatch.setenv("MEMLAKE_SETTINGS_FILE", str(broken))
+    code, printed = typed(monkeypatch, capsys, "agents", "--home", str(settings.home))
+    assert code == 2 and printed.startswith(f"error: settings file {broken} is not valid TOML"), printed
+    monkeypatch.setenv("MEMLAKE_SETTINGS_FILE", str(tmp_path / "missing.toml"))
+    code, printed = typed(monkeypatch, capsys, "agents", "--home", str(settings.home))
+    assert code == 2 and "missing.toml, which is not a file" in printed
+
+
+def test_reading_a_home_that_is_not_there_is_an_error_and_creates_nothing(monkeypatch, capsys, tmp_path):
+    from memlake.api import Memory
+
+    typo = tmp_path / "hmoe"
+    for args in (["search", "hi", "--agent", "alice"], ["agents"], ["facts", "--agent", "alice"]):
+        code, printed = typed(monkeypatch, capsys, *args, "--home", str(typo))
+        assert code == 2 and printed.startswith(f"error: no memlake home at {typo}"), printed
+    with pytest.raises(ValueError, match="no memlake home"):
+        Memory(typo)
+    assert not typo.exists()
+
+
+def test_search_says_when_an_agent_has_no_memory_and_shortens_a_long_hit_on_the_terminal(settings, monkeypatch):
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    long_turn = "I adopted a cat named Biscuit. " + "She sleeps all day. " * 400
+    land(settings, "alice", "a.jsonl", json.dumps(
+        {"conversation_id": "c1", "role": "user", "content": long_turn, "created_at": "2024-03-01T10:00:00Z"}) + "\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
+
+    found = runner.invoke(app, ["search", "cat Biscuit", "--agent", "alice", "-k", "1", "--home", str(settings.home)])
+    assert found.exit_code == 0 and "Biscuit" in found.output
+    assert len(found.output) < 1000 and "more characters: --json shows them" in found.output
+    as_json = runner.invoke(app, ["search", "cat Biscuit", "--agent", "alice", "-k", "1", "--json",
+                                  "--home", str(settings.home)])
+    assert long_turn.strip() in json.loads(as_json.output.splitlines()[0])["text"]
+
+    nobody = runner.invoke(app, ["search", "cat", "--agent", "nobody", "--home", str(settings.home)])
+    assert nobody.exit_code == 1
+    assert "agent 'nobody' has no memory here; agents: alice" in nobody.output

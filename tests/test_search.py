@@ -5,7 +5,7 @@ chunk_index) into a tmp home; `Memory.search` reads it back.
 """
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import dagster as dg
 import numpy as np
@@ -271,10 +271,42 @@ def test_filter_values_are_quoted_and_agent_ids_validated():
         ("2024-03-01T12:00:00Z", datetime(2024, 3, 1, 12, tzinfo=UTC)),
         ("2024-03-01T14:00:00+02:00", datetime(2024, 3, 1, 12, tzinfo=UTC)),
         (datetime(2024, 3, 1, 12), datetime(2024, 3, 1, 12, tzinfo=UTC)),
+        (date(2024, 3, 1), datetime(2024, 3, 1, tzinfo=UTC)),
     ],
 )
 def test_as_of_naive_means_utc(value, expected):
     assert parse_as_of(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 0}, "k must be a whole number of at least 1, got 0"),
+        ({"k": -3}, "k must be a whole number"),
+        ({"k": "5"}, "k must be a whole number"),
+        ({"k": 2.5}, "k must be a whole number"),
+        ({"query": ""}, "a search needs words to look for"),
+        ({"query": None}, "a search needs words to look for"),
+        ({"query": 123}, "a search needs words to look for"),
+        ({"as_of": "yesterday"}, "'yesterday' is not a date or time"),
+        ({"as_of": 1700000000}, "1700000000 is not a date or time"),
+        ({"role": "robot"}, "unknown role 'robot'"),
+        ({"since": "2024-07-01", "until": "2024-01-01"}, "is not before until"),
+        ({"mmr_lambda": 5}, "mmr_lambda must be in"),
+        ({"mmr_lamda": 0.5}, "unknown search setting mmr_lamda"),
+        ({"scope": "facts", "k": 0}, "k must be a whole number"),
+    ],
+)
+def test_a_search_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, kwargs, message):
+    args = {"query": "oolong", "agent_id": "alice", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        hash_memory(home).search(**args)
+
+
+def test_as_of_may_be_a_date(home):
+    memory = hash_memory(home)
+    by_date = memory.search("oolong", "alice", as_of=date(2024, 3, 1))
+    assert by_date.height and by_date.equals(memory.search("oolong", "alice", as_of="2024-03-01"))
 
 
 def test_recency_halves_every_half_life_on_either_side():

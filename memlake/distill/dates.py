@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from memlake.moments import not_a_moment
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -205,7 +207,12 @@ def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:
     """A UTC datetime from a datetime, a date or an ISO string ("2024-03-02" is its start, or its end)."""
     if isinstance(value, str):
         text = value.strip()
-        value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text.replace("Z", "+00:00"))
+        try:
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(not_a_moment(text)) from None
+    if not isinstance(value, date):
+        raise ValueError(not_a_moment(value))
     if not isinstance(value, datetime):
         moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
         return moment + timedelta(days=1, microseconds=-1) if end_of_day else moment
