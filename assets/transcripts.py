@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import dagster as dg
 import polars as pl
 
-from memlake.landing import manifest_frame, update_manifest
+from memlake.landing import MANIFEST_STAMP, manifest_frame, manifest_version, update_manifest
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
@@ -72,9 +72,11 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     days = list(context.partition_keys)
     existing = set(lake.lake.partitions(TURNS))
     build = build_turns(lake.settings, manifest, days)
-    # Days with no data get no file, unless one exists and must be emptied.
-    by_day = {day: build.rows.get(day, []) for day in days if build.rows.get(day) or day in existing}
-    frame = lake.lake.write_partitions(TURNS, by_day)
+    # Days with no data get no file, unless one exists and must be emptied, or the manifest names the day
+    # (the stamp then says it was built, so an ingested conversation with no turn left is not asked for again).
+    named = set(manifest.filter(pl.col("status") == "ingested")["partition"].to_list())
+    by_day = {day: build.rows.get(day, []) for day in days if build.rows.get(day) or day in existing or day in named}
+    frame = lake.lake.write_partitions(TURNS, by_day, stamp={MANIFEST_STAMP: manifest_version(manifest)})
     if build.missing_files:
         context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}")
     per_conversation = (

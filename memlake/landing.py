@@ -17,9 +17,9 @@ from typing import Any
 
 import polars as pl
 
-from memlake.lake import conform
+from memlake.lake import Lake, conform
 from memlake.parsers import ParsedConversation, ParsedFile, ParseError, parse_file
-from memlake.schemas import LANDING_MANIFEST, is_valid_agent_id
+from memlake.schemas import LANDING_MANIFEST, TURNS, is_valid_agent_id
 from memlake.settings import Settings
 
 
@@ -219,6 +219,41 @@ def manifest_frame(update: ManifestUpdate) -> pl.DataFrame:
     frame = pl.from_arrow(conform(LANDING_MANIFEST, rows))
     assert isinstance(frame, pl.DataFrame)
     return frame
+
+
+# A turns file's stamp: the manifest it was built from, as the latest first_seen_at that manifest held.
+MANIFEST_STAMP = "memlake.manifest_seen"
+
+
+def manifest_version(manifest: pl.DataFrame) -> str:
+    """The latest first_seen_at of the manifest, as `_sortable` text ("" if empty)."""
+    latest = manifest["first_seen_at"].max() if manifest.height else None
+    return _sortable(latest) if isinstance(latest, datetime) else ""
+
+
+def _sortable(moment: datetime) -> str:
+    """A moment as text in one fixed format, so that text order is time order."""
+    return f"{moment.astimezone(UTC):%Y-%m-%dT%H:%M:%S.%fZ}"
+
+
+def unbuilt_days(lake: Lake, manifest: pl.DataFrame) -> set[str]:
+    """Days the manifest holds ingested conversations for that no turns file was built from since.
+
+    A landing run cancelled or failed after its manifest step, or the manifest materialized alone, leaves
+    its files in the manifest (so no longer new) and their days unbuilt; these are those days. A turns file
+    from before the stamp counts as built.
+    """
+    ingested = manifest.filter(pl.col("status") == "ingested")
+    if ingested.height == 0:
+        return set()
+    built = lake.stamps(TURNS, MANIFEST_STAMP)
+    seen = ingested.group_by("partition").agg(pl.col("first_seen_at").max())
+    unbuilt = set()
+    for day, first_seen in seen.iter_rows():
+        stamp = built.get(day, "")  # "": no turns file; None: a file from before the stamp
+        if stamp is not None and stamp < _sortable(first_seen):
+            unbuilt.add(day)
+    return unbuilt
 
 
 def plan_days(settings: Settings, files: list[LandingFile], manifest: pl.DataFrame) -> set[str]:

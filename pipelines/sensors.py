@@ -1,6 +1,7 @@
-"""The landing sensor: new landing files -> one run over the days they touch; else, days whose chunks
-another chunk recipe built -> one run building them again; else, override or forget entries written since
-the facts were last folded -> one run folding them."""
+"""The landing sensor: new landing files -> one run over the days they touch; else, days the manifest
+holds but no run built (a run stopped after its manifest step) -> one run building them; else, days whose
+chunks another chunk recipe built -> one run building them again; else, override or forget entries written
+since the facts were last folded -> one run folding them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import dagster as dg
 from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded, log_entries
 from memlake.lake import Lake
-from memlake.landing import new_landing_files, plan_days
+from memlake.landing import manifest_version, new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
 from pipelines.partitions import DAYS, add_requests, range_tags
@@ -23,6 +24,12 @@ def landing_run_request(days: set[str], known: Sequence[str], new_sha256: list[s
     """One run: the manifest, plus every partition from the first to the last touched day."""
     tags = {"memlake/new_files": str(len(new_sha256)), **range_tags(days, known)}
     return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
+
+
+def unbuilt_run_request(days: set[str], known: Sequence[str], manifest_seen: str) -> dg.RunRequest:
+    """One landing run over the days the manifest holds but no run built; the same ask is made once."""
+    key = hashlib.sha256(json.dumps([manifest_seen, sorted(days)]).encode()).hexdigest()[:16]
+    return dg.RunRequest(run_key=f"unbuilt:{key}", tags={"memlake/new_files": "0", **range_tags(days, known)})
 
 
 def facts_run_request(entries: str) -> dg.RunRequest:
@@ -72,6 +79,12 @@ def build_landing_sensor(
             if landing_in_progress(context.instance, job.name):
                 # it rebuilds its days' chunks itself; the stamps are looked at once it is done
                 return dg.SkipReason("no new landing files; a landing run is still going")
+            unbuilt = unbuilt_days(lake, manifest)
+            if unbuilt:
+                known = context.instance.get_dynamic_partitions(DAYS)
+                request = unbuilt_run_request(unbuilt, known, manifest_version(manifest))
+                return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=job.name)],
+                                       dynamic_partitions_requests=add_requests(unbuilt, known))
             recipe = chunk_recipe(settings)
             stale = stale_chunk_days(lake, recipe)
             if not stale:

@@ -199,3 +199,32 @@ def test_sensor_asks_once_to_fold_override_and_forget_entries_written_since_the_
     write_forget(settings, "alice", "agent")
     [again] = sensor_result(settings).run_requests
     assert again.job_name == "facts_job" and again.run_key != request.run_key
+
+
+def test_sensor_asks_once_for_the_days_the_manifest_holds_but_no_run_built(settings, fast_resources, monkeypatch):
+    """A landing run cancelled after its manifest step: its file is in the manifest, so no longer new, and
+    its day has no turns. The sensor asks for one landing run over that day, once."""
+    from pipelines.runner import run_landing
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
+    assert run_landing(settings, resources=fast_resources).success
+    land(settings, "alice", "b.jsonl",
+         '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
+    from pipelines.definitions import ASSETS, CHECKS, manifest_job_selection
+
+    stopped = dg.materialize([*ASSETS, *CHECKS], selection=manifest_job_selection, resources=fast_resources,
+                             instance=dg.DagsterInstance.ephemeral())
+    assert stopped.success
+
+    result = sensor_result(settings)
+    [request] = result.run_requests
+    assert request.job_name == "landing_job" and request.run_key.startswith("unbuilt:")
+    assert (request.tags["dagster/asset_partition_range_start"], request.tags["dagster/asset_partition_range_end"]) \
+        == ("2024-03-07", "2024-03-07")
+    assert [r.partition_keys for r in result.dynamic_partitions_requests] == [["2024-03-07"]]
+    assert sensor_result(settings).run_requests[0].run_key == request.run_key  # the same ask: Dagster runs it once
+
+    assert run_landing(settings, resources=fast_resources).days == ["2024-03-07"]
+    assert isinstance(sensor_result(settings), dg.SkipReason)

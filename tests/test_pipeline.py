@@ -226,3 +226,26 @@ def test_reindex_rebuilds_every_search_index_from_the_lake_alone(settings, run_p
     found_after = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
     assert found_after["text"].to_list() == found_before["text"].to_list()
     assert "ORD-58213" in found_after["text"][0]
+
+
+def test_a_file_whose_run_stopped_after_the_manifest_is_built_by_the_next_run(settings, run_pipeline, fast_resources):
+    """The manifest materialized alone (the UI's manifest_job, or a landing run cancelled after its first
+    step) records a file without building its days; the file is no longer new, so the next run must find
+    those days another way, build them once, and then leave them alone."""
+    import dagster as dg
+
+    from pipelines.definitions import ASSETS, CHECKS, manifest_job_selection
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION[:2]))
+    assert run_pipeline().days == ["2024-03-01"]
+    land(settings, "alice", "late.jsonl", jsonl(msg("c3", 0, "user", "My cat is called Biscuit.", day="2024-03-01"),
+                                                 msg("c4", 0, "user", "A new day.", day="2024-03-09")))
+    stopped = dg.materialize([*ASSETS, *CHECKS], selection=manifest_job_selection, resources=fast_resources,
+                             instance=run_pipeline.instance)
+    assert stopped.success
+    assert set(turns_of(settings)["conversation_id"]) == {"c1"}
+
+    outcome = run_pipeline()
+    assert outcome.success and outcome.new_files == [] and outcome.days == ["2024-03-01", "2024-03-09"]
+    assert set(turns_of(settings)["conversation_id"]) == {"c1", "c3", "c4"}
+    assert run_pipeline().days == []
