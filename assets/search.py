@@ -23,6 +23,9 @@ from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
 
+# An index follows its table when that table is rebuilt on its own (a day rematerialized in the UI, the
+# pending sensor's retries): the automation sensor asks for it.
+EAGER = dg.AutomationCondition.eager()
 # Index writers run one at a time, across runs too: two LanceDB merges of the same days at once both insert
 # the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
 INDEX_WRITERS = "memlake_index_writers"
@@ -62,6 +65,7 @@ def _metadata(result: SyncResult, frame: pl.DataFrame, columns: list[str], **ext
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=INDEX_WRITERS,
+    automation_condition=EAGER,
 )
 def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -101,6 +105,7 @@ def chunk_index(
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=INDEX_WRITERS,
+    automation_condition=EAGER,
 )
 def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -130,6 +135,7 @@ def episode_index(
     kinds={"lancedb"},
     deps=[facts],
     pool=INDEX_WRITERS,
+    automation_condition=EAGER,
 )
 def fact_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore

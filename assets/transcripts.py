@@ -23,8 +23,14 @@ def markdown_preview(frame: pl.DataFrame, limit: int = 10) -> dg.MetadataValue:
     if head.height == 0:
         return dg.MetadataValue.md("_(no rows)_")
     header = "| " + " | ".join(head.columns) + " |\n| " + " | ".join("---" for _ in head.columns) + " |\n"
-    body = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in head.iter_rows())
+    body = "\n".join("| " + " | ".join(_cell(v) for v in row) + " |" for row in head.iter_rows())
     return dg.MetadataValue.md(header + body)
+
+
+def _cell(value: object, width: int = 160) -> str:
+    """A value as one Markdown table cell: on one line, its pipes escaped, long text cut."""
+    text = " ".join(str(value).split())
+    return (text[:width] + "…" if len(text) > width else text).replace("|", "\\|")
 
 
 @dg.asset(

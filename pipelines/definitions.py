@@ -82,12 +82,23 @@ def core_api_key(settings: Settings) -> str | dg.EnvVar | None:
     return dg.EnvVar("MEMLAKE_CORE_API_KEY") if os.environ.get("MEMLAKE_CORE_API_KEY") else settings.core_api_key
 
 
+# On by default, unlike Dagster's own: the folds (facts, profiles) and the indexes follow a table rebuilt alone.
+automation_sensor = dg.AutomationConditionSensorDefinition(
+    "memlake_automation",
+    target=dg.AssetSelection.all(),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Keeps the facts, profiles and search indexes fresh when what they are built from was "
+    "rematerialized on its own (their eager automation conditions).",
+)
+
+
 def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
         jobs=[landing_job, manifest_job, reindex_job, rechunk_job, facts_job, *episode_assets.JOBS],
-        sensors=[build_landing_sensor(landing_job, manifest_job, rechunk_job, facts_job), *episode_assets.SENSORS],
+        sensors=[build_landing_sensor(landing_job, manifest_job, rechunk_job, facts_job), *episode_assets.SENSORS,
+                 automation_sensor],
         resources=resources or default_resources(),
     )
 

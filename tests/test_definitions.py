@@ -228,3 +228,50 @@ def test_sensor_asks_once_for_the_days_the_manifest_holds_but_no_run_built(setti
 
     assert run_landing(settings, resources=fast_resources).days == ["2024-03-07"]
     assert isinstance(sensor_result(settings), dg.SkipReason)
+
+
+def test_automation_is_on_and_brings_the_folds_and_indexes_up_to_a_day_rebuilt_alone(settings, fast_resources):
+    """DESIGN: the unpartitioned folds are kept fresh by declarative automation. Its sensor is on by default,
+    and after one day's episodes are rematerialized alone (a UI click), it asks for that day's episode index,
+    the facts, the profiles and the fact index, and nothing else."""
+    from dagster._core.definitions.sensor_definition import DefaultSensorStatus
+
+    from pipelines.definitions import ASSETS, CHECKS
+    from pipelines.runner import run_landing
+
+    assert defs.resolve_sensor_def("memlake_automation").default_status == DefaultSensorStatus.RUNNING
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"I live in Berlin.","created_at":"2024-03-01T10:00:00Z"}\n'
+         '{"conversation_id":"c2","role":"user","content":"I like tea.","created_at":"2024-03-07T10:00:00Z"}\n')
+    instance = dg.DagsterInstance.ephemeral()
+    assert run_landing(settings, resources=fast_resources, instance=instance).success
+    fresh = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+    assert fresh.total_requested == 0
+
+    one_day = dg.AssetSelection.assets(["episodes", "episodes"]).required_multi_asset_neighbors()
+    rebuilt = dg.materialize([*ASSETS, *CHECKS], selection=one_day, partition_key="2024-03-07",
+                             resources=fast_resources, instance=instance)
+    assert rebuilt.success
+    result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=fresh.cursor)
+    requested = {
+        key: result.get_requested_partitions(dg.AssetKey(key.split("/")))
+        for key in ("search/episode_index", "facts/facts", "profile/profiles", "search/fact_index",
+                    "search/chunk_index", "transcripts/turns")
+    }
+    assert requested["search/episode_index"] == {"2024-03-07"}
+    assert requested["facts/facts"] == requested["profile/profiles"] == requested["search/fact_index"] == {None}
+    assert requested["search/chunk_index"] == set() and requested["transcripts/turns"] == set()
+
+
+def test_a_preview_stays_a_table_when_cells_hold_newlines_and_pipes():
+    import re
+
+    import polars as pl
+
+    from assets.transcripts import markdown_preview
+
+    frame = pl.DataFrame({"text": ["```\nprint(a | b)\n```", "x" * 500], "n": [1, 2]})
+    lines = markdown_preview(frame).value.splitlines()
+    assert len(lines) == 4  # header, rule, one line per row
+    assert all(len(re.findall(r"(?<!\\)\|", line)) == 3 for line in lines)
+    assert "print(a \\| b)" in lines[2] and len(lines[3]) < 200
