@@ -6,7 +6,7 @@ from collections import Counter
 import dagster as dg
 import polars as pl
 
-from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
+from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
 from pipelines.partitions import day_partitions
@@ -24,8 +24,10 @@ from resources.lake import LakeResource
     pool=LAKE_WRITERS,
 )
 def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder) -> dg.MaterializeResult:
-    """One row per retrieval unit (a turn, a whole conversation, a window of turns, or a turn's sentence or the
-    question it replies to), per day of turns."""
+    """One row per retrieval unit, per day of turns: a turn, a conversation, a window, a sentence or a question.
+
+    A turn's sentence and the question it replies to are keys of that turn: a hit on them ranks the turn.
+    """
     days = list(context.partition_keys)
     settings = lake.settings
     window_size = settings.chunk_window_size
@@ -43,7 +45,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     kinds = Counter(frame["kind"].to_list())
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": frame.height,
+            **row_count(frame.height, len(days)),
             "days_written": len(to_write),
             "by_kind": dg.MetadataValue.json(dict(kinds)),
             "tokenizer": embedder.name,

@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
+from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.dates import as_utc
 from memlake.distill.pending import default_as_of
@@ -97,7 +97,7 @@ def episodes(
     yield dg.MaterializeResult(
         asset_key=EPISODES_KEY,
         metadata={
-            "dagster/row_count": episode_frame.height,
+            **row_count(episode_frame.height, len(days)),
             **common,
             "token_usage": dg.MetadataValue.json(stats.usage.as_dict()),
             "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
@@ -108,7 +108,7 @@ def episodes(
     yield dg.MaterializeResult(
         asset_key=PENDING_KEY,
         metadata={
-            "dagster/row_count": pending_frame.height,
+            **row_count(pending_frame.height, len(days)),
             "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
             "as_of": as_of.isoformat(),
             "preview": markdown_preview(pending_frame.select("agent_id", "conversation_id", "reason", "since",

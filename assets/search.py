@@ -14,7 +14,7 @@ import polars as pl
 from assets.chunks import chunks
 from assets.episodes import episodes
 from assets.facts import facts
-from assets.transcripts import markdown_preview
+from assets.transcripts import markdown_preview, row_count
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
@@ -41,9 +41,12 @@ def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[ob
     )
 
 
-def _metadata(result: SyncResult, frame: pl.DataFrame, columns: list[str], **extra: Any) -> dict[str, Any]:
+def _metadata(
+    result: SyncResult, frame: pl.DataFrame, columns: list[str], days: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    """`days`: how many days a partitioned index's run covered (None: an unpartitioned index)."""
     return {
-        "dagster/row_count": result.rows,
+        **({"dagster/row_count": result.rows} if days is None else row_count(result.rows, days)),
         "embedder": result.embedder,
         "embedded": result.embedded,
         "reused_vectors": result.reused,
@@ -92,7 +95,7 @@ def chunk_index(
         context.log.warning("no embedding model available: chunk_index is full-text only")
     return dg.MaterializeResult(
         metadata=_metadata(
-            result, frame, ["conversation_id", "kind", "token_count", "text"], days_indexed=len(days)
+            result, frame, ["conversation_id", "kind", "token_count", "text"], days=len(days)
         )
     )
 
@@ -126,7 +129,7 @@ def episode_index(
         embedder=name,
         dim=dim,
     )
-    return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"]))
+    return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"], days=len(days)))
 
 
 @dg.asset(

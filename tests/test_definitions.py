@@ -51,7 +51,7 @@ def test_every_asset_says_its_grain_and_layer():
             assert len(key.path) == 2, key  # [layer, table]
             assert asset.group_names_by_key[key] == key.path[0]
             description = asset.descriptions_by_key.get(key) or ""
-            assert description.startswith("One row per"), (key, description)
+            assert description.startswith("One row per") and description.endswith("."), (key, description)
 
 
 def test_domain_core_imports_no_dagster():

@@ -249,3 +249,37 @@ def test_a_file_whose_run_stopped_after_the_manifest_is_built_by_the_next_run(se
     assert outcome.success and outcome.new_files == [] and outcome.days == ["2024-03-01", "2024-03-09"]
     assert set(turns_of(settings)["conversation_id"]) == {"c1", "c3", "c4"}
     assert run_pipeline().days == []
+
+
+def test_the_turns_check_of_a_many_day_run_is_one_result_not_a_skipped_one_per_day(settings, run_pipeline):
+    """A landing run covers its days in one step, and a check result carries no day; a check declared per
+    day left every day's planned evaluation without a result, which the UI shows as skipped."""
+    import dagster as dg
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    assert run_pipeline().days == ["2024-03-01", "2024-03-05"]
+    key = dg.AssetCheckKey(dg.AssetKey(["transcripts", "turns"]), "turns_expectations")
+    history = run_pipeline.instance.event_log_storage.get_asset_check_execution_history(key, limit=10)
+    assert [record.status.value for record in history] == ["SUCCEEDED"]
+
+
+def test_a_days_row_count_is_recorded_only_by_a_run_of_that_day_alone(settings, run_pipeline):
+    """Dagster gives a range run's metadata to every day of it, so a two-day run's 3 turns must not show up
+    as each day's row count; a run of one day records that day's own count."""
+    import dagster as dg
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    run_pipeline()
+    run_pipeline(days=["2024-03-01"])
+
+    def day_metadata(day: str) -> list[dict]:
+        records = run_pipeline.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(["transcripts", "turns"]), asset_partitions=[day]), limit=10
+        ).records
+        return [{k: v.value for k, v in r.asset_materialization.metadata.items()} for r in reversed(records)]
+
+    first, alone = day_metadata("2024-03-01")
+    assert "dagster/row_count" not in first and first["rows_in_run"] == 3
+    assert alone["dagster/row_count"] == 2
+    [only] = day_metadata("2024-03-05")
+    assert "dagster/row_count" not in only
