@@ -181,7 +181,7 @@ def run_distill(
     from memlake.lake import Lake
     from pipelines.definitions import ASSETS, CHECKS, default_resources
     from pipelines.partitions import register_days
-    from pipelines.runner import ensure_dagster_home
+    from pipelines.runner import CONSOLE_INFO, ensure_dagster_home
 
     store = Lake(settings.lake_dir)
     frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
@@ -194,6 +194,7 @@ def run_distill(
         ensure_dagster_home(settings)
         instance = dg.DagsterInstance.get()
     run_config = {
+        "loggers": CONSOLE_INFO,
         "ops": {
             "episodes": {
                 "config": {

@@ -47,6 +47,10 @@ def ensure_dagster_home(settings: Settings) -> Path:
     return dagster_home
 
 
+# An in-process run prints INFO and above: Dagster's DEBUG lines are one per step event (a hundred a run).
+CONSOLE_INFO = {"console": {"config": {"log_level": "INFO"}}}
+
+
 @dataclass
 class RunOutcome:
     """What one in-process run did."""
@@ -147,7 +151,7 @@ def _run(
         instance=instance,
         tags={**register_days(instance, days, lake_days), "memlake/trigger": trigger},
         raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+        run_config={"loggers": CONSOLE_INFO},
     )
     checks = {
         f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.passed
