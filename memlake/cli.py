@@ -42,11 +42,15 @@ def _shown(text: str) -> str:
 
 
 def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]:
+    """Copy `files` into the agent's landing folder, under a new name when the name is taken; a file whose
+    bytes are already there (under any name) is not copied again."""
     landing_agent_dir.mkdir(parents=True, exist_ok=True)
     copied = []
     for source in files:
         target = landing_agent_dir / source.name
-        if target.exists() and target.read_bytes() == source.read_bytes():
+        data = source.read_bytes()
+        if any(p.is_file() and p.stat().st_size == len(data) and p.read_bytes() == data
+               for p in landing_agent_dir.rglob("*")):
             continue
         stem, suffix, n = target.stem, target.suffix, 1
         while target.exists():  # never overwrite a landing file

@@ -20,6 +20,11 @@ def test_ingest_run_and_read_back_the_samples(settings, monkeypatch):
     assert landed.exit_code == 0, landed.output
     again = runner.invoke(app, ["ingest", *files, "--agent", "demo", "--home", str(settings.home)])
     assert "0 new file(s), 3 already there" in again.output
+    renamed = settings.home.parent / "export (copy).json"  # the same bytes under another name
+    shutil.copy(files[0], renamed)
+    copy = runner.invoke(app, ["ingest", str(renamed), "--agent", "demo", "--home", str(settings.home)])
+    assert "0 new file(s), 1 already there" in copy.output
+    assert len(list((settings.landing_dir / "demo").iterdir())) == 3
 
     ran = runner.invoke(app, ["run", "--home", str(settings.home)])
     assert ran.exit_code == 0, ran.output
