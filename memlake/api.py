@@ -195,7 +195,8 @@ class Memory:
         record_access: bool = False,
         **params: Any,
     ) -> pl.DataFrame:
-        """Hybrid search of one agent's memory: best match first, one row per hit.
+        """Hybrid search of one agent's memory: one row per hit, in `rank` order (best match first, with a
+        near-duplicate of a row above pushed down by MMR, so a row's score can exceed the one above it).
 
         `scope` is chunks (turns, with adjacent turns as `context`), episodes
         or facts. Recency counts back from `as_of` (naive = UTC, ISO string,

@@ -260,7 +260,8 @@ def search(
     ] = False,
     home: HomeOption = None,
 ) -> None:
-    """Hybrid search of an agent's memory (vector + full text), best match first."""
+    """Hybrid search of an agent's memory (vector + full text), best match first (near-duplicates pushed down,
+    so a score can exceed the one above it)."""
     # One search per process: reading LanceDB directly beats loading the agent's rows into memory first
     # (a 100k-chunk agent, the whole command: 2.1-2.5 s against 4.9-5.4 s).
     memory = Memory(settings=load_settings(home, search_snapshot_rows=0))
