@@ -13,7 +13,7 @@ import polars as pl
 
 from assets.chunks import chunks
 from assets.episodes import episodes
-from assets.facts import facts
+from assets.facts import EAGER, facts
 from assets.transcripts import markdown_preview, row_count
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
@@ -23,9 +23,6 @@ from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
 
-# An index follows its table when that table is rebuilt on its own (a day rematerialized in the UI, the
-# pending sensor's retries): the automation sensor asks for it.
-EAGER = dg.AutomationCondition.eager()
 # Index writers run one at a time, across runs too: two LanceDB merges of the same days at once both insert
 # the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
 INDEX_WRITERS = "memlake_index_writers"
@@ -68,7 +65,7 @@ def _metadata(
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=INDEX_WRITERS,
-    automation_condition=EAGER,
+    automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -108,7 +105,7 @@ def chunk_index(
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=INDEX_WRITERS,
-    automation_condition=EAGER,
+    automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
@@ -138,7 +135,7 @@ def episode_index(
     kinds={"lancedb"},
     deps=[facts],
     pool=INDEX_WRITERS,
-    automation_condition=EAGER,
+    automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def fact_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore

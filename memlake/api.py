@@ -214,6 +214,7 @@ class Memory:
 
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"a search needs words to look for, got {query!r}")
+
         def as_tuple(value: str | list[str] | None) -> tuple[str, ...]:
             return () if value is None else (value,) if isinstance(value, str) else tuple(value)
 

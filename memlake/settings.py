@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from contextvars import ContextVar
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,8 +33,6 @@ class Settings(BaseSettings):
     @field_validator("partition_start_date")
     @classmethod
     def _a_day(cls, value: str) -> str:  # checked when read, not when the first run parses it
-        from datetime import date
-
         date.fromisoformat(value)
         return value
 
