@@ -45,6 +45,10 @@ def render_ingest_report(lake: Lake) -> str:
             f"  {'total':<12} {summary['files'].sum():>6} {summary['conversations'].sum():>14} "
             f"{summary['turns'].sum():>7}"
         )
+    duplicates = lake.read(LANDING_MANIFEST).filter(pl.col("status") == "duplicate")["source_file"].unique().sort()
+    if duplicates.len():
+        lines.append(f"Duplicates (the same bytes as an ingested file, not ingested again): {duplicates.len()} file(s)")
+        lines.extend(f"  {name}" for name in duplicates.to_list())
     bad = quarantined_files(lake)
     lines.append(f"Quarantined: {bad.height} file(s)")
     for row in bad.iter_rows(named=True):

@@ -8,6 +8,7 @@ import polars as pl
 
 from memlake.api import Memory
 from memlake.lake import Lake
+from memlake.report import render_ingest_report
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, LANDING_MANIFEST, TURNS
 from memlake.vectors import VectorStore, key_column
 from pipelines.runner import run_reindex
@@ -73,6 +74,9 @@ def test_same_export_twice_changes_nothing(settings, run_pipeline):
     assert turns_of(settings).equals(before)
     statuses = Lake(settings.lake_dir).read(LANDING_MANIFEST).group_by("source_file").agg(pl.col("status").first())
     assert dict(statuses.rows()) == {"alice/chat.jsonl": "ingested", "alice/chat-copy.jsonl": "duplicate"}
+    report = render_ingest_report(Lake(settings.lake_dir))  # what `memlake run` prints: the copy is not silent
+    assert "Duplicates (the same bytes as an ingested file, not ingested again): 1 file(s)\n  alice/chat-copy.jsonl" \
+        in report
 
 
 def test_longer_reexport_extends_the_conversation_and_keeps_its_day(settings, run_pipeline):
