@@ -385,7 +385,12 @@ def profile(
     home: HomeOption = None,
 ) -> None:
     """The agent's profile of the user: sections of lines, each citing its fact ids."""
-    frame = Memory(home).profile(agent, version)
+    memory = Memory(home)
+    frame = memory.profile(agent, version)
+    if frame.height == 0 and version is not None and memory.profile(agent).height:
+        typer.echo(f"error: agent {agent!r} has no profile version {version}; the latest is "
+                   f"{memory.profile(agent)['version'][0]}", err=True)
+        raise typer.Exit(2)
     if frame.height == 0:
         typer.echo("no profile yet")
         return

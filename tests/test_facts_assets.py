@@ -319,3 +319,18 @@ def test_samples_forget_reject_and_remember_reach_the_lake_and_profile_on_a_run_
 
     again = run()
     assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]
+
+
+def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_latest(demo) -> None:
+    from typer.testing import CliRunner
+
+    from memlake.cli import app
+
+    settings, _ = demo
+    latest = Memory(settings=settings).profile("demo")["version"][0]
+    home = ["--home", str(settings.home)]
+    missing = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "99", *home])
+    assert missing.exit_code == 2
+    assert f"agent 'demo' has no profile version 99; the latest is {latest}" in missing.output
+    first = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "1", *home])
+    assert first.exit_code == 0 and first.output.startswith("profile v1 of demo")
