@@ -13,7 +13,7 @@ import polars as pl
 
 from memlake.lake import Lake, query
 from memlake.schemas import TURNS, check_agent_id
-from memlake.settings import Settings, load_settings
+from memlake.settings import Settings, existing_home, load_settings
 
 __all__ = ["Memory", "check_agent_id"]
 
@@ -22,10 +22,7 @@ class Memory:
     """Read access to everything memlake remembers under one home."""
 
     def __init__(self, home: str | Path | None = None, settings: Settings | None = None) -> None:
-        self.settings = settings or load_settings(home)
-        if not self.settings.home.is_dir():  # a mistyped home is a mistake, not an empty memory (nor a new home)
-            raise ValueError(f"no memlake home at {self.settings.home}: check the path (--home, MEMLAKE_HOME); "
-                             "`memlake ingest` and `memlake run` make one")
+        self.settings = existing_home(settings or load_settings(home))
         self.lake = Lake(self.settings.lake_dir)
 
     def agents(self) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from memlake.api import Memory, check_agent_id
-from memlake.settings import load_settings
+from memlake.settings import existing_home, load_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
@@ -27,13 +27,31 @@ SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it
 def main() -> None:
     """The `memlake` command. A mistake in what was asked (an id, a date, a scope, a setting) is one `error:`
     line and exit code 2, not a traceback; MEMLAKE_DEBUG=1 shows the traceback."""
+    from pydantic import ValidationError
+
     try:
         app()
-    except ValueError as exc:  # pydantic's ValidationError is one too
+    except ValueError as exc:
         if os.environ.get("MEMLAKE_DEBUG"):
             raise
-        typer.echo(f"error: {exc}", err=True)
+        if isinstance(exc, ValidationError):  # a setting: its name and what is wrong, on one line
+            message = "; ".join(f"setting {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        else:
+            message = str(exc)
+        typer.echo(f"error: {message}", err=True)
         sys.exit(2)
+
+
+def _unknown_agent(memory: Memory, agent: str) -> None:
+    """For a read that found nothing: an agent with no turns and no fact ever remembered or forgotten here is
+    probably a mistyped id, so say which agents have memory and exit 1."""
+    from memlake.facts.overrides import read_forgets, read_overrides
+
+    known = memory.agents()
+    if agent in known or read_overrides(memory.settings, agent) or read_forgets(memory.settings, agent):
+        return
+    typer.echo(f"agent {agent!r} has no memory here; agents: {', '.join(known) or 'none yet'}", err=True)
+    raise typer.Exit(1)
 
 
 def _shown(text: str) -> str:
@@ -234,7 +252,13 @@ def turns(
     home: HomeOption = None,
 ) -> None:
     """Print an agent's turns."""
-    frame = Memory(home).turns(agent, conversation)
+    memory = Memory(home)
+    frame = memory.turns(agent, conversation)
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
+        if conversation is not None:
+            typer.echo(f"agent {agent!r} has no conversation {conversation!r}", err=True)
+            raise typer.Exit(1)
     if as_json:
         for row in frame.iter_rows(named=True):
             typer.echo(json.dumps(row, default=str))
@@ -269,6 +293,8 @@ def search(
         query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role,
         conversation_id=conversation, record_access=record,
     )
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
     if as_json:
         for row in frame.iter_rows(named=True):
             typer.echo(json.dumps(row, default=str))
@@ -281,10 +307,6 @@ def search(
         typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {source or 'override'}: {_shown(row['text'])}")
     if frame.height == 0:
         typer.echo("no results")
-        known = memory.agents()
-        if agent not in known:
-            typer.echo(f"agent {agent!r} has no memory here; agents: {', '.join(known) or 'none yet'}", err=True)
-            raise typer.Exit(1)
 
 
 def _fact_line(row: dict) -> str:  # type: ignore[type-arg]
@@ -349,12 +371,8 @@ def forget(
     if not yes and not fact:
         what = f"the facts of conversation {conversation}" if conversation else "every fact"
         typer.confirm(f"Forget {what} of agent {agent}? This cannot be undone", abort=True)
-    try:
-        frame = Memory(home).forget(agent, fact_id=fact, conversation_id=conversation, everything=everything,
-                                    reason=reason)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    frame = Memory(home).forget(agent, fact_id=fact, conversation_id=conversation, everything=everything,
+                                reason=reason)
     for row in frame.iter_rows(named=True):
         typer.echo(f"forgot {_fact_line(row)}")
     typer.echo(f"{frame.height} fact version(s) forgotten; turns, chunks and episodes are kept")
@@ -371,7 +389,10 @@ def facts(
     home: HomeOption = None,
 ) -> None:
     """An agent's facts: current ones, or those true at --as-of; --history adds every version."""
-    frame = Memory(home).facts(agent, type=fact_type, subject=subject, as_of=as_of, include_history=history)
+    memory = Memory(home)
+    frame = memory.facts(agent, type=fact_type, subject=subject, as_of=as_of, include_history=history)
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
     for row in frame.iter_rows(named=True):
         typer.echo(json.dumps(row, default=str) if as_json else _fact_line(row))
     if frame.height == 0 and not as_json:
@@ -392,6 +413,7 @@ def profile(
                    f"{memory.profile(agent)['version'][0]}", err=True)
         raise typer.Exit(2)
     if frame.height == 0:
+        _unknown_agent(memory, agent)
         typer.echo("no profile yet")
         return
     row = frame.row(0, named=True)
@@ -414,7 +436,7 @@ def distill(
     from memlake.lake import Lake
     from memlake.schemas import PENDING
 
-    settings = load_settings(home)
+    settings = existing_home(load_settings(home))
     outcome = run_distill(settings, check_agent_id(agent), conversation_id=conversation, force=force)
     if not outcome.days:
         typer.echo(f"no conversations of agent {agent}" + (f" with id {conversation}" if conversation else ""))

@@ -99,6 +99,10 @@ class SearchParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+        for number in fields(self):
+            value = getattr(self, number.name)
+            if number.type in ("int", "float") and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise ValueError(f"{number.name} must be a number, got {value!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
         if self.rrf_k <= 0 or self.recency_half_life_days <= 0 or self.window_turns < 0:

@@ -235,6 +235,15 @@ def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
     return settings.model_copy(update={"home": settings.home.resolve()})
 
 
+def existing_home(settings: Settings) -> Settings:
+    """`settings`, if their home folder exists: reading a home that is not there is a mistake (a mistyped
+    path), not an empty memory, and must not create it."""
+    if not settings.home.is_dir():
+        raise ValueError(f"no memlake home at {settings.home}: check the path (--home, MEMLAKE_HOME); "
+                         "`memlake ingest` and `memlake run` make one")
+    return settings
+
+
 def write_home_setting(home: Path, key: str, value: str) -> Path:
     """Set `key` in `<home>/memlake.toml`, keeping the file's other settings and comments; returns the file.
     The environment (MEMLAKE_*) and MEMLAKE_SETTINGS_FILE still win over it, as for any setting."""

@@ -116,10 +116,10 @@ def run_reindex(
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
     from pipelines.definitions import rechunk_selection, reindex_selection
 
-    settings.ensure_dirs()
     days = set(Lake(settings.lake_dir).partitions(TURNS))
-    if not days:
+    if not days:  # asked before anything is created: a mistyped home stays absent
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
+    settings.ensure_dirs()
     selection = rechunk_selection if rechunk else reindex_selection
     return _run(settings, selection, days, days, "memlake reindex", resources, instance)
 

@@ -176,15 +176,23 @@ def test_a_broken_settings_file_is_named_in_the_error(settings, monkeypatch, cap
     monkeypatch.setenv("MEMLAKE_SETTINGS_FILE", str(tmp_path / "missing.toml"))
     code, printed = typed(monkeypatch, capsys, "agents", "--home", str(settings.home))
     assert code == 2 and "missing.toml, which is not a file" in printed
+    monkeypatch.delenv("MEMLAKE_SETTINGS_FILE")
+    monkeypatch.setenv("MEMLAKE_PARTITION_START_DATE", "notadate")
+    code, printed = typed(monkeypatch, capsys, "agents", "--home", str(settings.home))
+    assert code == 2 and printed.startswith("error: setting partition_start_date: ") and "'notadate'" in printed
+    assert len(printed.splitlines()) == 1
 
 
 def test_reading_a_home_that_is_not_there_is_an_error_and_creates_nothing(monkeypatch, capsys, tmp_path):
     from memlake.api import Memory
 
     typo = tmp_path / "hmoe"
-    for args in (["search", "hi", "--agent", "alice"], ["agents"], ["facts", "--agent", "alice"]):
+    for args in (["search", "hi", "--agent", "alice"], ["agents"], ["facts", "--agent", "alice"],
+                 ["distill", "--agent", "alice"], ["forget", "--agent", "alice", "--all", "--yes"]):
         code, printed = typed(monkeypatch, capsys, *args, "--home", str(typo))
         assert code == 2 and printed.startswith(f"error: no memlake home at {typo}"), printed
+    code, printed = typed(monkeypatch, capsys, "reindex", "--home", str(typo))
+    assert code == 1 and "has no turns" in printed
     with pytest.raises(ValueError, match="no memlake home"):
         Memory(typo)
     assert not typo.exists()
@@ -205,6 +213,9 @@ def test_search_says_when_an_agent_has_no_memory_and_shortens_a_long_hit_on_the_
                                   "--home", str(settings.home)])
     assert long_turn.strip() in json.loads(as_json.output.splitlines()[0])["text"]
 
-    nobody = runner.invoke(app, ["search", "cat", "--agent", "nobody", "--home", str(settings.home)])
-    assert nobody.exit_code == 1
-    assert "agent 'nobody' has no memory here; agents: alice" in nobody.output
+    for args in (["search", "cat"], ["search", "cat", "--json"], ["turns"], ["facts"], ["profile"]):
+        nobody = runner.invoke(app, [*args, "--agent", "nobody", "--home", str(settings.home)])
+        assert nobody.exit_code == 1, args
+        assert "agent 'nobody' has no memory here; agents: alice" in nobody.output, args
+    nope = runner.invoke(app, ["turns", "--agent", "alice", "--conversation", "nope", "--home", str(settings.home)])
+    assert nope.exit_code == 1 and "agent 'alice' has no conversation 'nope'" in nope.output

@@ -293,6 +293,8 @@ def test_as_of_naive_means_utc(value, expected):
         ({"role": "robot"}, "unknown role 'robot'"),
         ({"since": "2024-07-01", "until": "2024-01-01"}, "is not before until"),
         ({"mmr_lambda": 5}, "mmr_lambda must be in"),
+        ({"mmr_lambda": "x"}, "mmr_lambda must be a number, got 'x'"),
+        ({"rrf_k": "x"}, "rrf_k must be a number"),
         ({"mmr_lamda": 0.5}, "unknown search setting mmr_lamda"),
         ({"scope": "facts", "k": 0}, "k must be a whole number"),
     ],

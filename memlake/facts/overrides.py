@@ -64,8 +64,8 @@ def write_override(
         if number is not None and not 0.0 <= number <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {number}")
     start, end = _utc(valid_from), _utc(valid_until)
-    if start is not None and end is not None and end < start:
-        raise ValueError(f"valid_until ({valid_until}) is before valid_from ({valid_from})")
+    if start is not None and end is not None and end <= start:
+        raise ValueError(f"valid_until ({valid_until}) is not after valid_from ({valid_from})")
     written_at = parse_as_of(at)  # None: now
     override_id = f"o_{uuid.uuid4().hex[:16]}"
     target = target or {}

@@ -215,7 +215,9 @@ def select_facts(
         )
     if not include_history:
         return _order(current)
-    chains = set(current["fact_id"].to_list())
+    # without as_of, a chain whose active version has ended (a remembered past fact) still has a history
+    held = current if when is not None else frame.filter(pl.col("status") == "active")
+    chains = set(held["fact_id"].to_list())
     history = facts.filter(pl.col("fact_id").is_in(sorted(chains)))
     if when is not None:
         history = history.filter(pl.col("created_at") <= when)
