@@ -54,6 +54,11 @@ def _unknown_agent(memory: Memory, agent: str) -> None:
     raise typer.Exit(1)
 
 
+def _json_line(row: dict) -> str:  # type: ignore[type-arg]
+    """A row as one JSON line; times in ISO 8601 (2024-05-01T10:00:00+00:00), as every reader parses them."""
+    return json.dumps(row, default=lambda value: value.isoformat() if hasattr(value, "isoformat") else str(value))
+
+
 def _shown(text: str) -> str:
     cut = len(text) - SHOWN_CHARS
     return text if cut <= 0 else f"{text[:SHOWN_CHARS]}… ({cut:,} more characters: --json shows them)"
@@ -261,7 +266,7 @@ def turns(
             raise typer.Exit(1)
     if as_json:
         for row in frame.iter_rows(named=True):
-            typer.echo(json.dumps(row, default=str))
+            typer.echo(_json_line(row))
         return
     for row in frame.iter_rows(named=True):
         typer.echo(f"[{row['created_at']:%Y-%m-%d %H:%M}] {row['conversation_id']} {row['role']}: {row['content']}")
@@ -297,7 +302,7 @@ def search(
         _unknown_agent(memory, agent)
     if as_json:
         for row in frame.iter_rows(named=True):
-            typer.echo(json.dumps(row, default=str))
+            typer.echo(_json_line(row))
         return
     if frame.height and frame["mode"][0] != "hybrid":
         typer.echo(f"({frame['mode'][0]}: {frame['note'][0]})")
@@ -394,7 +399,7 @@ def facts(
     if frame.height == 0:
         _unknown_agent(memory, agent)
     for row in frame.iter_rows(named=True):
-        typer.echo(json.dumps(row, default=str) if as_json else _fact_line(row))
+        typer.echo(_json_line(row) if as_json else _fact_line(row))
     if frame.height == 0 and not as_json:
         typer.echo("no facts")
 
@@ -458,7 +463,10 @@ def distill(
         raise typer.Exit(1)
 
 
-bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: LoCoMo retrieval recall, search at scale.")
+bench_app = typer.Typer(
+    no_args_is_help=True,
+    help="Benchmarks: LoCoMo retrieval recall, search at scale, the distiller, the fact change sets; all of them.",
+)
 app.add_typer(bench_app, name="bench")
 REPO_DIR = Path(__file__).resolve().parent.parent
 LOCOMO_DATA = REPO_DIR.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"

@@ -343,6 +343,7 @@ def test_cli_search_prints_hits_and_json(home, monkeypatch):
     as_json = runner.invoke(app, ["search", "ORD-58213", "--agent", "alice", "--json", "--home", str(home.home)])
     first = json.loads(as_json.output.splitlines()[0])
     assert first["message_ids"] == ["orders-m0"] and first["agent_id"] == "alice"
+    assert datetime.fromisoformat(first["created_at"]).tzinfo is not None and "T" in first["created_at"]
 
 
 def test_cli_search_reads_lancedb_without_loading_the_agents_rows_into_memory(home, monkeypatch):
