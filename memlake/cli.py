@@ -191,7 +191,12 @@ def adapt(
         typer.echo(f"error: --use writes {settings.home / 'memlake.toml'}, but {' and '.join(overriding)} "
                    "would still decide the model: unset it, or set the model there", err=True)
         raise typer.Exit(1)
-    pairs, turn_count = home_pairs(settings.lake_dir, [check_agent_id(a) for a in agents or []])
+    existing_home(settings)
+    chosen = [check_agent_id(a) for a in agents or []]
+    unknown = sorted(set(chosen) - set(Memory(settings=settings).agents()))
+    if unknown:
+        raise ValueError(f"no turns of agent {', '.join(map(repr, unknown))} here to adapt on")
+    pairs, turn_count = home_pairs(settings.lake_dir, chosen)
     with tqdm(desc="adapting", unit="batch", file=sys.stderr, leave=False) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -210,12 +215,12 @@ def adapt(
     # named relative to the home, so the home can move with its models
     name = adapted.path.relative_to(settings.home).as_posix()
     home_option = f" --home {home}" if home else ""
+    if settings.embedding_model == name:
+        typer.echo(f"this home already searches with it ({settings.home / 'memlake.toml'}): nothing to reindex")
+        return
     if not use:
         typer.echo(f'to use it: memlake adapt --use{home_option}, or put embedding_model = "{name}" in '
                    f"{settings.home / 'memlake.toml'} and run memlake reindex{home_option}")
-        return
-    if settings.embedding_model == name:
-        typer.echo(f"this home already searches with it ({settings.home / 'memlake.toml'}): nothing to reindex")
         return
     typer.echo(f'{write_home_setting(settings.home, "embedding_model", name)}: embedding_model = "{name}"')
     reindex(home=settings.home, rechunk=False)

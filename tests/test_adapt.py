@@ -150,6 +150,10 @@ def test_memlake_adapt_use_searches_with_the_adapted_model_wherever_the_home_mov
     again = runner.invoke(app, ["adapt", "--home", str(moved), "--epochs", "1", "--use"])
     assert again.exit_code == 0, again.output
     assert f"adapted model: {moved / name} " in again.output and "nothing to reindex" in again.output
+    without_use = runner.invoke(app, ["adapt", "--home", str(moved), "--epochs", "1"])  # no "to use it" for it
+    assert "already searches with it" in without_use.output and "memlake adapt --use" not in without_use.output
+    nobody = runner.invoke(app, ["adapt", "--home", str(moved), "--agent", "nobody"])
+    assert nobody.exit_code == 1 and "no turns of agent 'nobody' here to adapt on" in str(nobody.exception)
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", name)  # the environment would still decide: --use says so
     refused = runner.invoke(app, ["adapt", "--home", str(moved), "--epochs", "1", "--use"])
