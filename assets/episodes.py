@@ -10,9 +10,9 @@ import polars as pl
 
 from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
 from memlake.distill.cache import ResultCache
-from memlake.distill.dates import as_utc
 from memlake.distill.pending import default_as_of
 from memlake.distill.run import distill_pass, write_pass
+from memlake.moments import as_utc
 from memlake.schemas import EPISODES, LANDING_MANIFEST, PENDING, TURNS
 from pipelines.partitions import day_partitions
 from resources.core_model import CoreModel

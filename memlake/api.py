@@ -52,7 +52,7 @@ class Memory:
         conversations that overlap the window: ended at or after `since` and
         started at or before `until`.
         """
-        from memlake.distill.dates import as_utc
+        from memlake.moments import as_utc
         from memlake.schemas import EPISODES
 
         check_agent_id(agent_id)

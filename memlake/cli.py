@@ -68,12 +68,15 @@ def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]
     """Copy `files` into the agent's landing folder, under a new name when the name is taken; a file whose
     bytes are already there (under any name) is not copied again."""
     landing_agent_dir.mkdir(parents=True, exist_ok=True)
+    by_size: dict[int, list[Path]] = {}  # only files of the same size are read to compare
+    for path in landing_agent_dir.rglob("*"):
+        if path.is_file():
+            by_size.setdefault(path.stat().st_size, []).append(path)
     copied = []
     for source in files:
         target = landing_agent_dir / source.name
         data = source.read_bytes()
-        if any(p.is_file() and p.stat().st_size == len(data) and p.read_bytes() == data
-               for p in landing_agent_dir.rglob("*")):
+        if any(p.read_bytes() == data for p in by_size.get(len(data), [])):
             continue
         stem, suffix, n = target.stem, target.suffix, 1
         while target.exists():  # never overwrite a landing file
@@ -81,6 +84,7 @@ def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]
             n += 1
         shutil.copy2(source, target)
         copied.append(target)
+        by_size.setdefault(len(data), []).append(target)
     return copied
 
 

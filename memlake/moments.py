@@ -13,20 +13,25 @@ def utc(moment: datetime) -> datetime:
 
 
 def parse_as_of(as_of: datetime | date | str | None) -> datetime:
-    """`as_of` as an aware UTC datetime: naive means UTC, a date is its first moment, strings are ISO 8601,
-    None is now. Anything else is a ValueError that names the value."""
-    if as_of is None:
-        return datetime.now(UTC)
-    if isinstance(as_of, str):
+    """`as_of` as an aware UTC datetime (see `as_utc`); None is now."""
+    return datetime.now(UTC) if as_of is None else as_utc(as_of)
+
+
+def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:
+    """A UTC datetime from a datetime (naive means UTC), a date or an ISO 8601 string ("2024-03-02" is its
+    first moment, or with `end_of_day` its last). Anything else is a ValueError that names the value."""
+    if isinstance(value, str):
+        text = value.strip()
         try:
-            as_of = datetime.fromisoformat(as_of.strip())
+            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(not_a_moment(as_of)) from None
-    if isinstance(as_of, datetime):
-        return utc(as_of)
-    if isinstance(as_of, date):
-        return datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC)
-    raise ValueError(not_a_moment(as_of))
+            raise ValueError(not_a_moment(text)) from None
+    if not isinstance(value, date):
+        raise ValueError(not_a_moment(value))
+    if not isinstance(value, datetime):
+        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
+        return moment + timedelta(days=1, microseconds=-1) if end_of_day else moment
+    return utc(value)
 
 
 def not_a_moment(value: object) -> str:

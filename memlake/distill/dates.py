@@ -11,9 +11,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-
-from memlake.moments import not_a_moment
+from datetime import date, datetime, timedelta
 
 MONTHS = {
     name: number
@@ -201,19 +199,3 @@ def human(mention: DateMention) -> str:
     if mention.precision == "day":
         return mention.day.isoformat()
     return mention.day.strftime("%B %Y")
-
-
-def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:
-    """A UTC datetime from a datetime, a date or an ISO string ("2024-03-02" is its start, or its end)."""
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(not_a_moment(text)) from None
-    if not isinstance(value, date):
-        raise ValueError(not_a_moment(value))
-    if not isinstance(value, datetime):
-        moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
-        return moment + timedelta(days=1, microseconds=-1) if end_of_day else moment
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

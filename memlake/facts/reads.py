@@ -59,7 +59,7 @@ class AgentFacts:
 
 def parse_as_of(value: datetime | date | str | None) -> datetime | None:
     """A UTC datetime from a datetime (naive = UTC), a date (its end) or an ISO string."""
-    from memlake.distill.dates import as_utc
+    from memlake.moments import as_utc
 
     return None if value is None else as_utc(value, end_of_day=True)
 
