@@ -31,6 +31,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+# LanceDB logs "No existing dataset ... it will be created" as a warning on every first index build; read
+# when lancedb is imported, so set before it. Errors still print; LANCEDB_LOG in the environment wins.
+os.environ.setdefault("LANCEDB_LOG", "error")
 import lancedb
 import numpy as np
 import polars as pl
