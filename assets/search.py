@@ -39,11 +39,11 @@ def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[ob
 
 
 def _metadata(
-    result: SyncResult, frame: pl.DataFrame, columns: list[str], days: int | None = None, **extra: Any
+    result: SyncResult, frame: pl.DataFrame, columns: list[str], days: int = 1, **extra: Any
 ) -> dict[str, Any]:
-    """`days`: how many days a partitioned index's run covered (None: an unpartitioned index)."""
+    """`days`: how many days the run covered (an unpartitioned index is one whole, like one day)."""
     return {
-        **({"dagster/row_count": result.rows} if days is None else row_count(result.rows, days)),
+        **row_count(result.rows, days),
         "embedder": result.embedder,
         "embedded": result.embedded,
         "reused_vectors": result.reused,

@@ -422,9 +422,10 @@ def profile(
     """The agent's profile of the user: sections of lines, each citing its fact ids."""
     memory = Memory(home)
     frame = memory.profile(agent, version)
-    if frame.height == 0 and version is not None and memory.profile(agent).height:
+    latest = memory.profile(agent) if frame.height == 0 and version is not None else frame
+    if latest.height and frame.height == 0:
         typer.echo(f"error: agent {agent!r} has no profile version {version}; the latest is "
-                   f"{memory.profile(agent)['version'][0]}", err=True)
+                   f"{latest['version'][0]}", err=True)
         raise typer.Exit(2)
     if frame.height == 0:
         _unknown_agent(memory, agent)

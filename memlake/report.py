@@ -8,10 +8,9 @@ from memlake.lake import Lake
 from memlake.schemas import LANDING_MANIFEST, TURNS
 
 
-def ingest_summary(lake: Lake) -> pl.DataFrame:
+def ingest_summary(manifest: pl.DataFrame, turns: pl.DataFrame) -> pl.DataFrame:
     """One row per source format: files, conversations and turns in the lake."""
-    manifest = lake.read(LANDING_MANIFEST).filter(pl.col("status") == "ingested")
-    turns = lake.read(TURNS)
+    manifest = manifest.filter(pl.col("status") == "ingested")
     files = manifest.group_by("source_format").agg(
         pl.col("source_file").n_unique().alias("files"),
         pl.struct("agent_id", "conversation_id").n_unique().alias("conversations"),
@@ -24,17 +23,17 @@ def ingest_summary(lake: Lake) -> pl.DataFrame:
     )
 
 
-def quarantined_files(lake: Lake) -> pl.DataFrame:
+def quarantined_files(manifest: pl.DataFrame) -> pl.DataFrame:
     return (
-        lake.read(LANDING_MANIFEST)
-        .filter(pl.col("status") == "quarantined")
+        manifest.filter(pl.col("status") == "quarantined")
         .select("source_file", "source_format", "reason", "quarantine_path")
         .sort("source_file")
     )
 
 
 def render_ingest_report(lake: Lake) -> str:
-    summary = ingest_summary(lake)
+    manifest = lake.read(LANDING_MANIFEST)
+    summary = ingest_summary(manifest, lake.read(TURNS))
     lines = ["Ingested, by format:", f"  {'format':<12} {'files':>6} {'conversations':>14} {'turns':>7}"]
     for row in summary.iter_rows(named=True):
         lines.append(
@@ -45,11 +44,11 @@ def render_ingest_report(lake: Lake) -> str:
             f"  {'total':<12} {summary['files'].sum():>6} {summary['conversations'].sum():>14} "
             f"{summary['turns'].sum():>7}"
         )
-    duplicates = lake.read(LANDING_MANIFEST).filter(pl.col("status") == "duplicate")["source_file"].unique().sort()
+    duplicates = manifest.filter(pl.col("status") == "duplicate")["source_file"].unique().sort()
     if duplicates.len():
         lines.append(f"Duplicates (the same bytes as an ingested file, not ingested again): {duplicates.len()} file(s)")
         lines.extend(f"  {name}" for name in duplicates.to_list())
-    bad = quarantined_files(lake)
+    bad = quarantined_files(manifest)
     lines.append(f"Quarantined: {bad.height} file(s)")
     for row in bad.iter_rows(named=True):
         lines.append(f"  {row['source_file']}: {row['reason']}  -> {row['quarantine_path']}")

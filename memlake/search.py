@@ -99,10 +99,10 @@ class SearchParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
-        for number in fields(self):
-            value = getattr(self, number.name)
-            if number.type in ("int", "float") and (isinstance(value, bool) or not isinstance(value, int | float)):
-                raise ValueError(f"{number.name} must be a number, got {value!r}")
+        for name in _NUMBER_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name} must be a number, got {value!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
         if self.rrf_k <= 0 or self.recency_half_life_days <= 0 or self.window_turns < 0:
@@ -110,7 +110,11 @@ class SearchParams:
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
-        params = cls(
+        """The settings' knobs, with `overrides` (None: keep the setting) on top; built and checked once."""
+        unknown = sorted(set(overrides) - set(_FIELDS))
+        if unknown:
+            raise ValueError(f"unknown search setting {', '.join(unknown)}: one of {', '.join(_FIELDS)}")
+        knobs = dict(
             candidates=settings.search_candidates,
             rrf_k=settings.rrf_k,
             session_weight=settings.search_session_weight,
@@ -125,11 +129,11 @@ class SearchParams:
             mmr_lambda=settings.mmr_lambda,
             window_turns=settings.window_turns,
         )
-        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown search setting {', '.join(unknown)}: one of "
-                             f"{', '.join(f.name for f in fields(cls))}")
-        return replace(params, **{k: v for k, v in overrides.items() if v is not None})
+        return cls(**{**knobs, **{k: v for k, v in overrides.items() if v is not None}})
+
+
+_FIELDS = [f.name for f in fields(SearchParams)]
+_NUMBER_FIELDS = [f.name for f in fields(SearchParams) if f.type in ("int", "float")]
 
 
 @dataclass(frozen=True)
