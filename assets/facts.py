@@ -10,7 +10,7 @@ from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
-from memlake.facts.profile import profile_versions
+from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP, profile_versions
 from memlake.facts.profile_model import ProfileWriter
 from memlake.facts.quality import validate_facts
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
@@ -121,7 +121,7 @@ def profiles(context: dg.AssetExecutionContext, lake: LakeResource, core_model: 
         lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), settings.profile_regenerate_threshold,
         writer.write if writer is not None else None,
     )
-    lake.lake.write(PROFILES, frame)
+    lake.lake.write(PROFILES, frame, stamp={PROFILE_RULES_STAMP: PROFILE_RULES})
     latest = frame.sort("version").group_by("agent_id").last() if frame.height else frame
     metadata: dict[str, object] = {
         "dagster/row_count": frame.height,

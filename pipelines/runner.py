@@ -19,6 +19,7 @@ import dagster as dg
 
 from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded
+from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
 from memlake.landing import new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
@@ -61,7 +62,7 @@ class RunOutcome:
     run_id: str | None = None
     materialized: list[str] = field(default_factory=list)
     rechunked: list[str] = field(default_factory=list)  # days whose chunks were built again (a new recipe)
-    refolded: bool = False  # no day touched, but the facts were folded again for new override or forget entries
+    refolded: bool = False  # no day touched, but the facts were folded again (new log entries, new profile rules)
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
 
@@ -87,7 +88,7 @@ def run_landing(
     fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
     # with no days asked for: the days new files touch, and those an earlier run recorded but did not build
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest) | unbuilt_days(lake, manifest)
-    refold = not touched and entries_unfolded(settings, lake)
+    refold = not touched and (entries_unfolded(settings, lake) or profiles_outdated(lake))
     outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), "memlake run",
                    resources, instance)
     outcome.new_files = [f.relative for f in fresh]

@@ -1,7 +1,7 @@
 """The landing sensor: new landing files -> one run over the days they touch; else, days the manifest
 holds but no run built (a run stopped after its manifest step) -> one run building them; else, days whose
 chunks another chunk recipe built -> one run building them again; else, override or forget entries written
-since the facts were last folded -> one run folding them."""
+since the facts were last folded, or profiles older profile rules built -> one run folding them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import dagster as dg
 
 from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded, log_entries
+from memlake.facts.profile import PROFILE_RULES, profiles_outdated
 from memlake.lake import Lake
 from memlake.landing import manifest_version, new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST
@@ -33,8 +34,9 @@ def unbuilt_run_request(days: set[str], known: Sequence[str], manifest_seen: str
 
 
 def facts_run_request(entries: str) -> dg.RunRequest:
-    """One run folding the facts again; the same set of log entries is asked for once."""
-    return dg.RunRequest(run_key=f"facts:{entries}", tags={"memlake/log_entries": entries})
+    """One run folding the facts again; the same log entries under the same profile rules are asked for once."""
+    return dg.RunRequest(run_key=f"facts:{entries}:{PROFILE_RULES}",
+                         tags={"memlake/log_entries": entries, "memlake/profile_rules": PROFILE_RULES})
 
 
 def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) -> dg.RunRequest:
@@ -65,7 +67,8 @@ def build_landing_sensor(
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Watches <home>/landing; new files (by sha256) start one run over the days they touch. "
         "With none, days whose chunks an older chunker or other chunk settings built get them built again, "
-        "and override or forget entries written since the last fold get the facts folded again.",
+        "and override or forget entries written since the last fold (or profiles built by older rules) get the "
+        "facts folded again.",
     )
     def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         settings = load_settings()
@@ -88,7 +91,7 @@ def build_landing_sensor(
             recipe = chunk_recipe(settings)
             stale = stale_chunk_days(lake, recipe)
             if not stale:
-                if entries_unfolded(settings, lake):
+                if entries_unfolded(settings, lake) or profiles_outdated(lake):
                     request = facts_run_request(log_entries(settings)).with_replaced_attrs(job_name=facts_job.name)
                     return dg.SensorResult(run_requests=[request])
                 return dg.SkipReason("no new landing files")

@@ -7,6 +7,8 @@ import sys
 import dagster as dg
 import pytest
 
+from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP
+from memlake.schemas import PROFILES
 from pipelines.definitions import defs
 from tests.conftest import land
 
@@ -194,11 +196,27 @@ def test_sensor_asks_once_to_fold_override_and_forget_entries_written_since_the_
 
     lake = Lake(settings.lake_dir)
     lake.write(FACTS, lake.empty(FACTS), stamp={FOLDED_ENTRIES: log_entries(settings)})  # what the fold writes
+    lake.write(PROFILES, lake.empty(PROFILES), stamp={PROFILE_RULES_STAMP: PROFILE_RULES})  # ... and the profiles
     assert isinstance(sensor_result(settings), dg.SkipReason)
 
     write_forget(settings, "alice", "agent")
     [again] = sensor_result(settings).run_requests
     assert again.job_name == "facts_job" and again.run_key != request.run_key
+
+
+def test_sensor_asks_once_to_rebuild_profiles_that_older_profile_rules_built(settings):
+    from memlake.facts.overrides import FOLDED_ENTRIES, log_entries
+    from memlake.lake import Lake
+    from memlake.schemas import FACTS
+
+    lake = Lake(settings.lake_dir)
+    lake.write(FACTS, lake.empty(FACTS), stamp={FOLDED_ENTRIES: log_entries(settings)})
+    lake.write(PROFILES, lake.empty(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-1"})
+    [request] = sensor_result(settings).run_requests
+    assert request.job_name == "facts_job" and request.tags["memlake/profile_rules"] == PROFILE_RULES
+
+    lake.write(PROFILES, lake.empty(PROFILES), stamp={PROFILE_RULES_STAMP: PROFILE_RULES})
+    assert isinstance(sensor_result(settings), dg.SkipReason)
 
 
 def test_sensor_asks_once_for_the_days_the_manifest_holds_but_no_run_built(settings, fast_resources, monkeypatch):

@@ -321,6 +321,29 @@ def test_samples_forget_reject_and_remember_reach_the_lake_and_profile_on_a_run_
     assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]
 
 
+def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_new_chats(tmp_path: Path) -> None:
+    """A home whose profiles older profile rules built gets them rebuilt by the next `memlake run`, though no
+    chat came in: the latest profile then lists Project Heron's launch and the move as past events and keeps
+    the coming half marathon current. A run after that rebuilds nothing."""
+    from memlake.facts.profile import PROFILE_RULES_STAMP
+
+    settings, run = sample_home(tmp_path / "home")
+    lake = Lake(settings.lake_dir)
+    lake.write(PROFILES, lake.read(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-1"})
+
+    outcome = run()
+    assert outcome.refolded and not outcome.new_files and not outcome.days
+    assert "profile/profiles" in set(outcome.materialized)
+    lines = Memory(settings=settings).profile("demo")["lines"][0]
+    sections = {line["text"]: line["section"] for line in lines}
+    assert sections["Project Heron launched on 2024-03-14."] == "past events"
+    assert sections["The user plans to move from Berlin to Lisbon (around 2024-06-01)."] == "past events"
+    assert sections["The user plans to run the Lisbon half marathon in October 2024."] == "current projects"
+
+    again = run()
+    assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]
+
+
 def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_latest(demo) -> None:
     from typer.testing import CliRunner
 

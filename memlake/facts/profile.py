@@ -1,8 +1,12 @@
 """Profiles: one versioned summary per agent of what it knows of the user, assembled from active facts.
 
-Sections: identity, work, places, preferences, people, current projects. Each
-line is one active fact's sentence and cites its fact id; within a section,
-lines that rest on a user override come first. A new version is made at the
+Sections: identity, work, places, preferences, people, current projects, past
+events. Each line is one active fact's sentence and cites its fact id; within a
+section, lines that rest on a user override come first. A happening (an event,
+a plan, a decision, a deadline) is past, and listed under past events, once the
+latest day it names or was said or confirmed on is more than `CURRENT_DAYS`
+before the version; a fact whose `valid_until` has come is in no version from
+then on. A new version is made at the
 agent's first contribution, after every `profile_regenerate_threshold` new
 contributions since the last version, and at once after an override; the
 newest version always covers every contribution so far (until `threshold`
@@ -25,16 +29,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import polars as pl
 
+from memlake.distill.dates import find_dates
 from memlake.facts.fold import USER, subject_key
-from memlake.lake import conform
-from memlake.schemas import PROFILES
+from memlake.lake import Lake, conform
+from memlake.schemas import FACTS, PROFILES
 
-SECTIONS = ("identity", "work", "places", "preferences", "people", "current projects")
+SECTIONS = ("identity", "work", "places", "preferences", "people", "current projects", "past events")
+PAST = "past events"
+# A happening this long behind a version is history, not a current project: long enough for a plan that slips a
+# few weeks, short enough that last season's launch and a finished move stop reading as what the user is doing.
+CURRENT_DAYS = 30
+HAPPENINGS = ("event", "decision", "commitment")
+# Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`).
+PROFILE_RULES = "profile-2"
+PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
 
@@ -105,19 +118,56 @@ def section_of(fact: dict[str, Any], people: set[str] = frozenset()) -> str:  # 
     return "identity"
 
 
-def profile_lines(active: list[dict[str, Any]], people: set[str] | None = None) -> list[dict[str, Any]]:
-    """One line per active fact, by section; override-backed lines first, then by importance and time."""
+def profiles_outdated(lake: Lake) -> bool:
+    """Whether there are facts and the profiles table was not built from them by these rules."""
+    return bool(lake.files(FACTS)) and lake.stamp(PROFILES, PROFILE_RULES_STAMP) != PROFILE_RULES
+
+
+def latest_day(fact: dict[str, Any]) -> date:
+    """The latest day a fact is about: when it was said, held from or confirmed, or a day its sentence names.
+
+    A month named ("in October 2024") counts to its last day.
+    """
+    said = fact["created_at"]
+    days = [d.date() for d in (said, fact.get("valid_from"), fact.get("last_confirmed_at")) if d is not None]
+    for mention in find_dates(fact.get("content") or "", said):
+        if mention.precision == "month":
+            following = (mention.day.replace(day=28) + timedelta(days=4)).replace(day=1)
+            days.append(following - timedelta(days=1))
+        else:
+            days.append(mention.day)
+    return max(days)
+
+
+def is_past(fact: dict[str, Any], at: datetime) -> bool:
+    """Whether a happening (event, plan, decision, deadline) is more than `CURRENT_DAYS` behind `at`."""
+    happening = fact.get("type") in HAPPENINGS or fact.get("slot") == "project_deadline"
+    return happening and (at.date() - latest_day(fact)).days > CURRENT_DAYS
+
+
+def profile_lines(
+    active: list[dict[str, Any]], people: set[str] | None = None, at: datetime | None = None
+) -> list[dict[str, Any]]:
+    """One line per active fact, by section; override-backed lines first, then by importance and time (past
+    events: newest first).
+
+    With `at` (the version's time), happenings more than `CURRENT_DAYS` behind it go to past events.
+    """
     people = known_people(active) if people is None else people
     by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fact in active:
-        by_section[section_of(fact, people)].append(fact)
+        by_section[PAST if at is not None and is_past(fact, at) else section_of(fact, people)].append(fact)
     lines = []
     for section in SECTIONS:
-        facts = sorted(
-            by_section.get(section, []),
-            key=lambda f: (not f.get("override_ids"), -float(f.get("importance") or 0.0),
-                           -f["created_at"].timestamp(), f["fact_id"]),
-        )
+        if section == PAST:  # history reads newest first
+            facts = sorted(by_section.get(section, []),
+                           key=lambda f: (not f.get("override_ids"), -latest_day(f).toordinal(), f["fact_id"]))
+        else:
+            facts = sorted(
+                by_section.get(section, []),
+                key=lambda f: (not f.get("override_ids"), -float(f.get("importance") or 0.0),
+                               -f["created_at"].timestamp(), f["fact_id"]),
+            )
         for fact in facts:
             lines.append(
                 {
@@ -188,8 +238,9 @@ def profile_versions(
                 r for r in made
                 if r["status"] != "rejected"
                 and ((r["fact_id"], r["version"]) not in replaced_at or replaced_at[(r["fact_id"], r["version"])] > at)
+                and (r["valid_until"] is None or r["valid_until"] > at)
             ]
-            lines = profile_lines(active, known_people(made))
+            lines = profile_lines(active, known_people(made), at)
             writer = WRITER
             if write is not None:
                 lines, writer = write(agent_id, at, active, lines)

@@ -1,7 +1,8 @@
 """Profiles written by the core model: one call per new profile version, validated, cached, with a fallback.
 
 The model sees the version's active facts (id, type, subject, slot, value,
-content, valid_from; user overrides first and marked) and answers a
+content, valid_from; user overrides first and marked; happenings the assembly
+puts under past events marked past) and answers a
 `ProfileAnswer`: sections of lines, each citing the fact ids it rests on.
 The answer is checked before it becomes the profile:
 
@@ -33,18 +34,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from memlake.facts.profile import SECTIONS, WRITER
+from memlake.facts.profile import PAST, SECTIONS, WRITER
 from memlake.lake import Lake
 from memlake.schemas import PROFILE_CACHE
 
 if TYPE_CHECKING:
     from memlake.distill.client import CoreConfig
 
-PROFILE_PROMPT_VERSION = "profile-v1"
+PROFILE_PROMPT_VERSION = "profile-v2"
 
 SYSTEM_PROMPT = """You write the profile an assistant keeps of its user, from a numbered list of facts.
 
-Sections: identity, work, places, preferences, people, current_projects.
+Sections: identity, work, places, preferences, people, current_projects, past_events.
 Rules:
 - Each line is one short sentence and lists in fact_ids the ids of the facts it rests on, copied exactly from the list.
 - Every line must cite at least one fact id from the list. Never invent a fact or an id.
@@ -52,6 +53,8 @@ Rules:
   override, follow the override and leave the other out. Every override must appear in some line, and override
   lines come first in their section.
 - Facts about other people go under people (or current_projects when they are about a project).
+- Facts marked PAST are events, plans and decisions that are over: they go under past_events, never under
+  current_projects.
 - Merge facts into one line only when they say the same thing."""
 
 
@@ -71,6 +74,7 @@ class ProfileAnswer(BaseModel):
     preferences: list[ProfileLineAnswer] = Field(default_factory=list)
     people: list[ProfileLineAnswer] = Field(default_factory=list)
     current_projects: list[ProfileLineAnswer] = Field(default_factory=list)
+    past_events: list[ProfileLineAnswer] = Field(default_factory=list)
 
     def section_lines(self) -> list[tuple[str, ProfileLineAnswer]]:
         out = []
@@ -87,11 +91,14 @@ def _day(value: Any) -> str:
 def facts_listing(active: list[dict[str, Any]], assembled: list[dict[str, Any]]) -> str:
     """The prompt's fact list: overrides first (marked), then the assembled order; one fact a line."""
     order = {fid: i for i, line in enumerate(assembled) for fid in line["fact_ids"]}
+    past = {fid for line in assembled if line["section"] == PAST for fid in line["fact_ids"]}
     facts = sorted(active, key=lambda f: (not f.get("override_ids"), order.get(f["fact_id"], len(order)),
                                           f["fact_id"]))
     rows = []
     for fact in facts:
         marker = "OVERRIDE" if fact.get("override_ids") else "extracted"
+        if fact["fact_id"] in past:
+            marker += " | PAST"
         rows.append(
             f"- id={fact['fact_id']} | {marker} | type={fact.get('type') or '-'} | subject={fact.get('subject') or '-'}"
             f" | slot={fact.get('slot') or '-'} | value={fact.get('value') or '-'}"

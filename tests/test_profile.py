@@ -1,0 +1,95 @@
+"""Profile versions assembled from facts: what is current at each version's time and what is past."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import polars as pl
+
+from memlake.facts.profile import CURRENT_DAYS, profile_versions
+from memlake.facts.profile_model import facts_listing
+from memlake.lake import conform
+from memlake.schemas import FACT_EDGES, FACTS
+
+
+def at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+
+def fact(fact_id: str, content: str, said: str, kind: str = "fact", **extra: object) -> dict:
+    return {
+        "fact_id": fact_id, "version": 1, "agent_id": "ann", "type": kind, "subject": "user",
+        "slot": extra.get("slot"), "value": "v", "content": content, "confidence": 0.9, "importance": 0.5,
+        "tags": [], "valid_from": extra.get("valid_from", at(said)), "valid_until": extra.get("valid_until"),
+        "created_at": at(said), "ingested_at": at(said), "source_conversation_ids": ["c"],
+        "source_message_ids": ["m"], "source_count": 1, "confirmation_count": 0,
+        "last_confirmed_at": extra.get("last_confirmed_at"), "status": "active", "superseded_by": None,
+        "source_interface": "extraction", "override_ids": [],
+    }
+
+
+def versions(*facts: dict) -> list[dict]:
+    """Every version (threshold 1: one per contribution), each as {section: [fact ids]}."""
+    frame = pl.from_arrow(conform(FACTS, list(facts)))
+    edges = pl.from_arrow(conform(FACT_EDGES, []))
+    out = []
+    for row in profile_versions(frame, edges, threshold=1).sort("version").iter_rows(named=True):
+        sections: dict[str, list[str]] = {}
+        for line in row["lines"]:
+            sections.setdefault(line["section"], []).extend(line["fact_ids"])
+        out.append(sections)
+    return out
+
+
+def test_an_event_is_a_current_project_for_a_month_then_a_past_event() -> None:
+    launch = fact("launch", "Project Heron launched.", "2024-03-14", kind="event")
+    soon = fact("name", "The user's name is Ann.", "2024-04-10")  # a version 27 days on
+    later = fact("tea", "The user prefers tea.", "2024-05-20")  # ... and 67 days on
+    first, second, third = versions(launch, soon, later)
+    assert first["current projects"] == ["launch"] and second["current projects"] == ["launch"]
+    assert "current projects" not in third and third["past events"] == ["launch"]
+    assert "past events" not in first and "past events" not in second
+
+
+def test_a_plan_stays_current_until_a_month_after_the_day_it_names() -> None:
+    marathon = fact("run", "The user plans to run the Lisbon half marathon in October 2024.", "2024-07-22",
+                    kind="commitment")
+    autumn = fact("a", "The user's name is Ann.", "2024-11-25")  # 25 days after October ends
+    winter = fact("b", "The user prefers tea.", "2024-12-05")  # 35 days after
+    _, in_autumn, in_winter = versions(marathon, autumn, winter)
+    assert in_autumn["current projects"] == ["run"]
+    assert in_winter["past events"] == ["run"]
+
+
+def test_a_confirmation_keeps_a_happening_current() -> None:
+    interviewing = fact("job", "The user is interviewing at Northwind Labs.", "2024-06-01", kind="event",
+                        last_confirmed_at=at("2024-08-26"))
+    later = fact("b", "The user prefers tea.", "2024-09-10")
+    _, version = versions(interviewing, later)
+    assert version["current projects"] == ["job"]
+    assert (at("2024-09-10") - at("2024-06-01")).days > CURRENT_DAYS  # it would be past without the confirmation
+
+
+def test_a_lasting_fact_is_never_past_and_an_expired_one_leaves_the_profile() -> None:
+    name = fact("name", "The user's name is Ann.", "2020-01-01", kind="identity")
+    visa = fact("visa", "The user holds a work visa.", "2024-01-01", valid_until=at("2024-06-30"))
+    before = fact("a", "The user prefers tea.", "2024-03-01")
+    after = fact("b", "The user loves cycling.", "2024-07-01")
+    *_, in_march, in_july = versions(name, visa, before, after)
+    assert "name" in in_march["identity"] and "visa" in in_march["identity"]
+    assert "name" in in_july["identity"] and "visa" not in in_july["identity"]
+    assert "past events" not in in_july
+
+
+def test_past_events_read_newest_first_and_the_model_sees_them_marked() -> None:
+    kickoff = fact("kickoff", "The team kicked off Project Heron on 2024-02-12.", "2024-02-12", kind="event")
+    launch = fact("launch", "Project Heron launched on 2024-03-14.", "2024-03-18", kind="event")
+    later = fact("tea", "The user prefers tea.", "2024-06-01")
+    frame = pl.from_arrow(conform(FACTS, [kickoff, launch, later]))
+    profile = profile_versions(frame, pl.from_arrow(conform(FACT_EDGES, [])), threshold=1).sort("version")
+    lines = profile["lines"][-1]
+    assert [line["fact_ids"][0] for line in lines if line["section"] == "past events"] == ["launch", "kickoff"]
+    assert "## Past events" in profile["text"][-1]
+    listing = facts_listing(frame.to_dicts(), lines).splitlines()
+    marked = {line.split("|")[0].removeprefix("- id=").strip() for line in listing if "| PAST |" in line}
+    assert marked == {"launch", "kickoff"}
