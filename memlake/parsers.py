@@ -281,10 +281,15 @@ def _detect_text(data: bytes, name: str) -> _Detected:
     if header is not None and not missing:
         return _Detected("csv", text)
     if _guess_from_name(name) == "csv":
-        raise ParseError(f"CSV header lacks {_and(missing)} (it has {_and(header or []) or 'no columns'})",
-                         format_guess="csv", location="line 1")
+        raise ParseError(_csv_header_lacks(header or []), format_guess="csv", location="line 1")
     raise ParseError("not a format memlake reads (JSON export, JSONL, CSV, Parquet or zip)",
                      format_guess=_guess_from_name(name), location=None)
+
+
+def _csv_header_lacks(header: list[str]) -> str:
+    """What a CSV header lacks of the required columns, and what it has."""
+    missing = [c for c in TABLE_REQUIRED_COLUMNS if c not in header]
+    return f"CSV header lacks {_and(missing)} (it has {_and(header) or 'no columns'})"
 
 
 def _and(names: list[str]) -> str:
@@ -834,6 +839,8 @@ def _parse_csv(text: str) -> list[ParsedConversation]:
         header = [cell.strip() for cell in next(reader, [])]
         if len(set(header)) != len(header):
             raise _Bad("line 1", "duplicate column names in header")
+        if any(c not in header for c in TABLE_REQUIRED_COLUMNS):
+            raise _Bad("line 1", _csv_header_lacks(header))
         for cells in reader:
             loc = f"line {reader.line_num}"
             if not any(cell.strip() for cell in cells):

@@ -390,11 +390,17 @@ def test_csv_errors_name_line_and_column(tmp_path: Path) -> None:
     assert info.value.location == "line 3"
 
 
-def test_a_csv_header_error_names_only_the_columns_it_lacks(tmp_path: Path) -> None:
+def test_a_csv_header_error_names_every_column_it_lacks_and_only_those(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match=r"CSV header lacks content \(it has conversation_id, role and created_at\)"):
         parse_file(write(tmp_path / "chat.csv", "conversation_id,role,created_at\nc1,user,2024-01-01\n"))
-    with pytest.raises(ParseError, match=r"lacks conversation_id and content \(it has role\)"):
+    with pytest.raises(ParseError, match=r"lacks conversation_id, content and created_at \(it has role\)"):
         parse_file(write(tmp_path / "chat.csv", "role\nuser\n"))
+    with pytest.raises(ParseError, match=r"lacks content and created_at \(it has conversation_id and role\)"):
+        parse_file(write(tmp_path / "chat.csv", "conversation_id,role\nc1,user\n"))
+    lacks_time = r"CSV header lacks created_at \(it has conversation_id, role and content\)"
+    with pytest.raises(ParseError, match=lacks_time) as info:
+        parse_file(write(tmp_path / "chat.csv", "conversation_id,role,content\nc1,user,hi\n"))
+    assert info.value.location == "line 1"
 
 
 def test_parquet_missing_column(tmp_path: Path) -> None:
