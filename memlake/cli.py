@@ -246,6 +246,10 @@ def dev(
     # A parent started in the background may ignore these; dagster dev must not.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # `dagster dev` advises `dg dev` instead, which needs a dg project and another package; users run `memlake
+    # dev`, so the advice is noise on every start.
+    filters = [os.environ.get("PYTHONWARNINGS"), "ignore:Function `dev_command` is superseded"]
+    os.environ["PYTHONWARNINGS"] = ",".join(f for f in filters if f)
     workspace = Path(__file__).resolve().parent.parent / "workspace.yaml"
     dagster = Path(sys.executable).with_name("dagster")
     os.execv(str(dagster), [str(dagster), "dev", "-w", str(workspace), "-h", host, "-p", str(port)])

@@ -57,6 +57,7 @@ def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
             time.sleep(1)
         assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys, (tmp_path / "dev.log").read_text()[-3000:]
         assert (tmp_path / "home" / "dagster_home" / "dagster.yaml").read_text().count("enabled: false") == 1
+        assert "Warning" not in (tmp_path / "dev.log").read_text()  # a clean start says nothing to be ignored
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
