@@ -36,6 +36,10 @@ class LandingFile:
         """The agent folder it was dropped in, if any (`landing/<agent_id>/…`)."""
         return folder_agent(self.relative)
 
+    @property
+    def key(self) -> str:
+        return landing_key(self.relative, self.sha256)
+
 
 def folder_agent(relative: str) -> str | None:
     parts = relative.split("/")
@@ -63,10 +67,21 @@ def list_landing(settings: Settings) -> list[LandingFile]:
     return files
 
 
-def new_landing_files(settings: Settings, seen_sha256: Iterable[str]) -> list[LandingFile]:
-    """Landing files whose content has not been seen yet: the landing sensor's question."""
-    seen = set(seen_sha256)
-    return [f for f in list_landing(settings) if f.sha256 not in seen]
+def landing_key(relative: str, sha256: str) -> str:
+    """What makes a landing file new: its bytes in its agent's folder. The same bytes dropped for another
+    agent are that agent's data; under another name in the same folder, a duplicate."""
+    return f"{folder_agent(relative) or ''}/{sha256}"
+
+
+def manifest_keys(manifest: pl.DataFrame) -> set[str]:
+    """The landing keys of every file the manifest holds, whatever became of it."""
+    return {landing_key(f, sha) for f, sha in manifest.select("source_file", "source_sha256").iter_rows()}
+
+
+def new_landing_files(settings: Settings, seen: Iterable[str]) -> list[LandingFile]:
+    """Landing files whose key (`landing_key`) is not in `seen`: the landing sensor's question."""
+    known = set(seen)
+    return [f for f in list_landing(settings) if f.key not in known]
 
 
 @dataclass

@@ -21,7 +21,7 @@ from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded
 from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
-from memlake.landing import new_landing_files, plan_days, unbuilt_days
+from memlake.landing import manifest_keys, new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import Settings
 from pipelines.partitions import register_days
@@ -85,7 +85,7 @@ def run_landing(
     settings.ensure_dirs()
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
-    fresh = new_landing_files(settings, manifest["source_sha256"].to_list())
+    fresh = new_landing_files(settings, manifest_keys(manifest))
     # with no days asked for: the days new files touch, and those an earlier run recorded but did not build
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest) | unbuilt_days(lake, manifest)
     refold = not touched and (entries_unfolded(settings, lake) or profiles_outdated(lake))

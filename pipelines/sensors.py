@@ -15,16 +15,18 @@ from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded, log_entries
 from memlake.facts.profile import PROFILE_RULES, profiles_outdated
 from memlake.lake import Lake
-from memlake.landing import manifest_version, new_landing_files, plan_days, unbuilt_days
+from memlake.landing import manifest_keys, manifest_version, new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
 from pipelines.partitions import DAYS, add_requests, range_tags
 
 
-def landing_run_request(days: set[str], known: Sequence[str], new_sha256: list[str]) -> dg.RunRequest:
-    """One run: the manifest, plus every partition from the first to the last touched day."""
-    tags = {"memlake/new_files": str(len(new_sha256)), **range_tags(days, known)}
-    return dg.RunRequest(run_key=",".join(sorted(new_sha256))[:200] or None, tags=tags)
+def landing_run_request(days: set[str], known: Sequence[str], new_keys: list[str]) -> dg.RunRequest:
+    """One run: the manifest, plus every partition from the first to the last touched day; the same new files
+    are asked for once."""
+    tags = {"memlake/new_files": str(len(new_keys)), **range_tags(days, known)}
+    key = hashlib.sha256(json.dumps(sorted(new_keys)).encode()).hexdigest()[:16]
+    return dg.RunRequest(run_key=f"landing:{key}", tags=tags)
 
 
 def unbuilt_run_request(days: set[str], known: Sequence[str], manifest_seen: str) -> dg.RunRequest:
@@ -65,7 +67,8 @@ def build_landing_sensor(
         minimum_interval_seconds=30,
         jobs=[job, unpartitioned_job, rechunk_job, facts_job],
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Watches <home>/landing; new files (by sha256) start one run over the days they touch. "
+        description="Watches <home>/landing; new files (bytes new to their agent folder) start one run over the "
+        "days they touch. "
         "With none, days whose chunks an older chunker or other chunk settings built get them built again, "
         "and override or forget entries written since the last fold (or profiles built by older rules) get the "
         "facts folded again.",
@@ -77,7 +80,7 @@ def build_landing_sensor(
         # what the manifest holds came in through an earlier run, this sensor's or `memlake run`'s; the
         # cursor covers the files of a run still going
         seen = set(json.loads(context.cursor)) if context.cursor else set()
-        fresh = new_landing_files(settings, seen | set(manifest["source_sha256"].to_list()))
+        fresh = new_landing_files(settings, seen | manifest_keys(manifest))
         if not fresh:
             if landing_in_progress(context.instance, job.name):
                 # it rebuilds its days' chunks itself; the stamps are looked at once it is done
@@ -100,10 +103,10 @@ def build_landing_sensor(
             return dg.SensorResult(run_requests=[request])
         days = plan_days(settings, fresh, manifest)
         known = context.instance.get_dynamic_partitions(DAYS)
-        request = landing_run_request(days, known, [f.sha256 for f in fresh])
+        request = landing_run_request(days, known, [f.key for f in fresh])
         target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
         request = request.with_replaced_attrs(job_name=target.name)
-        cursor = json.dumps(sorted(seen | {f.sha256 for f in fresh}))
+        cursor = json.dumps(sorted(seen | {f.key for f in fresh}))
         adds = add_requests(days, known)
         return dg.SensorResult(run_requests=[request], cursor=cursor, dynamic_partitions_requests=adds)
 

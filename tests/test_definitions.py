@@ -179,6 +179,13 @@ def test_sensor_leaves_alone_the_files_memlake_run_already_ingested(settings, fa
          '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
     [request] = sensor_result(settings).run_requests  # a file dropped later is still new
     assert request.tags["memlake/new_files"] == "1"
+    assert run_landing(settings, resources=fast_resources).success
+
+    land(settings, "alice", "a-copy.jsonl", (settings.landing_dir / "alice" / "a.jsonl").read_bytes())
+    assert isinstance(sensor_result(settings), dg.SkipReason)  # the same bytes for the same agent: a duplicate
+    land(settings, "bob", "a.jsonl", (settings.landing_dir / "alice" / "a.jsonl").read_bytes())
+    [for_bob] = sensor_result(settings).run_requests  # ... for another agent: that agent's data
+    assert for_bob.job_name == "landing_job" and for_bob.tags["memlake/new_files"] == "1"
 
 
 def test_sensor_asks_once_to_fold_override_and_forget_entries_written_since_the_last_fold(settings):

@@ -79,6 +79,19 @@ def test_same_export_twice_changes_nothing(settings, run_pipeline):
         in report
 
 
+def test_the_same_bytes_dropped_for_another_agent_are_built_for_it_by_the_next_run(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    run_pipeline()
+
+    land(settings, "bob", "chat.jsonl", jsonl(*CONVERSATION))
+    outcome = run_pipeline()
+
+    assert outcome.new_files == ["bob/chat.jsonl"] and outcome.days == ["2024-03-01", "2024-03-05"]
+    memory = Memory(settings.home)
+    assert memory.turns("bob")["content"].to_list() == memory.turns("alice")["content"].to_list()
+    assert memory.search("where does she live", "bob", k=3)["agent_id"].unique().to_list() == ["bob"]
+
+
 def test_longer_reexport_extends_the_conversation_and_keeps_its_day(settings, run_pipeline):
     land(settings, "alice", "day1.jsonl", jsonl(*CONVERSATION[:2]))
     run_pipeline()
