@@ -245,6 +245,14 @@ def _scaled_kind(hits: list[dict[str, Any]], kind: str, weight: float) -> list[d
     return sorted(hits, key=lambda row: float(row["_distance"])) if scaled else hits
 
 
+def _best_first(hits: list[dict[str, Any]], list_name: str, key: str) -> list[dict[str, Any]]:
+    """A list's hits best first, equal scores in key order: LanceDB returns ties in storage order, which a
+    rebuilt index does not keep, and a rank decides a hit's share of the fused score."""
+    column = "_distance" if list_name == "vector" else "_score"
+    sign = 1.0 if list_name == "vector" else -1.0
+    return sorted(hits, key=lambda row: (sign * float(row[column]), str(row[key])))
+
+
 def _parts_as_turns(
     hits: list[dict[str, Any]], agent_id: str, key: str, parts: tuple[str, ...]
 ) -> list[dict[str, Any]]:
@@ -391,6 +399,7 @@ class Searcher:
         window_scores: defaultdict[tuple[str, int, int], float] = defaultdict(float)  # (conv, start, end) -> fused
         session_scores: defaultdict[str, float] = defaultdict(float)  # conversation -> fused
         for list_name, hits in lists:
+            hits = _best_first(hits, list_name, spec.key)
             if list_name == "vector" and "question" in parts and params.question_weight != 1.0:
                 hits = _scaled_kind(hits, "question", params.question_weight)
             if parts:

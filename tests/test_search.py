@@ -253,6 +253,30 @@ def test_sync_replaces_exactly_its_scope(tmp_path):
     assert store.count(CHUNK_INDEX, "a") == 6
 
 
+def test_an_index_built_in_another_row_order_gives_the_same_results(home, tmp_path):
+    """LanceDB returns equal full-text scores in storage order; a rebuilt index (reindex, another run's
+    order) must not change which rows come back, or in what order. "march" and "june" hold the same text."""
+    import shutil
+
+    from memlake.schemas import CHUNKS as SPEC
+
+    embedder = HashEmbedder()
+    chunks = Lake(home.lake_dir).read(CHUNKS)
+    homes = []
+    for name, rows in (("forward", chunks), ("reversed", chunks.reverse())):
+        settings = home.model_copy(update={"home": tmp_path / name})
+        shutil.copytree(home.lake_dir, settings.lake_dir)
+        VectorStore(settings.lancedb_dir).sync(
+            CHUNK_INDEX, rows, base_schema=SPEC.schema, key="chunk_id", scope="true", embed=embedder.embed,
+            embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id",
+        )
+        homes.append(hash_memory(settings))
+    for query in ("team offsite Porto", "Noted", "oolong tea"):
+        forward, backward = (m.search(query, "alice", k=6, recency_weight=0.0) for m in homes)
+        assert forward["message_ids"].to_list() == backward["message_ids"].to_list(), query
+        assert forward["score"].to_list() == backward["score"].to_list(), query
+
+
 def test_filter_values_are_quoted_and_agent_ids_validated():
     assert quote("x' OR '1'='1") == "'x'' OR ''1''=''1'"
     where = Filters(conversation_ids=("a'b",), roles=("user",)).where("alice")
