@@ -209,8 +209,14 @@ def _conversation_rows(
 
 
 def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: datetime) -> dict[str, Any]:
-    """Copy a bad file to quarantine with a reason file; the landing file stays as it is."""
+    """Copy a bad file to quarantine with a reason file; the landing file stays as it is.
+
+    Other bytes quarantined before under the same name keep their copy: these get the name with the start
+    of their sha256 before the extension (`broken.46323d2a61f0.zip`).
+    """
     target = settings.quarantine_dir / landing.relative
+    if target.is_file() and sha256_file(target) != landing.sha256:
+        target = target.with_name(f"{target.stem}.{landing.sha256[:12]}{target.suffix}")
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(landing.path, target)
     reason = {

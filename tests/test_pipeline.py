@@ -141,6 +141,25 @@ def test_bad_files_are_quarantined_and_the_rest_goes_on(settings, run_pipeline):
     assert {p: p.read_bytes() for p in landed} == landed  # landing files untouched
 
 
+def test_a_bad_file_dropped_again_with_other_bytes_keeps_each_quarantined_copy_and_reason(settings, run_pipeline):
+    first = b'{"conversation_id": "x", "turns": ['
+    land(settings, "alice", "broken.json", first)
+    run_pipeline()
+    second = b'{"conversation_id": "y", "turns": [{"role"'
+    land(settings, "alice", "broken.json", second)
+    run_pipeline()
+
+    quarantined = Lake(settings.lake_dir).read(LANDING_MANIFEST).filter(pl.col("status") == "quarantined")
+    assert quarantined.height == 2 and quarantined["quarantine_path"].n_unique() == 2
+    copies = {}
+    for row in quarantined.iter_rows(named=True):
+        copy = settings.home / row["quarantine_path"]
+        reason = json.loads(copy.with_name(copy.name + ".reason.json").read_text())
+        assert reason["sha256"] == row["source_sha256"] and reason["quarantine_path"] == row["quarantine_path"]
+        copies[copy.read_bytes()] = row["source_sha256"]
+    assert set(copies) == {first, second}
+
+
 def test_backfill_of_a_date_range_rebuilds_only_those_days(settings, run_pipeline):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     run_pipeline()
