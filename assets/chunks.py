@@ -9,7 +9,7 @@ import polars as pl
 from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
-from pipelines.partitions import day_partitions
+from pipelines.partitions import day_partitions, run_days
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 
@@ -28,7 +28,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
 
     A turn's sentence and the question it replies to are keys of that turn: a hit on them ranks the turn.
     """
-    days = list(context.partition_keys)
+    days = run_days(context, context.partition_keys)
     settings = lake.settings
     window_size = settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)

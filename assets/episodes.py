@@ -14,7 +14,7 @@ from memlake.distill.pending import default_as_of
 from memlake.distill.run import distill_pass, write_pass
 from memlake.moments import as_utc
 from memlake.schemas import EPISODES, LANDING_MANIFEST, PENDING, TURNS
-from pipelines.partitions import day_partitions
+from pipelines.partitions import day_partitions, run_days
 from resources.core_model import CoreModel
 from resources.lake import LakeResource
 
@@ -66,7 +66,7 @@ def episodes(
     context: dg.AssetExecutionContext, config: DistillConfig, lake: LakeResource, core_model: CoreModel
 ):  # type: ignore[no-untyped-def]
     """One core-model call per conversation (or the offline distiller), cached by content hash."""
-    days = list(context.partition_keys)
+    days = run_days(context, context.partition_keys)
     store = lake.lake
     day_turns = store.read(TURNS, days=days)
     as_of = (

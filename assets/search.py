@@ -18,7 +18,7 @@ from assets.transcripts import markdown_preview, row_count
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
-from pipelines.partitions import day_partitions
+from pipelines.partitions import day_partitions, run_days
 from resources.embedder import Embedder
 from resources.lake import LakeResource
 from resources.vectors import VectorStore
@@ -71,7 +71,7 @@ def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
-    days = list(context.partition_keys)
+    days = run_days(context, context.partition_keys)
     embed, name, dim, rebuild = _embedding(embedder, vectors, CHUNK_INDEX)
     if rebuild:  # another embedder built the table: re-index the whole lake, not just these days
         context.log.warning(f"chunk_index was built by another embedder; re-indexing every day with {name}")
@@ -111,7 +111,7 @@ def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
 ) -> dg.MaterializeResult:
     """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
-    days = list(context.partition_keys)
+    days = run_days(context, context.partition_keys)
     embed, name, dim, rebuild = _embedding(embedder, vectors, EPISODE_INDEX)
     if rebuild:
         days = sorted(set(days) | set(lake.lake.partitions(EPISODES)))

@@ -11,7 +11,7 @@ from memlake.landing import MANIFEST_STAMP, manifest_frame, manifest_version, up
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
-from pipelines.partitions import day_partitions
+from pipelines.partitions import day_partitions, run_days
 from resources.lake import LakeResource
 
 LAKE_WRITERS = "memlake_lake_writers"
@@ -81,16 +81,17 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
 def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per message turn, in daily partitions by the conversation's start date (UTC)."""
     manifest = lake.lake.read(LANDING_MANIFEST)
-    days = list(context.partition_keys)
+    days = run_days(context, context.partition_keys)
     existing = set(lake.lake.partitions(TURNS))
-    build = build_turns(lake.settings, manifest, days)
+    build = build_turns(lake.settings, manifest, days, lake.lake.read(TURNS, days=days))
     # Days with no data get no file, unless one exists and must be emptied, or the manifest names the day
     # (the stamp then says it was built, so an ingested conversation with no turn left is not asked for again).
     named = set(manifest.filter(pl.col("status") == "ingested")["partition"].to_list())
     by_day = {day: build.rows.get(day, []) for day in days if build.rows.get(day) or day in existing or day in named}
     frame = lake.lake.write_partitions(TURNS, by_day, stamp={MANIFEST_STAMP: manifest_version(manifest)})
     if build.missing_files:
-        context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}")
+        context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}; "
+                            f"{build.kept_rows} turn(s) built from them before are kept")
     per_conversation = (
         frame.group_by("agent_id", "conversation_id")
         .agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))
@@ -115,7 +116,7 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     "(agent_id, conversation_id, message_id) unique, content not null."
 ))
 def turns_expectations(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
-    frame = lake.lake.read(TURNS, days=context.partition_keys)
+    frame = lake.lake.read(TURNS, days=run_days(context, context.partition_keys))
     result = validate_turns(frame, now=datetime.now(UTC))
     return dg.AssetCheckResult(
         passed=result.success,

@@ -3,7 +3,8 @@
 Every file that holds a conversation contributes its messages; a message seen
 in several files (the same export twice, or a longer re-export) is kept once,
 with the text of the newest file, and keeps the ingested_at of the first file
-that had it.
+that had it. A landing file that is gone or changed since the manifest read it
+contributes the rows built from it before: only `forget` removes memory.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class TurnsBuild:
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # day -> rows
     skipped: Counter[str] = field(default_factory=Counter)
     missing_files: list[str] = field(default_factory=list)
+    kept_rows: int = 0  # rows of missing files carried over from the turns built before
 
 
 @lru_cache(maxsize=64)
@@ -47,9 +49,15 @@ def stable_message_id(conversation_id: str, position: int) -> str:
     return f"{conversation_id}#{position:05d}"
 
 
-def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> TurnsBuild:
-    """Rows of `transcripts/turns` for each of `days` (days with nothing get an empty list)."""
+def build_turns(
+    settings: Settings, manifest: pl.DataFrame, days: list[str], previous: pl.DataFrame | None = None
+) -> TurnsBuild:
+    """Rows of `transcripts/turns` for each of `days` (days with nothing get an empty list).
+
+    `previous` (the turns of those days as built before) stands in for landing files that are gone or changed.
+    """
     build = TurnsBuild(rows={day: [] for day in days})
+    before = previous if previous is not None and previous.height else None
     wanted = manifest.filter(pl.col("status").eq("ingested") & pl.col("partition").is_in(days)).sort(
         "first_seen_at", "source_sha256"
     )
@@ -69,6 +77,8 @@ def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> 
             current_sha[row["source_file"]] = sha256_file(path) if path.is_file() else None
         if current_sha[row["source_file"]] != row["source_sha256"]:
             build.missing_files.append(row["source_file"])
+            if before is not None:
+                build.kept_rows += _keep_built(before, row, merged.setdefault(key, {}), conversation_meta)
             continue
         parsed = _parse_cached(str(path), row["source_sha256"])
         conversation = next(
@@ -109,6 +119,8 @@ def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> 
             }
 
     for key, messages in merged.items():
+        if not messages:
+            continue
         agent_id, conversation_id = key
         meta = conversation_meta[key]
         started: datetime = meta["started_at"]
@@ -143,3 +155,36 @@ def build_turns(settings: Settings, manifest: pl.DataFrame, days: list[str]) -> 
             key=lambda r: (r["agent_id"], r["conversation_started_at"], r["conversation_id"], r["turn_index"])
         )
     return build
+
+
+def _keep_built(
+    previous: pl.DataFrame,
+    row: dict[str, Any],
+    messages: dict[str, dict[str, Any]],
+    conversation_meta: dict[tuple[str, str], dict[str, Any]],
+) -> int:
+    """Put the turns built before from a landing file that is gone or changed into `messages`, as its parse
+    would have; how many."""
+    built = previous.filter(
+        (pl.col("agent_id") == row["agent_id"]) & (pl.col("conversation_id") == row["conversation_id"])
+        & (pl.col("source_file") == row["source_file"]) & (pl.col("source_sha256") == row["source_sha256"])
+    )
+    for turn in built.iter_rows(named=True):
+        earlier = messages.get(turn["message_id"])
+        messages[turn["message_id"]] = {
+            "message_id": turn["message_id"],
+            "position": turn["turn_index"],
+            "role": turn["role"],
+            "speaker": turn["speaker"],
+            "content": turn["content"],
+            "created_at": None if turn["created_at_inferred"] else turn["created_at"],
+            "source_format": turn["source_format"],
+            "source_file": turn["source_file"],
+            "source_sha256": turn["source_sha256"],
+            "ingested_at": earlier["ingested_at"] if earlier else turn["ingested_at"],
+        }
+        started = row["conversation_started_at"] or turn["conversation_started_at"]
+        meta = conversation_meta.setdefault((row["agent_id"], row["conversation_id"]),
+                                            {"title": None, "started_at": started})
+        meta["title"] = meta["title"] or turn["title"]
+    return built.height

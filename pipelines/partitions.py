@@ -4,8 +4,10 @@ They are dynamic, not a `DailyPartitionsDefinition`: Dagster records one event p
 partition per step of a run, and a run over a calendar range pays for every empty
 day in it (LoCoMo's 218 days with data span 722 days). Keys are ISO dates, added
 in date order as files land; a day that lands late goes after the others, so a
-run's range (first to last touched day in that order) may cover a few more days
-than it touched, which only rebuilds them as they are.
+run's range (first to last touched day in that order) may cover days it did not
+touch. Such a run carries the days it is for in the `memlake/days` tag, and the
+assets build only those (`run_days`); a range picked in the UI has no tag and
+builds every day in it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import dagster as dg
 from memlake.schemas import check_day
 
 DAYS = "conversation_days"
+RUN_DAYS = "memlake/days"  # run tag: the days of a range run that it is for
 day_partitions = dg.DynamicPartitionsDefinition(name=DAYS)
 
 
@@ -27,13 +30,26 @@ def unknown_days(days: Iterable[str], known: Sequence[str]) -> list[str]:
 
 def range_tags(days: Iterable[str], known: Sequence[str]) -> dict[str, str]:
     """Tags for one run over `days`: the range from the first to the last of them in the partitions'
-    order, once the days not in `known` are appended."""
+    order, once the days not in `known` are appended, and the days themselves when the range holds others."""
     days = set(days)
     if not days:
         return {}
     order = [*known, *unknown_days(days, known)]
-    touched = [day for day in order if day in days]
-    return {"dagster/asset_partition_range_start": touched[0], "dagster/asset_partition_range_end": touched[-1]}
+    positions = [i for i, day in enumerate(order) if day in days]
+    first, last = positions[0], positions[-1]
+    tags = {"dagster/asset_partition_range_start": order[first], "dagster/asset_partition_range_end": order[last]}
+    if last - first + 1 > len(days):
+        tags[RUN_DAYS] = ",".join(sorted(days))
+    return tags
+
+
+def run_days(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext, keys: Sequence[str]) -> list[str]:
+    """The days a run builds: its partition keys, narrowed to its `memlake/days` tag when it has one."""
+    asked = context.run.tags.get(RUN_DAYS)
+    if not asked:
+        return list(keys)
+    wanted = set(asked.split(","))
+    return [day for day in keys if day in wanted]
 
 
 def add_requests(days: Iterable[str], known: Sequence[str]) -> list[dg.AddDynamicPartitionsRequest]:

@@ -128,6 +128,12 @@ def test_a_run_ranges_over_days_in_the_order_they_became_partitions():
         both = register_days(instance, {"2024-03-07", "2024-02-10"})
         assert (both["dagster/asset_partition_range_start"], both["dagster/asset_partition_range_end"]) == (
             "2024-03-07", "2024-02-10")
+        assert "memlake/days" not in both  # the range is exactly its days
+        # a range that holds a day the run did not touch names the days it is for: only those are built
+        wide = register_days(instance, {"2024-03-01", "2024-02-10"})
+        assert (wide["dagster/asset_partition_range_start"], wide["dagster/asset_partition_range_end"]) == (
+            "2024-03-01", "2024-02-10")
+        assert wide["memlake/days"] == "2024-02-10,2024-03-01"
         with pytest.raises(ValueError, match="not a day"):
             register_days(instance, {"2024-13-01"})
         assert instance.get_dynamic_partitions(DAYS) == ["2024-03-01", "2024-03-07", "2024-02-10"]

@@ -4,6 +4,7 @@ import json
 import shutil
 from datetime import UTC, datetime, timedelta
 
+import dagster as dg
 import polars as pl
 
 from memlake.api import Memory
@@ -158,6 +159,48 @@ def test_a_bad_file_dropped_again_with_other_bytes_keeps_each_quarantined_copy_a
         assert reason["sha256"] == row["source_sha256"] and reason["quarantine_path"] == row["quarantine_path"]
         copies[copy.read_bytes()] = row["source_sha256"]
     assert set(copies) == {first, second}
+
+
+def test_a_run_builds_only_the_days_it_touched_though_its_range_holds_others(settings, run_pipeline, tmp_path):
+    """Days become partitions as they land, so a drop touching an old day and a new one is one range run over
+    every day between them; only the two are built. A day between them whose landing file the user moved
+    away keeps its turns and chunks."""
+    from memlake.schemas import CHUNKS
+
+    first = land(settings, "alice", "march.jsonl", jsonl(*CONVERSATION))  # 03-01 and 03-05
+    run_pipeline()
+    land(settings, "alice", "later.jsonl", jsonl(msg("c3", 0, "user", "Skiing in Tromso.", day="2024-03-09")))
+    run_pipeline()
+    lake = Lake(settings.lake_dir)
+    between = {day: lake.partition_file(TURNS, day).stat().st_mtime_ns for day in ("2024-03-05", "2024-03-09")}
+    chunks_before = lake.read(CHUNKS, days=["2024-03-05"])
+    first.rename(tmp_path / "moved-away.jsonl")
+
+    land(settings, "alice", "april.jsonl", jsonl(msg("c4", 0, "user", "I adopted a cat.", day="2024-03-01"),
+                                                 msg("c5", 0, "user", "The cat is called Miso.", day="2024-04-01")))
+    outcome = run_pipeline()
+
+    assert outcome.success and outcome.days == ["2024-03-01", "2024-04-01"]
+    assert {day: lake.partition_file(TURNS, day).stat().st_mtime_ns for day in between} == between
+    assert lake.read(CHUNKS, days=["2024-03-05"]).equals(chunks_before)
+    assert sorted(turns_of(settings)["conversation_id"].unique().to_list()) == ["c1", "c2", "c3", "c4", "c5"]
+    turns = run_pipeline.instance.get_latest_materialization_event(dg.AssetKey(["transcripts", "turns"]))
+    assert turns.asset_materialization.metadata["days_in_run"].value == 2
+
+
+def test_a_day_rebuilt_after_its_landing_file_went_keeps_the_turns_built_from_it(settings, run_pipeline, tmp_path):
+    first = land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION[:2]))  # c1 on 03-01
+    run_pipeline()
+    before = turns_of(settings)
+    first.rename(tmp_path / "moved-away.jsonl")
+
+    land(settings, "alice", "more.jsonl", jsonl(msg("c4", 0, "user", "I adopted a cat.", day="2024-03-01")))
+    outcome = run_pipeline()
+
+    assert outcome.days == ["2024-03-01"]
+    after = turns_of(settings)
+    assert after.filter(pl.col("conversation_id") == "c1").drop("day").equals(before.drop("day"))
+    assert after.filter(pl.col("conversation_id") == "c4")["content"].to_list() == ["I adopted a cat."]
 
 
 def test_backfill_of_a_date_range_rebuilds_only_those_days(settings, run_pipeline):
