@@ -337,6 +337,8 @@ class Searcher:
         if not self.store.exists(spec.table):
             return empty_result()
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
+        if params.k > params.candidates:  # each list is asked for at least the rows the caller wants
+            params = replace(params, candidates=params.k)
         if params.session_weight > 0 and names_identifier(query):
             params = replace(params, session_weight=0.0)  # an identifier is matched on its own
         context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))

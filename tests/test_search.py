@@ -157,6 +157,13 @@ def test_filters_restrict_role_time_and_conversation(home):
     assert set(only_tea["conversation_id"]) == {"tea"}
 
 
+def test_k_above_the_candidate_count_still_gets_k_rows(home):
+    memory = hash_memory(home)
+    wide = memory.search("team offsite", "alice", k=8, candidates=3)
+    assert wide.height == 8
+    assert wide["key"].to_list() == memory.search("team offsite", "alice", k=8, candidates=8)["key"].to_list()
+
+
 def test_recency_boost_follows_as_of(home):
     memory = hash_memory(home)
     query = {"query": "team offsite Porto", "agent_id": "alice", "k": 2, "role": "user", "recency_weight": 1.0}
