@@ -12,8 +12,11 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, query
-from memlake.schemas import TURNS, check_agent_id
+from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS, TURNS, check_agent_id
 from memlake.settings import Settings, existing_home, load_settings
+
+# scope -> its LanceDB table, and the lake table that table is built from
+INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES), "facts": (FACT_INDEX, FACTS)}
 
 __all__ = ["Memory", "check_agent_id"]
 
@@ -53,7 +56,6 @@ class Memory:
         started at or before `until`.
         """
         from memlake.moments import as_utc
-        from memlake.schemas import EPISODES
 
         check_agent_id(agent_id)
         frame = self.lake.read(EPISODES).filter(pl.col("agent_id") == agent_id)
@@ -82,6 +84,22 @@ class Memory:
             memo = self._fact_embed_memo = MemoEmbed(self._embedder.embed)
         return memo
 
+    def _check_index(self, scope: str, agent_id: str) -> None:
+        """A search that found nothing because its index is not there, while the lake holds what the index is
+        built from for this agent, is an error saying how to rebuild it."""
+        from memlake.vectors import VectorStore
+
+        table, source = INDEXES[scope]
+        indexed = self.settings.lancedb_dir.is_dir() and table in (
+            getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
+        ).db.list_tables().tables  # not the store's cache of open tables: this one may have gone since
+        if indexed or not self.lake.files(source):
+            return
+        held = pl.scan_parquet(self.lake.files(source)).filter(pl.col("agent_id") == agent_id).head(1).collect()
+        if held.height:
+            raise ValueError(f"the search index {table} is missing from {self.settings.lancedb_dir}, though the "
+                             f"lake holds {source.name} of agent {agent_id!r}: run `memlake reindex`")
+
     def _fact_reads(self) -> Any:
         if not hasattr(self, "_fact_reads_cache"):
             from memlake.facts.reads import FactReads
@@ -106,7 +124,6 @@ class Memory:
     def history(self, fact_id: str, agent_id: str | None = None) -> pl.DataFrame:
         """Every version of a fact (and of the facts it updated or that updated it), oldest first."""
         from memlake.facts.reads import fact_history, fact_owners
-        from memlake.schemas import FACTS
 
         if agent_id is None:
             owners = fact_owners(self.settings, fact_id)
@@ -206,7 +223,7 @@ class Memory:
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
-        from memlake.search import parse_as_of, search_memory
+        from memlake.search import empty_result, parse_as_of, search_memory
         from memlake.vectors import Filters
 
         if not isinstance(query, str) or not query.strip():
@@ -225,6 +242,12 @@ class Memory:
             from memlake.embedding import configured_embedder
 
             self._embedder = configured_embedder(self.settings)
+        agent_id = check_agent_id(agent_id)
+        if scope not in INDEXES:
+            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
+        if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
+            self._check_index(scope, agent_id)
+            return empty_result()
         if not hasattr(self, "_vectors"):
             from memlake.vectors import VectorStore
 
@@ -237,18 +260,28 @@ class Memory:
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
         params.setdefault("access", self._access_log())
-        if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
-            from memlake.facts.search import search_facts
 
-            found = search_facts(
-                self.settings, query, check_agent_id(agent_id), self._fact_overlays(), k=k, as_of=as_of,
-                filters=filters, reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
-            )
-        else:
-            found = search_memory(
-                self.settings, query, check_agent_id(agent_id), k=k, scope=scope, as_of=as_of, filters=filters,
-                **params,
-            )
+        def run() -> pl.DataFrame:
+            if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
+                from memlake.facts.search import search_facts
+
+                return search_facts(
+                    self.settings, query, agent_id, self._fact_overlays(), k=k, as_of=as_of, filters=filters,
+                    reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
+                )
+            return search_memory(self.settings, query, agent_id, k=k, scope=scope, as_of=as_of, filters=filters,
+                                 **params)
+
+        try:
+            found = run()
+        except (RuntimeError, OSError) as exc:
+            # a table deleted (and perhaps built again) since this Memory last read it: read it afresh, once
+            if "not found" not in str(exc).lower() or params["store"] is not self._vectors:
+                raise
+            self._vectors.reset()
+            found = run()
+        if found.height == 0:
+            self._check_index(scope, agent_id)
         if record_access:
             self.record_access(agent_id, found["key"].to_list(), scope=scope)
         return found

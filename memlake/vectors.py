@@ -478,6 +478,19 @@ class VectorStore:
             pinned = self._pinned[name] = (version, table, run_async(open_async()))
         return pinned[1], pinned[2]
 
+    def reset(self) -> None:
+        """Forget every table, version and snapshot held: for tables deleted or made anew under this reader
+        (a version number then names another table)."""
+        with self._lock:
+            self._tables.clear()
+            self._plans.clear()
+            self._snapshots.clear()
+            self._pinned.clear()
+            self._agent_rows.clear()
+            self._indexed.clear()
+            self._async_db = None
+        self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+
     def _forget_snapshots(self, name: str, version: int | None) -> None:
         """Drop the snapshots of `name` from other versions than `version` (None: all of them)."""
         for key in [k for k, s in self._snapshots.items() if k[0] == name and s.version != version]:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import dagster as dg
 import polars as pl
+import pytest
 
 from memlake.api import Memory
 from memlake.lake import Lake
@@ -291,9 +292,16 @@ def test_reindex_rebuilds_every_search_index_from_the_lake_alone(settings, run_p
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     assert run_pipeline().success
     before = indexed_rows(settings)
-    found_before = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
+    kept_open = Memory(settings.home)  # a notebook's Memory, open across the loss and the rebuild
+    found_before = kept_open.search("ORD-58213", agent_id="alice", k=3)
+    facts_before = kept_open.search("where do I live", agent_id="alice", scope="facts")
 
     shutil.rmtree(settings.lancedb_dir)
+    for memory in (kept_open, Memory(settings.home)):
+        for scope in ("chunks", "facts"):
+            with pytest.raises(ValueError, match="index .* is missing .* run `memlake reindex`"):
+                memory.search("ORD-58213", agent_id="alice", scope=scope)
+    assert not settings.lancedb_dir.exists()  # a search creates nothing
     shutil.move(settings.landing_dir, tmp_path / "landing-elsewhere")  # so nothing can be read from landing
     outcome = run_reindex(settings, resources=fast_resources, instance=run_pipeline.instance)
 
@@ -305,6 +313,9 @@ def test_reindex_rebuilds_every_search_index_from_the_lake_alone(settings, run_p
     found_after = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
     assert found_after["text"].to_list() == found_before["text"].to_list()
     assert "ORD-58213" in found_after["text"][0]
+    assert kept_open.search("ORD-58213", agent_id="alice", k=3)["text"].to_list() == found_before["text"].to_list()
+    facts_after = kept_open.search("where do I live", agent_id="alice", scope="facts")
+    assert facts_after["text"].to_list() == facts_before["text"].to_list()
 
 
 def test_a_file_whose_run_stopped_after_the_manifest_is_built_by_the_next_run(settings, run_pipeline, fast_resources):
