@@ -339,8 +339,11 @@ class Searcher:
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         if params.k > params.candidates:  # each list is asked for at least the rows the caller wants
             params = replace(params, candidates=params.k)
-        if params.session_weight > 0 and names_identifier(query):
-            params = replace(params, session_weight=0.0)  # an identifier is matched on its own
+        lifts = (params.session_weight, params.window_weight, params.neighbor_weight)
+        if any(lifts) and names_identifier(query):
+            # an identifier is matched on its own: no turn rises on what its session, window or neighbour
+            # matched, else a turn beside the exact one, or a session of near-miss numbers, outranks it
+            params = replace(params, session_weight=0.0, window_weight=0.0, neighbor_weight=0.0)
         context = [kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                    if weight > 0 and kind in spec.context_kinds]
         switched_off = {"sentence": not params.sentence_keys, "question": not params.question_keys}

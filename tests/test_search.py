@@ -120,6 +120,24 @@ def test_a_question_gets_the_session_lift_and_a_query_naming_an_identifier_does_
         assert lifts(identifier, 0.5) == lifts(identifier, 0.0)
 
 
+def test_an_identifier_query_ranks_every_turn_holding_it_above_the_turns_around_them(settings, run_pipeline):
+    """No turn rises on what its window, neighbour or session matched when the query names an identifier:
+    the turns holding it come first, not the replies beside them."""
+    land(settings, "alice", "orders.jsonl", jsonl(
+        msg("late", 0, "user", "Where is ORD-77777? It has not come.", "2024-03-01"),
+        msg("late", 1, "assistant", "I will chase the courier and write back.", "2024-03-01"),
+        msg("late", 2, "user", "Thanks, the courier said Tuesday.", "2024-03-01"),
+        msg("bill", 0, "user", "The invoice for ORD-77777 is wrong.", "2024-03-04"),
+        msg("bill", 1, "assistant", "I can fix the invoice amount for you.", "2024-03-04"),
+        msg("near", 0, "user", "ORD-77771 arrived fine, and ORD-77717 too.", "2024-03-06"),
+    ))
+    run_pipeline()
+    found = hash_memory(settings).search("ORD-77777", "alice", k=6)
+    holding = ["ORD-77777" in text for text in found["text"].to_list()]
+    assert holding[:2] == [True, True] and not any(holding[2:]), found["text"].to_list()
+    assert set(found["context_lift"].to_list()) == {0.0}
+
+
 @pytest.mark.parametrize(
     ("query", "names_one"),
     [("ORD-58213", True), ("was order 582131 refunded", True), ("A320 seat", True), ("parse_ledger_v2", True),
