@@ -41,6 +41,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
@@ -148,6 +149,9 @@ class IndexSpec:
     expand_windows: bool = False
     extra_columns: tuple[str, ...] = ()
     mention_column: str | None = None
+    # a row whose mention column is empty counts as mentioned when this column holds the value of a mentioned
+    # row's (a turn with no speaker named, of the role a named speaker has: the same person in another export)
+    mention_role_column: str | None = None
     base_filter: tuple[str, ...] = ()  # trusted clauses always applied (e.g. only active facts)
 
 
@@ -197,18 +201,42 @@ def recency(created_at: datetime | None, as_of: datetime, half_life_days: float)
     return 0.5 ** (age_days / half_life_days)
 
 
-def mentioned(name: str | None, query_words: set[str]) -> bool:
+def mentioned(name: str | None, query_words: AbstractSet[str]) -> bool:
     """Whether the query names `name` (any of its words of 3+ letters, case-insensitive)."""
     if not name:
         return False
     return any(len(w) >= 3 and w in query_words for w in _WORD.findall(name.lower()))
 
 
+@dataclass(frozen=True)
+class Mentions:
+    """Who a query names, for the mention boost: its words, and the roles of the speakers it names."""
+
+    words: frozenset[str]
+    roles: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, spec: IndexSpec, query: str, rows: Iterable[Mapping[str, Any]]) -> Mentions:
+        words = frozenset(_WORD.findall(query.lower()))
+        if spec.mention_column is None or spec.mention_role_column is None:
+            return cls(words)
+        roles = {row.get(spec.mention_role_column) for row in rows if mentioned(row.get(spec.mention_column), words)}
+        return cls(words, frozenset(role for role in roles if role))
+
+    def of_row(self, spec: IndexSpec, row: Mapping[str, Any]) -> bool:
+        if spec.mention_column is None:
+            return False
+        name = row.get(spec.mention_column)
+        if name:
+            return mentioned(name, self.words)
+        return spec.mention_role_column is not None and row.get(spec.mention_role_column) in self.roles
+
+
 def _boost(
     spec: IndexSpec,
     row: Mapping[str, Any],
     key: str,
-    query_words: set[str],
+    mentions: Mentions,
     params: SearchParams,
     when: datetime,
     access_counts: Mapping[str, int],
@@ -219,7 +247,7 @@ def _boost(
     importance = float(row["importance"]) if row.get("importance") is not None else 0.0
     accesses = access_counts.get(key, 0)
     access = math.log1p(accesses) / math.log1p(max_access) if max_access > 0 else 0.0
-    mention = float(spec.mention_column is not None and mentioned(row.get(spec.mention_column), query_words))
+    mention = float(mentions.of_row(spec, row))
     boost = (
         (1.0 + params.recency_weight * rec)
         * (1.0 + params.importance_weight * importance)
@@ -378,7 +406,7 @@ class Searcher:
 
         # chunks: light candidate lists, then one fetch of every row needed; others: whole rows at once
         light = [spec.key, "kind", "conversation_id", "turn_start", "turn_end", "created_at"]
-        light += [spec.mention_column] if spec.mention_column else []
+        light += [column for column in (spec.mention_column, spec.mention_role_column) if column]
         listed = light if spec.result_kinds else [*columns, *stored]
         lists: Iterable[tuple[str, list[dict[str, Any]]]]
         if snapshot is not None:
@@ -447,13 +475,13 @@ class Searcher:
             self._turn_scores(agent_id, params, candidates, window_scores, session_scores)
             # only the best rows (by the score so far, boosts included) are fetched whole
             keep = max(4 * params.k, params.k + 30)
-            words = set(_WORD.findall(query.lower()))
+            mentions = Mentions.of(spec, query, (c.row for c in candidates.values()))
             counts = access_counts or {}
             most = max([counts.get(k, 0) for k in candidates] + [0])
             ranked = sorted(
                 candidates,
                 key=lambda k: -(candidates[k].rrf + candidates[k].lift)
-                * _boost(spec, candidates[k].row, k, words, params, when, counts, most)[0],
+                * _boost(spec, candidates[k].row, k, mentions, params, when, counts, most)[0],
             )[:keep]
             turns = self._fetch(
                 spec, agent_id, {k: candidates[k].row for k in ranked}, params.window_turns,
@@ -619,13 +647,13 @@ class Searcher:
         access_counts: Mapping[str, int],
     ) -> pl.DataFrame:
         keys = list(candidates)
-        query_words = set(_WORD.findall(query.lower()))
+        mentions = Mentions.of(spec, query, (c.row for c in candidates.values()))
         max_access = max([access_counts.get(k, 0) for k in keys] + [0])
         parts = []
         for key in keys:
             cand = candidates[key]
             boost, rec, importance, access, mention = _boost(
-                spec, cand.row, key, query_words, params, when, access_counts, max_access
+                spec, cand.row, key, mentions, params, when, access_counts, max_access
             )
             fused = cand.rrf + cand.lift
             parts.append((fused * boost, fused, rec, importance, access, mention, boost))
@@ -777,6 +805,7 @@ CHUNK_SPEC = IndexSpec(
     expand_windows=True,
     extra_columns=("role", "speaker"),
     mention_column="speaker",
+    mention_role_column="role",
 )
 EPISODE_SPEC = IndexSpec(EPISODE_INDEX, key="episode_key", extra_columns=("title",))
 FACT_SPEC = IndexSpec(

@@ -381,6 +381,27 @@ def test_mention_matches_name_words_of_three_letters_or_more():
     assert not mentioned("Al", {"al"}) and not mentioned(None, {"x"})
 
 
+def test_a_turn_with_no_speaker_named_is_mentioned_through_the_role_of_the_speaker_the_query_names(
+    settings, run_pipeline
+):
+    """One export names the user (Priya), another does not (ChatGPT's, say): asking about Priya boosts the
+    user's turns of both, and not the assistant's."""
+    land(settings, "alice", "named.jsonl", jsonl(
+        msg("trip", 0, "user", "I am packing for Lisbon.", "2024-03-01", speaker="Priya"),
+        msg("trip", 1, "assistant", "Take a light jacket.", "2024-03-01", speaker="Assistant"),
+    ))
+    land(settings, "alice", "unnamed.jsonl", jsonl(
+        msg("tea", 0, "user", "I never drink coffee, only oolong.", "2024-03-02"),
+        msg("tea", 1, "assistant", "Oolong has less caffeine than coffee.", "2024-03-02"),
+    ))
+    run_pipeline()
+    found = hash_memory(settings).search("what does Priya drink", "alice", k=4)
+    mention = dict(zip(found["message_ids"].list.first().to_list(), found["mention"].to_list(), strict=True))
+    assert mention == {"trip-m0": 1.0, "tea-m0": 1.0, "trip-m1": 0.0, "tea-m1": 0.0}
+    plain = hash_memory(settings).search("what does she drink", "alice", k=4)  # no one named: no credit
+    assert set(plain["mention"].to_list()) == {0.0}
+
+
 def test_cli_search_prints_hits_and_json(home, monkeypatch):
     from memlake.cli import app
 
