@@ -214,11 +214,13 @@ class Memory:
 
         `scope` is chunks (turns, with adjacent turns as `context`), episodes
         or facts. Recency counts back from `as_of` (naive = UTC, ISO string,
-        None = now). Columns: score and its parts (rrf, vector_rank, text_rank,
-        context_lift, recency, importance, access, boost), which key of a turn each list
-        matched (vector_match, text_match: turn, sentence or question; None if that list did
-        not find it), text, agent_id,
-        conversation_id, message_ids (best match first), created_at, and `mode`:
+        None = now; a date means its end, as in `facts`). `since` and `until` keep
+        rows said in [since, until); a date `until` includes that day. Columns:
+        score and its parts (rrf, vector_rank, text_rank, context_lift, recency,
+        importance, access, boost), which key of a turn each list matched
+        (vector_match, text_match: turn, sentence or question; None if that list
+        did not find it), text, agent_id, conversation_id, message_ids (best
+        match first), created_at, and `mode`:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
@@ -234,7 +236,7 @@ class Memory:
 
         filters = Filters(
             since=parse_as_of(since) if since is not None else None,
-            until=parse_as_of(until) if until is not None else None,
+            until=parse_as_of(until, end_of_day=True) if until is not None else None,  # a day: up to its end
             roles=as_tuple(role),
             conversation_ids=as_tuple(conversation_id),
         )

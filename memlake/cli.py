@@ -291,9 +291,11 @@ def search(
     agent: AgentOption,
     k: Annotated[int, typer.Option("-k", "--k", help="number of results")] = 10,
     scope: Annotated[str, typer.Option(help="chunks | episodes | facts")] = "chunks",
-    as_of: Annotated[str | None, typer.Option("--as-of", help="recency counts back from this ISO time")] = None,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="recency counts back from this ISO time (a date: its end)")
+    ] = None,
     since: Annotated[str | None, typer.Option(help="only from this ISO time on")] = None,
-    until: Annotated[str | None, typer.Option(help="only before this ISO time")] = None,
+    until: Annotated[str | None, typer.Option(help="only before this ISO time (a date: through that day)")] = None,
     role: Annotated[str | None, typer.Option(help="only turns of this role")] = None,
     conversation: Annotated[str | None, typer.Option(help="only this conversation")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,

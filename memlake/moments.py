@@ -12,9 +12,9 @@ def utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def parse_as_of(as_of: datetime | date | str | None) -> datetime:
+def parse_as_of(as_of: datetime | date | str | None, end_of_day: bool = False) -> datetime:
     """`as_of` as an aware UTC datetime (see `as_utc`); None is now."""
-    return datetime.now(UTC) if as_of is None else as_utc(as_of)
+    return datetime.now(UTC) if as_of is None else as_utc(as_of, end_of_day=end_of_day)
 
 
 def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:

@@ -361,7 +361,7 @@ class Searcher:
     ) -> pl.DataFrame:
         """The `params.k` best rows of one agent for `query`, best first (see the module doc)."""
         filters = filters or Filters()
-        when = parse_as_of(as_of)
+        when = parse_as_of(as_of, end_of_day=True)  # a day, as in fact reads: as of its end
         if not self.store.exists(spec.table):
             return empty_result()
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
@@ -916,7 +916,7 @@ def search_memory(
 
     if scope not in SPECS:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
-    when = parse_as_of(as_of)
+    when = parse_as_of(as_of, end_of_day=True)
     if embedder is None and use_embedder:
         embedder = configured_embedder(settings)
     # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search

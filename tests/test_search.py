@@ -354,6 +354,17 @@ def test_a_search_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, 
         hash_memory(home).search(**args)
 
 
+def test_a_date_means_the_whole_day_in_until_and_its_end_in_as_of(home):
+    memory = hash_memory(home)
+    day = memory.search("offsite Porto", "alice", k=20, since="2024-06-02", until="2024-06-02")
+    assert set(day["conversation_id"]) == {"june"}  # the one day: since its start, until its end
+    through = memory.search("offsite Porto", "alice", k=20, until="2024-03-02")
+    assert "march" in set(through["conversation_id"])  # said at 10:00 on the until day
+    as_date = memory.search("offsite Porto", "alice", k=5, as_of="2024-06-02")
+    as_end = memory.search("offsite Porto", "alice", k=5, as_of="2024-06-02T23:59:59.999999Z")
+    assert as_date["recency"].to_list() == as_end["recency"].to_list()
+
+
 def test_as_of_may_be_a_date(home):
     memory = hash_memory(home)
     by_date = memory.search("oolong", "alice", as_of=date(2024, 3, 1))
