@@ -361,6 +361,8 @@ class Searcher:
     ) -> pl.DataFrame:
         """The `params.k` best rows of one agent for `query`, best first (see the module doc)."""
         filters = filters or Filters()
+        if filters.roles and "role" not in spec.extra_columns:  # before LanceDB says it in its own words
+            raise ValueError(f"a role filter applies to turns (scope chunks); {spec.table} rows have no role")
         when = parse_as_of(as_of, end_of_day=True)  # a day, as in fact reads: as of its end
         if not self.store.exists(spec.table):
             return empty_result()

@@ -346,6 +346,8 @@ def test_as_of_naive_means_utc(value, expected):
         ({"rrf_k": "x"}, "rrf_k must be a number"),
         ({"mmr_lamda": 0.5}, "unknown search setting mmr_lamda"),
         ({"scope": "facts", "k": 0}, "k must be a whole number"),
+        ({"scope": "episodes", "role": "user"}, "a role filter applies to turns"),
+        ({"scope": "facts", "role": "user"}, "a role filter applies to turns"),
     ],
 )
 def test_a_search_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, kwargs, message):
@@ -425,6 +427,10 @@ def test_cli_search_prints_hits_and_json(home, monkeypatch):
     first = json.loads(as_json.output.splitlines()[0])
     assert first["message_ids"] == ["orders-m0"] and first["agent_id"] == "alice"
     assert datetime.fromisoformat(first["created_at"]).tzinfo is not None and "T" in first["created_at"]
+    for scope in ("episodes", "facts"):  # the terminal reads LanceDB directly: its error, not LanceDB's
+        by_role = runner.invoke(app, ["search", "tea", "--agent", "alice", "--scope", scope, "--role", "user",
+                                      "--home", str(home.home)])
+        assert "a role filter applies to turns" in str(by_role.exception)
 
 
 def test_cli_search_reads_lancedb_without_loading_the_agents_rows_into_memory(home, monkeypatch):
