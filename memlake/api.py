@@ -12,7 +12,17 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, query
-from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS, TURNS, check_agent_id
+from memlake.schemas import (
+    CHUNK_INDEX,
+    CHUNKS,
+    EPISODE_INDEX,
+    EPISODES,
+    FACT_INDEX,
+    FACT_TYPES,
+    FACTS,
+    TURNS,
+    check_agent_id,
+)
 from memlake.settings import Settings, existing_home, load_settings
 
 # scope -> its LanceDB table, and the lake table that table is built from
@@ -118,6 +128,10 @@ class Memory:
         """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
         from memlake.facts.reads import select_facts
 
+        if type is not None:
+            if type.strip().lower() not in FACT_TYPES:
+                raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
+            type = type.strip().lower()  # noqa: A001 - the parameter, as named in the schema
         tables = self._fact_reads().get(check_agent_id(agent_id))
         return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history)
 

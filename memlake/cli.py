@@ -54,6 +54,14 @@ def _unknown_agent(memory: Memory, agent: str) -> None:
     raise typer.Exit(1)
 
 
+def _unknown_conversation(memory: Memory, agent: str, conversation: str | None) -> None:
+    """For a read of one conversation that found nothing: a conversation the agent does not have is probably a
+    mistyped id, so say so and exit 1."""
+    if conversation is not None and memory.turns(agent, conversation).height == 0:
+        typer.echo(f"agent {agent!r} has no conversation {conversation!r}", err=True)
+        raise typer.Exit(1)
+
+
 def _json_line(row: dict) -> str:  # type: ignore[type-arg]
     """A row as one JSON line; times in ISO 8601 (2024-05-01T10:00:00+00:00), as every reader parses them."""
     return json.dumps(row, default=lambda value: value.isoformat() if hasattr(value, "isoformat") else str(value))
@@ -274,9 +282,7 @@ def turns(
     frame = memory.turns(agent, conversation)
     if frame.height == 0:
         _unknown_agent(memory, agent)
-        if conversation is not None:
-            typer.echo(f"agent {agent!r} has no conversation {conversation!r}", err=True)
-            raise typer.Exit(1)
+        _unknown_conversation(memory, agent, conversation)
     if as_json:
         for row in frame.iter_rows(named=True):
             typer.echo(_json_line(row))
@@ -315,6 +321,7 @@ def search(
     )
     if frame.height == 0:
         _unknown_agent(memory, agent)
+        _unknown_conversation(memory, agent, conversation)
     if as_json:
         for row in frame.iter_rows(named=True):
             typer.echo(_json_line(row))

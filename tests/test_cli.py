@@ -7,6 +7,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from memlake.api import Memory
 from memlake.cli import app, main
 from tests.conftest import SAMPLES, land
 
@@ -184,7 +185,6 @@ def test_a_broken_settings_file_is_named_in_the_error(settings, monkeypatch, cap
 
 
 def test_reading_a_home_that_is_not_there_is_an_error_and_creates_nothing(monkeypatch, capsys, tmp_path):
-    from memlake.api import Memory
 
     typo = tmp_path / "hmoe"
     for args in (["search", "hi", "--agent", "alice"], ["agents"], ["facts", "--agent", "alice"],
@@ -217,5 +217,10 @@ def test_search_says_when_an_agent_has_no_memory_and_shortens_a_long_hit_on_the_
         nobody = runner.invoke(app, [*args, "--agent", "nobody", "--home", str(settings.home)])
         assert nobody.exit_code == 1, args
         assert "agent 'nobody' has no memory here; agents: alice" in nobody.output, args
-    nope = runner.invoke(app, ["turns", "--agent", "alice", "--conversation", "nope", "--home", str(settings.home)])
-    assert nope.exit_code == 1 and "agent 'alice' has no conversation 'nope'" in nope.output
+    for args in (["turns"], ["search", "cat"], ["search", "cat", "--scope", "episodes"]):
+        nope = runner.invoke(app, [*args, "--agent", "alice", "--conversation", "nope", "--home", str(settings.home)])
+        assert nope.exit_code == 1 and "agent 'alice' has no conversation 'nope'" in nope.output, args
+    with pytest.raises(ValueError, match="unknown fact type 'nope': one of fact, preference"):
+        Memory(settings.home).facts("alice", type="nope")
+    assert Memory(settings.home).facts("alice", type=" Preference ").equals(Memory(settings.home).facts(
+        "alice", type="preference"))
