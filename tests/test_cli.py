@@ -185,7 +185,6 @@ def test_a_broken_settings_file_is_named_in_the_error(settings, monkeypatch, cap
 
 
 def test_reading_a_home_that_is_not_there_is_an_error_and_creates_nothing(monkeypatch, capsys, tmp_path):
-
     typo = tmp_path / "hmoe"
     for args in (["search", "hi", "--agent", "alice"], ["agents"], ["facts", "--agent", "alice"],
                  ["distill", "--agent", "alice"], ["forget", "--agent", "alice", "--all", "--yes"]):
