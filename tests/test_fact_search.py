@@ -98,6 +98,23 @@ def test_a_correction_replaces_the_old_value_in_fact_search(home: Settings) -> N
     assert "Porto" in found[0] and not any("Lisbon" in t or "Berlin" in t for t in found)
 
 
+def test_a_fact_search_as_of_a_date_sees_what_a_fact_read_as_of_it_sees(home: Settings) -> None:
+    """Before the move the user lived in Berlin: fact search as of then finds that version; after it, Lisbon.
+    A fact remembered today is not found as of a day before it was said."""
+    memory = Memory(settings=home)
+    memory.remember("ann", "I work at Globex")
+    for day, city in (("2024-03-01", "Berlin"), ("2024-07-01", "Lisbon")):
+        hits = memory.search("Where does the user live? Where does she work?", "ann", scope="facts", k=5,
+                             as_of=day)
+        assert city in hits["text"][0] and set(hits["status"]) == {"active"}, (day, hits["text"].to_list())
+        read = memory.facts("ann", as_of=day)
+        assert set(zip(hits["fact_id"], hits["version"], strict=True)) <= set(
+            zip(read["fact_id"], read["version"], strict=True))
+        assert not any("Globex" in t for t in hits["text"])
+    assert any("Globex" in t for t in texts(memory, "Where does she work?"))  # now
+    assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2023-12-01").height == 0
+
+
 def test_a_rejected_fact_leaves_fact_search_at_once(home: Settings) -> None:
     memory = Memory(settings=home)
     assert texts(memory, "green tea")[0] == "The user likes green tea."

@@ -9,14 +9,20 @@ with the same embedder. Vectors the read's fold already computed are reused,
 so a remembered fact costs one embedding. The index is kept until the tables
 or the logs change. Agents with nothing pending are searched in
 `search/fact_index` as before; the next run makes that exact again.
+
+With `as_of`, fact search sees what `Memory.facts(as_of=...)` sees: the
+versions true then and said by then, each as the active one it was at the
+time, in an index of their own (kept like the others).
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 import uuid
 import weakref
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,33 +54,45 @@ class FactOverlays:
         tables = self.reads.get(agent_id)
         if not tables.pending:
             return False, None
+        return True, self._store(agent_id, tables, tables.facts, embedder, reuse_vectors)
+
+    def store_as_of(self, agent_id: str, when: datetime, embedder: Any, reuse_vectors: bool = True) -> Any:
+        """The index of the versions a fact read as of `when` sees, each labelled active (None: no fact then)."""
+        from memlake.facts.reads import select_facts
+
+        tables = self.reads.get(agent_id)
+        then = select_facts(tables.facts, as_of=when).with_columns(pl.lit("active").alias("status"))
+        return self._store(f"{agent_id}@{when.isoformat()}", tables, then, embedder, reuse_vectors)
+
+    def _store(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
+        """The index of `facts` under `key`, kept until the agent's tables or the embedder change."""
         name = embedder.name if embedder is not None else NO_EMBEDDER
-        cached = self._stores.get(agent_id)
+        cached = self._stores.get(key)
         if cached is not None and cached[0] is tables and cached[1] == name:
-            return True, cached[2]
-        store = self._build(agent_id, tables, embedder, reuse_vectors)
-        old = self._stores.pop(agent_id, None)
+            return cached[2]
+        store = self._build(key, tables, facts, embedder, reuse_vectors)
+        old = self._stores.pop(key, None)
         if old is not None and old[2] is not None:
             shutil.rmtree(old[2].path, ignore_errors=True)
         while len(self._stores) >= self.size:
             _, (_, _, evicted) = self._stores.popitem()
             if evicted is not None:
                 shutil.rmtree(evicted.path, ignore_errors=True)
-        self._stores[agent_id] = (tables, name, store)
-        return True, store
+        self._stores[key] = (tables, name, store)
+        return store
 
-    def _build(self, agent_id: str, tables: AgentFacts, embedder: Any, reuse_vectors: bool) -> Any:
+    def _build(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
         from memlake.search import FACT_INDEX_SCHEMA, fact_index_rows
         from memlake.vectors import VectorStore
 
-        rows = fact_index_rows(tables.facts)
+        rows = fact_index_rows(facts)
         if rows.filter(pl.col("status") == "active").height == 0:
             return None
         embed = MemoEmbed(embedder.embed) if embedder is not None else None
         if embed is not None and reuse_vectors:  # the read's fold already embedded these texts
             embed.vectors.update({t: v for t, v in tables.vectors.items() if len(v) == embedder.dim})
 
-        store = VectorStore(self.root / f"{agent_id}-{uuid.uuid4().hex[:8]}")
+        store = VectorStore(self.root / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}-{uuid.uuid4().hex[:8]}")
         store.sync(
             FACT_INDEX, rows, base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
             embed=embed,
@@ -93,11 +111,16 @@ def search_facts(
     reuse_vectors: bool = True,
     **params: Any,
 ) -> pl.DataFrame:
-    """`search_memory(scope="facts")` over what a fact read sees now: the run's index, or the agent's overlay
-    when overrides or forgets were written since the last run."""
+    """`search_memory(scope="facts")` over what a fact read sees: now, the run's index, or the agent's overlay
+    when overrides or forgets were written since the last run; with `as_of`, the versions in force then."""
+    from memlake.moments import parse_as_of
     from memlake.search import empty_result, search_memory
 
-    pending, store = overlays.store_for(agent_id, params.get("embedder"), reuse_vectors)
+    if params.get("as_of") is not None:
+        when = parse_as_of(params["as_of"], end_of_day=True)
+        pending, store = True, overlays.store_as_of(agent_id, when, params.get("embedder"), reuse_vectors)
+    else:
+        pending, store = overlays.store_for(agent_id, params.get("embedder"), reuse_vectors)
     if pending:
         if store is None:
             return empty_result()
