@@ -115,6 +115,22 @@ def test_a_fact_search_as_of_a_date_sees_what_a_fact_read_as_of_it_sees(home: Se
     assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2023-12-01").height == 0
 
 
+def test_a_fact_search_of_one_conversation_finds_a_fact_any_of_whose_sources_is_in_it(home: Settings) -> None:
+    """Green tea was said in conversation c1 and again in c3: a search of either finds the fact, naming it."""
+    again = said("I really like green tea.", "green tea", 3, slot=None, type_="preference")
+    result = fold([*CANDIDATES, again], read_overrides(home), read_forgets(home), FoldConfig())
+    tea = result.facts.filter((pl.col("value") == "green tea") & (pl.col("status") == "active")).row(0, named=True)
+    assert tea["source_conversation_ids"] == ["c1", "c3"]
+    Lake(home.lake_dir).write(FACTS, result.facts)
+    Lake(home.lake_dir).write(FACT_EDGES, result.edges)
+    memory = Memory(settings=home)
+    for conversation in ("c1", "c3"):
+        hits = memory.search("Which tea does she like?", "ann", scope="facts", conversation_id=conversation)
+        assert hits["fact_id"].to_list() == [tea["fact_id"]], conversation
+        assert hits["conversation_id"].to_list() == [conversation]
+    assert memory.search("Which tea does she like?", "ann", scope="facts", conversation_id="c9").height == 0
+
+
 def test_a_rejected_fact_leaves_fact_search_at_once(home: Settings) -> None:
     memory = Memory(settings=home)
     assert texts(memory, "green tea")[0] == "The user likes green tea."

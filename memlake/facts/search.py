@@ -12,7 +12,9 @@ or the logs change. Agents with nothing pending are searched in
 
 With `as_of`, fact search sees what `Memory.facts(as_of=...)` sees: the
 versions true then and said by then, each as the active one it was at the
-time, in an index of their own (kept like the others).
+time; with a conversation filter, the facts citing any of those conversations
+(a fact may rest on several; the index row names only its first). Such a view
+is searched in an index of its own, kept like the others.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import shutil
 import tempfile
 import uuid
 import weakref
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -56,13 +59,26 @@ class FactOverlays:
             return False, None
         return True, self._store(agent_id, tables, tables.facts, embedder, reuse_vectors)
 
-    def store_as_of(self, agent_id: str, when: datetime, embedder: Any, reuse_vectors: bool = True) -> Any:
-        """The index of the versions a fact read as of `when` sees, each labelled active (None: no fact then)."""
+    def store_view(
+        self, agent_id: str, when: datetime | None, conversations: frozenset[str], embedder: Any,
+        reuse_vectors: bool = True,
+    ) -> Any:
+        """The index of a view of the agent's facts (None: nothing in it): with `when`, the versions a fact read
+        as of then sees, each labelled active; with `conversations`, those citing any of them, named first."""
         from memlake.facts.reads import select_facts
 
         tables = self.reads.get(agent_id)
-        then = select_facts(tables.facts, as_of=when).with_columns(pl.lit("active").alias("status"))
-        return self._store(f"{agent_id}@{when.isoformat()}", tables, then, embedder, reuse_vectors)
+        facts = tables.facts
+        if when is not None:
+            facts = select_facts(facts, as_of=when).with_columns(pl.lit("active").alias("status"))
+        if conversations:
+            wanted = sorted(conversations)
+            cited = pl.col("source_conversation_ids").list.eval(pl.element().filter(pl.element().is_in(wanted)))
+            others = pl.col("source_conversation_ids").list.eval(pl.element().filter(~pl.element().is_in(wanted)))
+            facts = facts.filter(cited.list.len() > 0).with_columns(
+                pl.concat_list(cited, others).alias("source_conversation_ids"))
+        key = f"{agent_id}@{when.isoformat() if when else 'now'}#{','.join(sorted(conversations))}"
+        return self._store(key, tables, facts, embedder, reuse_vectors)
 
     def _store(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
         """The index of `facts` under `key`, kept until the agent's tables or the embedder change."""
@@ -112,13 +128,18 @@ def search_facts(
     **params: Any,
 ) -> pl.DataFrame:
     """`search_memory(scope="facts")` over what a fact read sees: now, the run's index, or the agent's overlay
-    when overrides or forgets were written since the last run; with `as_of`, the versions in force then."""
+    when overrides or forgets were written since the last run; with `as_of` or conversations, a view."""
     from memlake.moments import parse_as_of
     from memlake.search import empty_result, search_memory
 
-    if params.get("as_of") is not None:
-        when = parse_as_of(params["as_of"], end_of_day=True)
-        pending, store = True, overlays.store_as_of(agent_id, when, params.get("embedder"), reuse_vectors)
+    filters = params.get("filters")
+    conversations = frozenset(filters.conversation_ids) if filters is not None else frozenset()
+    when = parse_as_of(params["as_of"], end_of_day=True) if params.get("as_of") is not None else None
+    if when is not None or conversations:
+        pending = True
+        store = overlays.store_view(agent_id, when, conversations, params.get("embedder"), reuse_vectors)
+        if filters is not None and conversations:  # the view holds only those conversations' facts
+            params["filters"] = replace(filters, conversation_ids=())
     else:
         pending, store = overlays.store_for(agent_id, params.get("embedder"), reuse_vectors)
     if pending:
