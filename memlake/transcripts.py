@@ -2,8 +2,9 @@
 
 Every file that holds a conversation contributes its messages; a message seen
 in several files (the same export twice, or a longer re-export) is kept once,
-with the text of the newest file, and keeps the ingested_at of the first file
-that had it. A landing file that is gone or changed since the manifest read it
+with the text of the newest export of its conversation (the one whose messages
+reach latest; of equals, the one that arrived last), and keeps the ingested_at
+of the first file that had it. A landing file that is gone or changed since the manifest read it
 contributes the rows built from it before: only `forget` removes memory.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ import polars as pl
 from memlake.landing import folder_agent, sha256_file
 from memlake.parsers import ParsedFile, parse_file
 from memlake.settings import Settings
+
+_NO_TIME = datetime.min.replace(tzinfo=UTC)
 
 
 @dataclass
@@ -61,12 +64,12 @@ def build_turns(
     wanted = manifest.filter(pl.col("status").eq("ingested") & pl.col("partition").is_in(days)).sort(
         "first_seen_at", "source_sha256"
     )
-    # (agent, conversation) -> message_id -> merged message
-    merged: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     conversation_day: dict[tuple[str, str], str] = {}
     conversation_meta: dict[tuple[str, str], dict[str, Any]] = {}
     files_seen: set[tuple[str, tuple[str, str]]] = set()
     current_sha: dict[str, str | None] = {}  # one hash per landing file, however many conversations it holds
+    # each file's version of each conversation: (agent, conversation), its manifest row, its messages
+    versions: list[tuple[tuple[str, str], dict[str, Any], list[dict[str, Any]]]] = []
 
     for row in wanted.iter_rows(named=True):
         key = (row["agent_id"], row["conversation_id"])
@@ -78,7 +81,9 @@ def build_turns(
         if current_sha[row["source_file"]] != row["source_sha256"]:
             build.missing_files.append(row["source_file"])
             if before is not None:
-                build.kept_rows += _keep_built(before, row, merged.setdefault(key, {}), conversation_meta)
+                kept = _built_version(before, row, conversation_meta)
+                build.kept_rows += len(kept)
+                versions.append((key, row, kept))
             continue
         parsed = _parse_cached(str(path), row["source_sha256"])
         conversation = next(
@@ -101,12 +106,9 @@ def build_turns(
             meta["started_at"] is None or row["conversation_started_at"] < meta["started_at"]
         ):
             meta["started_at"] = row["conversation_started_at"]
-        messages = merged.setdefault(key, {})
-        for position, message in enumerate(conversation.messages):
-            message_id = message.message_id or stable_message_id(row["conversation_id"], position)
-            earlier = messages.get(message_id)
-            messages[message_id] = {
-                "message_id": message_id,
+        versions.append((key, row, [
+            {
+                "message_id": message.message_id or stable_message_id(row["conversation_id"], position),
                 "position": position,
                 "role": message.role,
                 "speaker": message.speaker,
@@ -115,8 +117,23 @@ def build_turns(
                 "source_format": row["source_format"],
                 "source_file": row["source_file"],
                 "source_sha256": row["source_sha256"],
-                "ingested_at": earlier["ingested_at"] if earlier else row["first_seen_at"],
+                "ingested_at": row["first_seen_at"],
             }
+            for position, message in enumerate(conversation.messages)
+        ]))
+
+    # A conversation's versions are merged oldest first, so a message keeps the text of the newest export:
+    # the one whose messages reach latest, then the one that arrived last (the sort is stable on the
+    # manifest's arrival order). An older export dropped later does not bring back text edited since.
+    versions.sort(key=lambda version: _latest_message(version[2]))
+    # (agent, conversation) -> message_id -> merged message
+    merged: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    for key, _, version in versions:
+        target = merged.setdefault(key, {})
+        for message in version:
+            earlier = target.get(message["message_id"])
+            first = min(earlier["ingested_at"], message["ingested_at"]) if earlier else message["ingested_at"]
+            target[message["message_id"]] = {**message, "ingested_at": first}  # the first file that had it
 
     for key, messages in merged.items():
         if not messages:
@@ -157,21 +174,24 @@ def build_turns(
     return build
 
 
-def _keep_built(
+def _latest_message(messages: list[dict[str, Any]]) -> datetime:
+    """The latest time a version of a conversation's messages carry (the earliest moment when none does)."""
+    return max((m["created_at"] for m in messages if m["created_at"] is not None), default=_NO_TIME)
+
+
+def _built_version(
     previous: pl.DataFrame,
     row: dict[str, Any],
-    messages: dict[str, dict[str, Any]],
     conversation_meta: dict[tuple[str, str], dict[str, Any]],
-) -> int:
-    """Put the turns built before from a landing file that is gone or changed into `messages`, as its parse
-    would have; how many."""
+) -> list[dict[str, Any]]:
+    """The turns built before from a landing file that is gone or changed, as its parse would have given them."""
     built = previous.filter(
         (pl.col("agent_id") == row["agent_id"]) & (pl.col("conversation_id") == row["conversation_id"])
         & (pl.col("source_file") == row["source_file"]) & (pl.col("source_sha256") == row["source_sha256"])
     )
+    messages = []
     for turn in built.iter_rows(named=True):
-        earlier = messages.get(turn["message_id"])
-        messages[turn["message_id"]] = {
+        messages.append({
             "message_id": turn["message_id"],
             "position": turn["turn_index"],
             "role": turn["role"],
@@ -181,10 +201,10 @@ def _keep_built(
             "source_format": turn["source_format"],
             "source_file": turn["source_file"],
             "source_sha256": turn["source_sha256"],
-            "ingested_at": earlier["ingested_at"] if earlier else turn["ingested_at"],
-        }
+            "ingested_at": turn["ingested_at"],
+        })
         started = row["conversation_started_at"] or turn["conversation_started_at"]
         meta = conversation_meta.setdefault((row["agent_id"], row["conversation_id"]),
                                             {"title": None, "started_at": started})
         meta["title"] = meta["title"] or turn["title"]
-    return built.height
+    return messages

@@ -111,6 +111,25 @@ def test_longer_reexport_extends_the_conversation_and_keeps_its_day(settings, ru
     assert turns["ingested_at"][2] > first_ingest
 
 
+def test_an_older_export_dropped_later_does_not_bring_back_text_edited_since(settings, run_pipeline):
+    """The second export holds the conversation with a message edited and one more reply; the first export,
+    dropped again later (other bytes), reaches an earlier time, so the newer text stays."""
+    old = [msg("c1", 0, "user", "I live in Berlin."), msg("c1", 1, "assistant", "Berlin is lovely in spring.")]
+    new = [msg("c1", 0, "user", "I live in Berlin, near the river."), old[1],
+           msg("c1", 2, "user", "And I cycle to work.", day="2024-03-02")]
+    land(settings, "alice", "v1.jsonl", jsonl(*old))
+    run_pipeline()
+    land(settings, "alice", "v2.jsonl", jsonl(*new))
+    run_pipeline()
+    first_seen = turns_of(settings)["ingested_at"].to_list()
+    land(settings, "alice", "v1-again.jsonl", jsonl(*old) + "\n")
+    run_pipeline()
+
+    turns = turns_of(settings)
+    assert turns["content"].to_list() == [m["content"] for m in new]
+    assert turns["ingested_at"].to_list() == first_seen  # each message: the first file that had it
+
+
 def test_agents_never_mix(settings, run_pipeline):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     land(settings, "bob", "chat.jsonl", jsonl(msg("c1", 0, "user", "I am Bob and I live in Oslo.")))
