@@ -28,7 +28,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
 
     A turn's sentence and the question it replies to are keys of that turn: a hit on them ranks the turn.
     """
-    days = run_days(context, context.partition_keys)
+    days = run_days(context)
     settings = lake.settings
     window_size = settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)

@@ -66,7 +66,7 @@ def episodes(
     context: dg.AssetExecutionContext, config: DistillConfig, lake: LakeResource, core_model: CoreModel
 ):  # type: ignore[no-untyped-def]
     """One core-model call per conversation (or the offline distiller), cached by content hash."""
-    days = run_days(context, context.partition_keys)
+    days = run_days(context)
     store = lake.lake
     day_turns = store.read(TURNS, days=days)
     as_of = (

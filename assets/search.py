@@ -71,7 +71,7 @@ def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
-    days = run_days(context, context.partition_keys)
+    days = run_days(context)
     embed, name, dim, rebuild = _embedding(embedder, vectors, CHUNK_INDEX)
     if rebuild:  # another embedder built the table: re-index the whole lake, not just these days
         context.log.warning(f"chunk_index was built by another embedder; re-indexing every day with {name}")
@@ -111,7 +111,7 @@ def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
 ) -> dg.MaterializeResult:
     """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
-    days = run_days(context, context.partition_keys)
+    days = run_days(context)
     embed, name, dim, rebuild = _embedding(embedder, vectors, EPISODE_INDEX)
     if rebuild:
         days = sorted(set(days) | set(lake.lake.partitions(EPISODES)))

@@ -81,9 +81,9 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
 def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per message turn, in daily partitions by the conversation's start date (UTC)."""
     manifest = lake.lake.read(LANDING_MANIFEST)
-    days = run_days(context, context.partition_keys)
+    days = run_days(context)
     existing = set(lake.lake.partitions(TURNS))
-    build = build_turns(lake.settings, manifest, days, lake.lake.read(TURNS, days=days))
+    build = build_turns(lake.settings, manifest, days, lambda: lake.lake.read(TURNS, days=days))
     # Days with no data get no file, unless one exists and must be emptied, or the manifest names the day
     # (the stamp then says it was built, so an ingested conversation with no turn left is not asked for again).
     named = set(manifest.filter(pl.col("status") == "ingested")["partition"].to_list())
@@ -116,7 +116,7 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     "(agent_id, conversation_id, message_id) unique, content not null."
 ))
 def turns_expectations(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
-    frame = lake.lake.read(TURNS, days=run_days(context, context.partition_keys))
+    frame = lake.lake.read(TURNS, days=run_days(context))
     result = validate_turns(frame, now=datetime.now(UTC))
     return dg.AssetCheckResult(
         passed=result.success,

@@ -472,12 +472,12 @@ class Searcher:
                 cand.matched[list_name] = matched
                 cand.rrf += value
 
+        mentions = Mentions.of(spec, query, (c.row for c in candidates.values()))
         turns: dict[str, dict[str, Any]] = {}
         if spec.result_kinds:
             self._turn_scores(agent_id, params, candidates, window_scores, session_scores)
             # only the best rows (by the score so far, boosts included) are fetched whole
             keep = max(4 * params.k, params.k + 30)
-            mentions = Mentions.of(spec, query, (c.row for c in candidates.values()))
             counts = access_counts or {}
             most = max([counts.get(k, 0) for k in candidates] + [0])
             ranked = sorted(
@@ -496,7 +496,7 @@ class Searcher:
         if not candidates:
             return empty_result()
         return self._finish(
-            spec, query, candidates, vectors, turns, params, when, mode, note, access_counts or {}
+            spec, mentions, candidates, vectors, turns, params, when, mode, note, access_counts or {}
         )
 
     def _turn_scores(
@@ -638,7 +638,7 @@ class Searcher:
     def _finish(
         self,
         spec: IndexSpec,
-        query: str,
+        mentions: Mentions,
         candidates: dict[str, _Candidate],
         vectors: dict[str, np.ndarray],
         turns: dict[str, dict[str, Any]],
@@ -649,7 +649,6 @@ class Searcher:
         access_counts: Mapping[str, int],
     ) -> pl.DataFrame:
         keys = list(candidates)
-        mentions = Mentions.of(spec, query, (c.row for c in candidates.values()))
         max_access = max([access_counts.get(k, 0) for k in keys] + [0])
         parts = []
         for key in keys:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -53,14 +54,16 @@ def stable_message_id(conversation_id: str, position: int) -> str:
 
 
 def build_turns(
-    settings: Settings, manifest: pl.DataFrame, days: list[str], previous: pl.DataFrame | None = None
+    settings: Settings, manifest: pl.DataFrame, days: list[str],
+    previous: Callable[[], pl.DataFrame] | None = None,
 ) -> TurnsBuild:
     """Rows of `transcripts/turns` for each of `days` (days with nothing get an empty list).
 
-    `previous` (the turns of those days as built before) stands in for landing files that are gone or changed.
+    `previous` reads the turns of those days as built before; they stand in for landing files that are gone
+    or changed (read only when there is one).
     """
     build = TurnsBuild(rows={day: [] for day in days})
-    before = previous if previous is not None and previous.height else None
+    before: pl.DataFrame | None = None
     wanted = manifest.filter(pl.col("status").eq("ingested") & pl.col("partition").is_in(days)).sort(
         "first_seen_at", "source_sha256"
     )
@@ -80,7 +83,8 @@ def build_turns(
             current_sha[row["source_file"]] = sha256_file(path) if path.is_file() else None
         if current_sha[row["source_file"]] != row["source_sha256"]:
             build.missing_files.append(row["source_file"])
-            if before is not None:
+            if previous is not None:
+                before = previous() if before is None else before
                 kept = _built_version(before, row, conversation_meta)
                 build.kept_rows += len(kept)
                 versions.append((key, row, kept))

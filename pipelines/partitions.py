@@ -43,11 +43,12 @@ def range_tags(days: Iterable[str], known: Sequence[str]) -> dict[str, str]:
     return tags
 
 
-def run_days(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext, keys: Sequence[str]) -> list[str]:
+def run_days(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> list[str]:
     """The days a run builds: its partition keys, narrowed to its `memlake/days` tag when it has one."""
+    keys = list(context.partition_keys)
     asked = context.run.tags.get(RUN_DAYS)
     if not asked:
-        return list(keys)
+        return keys
     wanted = set(asked.split(","))
     return [day for day in keys if day in wanted]
 
