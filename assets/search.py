@@ -28,14 +28,29 @@ from resources.vectors import VectorStore
 INDEX_WRITERS = "memlake_index_writers"
 
 
-def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, bool]:
-    """(embed function or None, embedder name, dim, whether the table must be rebuilt whole)."""
+def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, str | None]:
+    """(embed function or None, embedder name, dim, why the table must be indexed whole, or None)."""
     core = embedder.core()
     name = core.name if core is not None else NO_EMBEDDER
-    built_with = vectors.embedder_of(table)
-    return (core.embed if core is not None else None), name, (core.dim if core else 0), (
-        built_with is not None and built_with != name
-    )
+    store = vectors.core()
+    if not store.exists(table):
+        why: str | None = "is missing"
+    else:
+        built_with = store.embedder_of(table)
+        why = "was built by another embedder" if built_with is not None and built_with != name else None
+    return (core.embed if core is not None else None), name, (core.dim if core else 0), why
+
+
+def _whole_if(why: str | None, days: list[str], lake_days: list[str], table: str, name: str,
+              context: dg.AssetExecutionContext) -> list[str]:
+    """The days to index: the run's, or every day of the lake when the table is missing or another embedder
+    built it (a run after `lancedb/` was lost would otherwise index its own days alone)."""
+    if why is None:
+        return days
+    every = sorted(set(days) | set(lake_days))
+    if every != sorted(days):
+        context.log.warning(f"{table} {why}: indexing every day of the lake ({len(every)}) with {name}")
+    return every
 
 
 def _metadata(
@@ -72,10 +87,8 @@ def chunk_index(
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
     days = run_days(context)
-    embed, name, dim, rebuild = _embedding(embedder, vectors, CHUNK_INDEX)
-    if rebuild:  # another embedder built the table: re-index the whole lake, not just these days
-        context.log.warning(f"chunk_index was built by another embedder; re-indexing every day with {name}")
-        days = sorted(set(days) | set(lake.lake.partitions(CHUNKS)))
+    embed, name, dim, why = _embedding(embedder, vectors, CHUNK_INDEX)
+    days = _whole_if(why, days, lake.lake.partitions(CHUNKS), CHUNK_INDEX, name, context)
     frame = lake.lake.read(CHUNKS, days=days)
     result = vectors.upsert(
         CHUNK_INDEX,
@@ -112,9 +125,8 @@ def episode_index(
 ) -> dg.MaterializeResult:
     """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
     days = run_days(context)
-    embed, name, dim, rebuild = _embedding(embedder, vectors, EPISODE_INDEX)
-    if rebuild:
-        days = sorted(set(days) | set(lake.lake.partitions(EPISODES)))
+    embed, name, dim, why = _embedding(embedder, vectors, EPISODE_INDEX)
+    days = _whole_if(why, days, lake.lake.partitions(EPISODES), EPISODE_INDEX, name, context)
     frame = episode_index_rows(lake.lake.read(EPISODES, days=days))
     result = vectors.upsert(
         EPISODE_INDEX,

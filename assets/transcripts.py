@@ -91,7 +91,8 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     frame = lake.lake.write_partitions(TURNS, by_day, stamp={MANIFEST_STAMP: manifest_version(manifest)})
     if build.missing_files:
         context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}; "
-                            f"{build.kept_rows} turn(s) built from them before are kept")
+                            f"the {build.kept_rows} turn(s) built from them before stand in for them (a newer "
+                            "export of the same conversation still wins a message)")
     per_conversation = (
         frame.group_by("agent_id", "conversation_id")
         .agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))

@@ -54,6 +54,16 @@ def _unknown_agent(memory: Memory, agent: str) -> None:
     raise typer.Exit(1)
 
 
+def _days(days: list[str]) -> str:
+    """Days as a reader takes them: each one when few, else the first and last of how many (not a range:
+    the days between are not all in it)."""
+    if not days:
+        return "none (0)"
+    if len(days) <= 4:
+        return f"{', '.join(days)} ({len(days)})"
+    return f"{len(days)} days, {days[0]} to {days[-1]}"
+
+
 def _unknown_conversation(memory: Memory, agent: str, conversation: str | None) -> None:
     """For a read of one conversation that found nothing: a conversation the agent does not have is probably a
     mistyped id, so say so and exit 1."""
@@ -131,8 +141,7 @@ def run(home: HomeOption = None) -> None:
     settings = load_settings(home)
     outcome = run_landing(settings)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
-    typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: "
-               f"{outcome.days[0] + '..' + outcome.days[-1] if outcome.days else 'none'} ({len(outcome.days)})")
+    typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
     if outcome.refolded:
         typer.echo("facts folded again with the override and forget entries written since the last run; "
                    "profiles and fact search rebuilt")
@@ -166,7 +175,7 @@ def reindex(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
-    typer.echo(f"days indexed: {outcome.days[0]}..{outcome.days[-1]} ({len(outcome.days)}); "
+    typer.echo(f"days indexed: {_days(outcome.days)}; "
                f"rebuilt: {', '.join(outcome.materialized)}")
     if not outcome.success:
         raise typer.Exit(1)

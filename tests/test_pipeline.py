@@ -337,6 +337,23 @@ def test_reindex_rebuilds_every_search_index_from_the_lake_alone(settings, run_p
     assert facts_after["text"].to_list() == facts_before["text"].to_list()
 
 
+def test_a_run_after_lancedb_was_lost_indexes_every_day_not_only_its_own(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    assert run_pipeline().success
+    before = indexed_rows(settings)
+    shutil.rmtree(settings.lancedb_dir)
+
+    land(settings, "alice", "later.jsonl", jsonl(msg("c9", 0, "user", "I adopted a cat.", day="2024-04-01")))
+    outcome = run_pipeline()
+
+    assert outcome.success and outcome.days == ["2024-04-01"]
+    after = indexed_rows(settings)
+    for name in (CHUNK_INDEX, EPISODE_INDEX):  # every row indexed before is back, with the new day's
+        assert set(before[name]) < set(after[name]), name
+    found = Memory(settings.home).search("ORD-58213", agent_id="alice", k=3)
+    assert "ORD-58213" in found["text"][0]  # a day the run did not touch
+
+
 def test_a_file_whose_run_stopped_after_the_manifest_is_built_by_the_next_run(settings, run_pipeline, fast_resources):
     """The manifest materialized alone (the UI's manifest_job, or a landing run cancelled after its first
     step) records a file without building its days; the file is no longer new, so the next run must find
