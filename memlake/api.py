@@ -273,6 +273,7 @@ class Memory:
                 background_rows=self.settings.search_snapshot_background_rows,
             )
         params.setdefault("store", self._vectors)
+        params.setdefault("turn_store", self._vectors)  # a fact overlay's hits read their turns here
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
         params.setdefault("access", self._access_log())

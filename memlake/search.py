@@ -57,6 +57,7 @@ from memlake.chunks import chunk_id, text_sha256
 from memlake.embedding import TextEmbedder
 from memlake.moments import parse_as_of
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
+from memlake.text import content_words
 from memlake.vectors import ANN_MIN_ROWS, VECTOR, Filters, Snapshot, VectorStore, key_scope
 
 # The vector and full-text lists of one search run side by side (LanceDB releases the GIL).
@@ -333,9 +334,10 @@ def mmr_order(
 class Searcher:
     """Hybrid search over one home's LanceDB tables."""
 
-    def __init__(self, store: VectorStore, embedder: TextEmbedder | None) -> None:
+    def __init__(self, store: VectorStore, embedder: TextEmbedder | None, turns: VectorStore | None = None) -> None:
         self.store = store
         self.embedder = embedder
+        self.turns = turns or store  # where the turns of episode and fact hits are read (the home's chunk index)
 
     def query_vector(
         self, spec: IndexSpec, query: str, built_with: str | None = None
@@ -495,9 +497,40 @@ class Searcher:
             }
         if not candidates:
             return empty_result()
-        return self._finish(
+        found = self._finish(
             spec, mentions, candidates, vectors, turns, params, when, mode, note, access_counts or {}
         )
+        return found if spec.result_kinds else self._messages_best_first(found, agent_id, query, vector)
+
+    def _messages_best_first(
+        self, found: pl.DataFrame, agent_id: str, query: str, vector: np.ndarray | None
+    ) -> pl.DataFrame:
+        """Episode and fact hits with each row's message_ids best match first: by the cosine of each message's
+        turn vector to the query's, or with no vectors by the query words the turn holds; ties and messages
+        whose turn is not indexed keep their order, after the others."""
+        conversations = sorted({c for c in found["conversation_id"].to_list() if c})
+        ids = {m for row in found["message_ids"].to_list() for m in row}
+        if len(ids) < 2 or not conversations or not self.turns.exists(CHUNK_INDEX):
+            return found
+        with_vectors = vector is not None and self.turns.has_vectors(CHUNK_INDEX)
+        rows = self.turns.rows(
+            CHUNK_INDEX, agent_id, Filters(conversation_ids=tuple(conversations), kinds=("turn",)),
+            columns=["message_ids", "text", *([VECTOR] if with_vectors else [])],
+        )
+        words = content_words(query)
+        match: dict[str, float] = {}
+        for row in rows.iter_rows(named=True):
+            if vector is not None and with_vectors and row[VECTOR] is not None:
+                turn = np.asarray(row[VECTOR], dtype=np.float32)
+                value = float(turn @ vector) / (float(np.linalg.norm(turn) * np.linalg.norm(vector)) or 1.0)
+            else:
+                value = float(len(words & content_words(row["text"])))
+            for message_id in row["message_ids"] or []:
+                match[message_id] = value
+        ordered = [
+            sorted(row, key=lambda m: (m not in match, -match.get(m, 0.0))) for row in found["message_ids"].to_list()
+        ]
+        return found.with_columns(pl.Series("message_ids", ordered, dtype=found.schema["message_ids"]))
 
     def _turn_scores(
         self,
@@ -909,10 +942,12 @@ def search_memory(
     query_vector: np.ndarray | None = None,
     store: VectorStore | None = None,
     access: AccessLog | None = None,
+    turn_store: VectorStore | None = None,
     **overrides: Any,
 ) -> pl.DataFrame:
     """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
-    `access` is the home's access log (read whole when not given), for the access-frequency boost."""
+    `access` is the home's access log (read whole when not given), for the access-frequency boost;
+    `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`)."""
     from memlake.embedding import configured_embedder
 
     if scope not in SPECS:
@@ -921,7 +956,7 @@ def search_memory(
     if embedder is None and use_embedder:
         embedder = configured_embedder(settings)
     # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search
-    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder)
+    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder, turn_store)
     params = SearchParams.from_settings(settings, k=k, **overrides)
     return searcher.search(
         SPECS[scope],

@@ -457,6 +457,22 @@ def test_search_layer_is_in_the_code_location():
     assert {"transcripts/chunks", "search/chunk_index", "search/episode_index", "search/fact_index"} <= keys
 
 
+@pytest.mark.parametrize("model", ["hash", "none"], ids=["by-vector", "by-words"])
+def test_an_episode_hit_lists_its_best_matching_message_first(settings, run_pipeline, model):
+    land(settings, "alice", "trip.jsonl", jsonl(
+        msg("trip", 0, "user", "We fly to Lisbon in May.", "2024-03-01"),
+        msg("trip", 1, "assistant", "Lovely, pack light.", "2024-03-01"),
+        msg("trip", 2, "user", "My cat Miso stays with my sister Leela while we are away.", "2024-03-01"),
+        msg("trip", 3, "assistant", "Good, then nobody has to feed her.", "2024-03-01"),
+    ))
+    run_pipeline()
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": model}))
+    found = memory.search("who looks after the cat Miso", "alice", scope="episodes", k=1)
+    assert found["conversation_id"].to_list() == ["trip"]
+    assert found["message_ids"][0].to_list()[0] == "trip-m2"
+    assert sorted(found["message_ids"][0].to_list()) == ["trip-m0", "trip-m1", "trip-m2", "trip-m3"]
+
+
 def test_episode_and_fact_indexes_are_searched_by_scope(tmp_path):
     from memlake.lake import conform
     from memlake.schemas import EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
