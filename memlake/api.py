@@ -254,13 +254,13 @@ class Memory:
             roles=as_tuple(role),
             conversation_ids=as_tuple(conversation_id),
         )
-        if "embedder" not in params and not hasattr(self, "_embedder"):
-            from memlake.embedding import configured_embedder
-
-            self._embedder = configured_embedder(self.settings)
         agent_id = check_agent_id(agent_id)
         if scope not in INDEXES:
             raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
+        if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
+            from memlake.embedding import configured_embedder
+
+            self._embedder = configured_embedder(self.settings)
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result()

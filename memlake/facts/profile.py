@@ -27,9 +27,10 @@ the ones above, and a version the model could not write is assembled.
 
 from __future__ import annotations
 
+import calendar
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 import polars as pl
@@ -132,8 +133,7 @@ def latest_day(fact: dict[str, Any]) -> date:
     days = [d.date() for d in (said, fact.get("valid_from"), fact.get("last_confirmed_at")) if d is not None]
     for mention in find_dates(fact.get("content") or "", said):
         if mention.precision == "month":
-            following = (mention.day.replace(day=28) + timedelta(days=4)).replace(day=1)
-            days.append(following - timedelta(days=1))
+            days.append(mention.day.replace(day=calendar.monthrange(mention.day.year, mention.day.month)[1]))
         else:
             days.append(mention.day)
     return max(days)
