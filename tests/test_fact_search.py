@@ -15,7 +15,7 @@ import pytest
 from memlake.api import Memory
 from memlake.embedding import HashEmbedder
 from memlake.facts.fold import Candidate, FoldConfig, chain_id, fold
-from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.reads import agent_facts
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACT_INDEX, FACTS
@@ -44,9 +44,10 @@ CANDIDATES = [
 
 def run(settings: Settings) -> None:
     """What a pipeline run does for the facts layer: fold every input, write the tables, rebuild the fact index."""
+    entries = log_entries(settings)  # named before the logs are read, as the facts asset does
     result = fold(CANDIDATES, read_overrides(settings), read_forgets(settings), FoldConfig())
     lake = Lake(settings.lake_dir)
-    lake.write(FACTS, result.facts)
+    lake.write(FACTS, result.facts, stamp={FOLDED_ENTRIES: entries})
     lake.write(FACT_EDGES, result.edges)
     embedder = HashEmbedder() if settings.embedding_model == "hash" else None
     VectorStore(settings.lancedb_dir).sync(

@@ -16,6 +16,7 @@ from memlake.api import Memory
 from memlake.cli import app
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.reads import agent_facts
 from memlake.settings import Settings, load_settings
 from tests.test_fact_search import CANDIDATES, HOME_ID, run
 
@@ -72,6 +73,21 @@ def test_forgetting_everything_then_remembering_keeps_only_the_new_fact(home: Se
     memory.remember("ann", "I live in Oslo")
     assert current(memory) == [("home_city", "Oslo")] == what_a_run_writes(home)
     assert current(memory, "bob") == [("home_city", "Paris")]
+
+
+def test_a_remembered_fact_forgotten_and_folded_is_not_folded_again_by_every_read(home: Settings) -> None:
+    memory = Memory(settings=home)
+    [remembered] = memory.remember("ann", "My favourite colour is green")["fact_id"].to_list()
+    run(home)
+    memory.forget("ann", fact_id=remembered)
+    run(home)  # no row carries the override's id now: the forget removed its fact
+
+    def no_model() -> None:
+        raise AssertionError("a read loaded the embedding model to fold entries the last run folded")
+
+    read = agent_facts(home, "ann", embed_factory=no_model)
+    assert not read.pending
+    assert sorted(read.facts.filter(pl.col("status") == "active")["value"].to_list()) == ["Lisbon", "green tea"]
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,10 @@
 
 Reads see a remembered or forgotten fact at once, without waiting for a run:
 the facts tables are read, and override or forget entries written since the
-last fold (an override whose id no fact row carries yet; a forget whose target
-is still in the tables, or written after such an override) are folded on top
-of them in memory, with the configured embedder. The next run folds them for
+last fold (none when the facts table's stamp names every entry there is;
+else an override whose id no fact row carries yet, and a forget whose target
+is still in the tables or was written after such an override) are folded on
+top of them in memory, with the configured embedder. The next run folds them for
 good. `FactReads` keeps a reader's result until the tables or the logs change;
 fact search reads the same facts (`memlake.facts.search`).
 
@@ -25,6 +26,7 @@ import polars as pl
 
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
+    entries_unfolded,
     read_forgets,
     read_overrides,
     structure_statement,
@@ -111,6 +113,10 @@ def _merge_pending(
     forgets: list[Forget],
     embed_factory: EmbedFactory | None,
 ) -> AgentFacts:
+    if not entries_unfolded(settings, Lake(settings.lake_dir)):
+        # the last run folded every entry there is: nothing is pending, even an override whose fact a later
+        # forget removed (no row carries its id, which `_pending` would take for an override never folded)
+        return AgentFacts(facts, edges)
     overrides, forgets = _pending(facts, overrides, forgets)
     if not overrides and not forgets:
         return AgentFacts(facts, edges)
