@@ -239,7 +239,7 @@ class Memory:
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
-        from memlake.search import empty_result, parse_as_of, search_memory
+        from memlake.search import SPECS, empty_result, parse_as_of, search_memory
         from memlake.vectors import Filters
 
         if not isinstance(query, str) or not query.strip():
@@ -263,7 +263,7 @@ class Memory:
             self._embedder = configured_embedder(self.settings)
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
-            return empty_result()
+            return empty_result(SPECS[scope])
         if not hasattr(self, "_vectors"):
             from memlake.vectors import VectorStore
 

@@ -367,7 +367,7 @@ class Searcher:
             raise ValueError(f"a role filter applies to turns (scope chunks); {spec.table} rows have no role")
         when = parse_as_of(as_of, end_of_day=True)  # a day, as in fact reads: as of its end
         if not self.store.exists(spec.table):
-            return empty_result()
+            return empty_result(spec)
         base = replace(filters, extra=(*filters.extra, *spec.base_filter))
         if params.k > params.candidates:  # each list is asked for at least the rows the caller wants
             params = replace(params, candidates=params.k)
@@ -395,7 +395,7 @@ class Searcher:
         # the agent's rows in memory (None: too many for the cache, or caller clauses only LanceDB can apply)
         snapshot = None if filters.extra else self.store.snapshot(spec.table, agent_id, spec.base_filter)
         if snapshot is not None and snapshot.size == 0:
-            return empty_result()
+            return empty_result(spec)
         note = None
         # a full-text-only search (the BM25 baseline) ignores a query vector passed in
         vector = query_vector if "vector" in params.lists else None
@@ -403,7 +403,7 @@ class Searcher:
             vector, note = self.query_vector(spec, query, snapshot.embedder if snapshot is not None else None)
         mode = HYBRID if vector is not None and use_text else VECTOR_ONLY if vector is not None else FULL_TEXT
         if vector is None and not use_text:
-            return empty_result()
+            return empty_result(spec)
         columns = self._columns(spec)
         has_vectors = snapshot.vectors is not None if snapshot is not None else self.store.has_vectors(spec.table)
         stored = [VECTOR] if has_vectors else []
@@ -496,7 +496,7 @@ class Searcher:
                 k: replace(candidates[k], row=turns[k]) for k in ranked if k in turns and eligible.accepts(turns[k])
             }
         if not candidates:
-            return empty_result()
+            return empty_result(spec)
         found = self._finish(
             spec, mentions, candidates, vectors, turns, params, when, mode, note, access_counts or {}
         )
@@ -731,11 +731,9 @@ class Searcher:
             row.update({c: cand.row.get(c) for c in spec.extra_columns})
             out.append(row)
         if not out:
-            return empty_result()
-        # Known types given up front: polars then skips inferring them (~0.8 ms a search); an index's
-        # extra columns are inferred over every row.
-        schema = {**_result_schema(), **{c: None for c in spec.extra_columns if c not in _result_schema()}}
-        return pl.DataFrame(out, schema=schema, strict=False, infer_schema_length=None)
+            return empty_result(spec)
+        # types given up front: polars then skips inferring them (~0.8 ms a search)
+        return pl.DataFrame(out, schema=result_schema(spec), strict=False)
 
     @staticmethod
     def _context(
@@ -787,8 +785,20 @@ def _result_schema() -> dict[str, Any]:
     }
 
 
-def empty_result() -> pl.DataFrame:
-    return pl.DataFrame(schema=_result_schema())
+# the types of the index columns a scope's rows carry beyond the common ones (`IndexSpec.extra_columns`)
+_EXTRA_TYPES = {
+    "role": pl.String, "speaker": pl.String, "title": pl.String, "fact_id": pl.String, "version": pl.Int32,
+    "type": pl.String, "subject": pl.String, "slot": pl.String, "status": pl.String,
+}
+
+
+def result_schema(spec: IndexSpec) -> dict[str, Any]:
+    """The columns of a search result in `spec`'s scope, whether or not anything was found."""
+    return {**_result_schema(), **{column: _EXTRA_TYPES[column] for column in spec.extra_columns}}
+
+
+def empty_result(spec: IndexSpec) -> pl.DataFrame:
+    return pl.DataFrame(schema=result_schema(spec))
 
 
 # -- the three indexes: what their rows hold and how they are searched -----------------------

@@ -107,13 +107,42 @@ def test_a_fact_search_as_of_a_date_sees_what_a_fact_read_as_of_it_sees(home: Se
     for day, city in (("2024-03-01", "Berlin"), ("2024-07-01", "Lisbon")):
         hits = memory.search("Where does the user live? Where does she work?", "ann", scope="facts", k=5,
                              as_of=day)
-        assert city in hits["text"][0] and set(hits["status"]) == {"active"}, (day, hits["text"].to_list())
-        read = memory.facts("ann", as_of=day)
-        assert set(zip(hits["fact_id"], hits["version"], strict=True)) <= set(
-            zip(read["fact_id"], read["version"], strict=True))
+        assert city in hits["text"][0], (day, hits["text"].to_list())
+        read = memory.facts("ann", as_of=day)  # the same versions, each with the status a fact read gives it
+        columns = ["fact_id", "version", "status"]
+        assert set(hits.select(columns).rows()) <= set(read.select(columns).rows())
+        assert hits.schema["version"] == read.schema["version"]
         assert not any("Globex" in t for t in hits["text"])
+    assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2024-03-01")["status"][0] == (
+        "superseded")  # Berlin, in force then, superseded since
     assert any("Globex" in t for t in texts(memory, "Where does she work?"))  # now
     assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2023-12-01").height == 0
+
+
+def test_a_fact_search_now_leaves_out_a_fact_whose_validity_has_ended_as_fact_reads_do(home: Settings) -> None:
+    """A fact said to hold until a day now gone is not current: `facts()` leaves it out, and so does a search
+    with no `as_of` (which means now), before the next run and after it."""
+    memory = Memory(settings=home)
+    memory.remember("ann", "The user is staying at the Hotel Astoria", valid_from="2024-05-13",
+                    valid_until="2024-06-01")
+    for state in ("pending", "folded"):
+        assert not any("Astoria" in t for t in memory.facts("ann")["content"]), state
+        assert not any("Astoria" in t for t in texts(memory, "Which hotel is the user staying at?")), state
+        assert memory.history(memory.facts("ann", include_history=True).filter(
+            pl.col("content").str.contains("Astoria"))["fact_id"][0]).height == 1, state  # kept, as history
+        run(home)
+
+
+def test_an_empty_search_result_has_the_columns_of_a_full_one_in_every_scope(home: Settings) -> None:
+    memory = Memory(settings=home)
+    for scope in ("facts", "chunks", "episodes"):
+        nothing = memory.search("Where does the user live?", "ann", scope=scope, since="2030-01-01")
+        assert nothing.height == 0
+        if scope == "facts":
+            found = memory.search("Where does the user live?", "ann", scope="facts")
+            assert found.height > 0 and nothing.schema == found.schema
+        assert {"role", "speaker"} <= set(nothing.columns) if scope == "chunks" else True
+        assert "title" in nothing.columns if scope == "episodes" else True
 
 
 def test_a_fact_search_of_one_conversation_finds_a_fact_any_of_whose_sources_is_in_it(home: Settings) -> None:

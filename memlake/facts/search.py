@@ -10,9 +10,11 @@ so a remembered fact costs one embedding. The index is kept until the tables
 or the logs change. Agents with nothing pending are searched in
 `search/fact_index` as before; the next run makes that exact again.
 
-With `as_of`, fact search sees what `Memory.facts(as_of=...)` sees: the
-versions true then and said by then, each as the active one it was at the
-time; with a conversation filter, the facts citing any of those conversations
+Without `as_of` (now), a fact whose validity has ended is left out, as
+`Memory.facts()` leaves it out. With `as_of`, fact search sees what
+`Memory.facts(as_of=...)` sees: the versions true then and said by then, each
+with the status that read gives it (superseded, if it has been since); with a
+conversation filter, the facts citing any of those conversations
 (a fact may rest on several; the index row names only its first). Such a view
 is searched in an index of its own, kept like the others.
 """
@@ -25,7 +27,7 @@ import tempfile
 import uuid
 import weakref
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ import polars as pl
 
 from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed
 from memlake.schemas import FACT_INDEX
-from memlake.vectors import NO_EMBEDDER
+from memlake.vectors import NO_EMBEDDER, Filters, quote
 
 
 class FactOverlays:
@@ -130,20 +132,31 @@ def search_facts(
     """`search_memory(scope="facts")` over what a fact read sees: now, the run's index, or the agent's overlay
     when overrides or forgets were written since the last run; with `as_of` or conversations, a view."""
     from memlake.moments import parse_as_of
-    from memlake.search import empty_result, search_memory
+    from memlake.search import FACT_SPEC, empty_result, search_memory
 
-    filters = params.get("filters")
-    conversations = frozenset(filters.conversation_ids) if filters is not None else frozenset()
+    filters = params.get("filters") or Filters()
+    conversations = frozenset(filters.conversation_ids)
     when = parse_as_of(params["as_of"], end_of_day=True) if params.get("as_of") is not None else None
+    if when is None:  # now: as `facts()`, not a fact said to hold until a day now gone
+        now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        params["filters"] = filters = replace(
+            filters, extra=(*filters.extra, f"(valid_until IS NULL OR valid_until > timestamp {quote(now)})"))
     if when is not None or conversations:
         pending = True
         store = overlays.store_view(agent_id, when, conversations, params.get("embedder"), reuse_vectors)
-        if filters is not None and conversations:  # the view holds only those conversations' facts
+        if conversations:  # the view holds only those conversations' facts
             params["filters"] = replace(filters, conversation_ids=())
     else:
         pending, store = overlays.store_for(agent_id, params.get("embedder"), reuse_vectors)
     if pending:
         if store is None:
-            return empty_result()
+            return empty_result(FACT_SPEC)
         params["store"] = store
-    return search_memory(settings, query, agent_id, scope="facts", **params)
+    found = search_memory(settings, query, agent_id, scope="facts", **params)
+    if when is None or found.height == 0:
+        return found
+    # the view labels the versions in force then active to search them; a hit says what `facts()` says of it
+    status = {(f, v): s for f, v, s in overlays.reads.get(agent_id).facts.select("fact_id", "version", "status").rows()}
+    return found.with_columns(pl.Series("status", [
+        status.get((f, v), s) for f, v, s in found.select("fact_id", "version", "status").rows()
+    ], dtype=pl.String))
