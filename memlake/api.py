@@ -166,7 +166,7 @@ class Memory:
         valid_from: datetime | str | None = None,
         valid_until: datetime | str | None = None,
         importance: float | None = None,
-        tags: list[str] | None = None,
+        tags: str | list[str] | None = None,
         author: str = "api",
     ) -> pl.DataFrame:
         """Append a user override: a new fact, or a correction of `replaces` (a fact id). Overrides always win.
@@ -179,7 +179,7 @@ class Memory:
         return remember(
             self.settings, check_agent_id(agent_id), content, replaces=replaces, embed_factory=self._fact_embed,
             author=author, type=type, subject=subject, slot=slot, value=value, valid_from=valid_from,
-            valid_until=valid_until, importance=importance, tags=tags or [],
+            valid_until=valid_until, importance=importance, tags=[tags] if isinstance(tags, str) else tags or [],
         )
 
     def reject(self, agent_id: str, fact_id: str) -> pl.DataFrame:
@@ -299,21 +299,49 @@ class Memory:
             found = run()
         if found.height == 0:
             self._check_index(scope, agent_id)
-        if record_access:
-            self.record_access(agent_id, found["key"].to_list(), scope=scope)
+        if record_access:  # keys a search just returned: no need to look them up again
+            from memlake.access import record_access as write_access
+
+            write_access(self.settings, agent_id, scope, found["key"].to_list())
         return found
 
     def record_access(
-        self, agent_id: str, object_ids: list[str], scope: str = "chunks", at: datetime | str | None = None
+        self, agent_id: str, object_ids: str | list[str], scope: str = "chunks", at: datetime | str | None = None
     ) -> int:
-        """Log that the agent used these objects (search results' `key`s) at `at` (default now).
+        """Log that the agent used these objects (search results' `key`s; one key or a list) at `at` (default now).
 
         The access-frequency boost of later searches counts them, up to each search's `as_of`.
-        Returns how many objects were logged (repeats once); none, nothing is written.
+        Returns how many objects were logged (repeats once); none, nothing is written. A key that is
+        not one of the agent's in `scope` is an error, and nothing is written: the log is append-only.
         """
         from memlake.access import record_access
 
-        return record_access(self.settings, check_agent_id(agent_id), scope, object_ids, at=at)
+        agent_id = check_agent_id(agent_id)
+        if scope not in INDEXES:
+            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
+        ids = [object_ids] if isinstance(object_ids, str) else list(object_ids)
+        unknown = sorted(set(ids) - self._keys(agent_id, scope, ids))
+        if unknown:
+            shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+            raise ValueError(f"not a {scope} key of agent {agent_id!r} (a search result's `key`): {shown}")
+        return record_access(self.settings, agent_id, scope, ids, at=at)
+
+    def _keys(self, agent_id: str, scope: str, wanted: list[str]) -> set[str]:
+        """Which of `wanted` are keys a search of the agent's `scope` can return now."""
+        if scope == "facts":  # what fact reads see, remembered facts included
+            facts = self._fact_reads().get(agent_id).facts
+            return {f"{f}@{v}" for f, v in facts.select("fact_id", "version").rows()} & set(wanted)
+        from memlake.search import SPECS
+        from memlake.vectors import Filters, VectorStore, quote
+
+        table, key = INDEXES[scope][0], SPECS[scope].key
+        if not wanted or not self.settings.lancedb_dir.is_dir():
+            return set()
+        store = getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
+        if not store.exists(table):
+            return set()
+        clause = f"{key} IN ({', '.join(quote(str(w)) for w in dict.fromkeys(wanted))})"
+        return set(store.rows(table, agent_id, Filters(extra=(clause,)), columns=[key])[key].to_list())
 
     def _access_log(self) -> Any:
         if not hasattr(self, "_access_log_cache"):

@@ -102,8 +102,12 @@ def test_one_agents_uses_and_other_scopes_never_lift_a_search(home):
     memory = Memory(settings=home)
     alice = memory.search(agent_id="alice", **OFFSITE_QUERY)
     bob = memory.search(agent_id="bob", **OFFSITE_QUERY)
-    memory.record_access("bob", [*alice["key"], *bob["key"]] * 3)  # bob naming alice's rows counts for bob only
-    memory.record_access("alice", [alice["key"][1]], scope="facts")  # another scope's log is not this one's
+    with pytest.raises(ValueError, match="not a chunks key of agent 'bob'"):
+        memory.record_access("bob", [*alice["key"], *bob["key"]] * 3)  # bob cannot name alice's rows
+    with pytest.raises(ValueError, match="not a facts key"):
+        memory.record_access("alice", [alice["key"][1]], scope="facts")  # nor a row of another scope
+    assert log_files(log_dir(home, ACCESS)) == []  # refused whole: the log is append-only
+    assert memory.record_access("bob", bob["key"][0]) == 1  # one key, given as a string, is one key
 
     again = memory.search(agent_id="alice", **OFFSITE_QUERY)
     assert again["key"].to_list() == alice["key"].to_list()
@@ -117,6 +121,8 @@ def test_bad_writes_are_refused_and_an_empty_one_writes_nothing(home):
         memory.record_access("alice", ["x"], scope="turns")
     with pytest.raises(ValueError, match="invalid agent id"):
         memory.record_access("../alice", ["x"])
+    with pytest.raises(ValueError, match=r"not a chunks key of agent 'alice'.*'9', 'x'"):
+        memory.record_access("alice", ["x", "9"])  # a made-up key
     assert memory.record_access("alice", []) == 0
     assert log_files(log_dir(home, ACCESS)) == []
 

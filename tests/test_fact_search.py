@@ -76,7 +76,8 @@ def texts(memory: Memory, query: str, agent: str = "ann") -> list[str]:
 def test_a_remembered_fact_is_found_first_at_once_and_still_after_the_run(home: Settings) -> None:
     memory = Memory(settings=home)
     assert not any("Globex" in t for t in texts(memory, "Where does the user work?"))
-    made = memory.remember("ann", "I work at Globex")
+    made = memory.remember("ann", "I work at Globex", tags="work")
+    assert made["tags"].to_list() == [["work"]]  # one tag given as a string is one tag, not four letters
     hits = memory.search("Where does the user work?", "ann", scope="facts", k=5)
     assert "Globex" in hits["text"][0]
     assert hits["fact_id"][0] == made["fact_id"][0] and hits["status"][0] == "active"
