@@ -31,6 +31,11 @@ INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES
 __all__ = ["Memory", "check_agent_id"]
 
 
+def _check_text(name: str, value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} is a string, got {value!r}")
+
+
 class Memory:
     """Read access to everything memlake remembers under one home."""
 
@@ -46,6 +51,7 @@ class Memory:
     def turns(self, agent_id: str, conversation_id: str | None = None) -> pl.DataFrame:
         """An agent's turns in conversation order, optionally of one conversation."""
         check_agent_id(agent_id)
+        _check_text("conversation_id", conversation_id)
         con = self.lake.connect()
         sql = "SELECT * FROM transcripts.turns WHERE agent_id = ?"
         params: list[str] = [agent_id]
@@ -68,11 +74,15 @@ class Memory:
         from memlake.moments import as_utc
 
         check_agent_id(agent_id)
+        start = as_utc(since) if since is not None else None
+        end = as_utc(until, end_of_day=True) if until is not None else None
+        if start is not None and end is not None and start > end:  # as a search says it
+            raise ValueError(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
         frame = self.lake.read(EPISODES).filter(pl.col("agent_id") == agent_id)
-        if since is not None:
-            frame = frame.filter(pl.col("conversation_ended_at") >= as_utc(since))
-        if until is not None:
-            frame = frame.filter(pl.col("conversation_started_at") <= as_utc(until, end_of_day=True))
+        if start is not None:
+            frame = frame.filter(pl.col("conversation_ended_at") >= start)
+        if end is not None:
+            frame = frame.filter(pl.col("conversation_started_at") <= end)
         return frame.sort("conversation_started_at", "conversation_id")
 
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
@@ -128,6 +138,8 @@ class Memory:
         """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
         from memlake.facts.reads import select_facts
 
+        if not isinstance(include_history, bool):
+            raise ValueError(f"include_history is True or False, got {include_history!r}")
         if type is not None:
             if type.strip().lower() not in FACT_TYPES:
                 raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
@@ -139,6 +151,8 @@ class Memory:
         """Every version of a fact (and of the facts it updated or that updated it), oldest first."""
         from memlake.facts.reads import fact_history, fact_owners
 
+        if not isinstance(fact_id, str) or not fact_id.strip():
+            raise ValueError(f"history needs a fact id (a `fact_id` of `facts()`), got {fact_id!r}")
         if agent_id is None:
             owners = fact_owners(self.settings, fact_id)
             if not owners:
@@ -148,10 +162,22 @@ class Memory:
         return fact_history(tables.facts, tables.edges, fact_id)
 
     def profile(self, agent_id: str, version: int | None = None) -> pl.DataFrame:
-        """The agent's profile (latest version unless `version`): one row with cited lines and Markdown text."""
+        """The agent's profile (latest version unless `version`): one row with cited lines and Markdown text.
+
+        No profile yet gives an empty frame; a `version` the agent does not have is an error."""
         from memlake.facts.reads import profile
 
-        return profile(self.settings, check_agent_id(agent_id), version)
+        agent_id = check_agent_id(agent_id)
+        if version is None:
+            return profile(self.settings, agent_id)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise ValueError(f"a profile version is a whole number from 1, got {version!r}")
+        frame = profile(self.settings, agent_id, version)
+        if frame.height == 0:
+            latest = profile(self.settings, agent_id)
+            have = f"the latest is {latest['version'][0]}" if latest.height else "it has no profile yet"
+            raise ValueError(f"agent {agent_id!r} has no profile version {version}; {have}")
+        return frame
 
     def remember(
         self,

@@ -443,12 +443,9 @@ def profile(
 ) -> None:
     """The agent's profile of the user: sections of lines, each citing its fact ids."""
     memory = Memory(home)
+    if version is not None and memory.profile(agent).height == 0:
+        _unknown_agent(memory, agent)  # an agent with no memory at all is named as such, before the version
     frame = memory.profile(agent, version)
-    latest = memory.profile(agent) if frame.height == 0 and version is not None else frame
-    if latest.height and frame.height == 0:
-        typer.echo(f"error: agent {agent!r} has no profile version {version}; the latest is "
-                   f"{latest['version'][0]}", err=True)
-        raise typer.Exit(2)
     if frame.height == 0:
         _unknown_agent(memory, agent)
         typer.echo("no profile yet")

@@ -344,16 +344,24 @@ def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_
     assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]
 
 
-def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_latest(demo) -> None:
+def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_latest(demo, monkeypatch, capsys) -> None:
     from typer.testing import CliRunner
 
     from memlake.cli import app
+    from tests.test_cli import typed
 
     settings, _ = demo
-    latest = Memory(settings=settings).profile("demo")["version"][0]
+    memory = Memory(settings=settings)
+    latest = memory.profile("demo")["version"][0]
     home = ["--home", str(settings.home)]
-    missing = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "99", *home])
-    assert missing.exit_code == 2
-    assert f"agent 'demo' has no profile version 99; the latest is {latest}" in missing.output
+    message = f"agent 'demo' has no profile version 99; the latest is {latest}"
+    with pytest.raises(ValueError, match=message):  # in a notebook as on the command line
+        memory.profile("demo", 99)
+    for version in ("4", 0, True):
+        with pytest.raises(ValueError, match="a profile version is a whole number from 1"):
+            memory.profile("demo", version)  # type: ignore[arg-type]
+    assert memory.profile("nobody").height == 0  # no profile yet: nothing, not an error
+    code, printed = typed(monkeypatch, capsys, "profile", "--agent", "demo", "--version", "99", *home)
+    assert code == 2 and printed == f"error: {message}\n"
     first = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "1", *home])
     assert first.exit_code == 0 and first.output.startswith("profile v1 of demo")

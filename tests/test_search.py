@@ -356,6 +356,26 @@ def test_a_search_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, 
         hash_memory(home).search(**args)
 
 
+@pytest.mark.parametrize(
+    ("read", "message"),
+    [
+        (lambda m: m.turns("alice", conversation_id=5), "conversation_id is a string, got 5"),
+        (lambda m: m.episodes("alice", since="2024-06-01", until="2024-01-01"), "since .* is after until"),
+        (lambda m: m.history(None), "history needs a fact id"),
+        (lambda m: m.facts("alice", include_history="no"), "include_history is True or False, got 'no'"),
+    ],
+    ids=["turns", "episodes", "history", "facts"],
+)
+def test_a_read_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, read, message):
+    with pytest.raises(ValueError, match=message):
+        read(hash_memory(home))
+
+
+def test_episodes_of_one_day_are_those_it_overlaps(home):
+    memory = hash_memory(home)
+    assert memory.episodes("alice", since="2024-06-02", until="2024-06-02").height >= 1  # a day is not a mistake
+
+
 def test_a_date_means_the_whole_day_in_until_and_its_end_in_as_of(home):
     memory = hash_memory(home)
     day = memory.search("offsite Porto", "alice", k=20, since="2024-06-02", until="2024-06-02")
