@@ -107,8 +107,13 @@ class SearchParams:
                 raise ValueError(f"{name} must be a number, got {value!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
-        if self.rrf_k <= 0 or self.recency_half_life_days <= 0 or self.window_turns < 0:
-            raise ValueError("rrf_k and recency_half_life_days must be above 0, window_turns at least 0")
+        for name in ("rrf_k", "recency_half_life_days"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
+        # a negative weight would turn a lift into a penalty (and scores below 0): never what a setting means
+        for name in (*_WEIGHT_FIELDS, "window_turns", "text_score_power", "vector_score_power"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be at least 0, got {getattr(self, name)!r}")
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
@@ -136,6 +141,7 @@ class SearchParams:
 
 _FIELDS = [f.name for f in fields(SearchParams)]
 _NUMBER_FIELDS = [f.name for f in fields(SearchParams) if f.type in ("int", "float")]
+_WEIGHT_FIELDS = [name for name in _NUMBER_FIELDS if name.endswith("_weight")]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 class Settings(BaseSettings):
     """Every tunable of memlake, with its default and what it means."""
 
-    model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="ignore", frozen=True)
+    model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="forbid", frozen=True)
 
     home: Path = Field(Path("./data"), description="Root of everything: landing, lake, indexes, Dagster.")
 
@@ -201,10 +201,24 @@ class Settings(BaseSettings):
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         if toml_file is not None:
             try:
-                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+                source = TomlConfigSettingsSource(settings_cls, toml_file=toml_file)
             except tomllib.TOMLDecodeError as exc:
                 raise ValueError(f"settings file {toml_file} is not valid TOML: {exc}") from None
+            _check_names(toml_file, source.toml_data, settings_cls.model_fields)
+            sources.append(source)
         return tuple(sources)
+
+
+def _check_names(path: Path, data: dict[str, Any], known: dict[str, Any]) -> None:
+    """A setting the file names that does not exist is a typo to report, not a default to keep quietly."""
+    import difflib
+
+    unknown = [name for name in data if name not in known]
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"settings file {path}: unknown setting {name!r}{hint}")
 
 
 # The home `load_settings` was given, while it builds the settings: its memlake.toml is the one to read.

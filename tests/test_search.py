@@ -345,6 +345,8 @@ def test_as_of_naive_means_utc(value, expected):
         ({"mmr_lambda": "x"}, "mmr_lambda must be a number, got 'x'"),
         ({"rrf_k": "x"}, "rrf_k must be a number"),
         ({"mmr_lamda": 0.5}, "unknown search setting mmr_lamda"),
+        ({"recency_weight": -100}, "recency_weight must be at least 0, got -100"),
+        ({"rrf_k": 0}, "rrf_k must be above 0, got 0"),
         ({"scope": "facts", "k": 0}, "k must be a whole number"),
         ({"scope": "episodes", "role": "user"}, "a role filter applies to turns"),
         ({"scope": "facts", "role": "user"}, "a role filter applies to turns"),

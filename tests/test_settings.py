@@ -46,3 +46,20 @@ def test_a_home_given_by_path_reads_its_own_settings_file(tmp_path: Path, monkey
     assert load_settings(other_home).mmr_lambda == 0.5
     assert load_settings().mmr_lambda == 0.3  # no home given: MEMLAKE_HOME's file
     assert load_settings(tmp_path / "bare").mmr_lambda == Settings.model_fields["mmr_lambda"].default
+
+
+def test_a_setting_that_does_not_exist_is_an_error_not_a_default_kept_quietly(tmp_path: Path, monkeypatch):
+    import pydantic
+    import pytest
+
+    monkeypatch.delenv("MEMLAKE_SETTINGS_FILE", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "memlake.toml").write_text('embeding_model = "hash"\n')  # a typo
+    typo = r"memlake.toml: unknown setting 'embeding_model' \(did you mean 'embedding_model'\?\)"
+    with pytest.raises(ValueError, match=typo):
+        load_settings(home)
+    with pytest.raises(pydantic.ValidationError, match="embeding_model"):
+        load_settings(tmp_path / "bare", embeding_model="hash")
+    monkeypatch.setenv("MEMLAKE_DEBUG", "1")  # other MEMLAKE_ variables are not settings, and are let be
+    assert load_settings(tmp_path / "bare").embedding_model == ""
