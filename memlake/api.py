@@ -164,19 +164,22 @@ class Memory:
     def profile(self, agent_id: str, version: int | None = None) -> pl.DataFrame:
         """The agent's profile (latest version unless `version`): one row with cited lines and Markdown text.
 
-        No profile yet gives an empty frame; a `version` the agent does not have is an error."""
+        No profile yet gives an empty frame; a `version` the agent does not have is an error. A fact forgotten
+        since the last run is already gone from it, as from every other read."""
+        from memlake.facts.profile import without_forgotten
         from memlake.facts.reads import profile
 
         agent_id = check_agent_id(agent_id)
-        if version is None:
-            return profile(self.settings, agent_id)
-        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
             raise ValueError(f"a profile version is a whole number from 1, got {version!r}")
         frame = profile(self.settings, agent_id, version)
-        if frame.height == 0:
+        if frame.height == 0 and version is not None:
             latest = profile(self.settings, agent_id)
             have = f"the latest is {latest['version'][0]}" if latest.height else "it has no profile yet"
             raise ValueError(f"agent {agent_id!r} has no profile version {version}; {have}")
+        tables = self._fact_reads().get(agent_id) if frame.height else None
+        if tables is not None and tables.pending_forgets:
+            frame = without_forgotten(frame, set(tables.facts["fact_id"].to_list()))
         return frame
 
     def remember(

@@ -302,6 +302,11 @@ def test_samples_forget_reject_and_remember_reach_the_lake_and_profile_on_a_run_
     home_id = facts.filter(pl.col("slot") == "home_city")["fact_id"][0]
     forgotten, rejected = [fid for fid in cited(memory) if fid in set(facts["fact_id"]) - {home_id}][:2]
     memory.forget("demo", fact_id=forgotten)
+    # the profile forgets at once too, every version of it, as the next run will write it
+    for version in memory.profile("demo")["version"][0], 1:
+        shown = memory.profile("demo", version)
+        assert forgotten not in {f for line in shown["lines"][0] for f in line["fact_ids"]}
+        assert forgotten not in shown["text"][0] and shown["text"][0].startswith("## ")
     memory.reject("demo", rejected)
     memory.remember("demo", "I moved to Porto last week.")
 
