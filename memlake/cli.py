@@ -28,9 +28,19 @@ def main() -> None:
     """The `memlake` command. A mistake in what was asked (an id, a date, a scope, a setting) is one `error:`
     line and exit code 2, not a traceback; MEMLAKE_DEBUG=1 shows the traceback."""
     from pydantic import ValidationError
+    from typer.exceptions import TyperException
 
     try:
-        app()
+        code = app(standalone_mode=False)
+    except typer.Abort:  # Ctrl-C, or no to a question
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    except TyperException as exc:  # click's usage errors (a missing option, a file not there): one line too
+        if not hasattr(exc, "format_message"):
+            raise
+        ctx = getattr(exc, "ctx", None)
+        typer.echo(f"error: {exc.format_message()} (see {ctx.command_path if ctx else 'memlake'} --help)", err=True)
+        sys.exit(getattr(exc, "exit_code", 2))
     except ValueError as exc:
         if os.environ.get("MEMLAKE_DEBUG"):
             raise
@@ -40,6 +50,7 @@ def main() -> None:
             message = str(exc)
         typer.echo(f"error: {message}", err=True)
         sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _unknown_agent(memory: Memory, agent: str) -> None:

@@ -159,6 +159,11 @@ def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
          "error: since (2024-07-01 00:00) is not before until"),
         (["facts", "--agent", "alice", "--as-of", "2024-13-45"], "error: '2024-13-45' is not a date or time"),
         (["reject", "f_nope", "--agent", "alice"], "error: agent 'alice' has no fact 'f_nope'"),
+        # click's usage errors too, with the help to read
+        (["forget", "--agent", "alice"], "error: Invalid value: give exactly one of --fact, --conversation or --all"
+                                         " (see memlake forget --help)"),
+        (["ingest", "/nonexistent/export.zip", "--agent", "alice"], "error: Invalid value for 'files'"),
+        (["search", "--agent", "alice"], "error: Missing argument 'query'. (see memlake search --help)"),
     ],
 )
 def test_a_mistake_in_what_was_asked_is_one_error_line_and_exit_code_2(settings, monkeypatch, capsys, args, message):
