@@ -145,7 +145,8 @@ class Memory:
                 raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
             type = type.strip().lower()  # noqa: A001 - the parameter, as named in the schema
         tables = self._fact_reads().get(check_agent_id(agent_id))
-        return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history)
+        return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history,
+                            edges=tables.edges)
 
     def history(self, fact_id: str, agent_id: str | None = None) -> pl.DataFrame:
         """Every version of a fact (and of the facts it updated or that updated it), oldest first."""

@@ -6,6 +6,7 @@ read sees; after the run, the run's `search/fact_index` gives the same answer.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -206,3 +207,20 @@ def test_a_reader_embeds_each_fact_once_across_writes_and_reads(tmp_path: Path) 
     facts_texts = [t for t in embedded if t != "Where does the user work?"]
     assert len(facts_texts) == len(set(facts_texts))  # every fact text embedded once
     assert {"The user works at Globex.", "The user works at Initech."} <= set(facts_texts)
+
+
+def test_facts_as_of_a_day_between_a_move_and_its_telling_show_what_was_known_then() -> None:
+    """Said on day 150: "I moved to Lisbon ten days ago". As of day 145 the user had said nothing of a move, so
+    Berlin is what was known (not nothing); as of day 151, Lisbon, since day 140."""
+    from memlake.facts.reads import select_facts
+
+    moved = replace(said("The user moved to Lisbon ten days ago.", "Lisbon", 150), valid_from=T0 + timedelta(days=140))
+    result = fold([said("The user lives in Berlin.", "Berlin", 0), moved], [], [], FoldConfig())
+
+    def city(day: float) -> list[str]:
+        return select_facts(result.facts, as_of=T0 + timedelta(days=day), edges=result.edges)["value"].to_list()
+
+    assert city(145) == ["Berlin"]  # closed on day 140 by what was said on day 150: still open on day 145
+    assert city(151) == ["Lisbon"]
+    assert city(100) == ["Berlin"]
+    assert select_facts(result.facts, as_of=T0 + timedelta(days=145))["value"].to_list() == []  # without the edges

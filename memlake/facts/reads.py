@@ -10,8 +10,9 @@ good. `FactReads` keeps a reader's result until the tables or the logs change;
 fact search reads the same facts (`memlake.facts.search`).
 
 `as_of` returns what was true then and already said: valid_from <= as_of <
-valid_until (open when null) and created_at <= as_of. A bare date means the
-end of that day (UTC); a naive datetime is UTC.
+valid_until (open when null) and created_at <= as_of, where a valid_until set
+by an update said after as_of counts as open (as known then). A bare date
+means the end of that day (UTC); a naive datetime is UTC.
 """
 
 from __future__ import annotations
@@ -195,14 +196,30 @@ def _order(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _closed_after(frame: pl.DataFrame, edges: pl.DataFrame | None, when: datetime) -> pl.DataFrame:
+    """`frame` with `_closed_after`: whether the update that closed a version was said after `when` (the user
+    said on June 10 that they had moved on June 3). As known at `when`, such a version was still open."""
+    if edges is None or edges.height == 0:
+        return frame.with_columns(pl.lit(False).alias("_closed_after"))
+    later = (
+        edges.filter(pl.col("edge_type") == "update")
+        .group_by(pl.col("to_fact_id").alias("fact_id"), pl.col("to_version").alias("version"))
+        .agg((pl.col("created_at").min() > when).alias("_closed_after"))
+    )
+    return frame.join(later, on=["fact_id", "version"], how="left").with_columns(
+        pl.col("_closed_after").fill_null(False))
+
+
 def select_facts(
     facts: pl.DataFrame,
     type: str | None = None,  # noqa: A002 - the fact type, as in the schema
     subject: str | None = None,
     as_of: datetime | date | str | None = None,
     include_history: bool = False,
+    edges: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
-    """Facts that are current (or were true at `as_of`), optionally with every version of their chains."""
+    """Facts that are current (or were true at `as_of`, as known then: `edges` date the updates that closed a
+    version), optionally with every version of their chains."""
     when = parse_as_of(as_of)
     frame = facts
     if type is not None:
@@ -213,12 +230,13 @@ def select_facts(
         ended = pl.col("valid_until").is_not_null() & (pl.col("valid_until") <= datetime.now(UTC))
         current = frame.filter((pl.col("status") == "active") & ~ended)
     else:
-        current = frame.filter(
+        open_then = pl.col("valid_until").is_null() | (pl.col("valid_until") > when) | pl.col("_closed_after")
+        current = _closed_after(frame, edges, when).filter(
             ~pl.col("status").is_in(HIDDEN_STATUSES)
             & (pl.col("valid_from") <= when)
-            & (pl.col("valid_until").is_null() | (pl.col("valid_until") > when))
+            & open_then
             & (pl.col("created_at") <= when)
-        )
+        ).drop("_closed_after")
     if not include_history:
         return _order(current)
     # without as_of, a chain whose active version has ended (a remembered past fact) still has a history

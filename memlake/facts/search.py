@@ -72,7 +72,7 @@ class FactOverlays:
         tables = self.reads.get(agent_id)
         facts = tables.facts
         if when is not None:
-            facts = select_facts(facts, as_of=when).with_columns(pl.lit("active").alias("status"))
+            facts = select_facts(facts, as_of=when, edges=tables.edges).with_columns(pl.lit("active").alias("status"))
         if conversations:
             wanted = sorted(conversations)
             cited = pl.col("source_conversation_ids").list.eval(pl.element().filter(pl.element().is_in(wanted)))
