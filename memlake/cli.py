@@ -351,9 +351,13 @@ def search(
     for row in frame.iter_rows(named=True):
         when = f"{row['created_at']:%Y-%m-%d}" if row["created_at"] else "-"
         source = " ".join(part for part in (row["conversation_id"], ",".join(row["message_ids"][:3])) if part)
-        typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {source or 'override'}: {_shown(row['text'])}")
+        # a fact hit leads with its id and version: what `memlake reject`, `forget` and `--replaces` take
+        fact = f"{row['fact_id']} v{row['version']} [{row['status']}] " if scope == "facts" else ""
+        typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {fact}{source or 'override'}: {_shown(row['text'])}")
     if frame.height == 0:
         typer.echo("no results")
+    elif record:  # the access log was written: say so, as `remember` and `forget` say what they wrote
+        typer.echo(f"recorded {frame.height} use(s) of these {scope} for agent {agent}")
 
 
 def _fact_line(row: dict) -> str:  # type: ignore[type-arg]

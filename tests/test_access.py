@@ -132,8 +132,10 @@ def test_cli_search_records_only_when_asked(home, monkeypatch):
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
     command = ["search", "oolong tea", "--agent", "alice", "-k", "2", "--home", str(home.home)]
-    assert CliRunner().invoke(app, command).exit_code == 0
+    plain = CliRunner().invoke(app, command)
+    assert plain.exit_code == 0 and "recorded" not in plain.output
     assert entries(home) == []
     recorded = CliRunner().invoke(app, [*command, "--record"])
     assert recorded.exit_code == 0, recorded.output
+    assert recorded.output.splitlines()[-1] == "recorded 2 use(s) of these chunks for agent alice"
     assert {e["agent_id"] for e in entries(home)} == {"alice"} and len(entries(home)) == 2

@@ -224,3 +224,15 @@ def test_facts_as_of_a_day_between_a_move_and_its_telling_show_what_was_known_th
     assert city(151) == ["Lisbon"]
     assert city(100) == ["Berlin"]
     assert select_facts(result.facts, as_of=T0 + timedelta(days=145))["value"].to_list() == []  # without the edges
+
+
+def test_the_cli_fact_search_leads_each_hit_with_the_id_reject_and_forget_take(home: Settings) -> None:
+    from typer.testing import CliRunner
+
+    from memlake.cli import app
+
+    command = ["search", "Where does the user live?", "--agent", "ann", "--scope", "facts", "-k", "1",
+               "--home", str(home.home)]
+    shown = CliRunner().invoke(app, command, env={"MEMLAKE_EMBEDDING_MODEL": home.embedding_model})
+    assert shown.exit_code == 0, shown.output
+    assert f"{HOME_ID} v2 [active]" in shown.output and "Lisbon" in shown.output
