@@ -486,6 +486,8 @@ def distill(
     from memlake.schemas import PENDING
 
     settings = existing_home(load_settings(home))
+    memory = Memory(settings=settings)
+    _unknown_agent(memory, agent)  # a mistyped agent is named as such, with the agents there are
     outcome = run_distill(settings, check_agent_id(agent), conversation_id=conversation, force=force)
     if not outcome.days:
         typer.echo(f"no conversations of agent {agent}" + (f" with id {conversation}" if conversation else ""))

@@ -215,8 +215,8 @@ def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_
     assert result.exit_code == 0, result.output
     assert "calls made: 0" in result.output and "cache hits: 3" in result.output
     assert "pending left: 0" in result.output
-    assert "unknown" in CliRunner().invoke(app, ["distill", "--agent", "unknown", "--home",
-                                                 str(settings.home)]).output
+    unknown = CliRunner().invoke(app, ["distill", "--agent", "unknown", "--home", str(settings.home)])
+    assert unknown.exit_code == 1 and "agent 'unknown' has no memory here; agents: alice, bob" in unknown.output
 
 
 def test_definitions_have_the_episodes_assets_and_the_core_model(settings):
