@@ -12,6 +12,8 @@ and the first rule that applies decides:
    `duplicate_jaccard`, or cosine >= `duplicate_cosine`, or Jaccard >=
    `contradict_jaccard` with cosine >= `near_duplicate_cosine`) confirms the
    old fact: confirmation_count, source_count, last_confirmed_at, sources;
+   but an event that duplicates a commitment carries the plan out: it
+   supersedes it in its chain (the plan valid until the event);
 3. an explicit change (type correction, or "instead of", "no longer",
    "switched", ... ) supersedes the closest fact it shares words with
    (Jaccard >= `contradict_jaccard`);
@@ -772,6 +774,11 @@ class Folder:
         duplicates = [m for m in matches if self._is_duplicate(m)]
         if duplicates:
             best = max(duplicates, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
+            if obs.type == "event" and best.fact.type == "commitment":
+                # "I ran the half marathon yesterday" fulfils the plan to run it: the plan ends there, and the
+                # chain goes on as the event, rather than the event confirming a plan still to come
+                self._replace(best.fact, obs, reason="plan carried out")
+                return
             self._confirm(best.fact, obs)
             if obs.slot and not best.fact.slot and (obs.agent_id, skey, obs.slot) not in self.slot_chain:
                 best.fact.slot = obs.slot
