@@ -101,6 +101,7 @@ class RejectedFile(Exception):
         super().__init__(message)
         self.message = message
         self.location = location
+        self.format_guess: str | None = None  # the format it parsed as
 
 
 def conversation_start(conversation: ParsedConversation) -> datetime | None:
@@ -142,7 +143,11 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
             continue
         try:
             parsed = parse_file(landing.path)
-            rows = _conversation_rows(parsed, landing, fixed_days, first_day, now.date())
+            try:
+                rows = _conversation_rows(parsed, landing, fixed_days, first_day, now.date())
+            except RejectedFile as rejected:  # it parsed: its format is known, not guessed
+                rejected.format_guess = parsed.source_format
+                raise
         except (ParseError, RejectedFile) as exc:
             reason = _quarantine(settings, landing, exc, now)
             update.quarantined.append({"file": landing.relative, "reason": reason["error"]})

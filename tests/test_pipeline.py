@@ -158,7 +158,9 @@ def test_bad_files_are_quarantined_and_the_rest_goes_on(settings, run_pipeline):
         assert copy.read_bytes() == (settings.landing_dir / row["source_file"]).read_bytes()
         reason = json.loads(copy.with_name(copy.name + ".reason.json").read_text())
         assert reason["file"] == row["source_file"] and reason["error"]
-    assert "invalid agent id" in quarantined.filter(pl.col("source_file") == "bad agent!/chat.jsonl")["reason"][0]
+    rejected = quarantined.filter(pl.col("source_file") == "bad agent!/chat.jsonl").row(0, named=True)
+    assert "invalid agent id" in rejected["reason"]
+    assert rejected["source_format"] == "jsonl"  # it parsed: the format it parsed as, not a guess left empty
     assert {p: p.read_bytes() for p in landed} == landed  # landing files untouched
 
 
