@@ -229,19 +229,21 @@ def adapt(
     if unknown:
         raise ValueError(f"no turns of agent {', '.join(map(repr, unknown))} here to adapt on")
     pairs, turn_count = home_pairs(settings.lake_dir, chosen)
-    with tqdm(desc="adapting", unit="batch", file=sys.stderr, leave=False) as bar:
+    bars: list[tqdm] = []  # opened at the first batch, once the total is known (not "0batch" while loading)
 
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
+    def progress(done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, desc="adapting", unit="batch", file=sys.stderr, leave=False))
+        bars[0].update(done - bars[0].n)
 
-        try:
-            adapted = adapt_model(
-                base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home, progress
-            )
-        except ValueError as exc:
-            typer.echo(f"error: {exc} ({turn_count} turns)", err=True)
-            raise typer.Exit(1) from exc
+    try:
+        adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home, progress)
+    except ValueError as exc:
+        typer.echo(f"error: {exc} ({turn_count} turns)", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        for bar in bars:
+            bar.close()
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
     typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turn_count} turns; {done})")
     # named relative to the home, so the home can move with its models
