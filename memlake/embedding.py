@@ -140,6 +140,10 @@ _ONE_THREAD_TEXTS = 4
 
 @lru_cache(maxsize=4)
 def _load_sentence_model(model_ref: str):  # type: ignore[no-untyped-def]
+    a_path = Path(model_ref).is_absolute() or model_ref.startswith((".", "~"))
+    if a_path and not Path(model_ref).expanduser().is_dir():
+        # a path that is not there: say so, before seconds of imports and the hub client's own complaint
+        raise EmbedderUnavailable(f"cannot load embedding model {model_ref!r}: no model folder there")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -180,14 +184,24 @@ class HashEmbedder:
 def load_embedder(model: str = "", batch_size: int = 64, home: Path | None = None) -> TextEmbedder | None:
     """The configured embedder, or None when embeddings are off or no model loads; a relative
     `model` may name a folder inside `home` (see `model_ref_and_name`)."""
+    _UNAVAILABLE.clear()  # the reason a search gives is this load's
     if model.lower() == "none":
         return None
     if model.startswith("hash"):
         return HashEmbedder()
     try:
         return SentenceEmbedder(model, batch_size, home)
-    except EmbedderUnavailable:
+    except EmbedderUnavailable as exc:
+        _UNAVAILABLE.append(str(exc))
         return None
+
+
+_UNAVAILABLE: list[str] = []  # why loads failed in this process, latest last (a search's note says it)
+
+
+def why_unavailable() -> str | None:
+    """Why the last embedding model that failed to load did (None: none failed)."""
+    return _UNAVAILABLE[-1] if _UNAVAILABLE else None
 
 
 def configured_embedder(settings: Settings) -> TextEmbedder | None:

@@ -54,7 +54,7 @@ import pyarrow as pa
 
 from memlake.access import AccessLog
 from memlake.chunks import chunk_id, text_sha256
-from memlake.embedding import TextEmbedder
+from memlake.embedding import TextEmbedder, why_unavailable
 from memlake.moments import parse_as_of
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
 from memlake.text import content_words
@@ -351,7 +351,8 @@ class Searcher:
         """The query's vector, or None and why not (`built_with`: the index's embedder, if known)."""
         built_with = built_with or self.store.embedder_of(spec.table)
         if self.embedder is None:
-            return None, "no embedding model loadable: full-text search only"
+            why = why_unavailable()
+            return None, f"no embedding model loadable{f' ({why})' if why else ''}: full-text search only"
         if built_with != self.embedder.name:
             return None, f"index built with {built_with!r}, query model is {self.embedder.name!r}: full-text only"
         return self.embedder.embed([query])[0], None

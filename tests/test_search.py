@@ -201,6 +201,14 @@ def test_full_text_search_answers_when_no_model_is_loadable(home):
     assert found["vector_rank"].is_null().all()
 
 
+def test_a_model_path_that_is_not_there_is_full_text_and_the_note_says_which_and_why(home, tmp_path):
+    missing = tmp_path / "no-such-model"
+    memory = Memory(settings=home.model_copy(update={"embedding_model": str(missing)}))
+    found = memory.search("ORD-58213", "alice", k=3)
+    assert set(found["mode"]) == {"full_text"} and found["message_ids"].to_list()[0] == ["orders-m0"]
+    assert f"cannot load embedding model '{missing}': no model folder there" in found["note"][0]
+
+
 def test_a_full_text_only_search_ignores_a_query_vector_passed_in(home):
     """The BM25 baseline of the LoCoMo benchmark passes precomputed query vectors: they must not take part."""
     memory = hash_memory(home)
