@@ -152,6 +152,8 @@ def run(home: HomeOption = None) -> None:
     settings = load_settings(home)
     outcome = run_landing(settings)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
+    if outcome.retried:
+        typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
     if outcome.refolded:
         typer.echo("facts folded again with the override and forget entries written since the last run; "

@@ -12,7 +12,7 @@ builds every day in it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import dagster as dg
 
@@ -41,6 +41,16 @@ def range_tags(days: Iterable[str], known: Sequence[str]) -> dict[str, str]:
     if last - first + 1 > len(days):
         tags[RUN_DAYS] = ",".join(sorted(days))
     return tags
+
+
+def days_of_run(tags: Mapping[str, str], known: Sequence[str]) -> list[str]:
+    """The days a run over a range was for, from its tags (`range_tags`) and the partitions' order."""
+    if tags.get(RUN_DAYS):
+        return sorted(tags[RUN_DAYS].split(","))
+    start, end = tags.get("dagster/asset_partition_range_start"), tags.get("dagster/asset_partition_range_end")
+    if start not in known or end not in known:
+        return []
+    return sorted(known[known.index(start) : known.index(end) + 1])
 
 
 def run_days(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> list[str]:

@@ -11,11 +11,13 @@ the lake from the lake alone.
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.storage.dagster_run import DagsterRun
 
 from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded
@@ -24,16 +26,24 @@ from memlake.lake import Lake
 from memlake.landing import manifest_keys, new_landing_files, plan_days, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import Settings
-from pipelines.partitions import register_days
+from pipelines.partitions import DAYS, days_of_run, register_days
 
-DAGSTER_YAML = """\
-# Written by memlake. Telemetry off; lake writers, and index writers, each run one at a time.
+DAGSTER_HEADER = "# Written by memlake."
+DAGSTER_YAML = f"""\
+{DAGSTER_HEADER} Telemetry off; lake writers, and index writers, each run one at a time.
+# A run that ended (cancelled, failed) gives its pool slots back at once (run monitoring, under `memlake dev`).
 telemetry:
   enabled: false
 concurrency:
   pools:
     default_limit: 1
+run_monitoring:
+  enabled: true
+  free_slots_after_run_end_seconds: 0
 """
+PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process run runs in
+TRIGGER_TAG = "memlake/trigger"
+LANDING_TRIGGER = "memlake run"
 
 
 def ensure_dagster_home(settings: Settings) -> Path:
@@ -41,7 +51,8 @@ def ensure_dagster_home(settings: Settings) -> Path:
     dagster_home = settings.dagster_home
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
-    if not config.exists():
+    # written anew when an older memlake wrote it; a file someone else wrote is theirs
+    if not config.exists() or (config.read_text().startswith(DAGSTER_HEADER) and config.read_text() != DAGSTER_YAML):
         config.write_text(DAGSTER_YAML)
     os.environ["DAGSTER_HOME"] = str(dagster_home)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
@@ -63,6 +74,7 @@ class RunOutcome:
     materialized: list[str] = field(default_factory=list)
     rechunked: list[str] = field(default_factory=list)  # days whose chunks were built again (a new recipe)
     refolded: bool = False  # no day touched, but the facts were folded again (new log entries, new profile rules)
+    retried: str | None = None  # the run that did not finish, whose days (or fold) this one did again
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
 
@@ -81,18 +93,26 @@ def run_landing(
     instance: dg.DagsterInstance | None = None,
     days: list[str] | None = None,
 ) -> RunOutcome:
-    """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run."""
+    """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run; a run of
+    this kind that did not finish (failed, cancelled, killed) has its days built again first."""
     settings.ensure_dirs()
+    instance = instance or _home_instance(settings)
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest_keys(manifest))
-    # with no days asked for: the days new files touch, and those an earlier run recorded but did not build
+    unfinished = _unfinished(instance) if days is None else None
+    # with no days asked for: the days new files touch, those an earlier run recorded but did not build, and
+    # those of the last run if it did not finish (its turns may be written and its indexes not)
     touched = set(days) if days is not None else plan_days(settings, fresh, manifest) | unbuilt_days(lake, manifest)
-    refold = not touched and (entries_unfolded(settings, lake) or profiles_outdated(lake))
-    outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), "memlake run",
+    if unfinished is not None:
+        touched |= set(days_of_run(unfinished.tags, instance.get_dynamic_partitions(DAYS)))
+    refold = not touched and (
+        unfinished is not None or entries_unfolded(settings, lake) or profiles_outdated(lake))
+    outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
                    resources, instance)
     outcome.new_files = [f.relative for f in fresh]
     outcome.refolded = refold
+    outcome.retried = unfinished.run_id if unfinished is not None else None
     stale = set(stale_chunk_days(lake, chunk_recipe(settings))) if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
         from pipelines.definitions import rechunk_selection
@@ -129,6 +149,48 @@ class NothingToIndex(ValueError):
     """A reindex of a lake with no days."""
 
 
+def _home_instance(settings: Settings) -> dg.DagsterInstance:
+    ensure_dagster_home(settings)
+    return dg.DagsterInstance.get()
+
+
+def _unfinished(instance: dg.DagsterInstance) -> DagsterRun | None:
+    """The last `memlake run` if it did not finish: failed, cancelled, or killed (its slots are freed here)."""
+    release_stale_slots(instance)
+    last = instance.get_runs(filters=dg.RunsFilter(tags={TRIGGER_TAG: LANDING_TRIGGER}), limit=1)
+    if last and last[0].status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
+        return last[0]
+    return None
+
+
+def release_stale_slots(instance: dg.DagsterInstance) -> list[str]:
+    """Give back the pool slots of runs that can no longer use them: a run that ended (cancelled before its
+    steps let go) or an in-process run whose process is gone (killed). Else every later run waits for
+    them for ever. Such a run still marked started is marked failed. Returns the runs whose slots went."""
+    storage = instance.event_log_storage
+    freed = []
+    for run_id in sorted(storage.get_concurrency_run_ids()):
+        run = instance.get_run_by_id(run_id)
+        if run is not None and not run.is_finished:
+            pid, host = run.tags.get(PID_TAG), run.tags.get(HOST_TAG)
+            if not pid or host != socket.gethostname() or _alive(int(pid)):
+                continue  # running, or run by a process this one cannot see (a daemon's: run monitoring's)
+            instance.report_run_failed(run, f"its process ({pid}) ended before the run did: its slots are freed")
+        storage.free_concurrency_slots_for_run(run_id)
+        freed.append(run_id)
+    return freed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def _run(
     settings: Settings,
     selection: dg.AssetSelection,
@@ -142,15 +204,15 @@ def _run(
     `lake_days` (the days the lake has) are registered as partitions too."""
     from pipelines.definitions import ASSETS, CHECKS, default_resources
 
-    if instance is None:
-        ensure_dagster_home(settings)
-        instance = dg.DagsterInstance.get()
+    instance = instance or _home_instance(settings)
+    release_stale_slots(instance)
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         selection=selection,
         resources=resources or default_resources(settings),
         instance=instance,
-        tags={**register_days(instance, days, lake_days), "memlake/trigger": trigger},
+        tags={**register_days(instance, days, lake_days), TRIGGER_TAG: trigger, PID_TAG: str(os.getpid()),
+              HOST_TAG: socket.gethostname()},
         raise_on_error=False,
         run_config={"loggers": CONSOLE_INFO},
     )

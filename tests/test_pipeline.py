@@ -1,6 +1,7 @@
 """The landing → manifest → turns pipeline, run in process as `memlake run` runs it."""
 
 import json
+import os
 import shutil
 from datetime import UTC, datetime, timedelta
 
@@ -411,3 +412,65 @@ def test_a_days_row_count_is_recorded_only_by_a_run_of_that_day_alone(settings, 
     assert alone["dagster/row_count"] == 2
     [only] = day_metadata("2024-03-05")
     assert "dagster/row_count" not in only
+
+
+def test_a_killed_or_cancelled_run_does_not_hold_the_lake_writers_for_good(settings, fast_resources):
+    """A `memlake run` killed mid-step (kill -9) stays "started" in the instance with its pool slot claimed,
+    and a run cancelled in the UI before its steps let go keeps its slot too: the next run gives both back
+    (the killed one marked failed) instead of waiting for them for ever."""
+    import socket
+    import subprocess
+
+    import dagster as dg
+    from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
+
+    from assets.transcripts import LAKE_WRITERS
+    from pipelines.runner import HOST_TAG, PID_TAG, ensure_dagster_home, release_stale_slots, run_landing
+
+    ensure_dagster_home(settings)
+    instance = dg.DagsterInstance.get()
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process that has ended: the killed run's
+    killed = DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.STARTED,
+                        tags={PID_TAG: str(gone.pid), HOST_TAG: socket.gethostname()})
+    cancelled = DagsterRun(job_name="landing_job", status=DagsterRunStatus.CANCELED)
+    alive = DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.STARTED,
+                       tags={PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()})
+    storage = instance.event_log_storage
+    storage.initialize_concurrency_limit_to_default(LAKE_WRITERS)
+    for run, step in ((killed, "facts"), (cancelled, "transcripts__landing_manifest"), (alive, "episodes")):
+        instance.add_run(run)
+        storage.claim_concurrency_slot(LAKE_WRITERS, run.run_id, step)
+
+    assert sorted(release_stale_slots(instance)) == sorted([killed.run_id, cancelled.run_id])
+    assert storage.get_concurrency_run_ids() == {alive.run_id}  # a run whose process lives keeps its slot
+    assert instance.get_run_by_id(killed.run_id).status == DagsterRunStatus.FAILURE
+    assert instance.get_run_by_id(cancelled.run_id).status == DagsterRunStatus.CANCELED
+
+    storage.free_concurrency_slots_for_run(alive.run_id)  # (this test's own process is not really running it)
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    assert run_landing(settings, resources=fast_resources).success
+
+
+def test_the_days_of_a_run_that_did_not_finish_are_built_again_by_the_next(settings, run_pipeline):
+    """A `memlake run` killed after writing a day's turns but before its indexes leaves the manifest and
+    the turns saying the day is built: the next run builds that run's days again, and says so; once one
+    finished, nothing is redone."""
+    from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
+
+    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    first = run_pipeline()
+    assert first.success and first.retried is None
+    day = first.days[0]
+    killed = DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.FAILURE, tags={
+        TRIGGER_TAG: LANDING_TRIGGER, "dagster/asset_partition_range_start": day,
+        "dagster/asset_partition_range_end": day})
+    run_pipeline.instance.add_run(killed)
+
+    again = run_pipeline()
+    assert again.success and again.retried == killed.run_id and again.days == [day]
+    assert "search/chunk_index" in again.materialized
+    settled = run_pipeline()
+    assert settled.retried is None and settled.days == []
