@@ -4,8 +4,11 @@ Every file that holds a conversation contributes its messages; a message seen
 in several files (the same export twice, or a longer re-export) is kept once,
 with the text of the newest export of its conversation (the one whose messages
 reach latest; of equals, the one that arrived last), and keeps the ingested_at
-of the first file that had it. A landing file that is gone or changed since the manifest read it
-contributes the rows built from it before: only `forget` removes memory.
+of the first file that had it. A file's ingested_at is when it landed: the
+manifest's first sighting, or the file's modification time if earlier, so a
+lake rebuilt from the same landing files dates them as the first build did.
+A landing file that is gone or changed since the manifest read it contributes
+the rows built from it before: only `forget` removes memory.
 """
 
 from __future__ import annotations
@@ -90,6 +93,9 @@ def build_turns(
                 versions.append((key, row, kept))
             continue
         parsed = _parse_cached(str(path), row["source_sha256"])
+        # when the file landed: its first sighting, or the time it was written into landing if earlier. A
+        # lake built again from the same files then dates them as before, and a forget still covers them.
+        landed = min(row["first_seen_at"], datetime.fromtimestamp(path.stat().st_mtime, UTC))
         conversation = next(
             (
                 c
@@ -121,7 +127,7 @@ def build_turns(
                 "source_format": row["source_format"],
                 "source_file": row["source_file"],
                 "source_sha256": row["source_sha256"],
-                "ingested_at": row["first_seen_at"],
+                "ingested_at": landed,
             }
             for position, message in enumerate(conversation.messages)
         ]))

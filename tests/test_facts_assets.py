@@ -326,6 +326,27 @@ def test_samples_forget_reject_and_remember_reach_the_lake_and_profile_on_a_run_
     assert not again.refolded and again.materialized == ["transcripts/landing_manifest"]
 
 
+def test_samples_a_lake_built_again_from_landing_keeps_what_was_forgotten_forgotten(tmp_path: Path) -> None:
+    """The lake is derived from the landing files and the logs: deleting it and running again must not bring
+    back facts of a forgotten conversation (the rebuilt manifest sees every file anew, today)."""
+    settings, run = sample_home(tmp_path / "home")
+    facts = Memory(settings=settings).facts("demo")
+    alone = facts.filter(pl.col("source_conversation_ids").list.len() == 1)
+    conversation = alone["source_conversation_ids"][0][0]
+    said_there = set(alone.filter(pl.col("source_conversation_ids").list.first() == conversation)["fact_id"])
+    Memory(settings=settings).forget("demo", conversation_id=conversation)
+    run()
+    assert not said_there & set(Memory(settings=settings).facts("demo")["fact_id"])
+
+    shutil.rmtree(settings.lake_dir)
+    shutil.rmtree(settings.lancedb_dir)
+    run()
+    rebuilt = Memory(settings=settings)
+    assert rebuilt.facts("demo").height > 0
+    assert not said_there & set(rebuilt.facts("demo")["fact_id"])
+    assert not said_there & set(rebuilt.search("lives plans works", "demo", scope="facts", k=50)["fact_id"])
+
+
 def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_new_chats(tmp_path: Path) -> None:
     """A home whose profiles older profile rules built gets them rebuilt by the next `memlake run`, though no
     chat came in: the latest profile then lists Project Heron's launch and the move as past events and keeps

@@ -60,7 +60,9 @@ def test_files_become_turns_partitioned_by_conversation_day(settings, run_pipeli
     assert turns["source_format"].unique().to_list() == ["jsonl"]
     assert turns["created_at_inferred"].unique().to_list() == [False]
     manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST)
-    assert turns["ingested_at"].unique().to_list() == manifest["first_seen_at"].unique().to_list()
+    # when the file landed: written into landing before the run first saw it
+    written = datetime.fromtimestamp((settings.landing_dir / "alice" / "chat.jsonl").stat().st_mtime, UTC)
+    assert turns["ingested_at"].unique().to_list() == [written] and written <= manifest["first_seen_at"][0]
     assert Memory(settings.home).agents() == ["alice"]
     assert Memory(settings.home).turns("alice", "c2")["content"].to_list() == ["Order ORD-58213 has not arrived."]
 
