@@ -144,7 +144,7 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
         try:
             parsed = parse_file(landing.path)
             try:
-                rows = _conversation_rows(parsed, landing, fixed_days, first_day, now.date())
+                rows = _conversation_rows(parsed, landing, fixed_days, first_day, now)
             except RejectedFile as rejected:  # it parsed: its format is known, not guessed
                 rejected.format_guess = parsed.source_format
                 raise
@@ -171,13 +171,23 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
     return update
 
 
+def future_message(conversation: ParsedConversation, now: datetime) -> str | None:
+    """What is wrong if a message of `conversation` is dated after `now`, else None."""
+    for position, message in enumerate(conversation.messages):
+        if message.created_at is not None and message.created_at > now:
+            return (f"message {message.message_id or position} is dated {message.created_at:%Y-%m-%d %H:%M} UTC, "
+                    f"after the run ({now:%Y-%m-%d %H:%M} UTC)")
+    return None
+
+
 def _conversation_rows(
     parsed: ParsedFile,
     landing: LandingFile,
     fixed_days: dict[tuple[str, str], str],
     first_day: date,
-    today: date,
+    now: datetime,
 ) -> list[dict[str, Any]]:
+    today = now.date()
     rows = []
     for index, conversation in enumerate(parsed.conversations):
         agent_id = conversation.agent_id or landing.folder_agent
@@ -198,6 +208,9 @@ def _conversation_rows(
                     where,
                 )
             day = started.date().isoformat()
+        late = future_message(conversation, now)
+        if late is not None:  # a clock or an export gone wrong: no turn may be dated after the run (turns check)
+            raise RejectedFile(late, where)
         rows.append(
             {
                 "source_format": parsed.source_format,
@@ -289,11 +302,11 @@ def plan_days(settings: Settings, files: list[LandingFile], manifest: pl.DataFra
         for r in manifest.filter(pl.col("status").eq("ingested")).iter_rows(named=True)
     }
     first_day = date.fromisoformat(settings.partition_start_date)
-    today = datetime.now(UTC).date()
+    now = datetime.now(UTC)
     days: set[str] = set()
     for landing in files:
         try:
-            rows = _conversation_rows(parse_file(landing.path), landing, fixed_days, first_day, today)
+            rows = _conversation_rows(parse_file(landing.path), landing, fixed_days, first_day, now)
         except (ParseError, RejectedFile):
             continue
         days.update(r["partition"] for r in rows)

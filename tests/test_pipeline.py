@@ -243,8 +243,13 @@ def test_backfill_of_a_date_range_rebuilds_only_those_days(settings, run_pipelin
     assert turns_of(settings).height == 3
 
 
-def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fast_resources):
+def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fast_resources, monkeypatch):
     import dagster as dg
+
+    import memlake.landing
+
+    # a turn dated after the run that got past landing (which quarantines such files): the check is the backstop
+    monkeypatch.setattr(memlake.landing, "future_message", lambda conversation, now: None)
 
     from assets.transcripts import landing_manifest, turns, turns_expectations
     from pipelines.partitions import day_partitions, register_days
@@ -476,3 +481,19 @@ def test_the_days_of_a_run_that_did_not_finish_are_built_again_by_the_next(setti
     assert "search/chunk_index" in again.materialized
     settled = run_pipeline()
     assert settled.retried is None and settled.days == []
+
+
+def test_a_file_with_a_message_dated_after_today_is_quarantined_and_the_rest_goes_on(settings, run_pipeline):
+    """A reply dated 2099 (a clock gone wrong) used to pass landing, then fail the turns check: the day was
+    half built and the next run said "ok". Now the file is quarantined, saying which message, and the run
+    goes on."""
+    good = land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    odd = land(settings, "alice", "odd.jsonl", jsonl(msg("f1", 0, "user", "Hola, Madrid!"),
+                                                     msg("f1", 1, "assistant", "Hola!", day="2099-12-01")))
+    outcome = run_pipeline()
+
+    assert outcome.success and not outcome.failed_checks
+    quarantined = Lake(settings.lake_dir).read(LANDING_MANIFEST).filter(pl.col("status") == "quarantined")
+    assert quarantined["source_file"].to_list() == ["alice/odd.jsonl"]
+    assert "message f1-m1 is dated 2099-12-01 10:01 UTC, after the run" in quarantined["reason"][0]
+    assert "f1" not in set(turns_of(settings)["conversation_id"]) and good.is_file() and odd.is_file()
