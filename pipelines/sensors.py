@@ -48,7 +48,7 @@ def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) 
 
 
 _GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
-          dg.DagsterRunStatus.STARTED]
+          dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 
 
 def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:
@@ -80,9 +80,13 @@ def build_landing_sensor(
         # what the manifest holds came in through an earlier run, this sensor's or `memlake run`'s; the
         # cursor covers the files of a run still going
         seen = set(json.loads(context.cursor)) if context.cursor else set()
+        going = landing_in_progress(context.instance, job.name) or landing_in_progress(
+            context.instance, unpartitioned_job.name)
+        if not going:  # files asked for by a run that ended before its manifest step (cancelled) are new again
+            seen &= manifest_keys(manifest)
         fresh = new_landing_files(settings, seen | manifest_keys(manifest))
         if not fresh:
-            if landing_in_progress(context.instance, job.name):
+            if going:
                 # it rebuilds its days' chunks itself; the stamps are looked at once it is done
                 return dg.SkipReason("no new landing files; a landing run is still going")
             unbuilt = unbuilt_days(lake, manifest)
@@ -104,6 +108,9 @@ def build_landing_sensor(
         days = plan_days(settings, fresh, manifest)
         known = context.instance.get_dynamic_partitions(DAYS)
         request = landing_run_request(days, known, [f.key for f in fresh])
+        asked = context.instance.get_run_records(filters=dg.RunsFilter(tags={"dagster/run_key": str(request.run_key)}))
+        if asked:  # the same files were asked for by a run that ended without them: ask again, under a new key
+            request = request.with_replaced_attrs(run_key=f"{request.run_key}:again{len(asked)}")
         target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
         request = request.with_replaced_attrs(job_name=target.name)
         cursor = json.dumps(sorted(seen | {f.key for f in fresh}))

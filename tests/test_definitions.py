@@ -91,8 +91,26 @@ def test_sensor_requests_one_run_over_the_touched_range(settings):
     [added] = result.dynamic_partitions_requests  # only days with data become partitions
     assert added.partition_keys == ["2024-03-01", "2024-03-07"]
 
-    again = sensor_result(settings, cursor=result.cursor)
+    going = dg.DagsterRun(job_name="landing_job", status=dg.DagsterRunStatus.STARTED)
+    again = sensor_result(settings, cursor=result.cursor, runs=(going,))
     assert isinstance(again, dg.SkipReason)
+
+
+def test_sensor_asks_again_for_files_a_run_that_ended_before_its_manifest_step_left_out(settings):
+    """A landing run cancelled before its manifest step leaves its files in the sensor's cursor and out of the
+    manifest: once no landing run is going, they are new again, asked for under a new run key (Dagster runs
+    a run key once)."""
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
+    first = sensor_result(settings)
+    [request] = first.run_requests
+    cancelled = dg.DagsterRun(job_name="landing_job", status=dg.DagsterRunStatus.CANCELED,
+                              tags={"dagster/run_key": request.run_key})
+
+    again = sensor_result(settings, cursor=first.cursor, runs=(cancelled,))
+    [retry] = again.run_requests
+    assert retry.job_name == "landing_job" and retry.run_key == f"{request.run_key}:again1"
+    assert retry.tags["memlake/new_files"] == "1"
 
 
 def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
