@@ -228,3 +228,15 @@ def test_search_says_when_an_agent_has_no_memory_and_shortens_a_long_hit_on_the_
         Memory(settings.home).facts("alice", type="nope")
     assert Memory(settings.home).facts("alice", type=" Preference ").equals(Memory(settings.home).facts(
         "alice", type="preference"))
+
+
+def test_run_says_how_many_conversations_wait_for_the_distiller(settings, monkeypatch):
+    """With the model endpoint down, `memlake run` succeeds (the rest is built) but says what is pending."""
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    monkeypatch.setenv("MEMLAKE_CORE_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("MEMLAKE_CORE_MODEL", "m")
+    land(settings, "alice", "chat.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"I live in Oslo.","created_at":"2024-03-01T10:00:00Z"}\n')
+    ran = CliRunner().invoke(app, ["run", "--home", str(settings.home)])
+    assert ran.exit_code == 0, ran.output
+    assert "pending: 1 conversation(s) of alice wait for the distiller" in ran.output
