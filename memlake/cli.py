@@ -187,7 +187,7 @@ def reindex(
     embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
     from pipelines.runner import NothingToIndex, run_reindex
 
-    settings = load_settings(home)
+    settings = existing_home(load_settings(home))  # a mistyped home is the mistake, not "no turns"
     try:
         outcome = run_reindex(settings, rechunk=rechunk)
     except NothingToIndex as exc:
@@ -274,7 +274,7 @@ def dev(
     port: Annotated[int, typer.Option(help="port of the UI")] = 3000,
     home: HomeOption = None,
 ) -> None:
-    """The Dagster UI and daemon (landing sensor, schedules) on this home."""
+    """The Dagster UI and daemon (the landing, pending and automation sensors) on this home."""
     from pipelines.runner import ensure_dagster_home
 
     settings = load_settings(home)
