@@ -148,9 +148,10 @@ def run(home: HomeOption = None) -> None:
     from memlake.lake import Lake
     from memlake.report import render_ingest_report
     from memlake.schemas import PENDING
-    from pipelines.runner import run_landing
+    from pipelines.runner import run_landing, wait_for_sensor_runs
 
     settings = load_settings(home)
+    wait_for_sensor_runs(settings, typer.echo)
     outcome = run_landing(settings)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     if outcome.retried:

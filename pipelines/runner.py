@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,6 +148,24 @@ def run_reindex(
 
 class NothingToIndex(ValueError):
     """A reindex of a lake with no days."""
+
+
+def wait_for_sensor_runs(settings: Settings, say: Callable[[str], None], poll_seconds: float = 2.0) -> None:
+    """Wait while a landing run the sensor launched (under `memlake dev`) is queued or running: a `memlake
+    run` beside it would ingest the same files and build the same days a second time."""
+    from pipelines.sensors import _GOING
+
+    instance = _home_instance(settings)
+    said = False
+    while True:
+        going = instance.get_run_records(
+            filters=dg.RunsFilter(job_name="landing_job", statuses=_GOING), limit=1)
+        if not going:
+            return
+        if not said:
+            say(f"waiting for landing run {going[0].dagster_run.run_id} (started by the landing sensor) to end")
+            said = True
+        time.sleep(poll_seconds)
 
 
 def _home_instance(settings: Settings) -> dg.DagsterInstance:

@@ -56,6 +56,14 @@ def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:
     return bool(instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=_GOING), limit=1))
 
 
+def memlake_run_going(instance: dg.DagsterInstance) -> bool:
+    """Whether a `memlake run` (an in-process run from the command line) is running on this home."""
+    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG
+
+    going = dg.RunsFilter(tags={TRIGGER_TAG: LANDING_TRIGGER}, statuses=_GOING)
+    return bool(instance.get_run_records(filters=going, limit=1))
+
+
 def build_landing_sensor(
     job: dg.UnresolvedAssetJobDefinition,
     unpartitioned_job: dg.UnresolvedAssetJobDefinition,
@@ -74,6 +82,8 @@ def build_landing_sensor(
         "facts folded again.",
     )
     def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+        if memlake_run_going(context.instance):  # it ingests what it found; what came after is seen next tick
+            return dg.SkipReason("a `memlake run` is going; landing is looked at again once it has ended")
         settings = load_settings()
         lake = Lake(settings.lake_dir)
         manifest = lake.read(LANDING_MANIFEST)

@@ -113,6 +113,35 @@ def test_sensor_asks_again_for_files_a_run_that_ended_before_its_manifest_step_l
     assert retry.tags["memlake/new_files"] == "1"
 
 
+def test_sensor_leaves_landing_alone_while_a_memlake_run_is_going_and_memlake_run_waits_for_its_runs(settings):
+    """One file dropped while `memlake dev` runs, and `memlake run` typed too, used to make four runs (both
+    ingested it, then the automation followed each): each now waits for the other."""
+    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG, wait_for_sensor_runs
+
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
+    cli_run = dg.DagsterRun(job_name="__ephemeral_asset_job__", status=dg.DagsterRunStatus.STARTED,
+                            tags={TRIGGER_TAG: LANDING_TRIGGER})
+    skipped = sensor_result(settings, runs=(cli_run,))
+    assert isinstance(skipped, dg.SkipReason) and "`memlake run` is going" in str(skipped.skip_message)
+    assert sensor_result(settings).run_requests  # once it has ended, the file is asked for
+
+    from pipelines.runner import ensure_dagster_home
+
+    ensure_dagster_home(settings)
+    instance = dg.DagsterInstance.get()
+    sensor_run = dg.DagsterRun(job_name="landing_job", status=dg.DagsterRunStatus.STARTED)
+    instance.add_run(sensor_run)
+    said: list[str] = []
+
+    def end_it(message: str) -> None:  # what the user reads; then the sensor's run ends
+        said.append(message)
+        instance.report_run_failed(instance.get_run_by_id(sensor_run.run_id))
+
+    wait_for_sensor_runs(settings, end_it, poll_seconds=0.01)
+    assert said == [f"waiting for landing run {sensor_run.run_id} (started by the landing sensor) to end"]
+
+
 def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
     land(settings, "alice", "bad.json", "not json at all")
     result = sensor_result(settings)
