@@ -44,6 +44,7 @@ run_monitoring:
 """
 PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process run runs in
 TRIGGER_TAG = "memlake/trigger"
+DAEMON_GONE_SECONDS = 120  # a daemon heartbeat older than this: `memlake dev` is not running (it beats every ~30 s)
 LANDING_TRIGGER = "memlake run"
 
 
@@ -161,6 +162,12 @@ def wait_for_sensor_runs(settings: Settings, say: Callable[[str], None], poll_se
         going = instance.get_run_records(
             filters=dg.RunsFilter(job_name="landing_job", statuses=_GOING), limit=1)
         if not going:
+            return
+        beats = [beat.timestamp for beat in instance.get_daemon_heartbeats().values()]
+        if not beats or time.time() - max(beats) > DAEMON_GONE_SECONDS:
+            # marked going, but no daemon has been alive to run it (`memlake dev` was killed): not worth a wait
+            say(f"landing run {going[0].dagster_run.run_id} is marked as going, but no Dagster daemon is "
+                "running: not waiting for it")
             return
         if not said:
             say(f"waiting for landing run {going[0].dagster_run.run_id} (started by the landing sensor) to end")

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import time
 
 import dagster as dg
 import pytest
@@ -138,8 +139,23 @@ def test_sensor_leaves_landing_alone_while_a_memlake_run_is_going_and_memlake_ru
         said.append(message)
         instance.report_run_failed(instance.get_run_by_id(sensor_run.run_id))
 
+    from dagster._daemon.types import DaemonHeartbeat
+
+    def beat() -> None:  # `memlake dev`'s daemon is alive
+        instance.add_daemon_heartbeat(DaemonHeartbeat(time.time(), "SENSOR", None, None))
+
+    beat()
     wait_for_sensor_runs(settings, end_it, poll_seconds=0.01)
     assert said == [f"waiting for landing run {sensor_run.run_id} (started by the landing sensor) to end"]
+
+    # a run left marked as going by a `memlake dev` that was killed: no daemon beats, nothing to wait for
+    orphan = dg.DagsterRun(job_name="landing_job", status=dg.DagsterRunStatus.STARTED)
+    instance.add_run(orphan)
+    said.clear()
+    instance.add_daemon_heartbeat(DaemonHeartbeat(time.time() - 600, "SENSOR", None, None))
+    wait_for_sensor_runs(settings, said.append, poll_seconds=0.01)
+    assert said == [f"landing run {orphan.run_id} is marked as going, but no Dagster daemon is running: not waiting "
+                    "for it"]
 
 
 def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
