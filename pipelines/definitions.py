@@ -93,7 +93,10 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
 
 
 def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
+    # Every job runs its steps in one process, as `memlake run` does: a process per step (Dagster's default)
+    # loads the embedding model and the GX import again for each, and a sensor's one-day run took 72 s, not 7.
     return dg.Definitions(
+        executor=dg.in_process_executor,
         assets=ASSETS,
         asset_checks=CHECKS,
         jobs=[landing_job, manifest_job, reindex_job, rechunk_job, facts_job, *episode_assets.JOBS],
