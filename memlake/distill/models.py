@@ -44,7 +44,8 @@ from memlake.schemas import FACT_TYPES
 
 USER_SUBJECT = "user"
 
-# Single-valued attributes. A subject has at most one current value per slot.
+# Single-valued attributes. A subject has at most one current value per slot, but for `sibling`: each
+# sibling is a value of its own (`memlake.facts.fold.MULTI_VALUED_SLOTS`).
 SLOTS = (
     "name",  # the subject's name ("Priya Nair")
     "home_city",  # the city the subject lives in ("Lisbon")

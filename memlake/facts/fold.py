@@ -217,6 +217,22 @@ def chain_id(agent_id: str, subject: str, slot: str | None, fact_type: str, firs
     return _hash_id(agent_id, subject_key(subject), "type", fact_type, " ".join(words(first_content)))
 
 
+# Slots a subject may hold several values of at once (a second sister is not a new value of the first): each
+# value is a chain of its own, and two values are neither a change nor a contradiction.
+MULTI_VALUED_SLOTS = frozenset({"sibling"})
+
+
+def slot_of(slot: str, value: str | None) -> str:
+    """The slot a chain is kept under: the slot, or for a multi-valued one the slot and its value."""
+    if slot in MULTI_VALUED_SLOTS:
+        return f"{slot}={' '.join((value or '').split()).casefold()}"
+    return slot
+
+
+def slot_key(agent_id: str, subject: str | None, slot: str, value: str | None) -> tuple[str, str, str]:
+    return (agent_id, subject_key(subject), slot_of(slot, value))
+
+
 # Words that name the same thing inside a value ("backend developer" is a "backend engineer").
 _VALUE_SYNONYMS = {"developer": "engineer", "programmer": "engineer", "dev": "engineer"}
 
@@ -552,7 +568,8 @@ class Folder:
             version.source_message_ids = list(version.source_message_ids or [])
             folder.chains.setdefault(version.fact_id, []).append(version)
             if version.slot:
-                folder.slot_chain[(version.agent_id, subject_key(version.subject), version.slot)] = version.fact_id
+                folder.slot_chain[slot_key(version.agent_id, version.subject, version.slot, version.value)] = (
+                    version.fact_id)
             folder.applied_overrides.update(version.override_ids)
             for t in (version.created_at, version.last_confirmed_at):
                 if t is not None and (latest is None or t > latest):
@@ -701,7 +718,7 @@ class Folder:
             chain = self.chains.pop(fid)
             for v in chain:
                 if v.slot:
-                    key = (agent_id, subject_key(v.subject), v.slot)
+                    key = slot_key(agent_id, v.subject, v.slot, v.value)
                     if self.slot_chain.get(key) == fid:
                         del self.slot_chain[key]
         self.stats.forgotten_chains += len(fact_ids)
@@ -752,7 +769,7 @@ class Folder:
         skey = subject_key(obs.subject)
         # Rule 1: same subject and slot.
         if obs.slot:
-            fid = self.slot_chain.get((obs.agent_id, skey, obs.slot))
+            fid = self.slot_chain.get(slot_key(obs.agent_id, obs.subject, obs.slot, obs.value))
             if fid is not None:
                 chain = self.chains[fid]
                 current = next((v for v in reversed(chain) if v.status == "active"), None)
@@ -780,10 +797,11 @@ class Folder:
                 self._replace(best.fact, obs, reason="plan carried out")
                 return
             self._confirm(best.fact, obs)
-            if obs.slot and not best.fact.slot and (obs.agent_id, skey, obs.slot) not in self.slot_chain:
+            if obs.slot and not best.fact.slot and slot_key(obs.agent_id, obs.subject, obs.slot, obs.value) not in (
+                    self.slot_chain):
                 best.fact.slot = obs.slot
                 best.fact.value = best.fact.value or obs.value
-                self.slot_chain[(obs.agent_id, skey, obs.slot)] = best.fact.fact_id
+                self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, best.fact.value)] = best.fact.fact_id
             return
         # Rule 3: an explicit change supersedes the closest fact.
         related = [m for m in matches if m.jaccard >= self.config.contradict_jaccard]
@@ -822,7 +840,8 @@ class Folder:
         out = []
         for position, cosine in sorted(near.items()):
             v = index.versions[position]
-            if v.status in statuses and not (obs.slot and v.slot and v.slot != obs.slot):
+            if v.status in statuses and not (obs.slot and v.slot and slot_of(v.slot, v.value) != slot_of(
+                    obs.slot, obs.value)):
                 out.append(self._match(obs, v, cosine))
         return out
 
@@ -885,11 +904,11 @@ class Folder:
         )
 
     def _new_chain(self, obs: _Obs, status: str = "active") -> FactVersion:
-        if obs.slot and (obs.agent_id, subject_key(obs.subject), obs.slot) not in self.slot_chain:
-            fid = chain_id(obs.agent_id, obs.subject, obs.slot, obs.type, obs.content)
+        if obs.slot and slot_key(obs.agent_id, obs.subject, obs.slot, obs.value) not in self.slot_chain:
+            fid = chain_id(obs.agent_id, obs.subject, slot_of(obs.slot, obs.value), obs.type, obs.content)
             if fid in self.chains:  # a slotted chain that lost its slot key: start a fresh one
                 fid = self._unique(fid)
-            self.slot_chain[(obs.agent_id, subject_key(obs.subject), obs.slot)] = fid
+            self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, obs.value)] = fid
         else:
             fid = self._unique(chain_id(obs.agent_id, obs.subject, None, obs.type, obs.content))
         version = self._version_from(fid, 1, obs, status)
@@ -933,7 +952,7 @@ class Folder:
             self._block(obs, old, chain_fid=None)
             return
         if obs.slot and not old.slot:
-            self.slot_chain[(obs.agent_id, subject_key(obs.subject), obs.slot)] = old.fact_id
+            self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, obs.value)] = old.fact_id
         self._supersede(old, replace(obs, slot=old.slot or obs.slot), chain_fid=old.fact_id, reason=reason)
 
     def _block(self, obs: _Obs, holder: FactVersion, chain_fid: str | None) -> None:
