@@ -99,22 +99,24 @@ class Settings(BaseSettings):
     window_turns: int = Field(1, description="Adjacent turns added around each hit.")
     search_candidates: int = Field(50, description="Rows taken from each candidate list (vector, full text).")
     search_session_weight: float = Field(
-        0.5,
+        0.5, ge=0,
         description="How much a session hit lifts the turns inside it (on LoCoMo 0.5 adds 1.1 points of turn "
         "recall@10, 1.4 on the held-back half; 0 = off). Off for a query naming an identifier, where a session "
         "of near-miss identifiers would outvote the exact match.",
     )
     search_window_weight: float = Field(
-        0.8, description="How much a window hit lifts (and brings in) its turns (needs chunk_window_size > 1)."
+        0.8, ge=0, description="How much a window hit lifts (and brings in) its turns (needs chunk_window_size > 1)."
     )
-    search_recency_weight: float = Field(0.1, description="Weight of the recency boost (score x (1 + w x recency)).")
-    search_importance_weight: float = Field(0.2, description="Weight of the importance boost (0..1 importance).")
-    search_access_weight: float = Field(0.1, description="Weight of the access-frequency boost.")
+    search_recency_weight: float = Field(
+        0.1, ge=0, description="Weight of the recency boost (score x (1 + w x recency))."
+    )
+    search_importance_weight: float = Field(0.2, ge=0, description="Weight of the importance boost (0..1 importance).")
+    search_access_weight: float = Field(0.1, ge=0, description="Weight of the access-frequency boost.")
     search_neighbor_weight: float = Field(
-        0.3, description="Share of a turn's fused score passed to the turns just before and after it."
+        0.3, ge=0, description="Share of a turn's fused score passed to the turns just before and after it."
     )
     search_mention_weight: float = Field(
-        1.0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
+        1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )
     chunk_window_size: int = Field(
         2, description="Turns per window chunk; consecutive windows share one turn (0 or 1 = no window chunks)."
@@ -130,7 +132,7 @@ class Settings(BaseSettings):
         "turned into the replier's name): a memory query matches the question asked better than the reply.",
     )
     search_question_weight: float = Field(
-        0.9, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
+        0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )
     search_snapshot_rows: int = Field(
         300_000,

@@ -63,3 +63,12 @@ def test_a_setting_that_does_not_exist_is_an_error_not_a_default_kept_quietly(tm
         load_settings(tmp_path / "bare", embeding_model="hash")
     monkeypatch.setenv("MEMLAKE_DEBUG", "1")  # other MEMLAKE_ variables are not settings, and are let be
     assert load_settings(tmp_path / "bare").embedding_model == ""
+
+
+def test_a_negative_search_weight_is_refused_naming_the_setting(tmp_path: Path, monkeypatch):
+    import pydantic
+    import pytest
+
+    monkeypatch.setenv("MEMLAKE_SEARCH_RECENCY_WEIGHT", "-1")  # the variable the user set, named by its setting
+    with pytest.raises(pydantic.ValidationError, match="search_recency_weight"):
+        load_settings(tmp_path / "home")
