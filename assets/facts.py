@@ -5,7 +5,7 @@ from collections import Counter
 import dagster as dg
 import polars as pl
 
-from assets.episodes import episodes
+from assets.episodes import EPISODES_KEY
 from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
@@ -28,7 +28,7 @@ EAGER = dg.AutomationCondition.eager()
     specs=[
         dg.AssetSpec(
             FACTS_KEY,
-            deps=[episodes, turns],
+            deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER,
@@ -36,7 +36,7 @@ EAGER = dg.AutomationCondition.eager()
         ),
         dg.AssetSpec(
             EDGES_KEY,
-            deps=[episodes, turns],
+            deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER,

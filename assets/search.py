@@ -12,8 +12,8 @@ import dagster as dg
 import polars as pl
 
 from assets.chunks import chunks
-from assets.episodes import episodes
-from assets.facts import EAGER, facts
+from assets.episodes import EPISODES_KEY
+from assets.facts import EAGER, FACTS_KEY
 from assets.transcripts import markdown_preview, row_count
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
@@ -114,7 +114,7 @@ def chunk_index(
     key_prefix="search",
     group_name="search",
     kinds={"lancedb"},
-    deps=[episodes],
+    deps=[EPISODES_KEY],  # what it indexes; not episodes/pending
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=INDEX_WRITERS,
@@ -145,7 +145,7 @@ def episode_index(
     key_prefix="search",
     group_name="search",
     kinds={"lancedb"},
-    deps=[facts],
+    deps=[FACTS_KEY],  # what it indexes; the edges are the profile's
     pool=INDEX_WRITERS,
     automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )

@@ -377,3 +377,17 @@ def test_every_job_runs_its_steps_in_one_process_as_memlake_run_does():
     for job in ("landing_job", "manifest_job", "reindex_job", "rechunk_job", "facts_job"):
         assert defs.resolve_job_def(job).executor_def.name == "in_process", job
     assert defs.resolve_implicit_global_asset_job_def().executor_def.name == "in_process"  # UI materializations
+
+
+def test_lineage_shows_what_each_asset_reads_and_nothing_else():
+    """The UI's lineage and the eager automation both follow these edges: a parent that is never read would
+    make a retry of pending conversations fold the facts again and draw a false line."""
+    graph = defs.resolve_asset_graph()
+
+    def parents(*key: str) -> list[str]:
+        return sorted(p.to_user_string() for p in graph.get(dg.AssetKey(list(key))).parent_keys)
+
+    assert parents("facts", "facts") == parents("facts", "fact_edges") == ["episodes/episodes", "transcripts/turns"]
+    assert parents("search", "episode_index") == ["episodes/episodes"]
+    assert parents("search", "fact_index") == ["facts/facts"]
+    assert parents("profile", "profiles") == ["facts/fact_edges", "facts/facts"]  # the profile reads both
