@@ -104,15 +104,18 @@ class Memory:
             memo = self._fact_embed_memo = MemoEmbed(self._embedder.embed)
         return memo
 
+    def _store_to_look(self) -> Any:
+        """The search's store if a search opened it, else a one-off one for a look (no snapshots)."""
+        from memlake.vectors import VectorStore
+
+        return getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
+
     def _check_index(self, scope: str, agent_id: str) -> None:
         """A search that found nothing because its index is not there, while the lake holds what the index is
         built from for this agent, is an error saying how to rebuild it."""
-        from memlake.vectors import VectorStore
-
         table, source = INDEXES[scope]
-        indexed = self.settings.lancedb_dir.is_dir() and table in (
-            getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
-        ).db.list_tables().tables  # not the store's cache of open tables: this one may have gone since
+        # the tables LanceDB lists, not the store's cache of open ones: this one may have gone since
+        indexed = self.settings.lancedb_dir.is_dir() and table in self._store_to_look().db.list_tables().tables
         if indexed or not self.lake.files(source):
             return
         held = pl.scan_parquet(self.lake.files(source)).filter(pl.col("agent_id") == agent_id).head(1).collect()
@@ -362,12 +365,12 @@ class Memory:
             facts = self._fact_reads().get(agent_id).facts
             return {f"{f}@{v}" for f, v in facts.select("fact_id", "version").rows()} & set(wanted)
         from memlake.search import SPECS
-        from memlake.vectors import Filters, VectorStore, quote
+        from memlake.vectors import Filters, quote
 
         table, key = INDEXES[scope][0], SPECS[scope].key
         if not wanted or not self.settings.lancedb_dir.is_dir():
             return set()
-        store = getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
+        store = self._store_to_look()
         if not store.exists(table):
             return set()
         clause = f"{key} IN ({', '.join(quote(str(w)) for w in dict.fromkeys(wanted))})"

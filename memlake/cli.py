@@ -166,12 +166,13 @@ def run(home: HomeOption = None) -> None:
                    f"{outcome.rechunked[0]}..{outcome.rechunked[-1]} ({days} day{'s' if days != 1 else ''})")
     for check in outcome.failed_checks:
         typer.echo(f"check failed: {check}")
-    waiting = Lake(settings.lake_dir).read(PENDING)
+    lake = Lake(settings.lake_dir)
+    waiting = lake.read(PENDING)
     if waiting.height:  # not distilled yet (the model failed or was not reachable): no episode, no facts
         agents = ", ".join(sorted(set(waiting["agent_id"].to_list())))
         typer.echo(f"pending: {waiting.height} conversation(s) of {agents} wait for the distiller (`memlake "
                    "distill --agent A` retries them and says why; under `memlake dev` the pending sensor does)")
-    typer.echo(render_ingest_report(Lake(settings.lake_dir)))
+    typer.echo(render_ingest_report(lake))
     if not outcome.success:
         raise typer.Exit(1)
 

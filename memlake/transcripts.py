@@ -74,6 +74,7 @@ def build_turns(
     conversation_meta: dict[tuple[str, str], dict[str, Any]] = {}
     files_seen: set[tuple[str, tuple[str, str]]] = set()
     current_sha: dict[str, str | None] = {}  # one hash per landing file, however many conversations it holds
+    written: dict[str, datetime] = {}  # and one modification time
     # each file's version of each conversation: (agent, conversation), its manifest row, its messages
     versions: list[tuple[tuple[str, str], dict[str, Any], list[dict[str, Any]]]] = []
 
@@ -84,6 +85,8 @@ def build_turns(
         path = settings.landing_dir / row["source_file"]
         if row["source_file"] not in current_sha:
             current_sha[row["source_file"]] = sha256_file(path) if path.is_file() else None
+            if current_sha[row["source_file"]] is not None:
+                written[row["source_file"]] = datetime.fromtimestamp(path.stat().st_mtime, UTC)
         if current_sha[row["source_file"]] != row["source_sha256"]:
             build.missing_files.append(row["source_file"])
             if previous is not None:
@@ -95,7 +98,7 @@ def build_turns(
         parsed = _parse_cached(str(path), row["source_sha256"])
         # when the file landed: its first sighting, or the time it was written into landing if earlier. A
         # lake built again from the same files then dates them as before, and a forget still covers them.
-        landed = min(row["first_seen_at"], datetime.fromtimestamp(path.stat().st_mtime, UTC))
+        landed = min(row["first_seen_at"], written[row["source_file"]])
         conversation = next(
             (
                 c

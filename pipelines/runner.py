@@ -53,8 +53,9 @@ def ensure_dagster_home(settings: Settings) -> Path:
     dagster_home = settings.dagster_home
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
+    written = config.read_text() if config.exists() else None
     # written anew when an older memlake wrote it; a file someone else wrote is theirs
-    if not config.exists() or (config.read_text().startswith(DAGSTER_HEADER) and config.read_text() != DAGSTER_YAML):
+    if written is None or (written.startswith(DAGSTER_HEADER) and written != DAGSTER_YAML):
         config.write_text(DAGSTER_YAML)
     os.environ["DAGSTER_HOME"] = str(dagster_home)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
@@ -99,6 +100,7 @@ def run_landing(
     this kind that did not finish (failed, cancelled, killed) has its days built again first."""
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
+    release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest_keys(manifest))
@@ -143,6 +145,8 @@ def run_reindex(
     if not days:  # asked before anything is created: a mistyped home stays absent
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
     settings.ensure_dirs()
+    instance = instance or _home_instance(settings)
+    release_stale_slots(instance)
     selection = rechunk_selection if rechunk else reindex_selection
     return _run(settings, selection, days, days, "memlake reindex", resources, instance)
 
@@ -154,23 +158,23 @@ class NothingToIndex(ValueError):
 def wait_for_sensor_runs(settings: Settings, say: Callable[[str], None], poll_seconds: float = 2.0) -> None:
     """Wait while a landing run the sensor launched (under `memlake dev`) is queued or running: a `memlake
     run` beside it would ingest the same files and build the same days a second time."""
-    from pipelines.sensors import _GOING
+    from pipelines.definitions import landing_job
+    from pipelines.sensors import landing_run_going
 
     instance = _home_instance(settings)
     said = False
     while True:
-        going = instance.get_run_records(
-            filters=dg.RunsFilter(job_name="landing_job", statuses=_GOING), limit=1)
-        if not going:
+        going = landing_run_going(instance, landing_job.name)
+        if going is None:
             return
         beats = [beat.timestamp for beat in instance.get_daemon_heartbeats().values()]
         if not beats or time.time() - max(beats) > DAEMON_GONE_SECONDS:
             # marked going, but no daemon has been alive to run it (`memlake dev` was killed): not worth a wait
-            say(f"landing run {going[0].dagster_run.run_id} is marked as going, but no Dagster daemon is "
+            say(f"landing run {going.run_id} is marked as going, but no Dagster daemon is "
                 "running: not waiting for it")
             return
         if not said:
-            say(f"waiting for landing run {going[0].dagster_run.run_id} (started by the landing sensor) to end")
+            say(f"waiting for landing run {going.run_id} (started by the landing sensor) to end")
             said = True
         time.sleep(poll_seconds)
 
@@ -181,8 +185,8 @@ def _home_instance(settings: Settings) -> dg.DagsterInstance:
 
 
 def _unfinished(instance: dg.DagsterInstance) -> DagsterRun | None:
-    """The last `memlake run` if it did not finish: failed, cancelled, or killed (its slots are freed here)."""
-    release_stale_slots(instance)
+    """The last `memlake run` if it did not finish: failed, cancelled, or killed (`release_stale_slots` marks a
+    killed one failed)."""
     last = instance.get_runs(filters=dg.RunsFilter(tags={TRIGGER_TAG: LANDING_TRIGGER}), limit=1)
     if last and last[0].status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
         return last[0]
@@ -224,14 +228,12 @@ def _run(
     lake_days: Iterable[str],
     trigger: str,
     resources: dict[str, object] | None,
-    instance: dg.DagsterInstance | None,
+    instance: dg.DagsterInstance,
 ) -> RunOutcome:
-    """One in-process run of `selection` over `days`, recorded in the home's instance unless given one;
-    `lake_days` (the days the lake has) are registered as partitions too."""
+    """One in-process run of `selection` over `days`, recorded in `instance`; `lake_days` (the days the lake
+    has) are registered as partitions too."""
     from pipelines.definitions import ASSETS, CHECKS, default_resources
 
-    instance = instance or _home_instance(settings)
-    release_stale_slots(instance)
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         selection=selection,

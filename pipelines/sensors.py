@@ -51,9 +51,15 @@ _GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.Dagste
           dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 
 
+def landing_run_going(instance: dg.DagsterInstance, job_name: str) -> dg.DagsterRun | None:
+    """A run of the landing job that is queued or running, if there is one."""
+    going = instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=_GOING), limit=1)
+    return going[0].dagster_run if going else None
+
+
 def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:
     """Whether a run of the landing job is queued or running."""
-    return bool(instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=_GOING), limit=1))
+    return landing_run_going(instance, job_name) is not None
 
 
 def memlake_run_going(instance: dg.DagsterInstance) -> bool:
