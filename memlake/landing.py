@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, conform
-from memlake.parsers import ParsedConversation, ParsedFile, ParseError, parse_file
+from memlake.parsers import ParsedConversation, ParsedFile, ParseError, ParseLimits, parse_file
 from memlake.schemas import LANDING_MANIFEST, TURNS, is_valid_agent_id
 from memlake.settings import Settings
 
@@ -142,7 +142,7 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
             update.rows.append({**base, "status": "duplicate", "reason": "same content as an ingested file"})
             continue
         try:
-            parsed = parse_file(landing.path)
+            parsed = parse_file(landing.path, ParseLimits.of(settings))
             try:
                 rows = _conversation_rows(parsed, landing, fixed_days, first_day, now)
             except RejectedFile as rejected:  # it parsed: its format is known, not guessed
@@ -303,10 +303,11 @@ def plan_days(settings: Settings, files: list[LandingFile], manifest: pl.DataFra
     }
     first_day = date.fromisoformat(settings.partition_start_date)
     now = datetime.now(UTC)
+    limits = ParseLimits.of(settings)
     days: set[str] = set()
     for landing in files:
         try:
-            rows = _conversation_rows(parse_file(landing.path), landing, fixed_days, first_day, now)
+            rows = _conversation_rows(parse_file(landing.path, limits), landing, fixed_days, first_day, now)
         except (ParseError, RejectedFile):
             continue
         days.update(r["partition"] for r in rows)

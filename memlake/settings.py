@@ -36,6 +36,23 @@ class Settings(BaseSettings):
         date.fromisoformat(value)
         return value
 
+    # Landing-file limits: over one, the file is quarantined with the setting named (they guard memory:
+    # a parsed file is held whole, and a zip of a few KB can hold gigabytes).
+    max_file_bytes: int = Field(
+        256 << 20, gt=0, description="Largest landing file read, in bytes (256 MiB); a larger one is quarantined."
+    )
+    max_decompressed_bytes: int = Field(
+        256 << 20, gt=0,
+        description="Largest conversations.json read out of a zip, in bytes (256 MiB): checked against the zip's "
+        "header, and reading stops past it whatever the header says.",
+    )
+    max_message_chars: int = Field(
+        1_000_000, gt=0, description="Longest message, in characters (about 250k tokens: a long pasted log)."
+    )
+    max_messages_per_conversation: int = Field(
+        100_000, gt=0, description="Most messages in one conversation of a file, skipped ones included."
+    )
+
     # Embeddings
     embedding_model: str = Field(
         "",

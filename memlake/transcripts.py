@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 
 from memlake.landing import folder_agent, sha256_file
-from memlake.parsers import ParsedFile, parse_file
+from memlake.parsers import ParsedFile, ParseLimits, parse_file
 from memlake.settings import Settings
 
 _NO_TIME = datetime.min.replace(tzinfo=UTC)
@@ -43,8 +43,9 @@ class TurnsBuild:
 
 @lru_cache(maxsize=64)
 def _parse_cached(path: str, sha256: str) -> ParsedFile:
-    # sha256 is part of the key so a changed file is parsed again.
-    return parse_file(Path(path))
+    # sha256 is part of the key so a changed file is parsed again. No limits: the manifest accepted these
+    # bytes under the limits of its day, and a limit lowered since must not break their rebuild.
+    return parse_file(Path(path), ParseLimits.none())
 
 
 def content_sha256(text: str) -> str:

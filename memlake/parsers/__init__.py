@@ -11,7 +11,7 @@ needs. `parse_file` raises nothing else. Pure Python: no Dagster import.
 
 One module per format (`chatgpt`, `claude`, `zip_export`, `rows` for JSONL, CSV and Parquet,
 `ingest_json`), `detect` for format detection, `parsed` for what parsers return and raise,
-`fields` for reading untrusted values.
+`fields` for reading untrusted values, `limits` for how much a file may hold.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from memlake.parsers.chatgpt import parse_chatgpt
 from memlake.parsers.claude import parse_claude
 from memlake.parsers.detect import detect, guess_from_name
 from memlake.parsers.ingest_json import parse_ingest_json
+from memlake.parsers.limits import ParseLimits, check_conversation_limits, read_limited
 from memlake.parsers.parsed import (
     AGENT_ID_RE,
     FORMATS,
@@ -36,16 +37,15 @@ from memlake.parsers.parsed import (
     joined_location,
 )
 from memlake.parsers.rows import TABLE_OPTIONAL_COLUMNS, TABLE_REQUIRED_COLUMNS, parse_csv, parse_jsonl, parse_parquet
-from memlake.parsers.zip_export import MAX_ZIP_MEMBER_BYTES
 
 __all__ = [
     "AGENT_ID_RE",
     "FORMATS",
-    "MAX_ZIP_MEMBER_BYTES",
     "ROLES",
     "TABLE_OPTIONAL_COLUMNS",
     "TABLE_REQUIRED_COLUMNS",
     "ParseError",
+    "ParseLimits",
     "ParsedConversation",
     "ParsedFile",
     "ParsedMessage",
@@ -56,20 +56,25 @@ __all__ = [
 _T = TypeVar("_T")
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, limits: ParseLimits | None = None) -> str:
     """The format of a landing file, one of FORMATS, read from its content.
 
     A zip is reported with the format of the export inside it. Raises ParseError when the
-    content is not a format we read.
+    content is not a format we read, or is over one of `limits` (default: the settings' defaults).
     """
-    path = Path(path)
-    return _guarded(path, lambda: detect(path.read_bytes(), path.name).format)
+    path, limits = Path(path), limits or ParseLimits.defaults()
+    return _guarded(path, lambda: detect(_read(path, limits), path.name, limits).format)
 
 
-def parse_file(path: Path) -> ParsedFile:
-    """The conversations in one landing file; raises ParseError (and nothing else) on bad input."""
-    path = Path(path)
-    return _guarded(path, lambda: _parse_bytes(path.read_bytes(), path.name))
+def parse_file(path: Path, limits: ParseLimits | None = None) -> ParsedFile:
+    """The conversations in one landing file; raises ParseError (and nothing else) on bad input,
+    or on input over one of `limits` (default: the settings' defaults)."""
+    path, limits = Path(path), limits or ParseLimits.defaults()
+    return _guarded(path, lambda: _parse_bytes(_read(path, limits), path.name, limits))
+
+
+def _read(path: Path, limits: ParseLimits) -> bytes:
+    return read_limited(path, limits, guess_from_name(path.name))
 
 
 def _guarded(path: Path, work: Callable[[], _T]) -> _T:
@@ -86,9 +91,9 @@ def _guarded(path: Path, work: Callable[[], _T]) -> _T:
                          format_guess=guess_from_name(path.name), location=None) from exc
 
 
-def _parse_bytes(data: bytes, name: str) -> ParsedFile:
+def _parse_bytes(data: bytes, name: str, limits: ParseLimits) -> ParsedFile:
     """Detect the format of `data` and parse it."""
-    detected = detect(data, name)
+    detected = detect(data, name, limits)
     parsers: dict[str, Callable[[Any], list[ParsedConversation]]] = {
         "chatgpt": parse_chatgpt,
         "claude": parse_claude,
@@ -103,6 +108,7 @@ def _parse_bytes(data: bytes, name: str) -> ParsedFile:
     except ShapeError as bad:
         raise ParseError(bad.message, format_guess=detected.format,
                          location=joined_location(detected.location_prefix, bad.location)) from None
+    check_conversation_limits(conversations, limits, detected.format, detected.location_prefix)
     if not conversations:
         raise ParseError("no conversations in file", format_guess=detected.format,
                          location=detected.location_prefix)

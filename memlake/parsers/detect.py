@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from memlake.parsers.fields import load_json, numbered_lines, type_name
+from memlake.parsers.limits import ParseLimits
 from memlake.parsers.parsed import ParseError, joined_location
 from memlake.parsers.rows import csv_header_lacks
 from memlake.parsers.zip_export import export_member
@@ -29,20 +30,20 @@ class Detected:
     location_prefix: str | None = None  # e.g. "zip member conversations.json"
 
 
-def detect(data: bytes, name: str) -> Detected:
+def detect(data: bytes, name: str, limits: ParseLimits) -> Detected:
     """The format of `data`, from its content; the name only sharpens error guesses."""
     if not data.strip():
         raise ParseError("file is empty", format_guess=guess_from_name(name), location=None)
     if data[:4] in _ZIP_MAGIC:
-        return _detect_zip(data)
+        return _detect_zip(data, limits.max_decompressed_bytes)
     if data[:4] == _PARQUET_MAGIC:
         return Detected("parquet", data)
     return _detect_text(data, name)
 
 
-def _detect_zip(data: bytes) -> Detected:
+def _detect_zip(data: bytes, max_decompressed_bytes: int) -> Detected:
     """The export inside a zip: a ChatGPT or Claude conversations.json."""
-    member, raw = export_member(data)
+    member, raw = export_member(data, max_decompressed_bytes)
     where = f"zip member {member}"
     try:
         inner = _detect_text(raw, member)

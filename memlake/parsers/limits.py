@@ -1,0 +1,81 @@
+"""How much one landing file may hold: the `max_*` settings, checked while a file is read and parsed.
+
+Over a limit, the file is refused with a ParseError that names the setting, the limit and what was
+measured, so that quarantine says which setting to raise.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from memlake.parsers.parsed import ParsedConversation, ParseError, joined_location
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """The limits of one parse; the settings of the same names document them."""
+
+    max_file_bytes: int
+    max_decompressed_bytes: int
+    max_message_chars: int
+    max_messages_per_conversation: int
+
+    @classmethod
+    def of(cls, settings: Any) -> ParseLimits:
+        """The limits a `Settings` object sets."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+
+    @classmethod
+    def defaults(cls) -> ParseLimits:
+        """The limits the settings set by default (defaults live in one place: `Settings`)."""
+        from memlake.settings import Settings
+
+        return cls(**{f.name: Settings.model_fields[f.name].default for f in fields(cls)})
+
+    @classmethod
+    def none(cls) -> ParseLimits:
+        """No limits: for a file the manifest already accepted under the limits of its day."""
+        return cls(**{f.name: sys.maxsize for f in fields(cls)})
+
+
+def over_limit(setting: str, measured: str, limit: int, *, format_guess: str | None,
+               location: str | None) -> ParseError:
+    """The error for a measured size over the limit `setting`."""
+    return ParseError(f"{measured}: over the limit {setting} = {limit:,} (setting MEMLAKE_{setting.upper()})",
+                      format_guess=format_guess, location=location)
+
+
+def read_limited(path: Path, limits: ParseLimits, format_guess: str | None) -> bytes:
+    """The bytes of `path`, refused past max_file_bytes before any is read."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limits.max_file_bytes:
+            raise over_limit("max_file_bytes", f"file is {size:,} bytes", limits.max_file_bytes,
+                             format_guess=format_guess, location=None)
+        data = fh.read(size)  # no more than was measured
+        if fh.read(1):
+            raise ParseError("file grew while it was read: is it still being written?", format_guess=format_guess,
+                             location=None)
+    return data
+
+
+def check_conversation_limits(conversations: list[ParsedConversation], limits: ParseLimits,
+                              format_guess: str, location_prefix: str | None) -> None:
+    """Refuse a conversation with too many messages, or a message too long."""
+    for conv in conversations:
+        where = f"conversation {conv.conversation_id[:80]!r}"
+        count = len(conv.messages) + sum(conv.skipped.values())
+        if count > limits.max_messages_per_conversation:
+            raise over_limit("max_messages_per_conversation", f"conversation has {count:,} messages",
+                             limits.max_messages_per_conversation, format_guess=format_guess,
+                             location=joined_location(location_prefix, where))
+        for position, message in enumerate(conv.messages):
+            if len(message.content) > limits.max_message_chars:
+                at = f"{where}, message {message.message_id or position}"
+                raise over_limit("max_message_chars", f"message has {len(message.content):,} characters",
+                                 limits.max_message_chars, format_guess=format_guess,
+                                 location=joined_location(location_prefix, at))
