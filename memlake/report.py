@@ -1,6 +1,9 @@
-"""The ingest report `memlake run` prints: per format files, conversations, turns; quarantined files."""
+"""The ingest report `memlake run` prints: per format files, conversations, turns; messages skipped inside
+ingested files; quarantined files."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import polars as pl
 
@@ -31,6 +34,25 @@ def quarantined_files(manifest: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def skipped_messages(manifest: pl.DataFrame) -> dict[str, Counter[str]]:
+    """Ingested files that left messages out (empty, system, hidden, tool calls...), with how many per reason."""
+    per_file: dict[str, Counter[str]] = {}
+    ingested = manifest.filter(pl.col("status") == "ingested").sort("source_file")
+    for source_file, skipped in ingested.select("source_file", "skipped").iter_rows():
+        for reason, count in (skipped or {}).items():
+            if count:
+                per_file.setdefault(source_file, Counter())[reason] += count
+    return per_file
+
+
+def skipped_line(source_file: str, reasons: Counter[str]) -> str:
+    """`x.json: 3 messages skipped (2 empty, 1 unknown role)`."""
+    total = sum(reasons.values())
+    most_first = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+    why = ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in most_first)
+    return f"{source_file}: {total} message{'s' if total != 1 else ''} skipped ({why})"
+
+
 def render_ingest_report(lake: Lake) -> str:
     manifest = lake.read(LANDING_MANIFEST)
     summary = ingest_summary(manifest, lake.read(TURNS))
@@ -48,6 +70,10 @@ def render_ingest_report(lake: Lake) -> str:
     if duplicates.len():
         lines.append(f"Duplicates (the same bytes as an ingested file, not ingested again): {duplicates.len()} file(s)")
         lines.extend(f"  {name}" for name in duplicates.to_list())
+    skipped = skipped_messages(manifest)
+    if skipped:
+        lines.append(f"Messages skipped inside ingested files: {len(skipped)} file(s)")
+        lines.extend(f"  {skipped_line(name, reasons)}" for name, reasons in skipped.items())
     bad = quarantined_files(manifest)
     lines.append(f"Quarantined: {bad.height} file(s)")
     for row in bad.iter_rows(named=True):

@@ -116,9 +116,16 @@ def encode_parquet(rows: list[dict[str, Any]]) -> bytes:
 def encode_zip(value: Any, member: str = "conversations.json") -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("chat.html", b"<html/>")
-        archive.writestr(member, json.dumps(value).encode())
+        archive.writestr(fixed_time_entry("chat.html"), b"<html/>")
+        archive.writestr(fixed_time_entry(member), json.dumps(value).encode())
     return buffer.getvalue()
+
+
+def fixed_time_entry(name: str) -> zipfile.ZipInfo:
+    """A zip entry dated at a fixed time, so that the same content makes the same bytes on every run."""
+    entry = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    return entry
 
 
 # Per seed: the structured value, how to encode it, and the file name it lands under.
