@@ -50,11 +50,16 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from memlake.access import AccessLog
-from memlake.chunks import chunk_id, text_sha256
+from memlake.chunks import chunk_id
 from memlake.embedding import TextEmbedder, why_unavailable
+from memlake.index_rows import (  # noqa: F401  (callers import them from here)
+    EPISODE_INDEX_SCHEMA,
+    FACT_INDEX_SCHEMA,
+    episode_index_rows,
+    fact_index_rows,
+)
 from memlake.moments import parse_as_of
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
 from memlake.text import content_words
@@ -808,44 +813,7 @@ def empty_result(spec: IndexSpec) -> pl.DataFrame:
     return pl.DataFrame(schema=result_schema(spec))
 
 
-# -- the three indexes: what their rows hold and how they are searched -----------------------
-
-EPISODE_INDEX_SCHEMA = pa.schema(
-    [
-        ("episode_key", pa.string()),  # agent_id/conversation_id
-        ("agent_id", pa.string()),
-        ("conversation_id", pa.string()),
-        ("kind", pa.string()),
-        ("title", pa.string()),
-        ("message_ids", pa.list_(pa.string())),
-        ("created_at", pa.timestamp("us", tz="UTC")),
-        ("text", pa.string()),
-        ("text_sha256", pa.string()),
-        ("importance", pa.float64()),
-    ]
-)
-
-FACT_INDEX_SCHEMA = pa.schema(
-    [
-        ("fact_key", pa.string()),  # fact_id@version
-        ("fact_id", pa.string()),
-        ("version", pa.int32()),
-        ("agent_id", pa.string()),
-        ("conversation_id", pa.string()),  # the first source conversation
-        ("kind", pa.string()),
-        ("type", pa.string()),
-        ("subject", pa.string()),
-        ("slot", pa.string()),
-        ("status", pa.string()),
-        ("message_ids", pa.list_(pa.string())),
-        ("created_at", pa.timestamp("us", tz="UTC")),
-        ("valid_from", pa.timestamp("us", tz="UTC")),
-        ("valid_until", pa.timestamp("us", tz="UTC")),
-        ("text", pa.string()),
-        ("text_sha256", pa.string()),
-        ("importance", pa.float64()),
-    ]
-)
+# -- the three indexes: how they are searched (their rows are built in memlake/index_rows.py) ------
 
 CHUNK_SPEC = IndexSpec(
     CHUNK_INDEX,
@@ -867,79 +835,6 @@ FACT_SPEC = IndexSpec(
     base_filter=("status = 'active'",),
 )
 SPECS = {"chunks": CHUNK_SPEC, "episodes": EPISODE_SPEC, "facts": FACT_SPEC}
-
-
-def _joined(values: Any) -> str:
-    return "; ".join(str(v) for v in (values or []) if v)
-
-
-def episode_index_rows(episodes: pl.DataFrame) -> pl.DataFrame:
-    """One index row per episode: title, summary, topics, decisions and action items as searchable text."""
-    rows = []
-    for e in episodes.iter_rows(named=True):
-        parts = [
-            e.get("title") or "",
-            e.get("summary") or "",
-            f"Topics: {_joined(e.get('topics'))}" if e.get("topics") else "",
-            f"Decisions: {_joined(e.get('decisions'))}" if e.get("decisions") else "",
-            f"Action items: {_joined(e.get('action_items'))}" if e.get("action_items") else "",
-        ]
-        text = "\n".join(p for p in parts if p)
-        rows.append(
-            {
-                "episode_key": f"{e['agent_id']}/{e['conversation_id']}",
-                "agent_id": e["agent_id"],
-                "conversation_id": e["conversation_id"],
-                "kind": "episode",
-                "title": e.get("title"),
-                "message_ids": list(e.get("message_ids") or []),
-                "created_at": e.get("conversation_started_at"),
-                "text": text,
-                "text_sha256": text_sha256(text),
-                "importance": e.get("salience"),
-                "day": e.get("day"),
-            }
-        )
-    schema = pa.schema([*EPISODE_INDEX_SCHEMA, pa.field("day", pa.string())])
-    return _frame(rows, schema)
-
-
-def fact_index_rows(facts: pl.DataFrame) -> pl.DataFrame:
-    """One index row per fact version; search returns active ones unless told otherwise."""
-    rows = []
-    for f in facts.iter_rows(named=True):
-        text = f.get("content") or " ".join(str(v) for v in (f.get("subject"), f.get("slot"), f.get("value")) if v)
-        conversations = f.get("source_conversation_ids") or []
-        rows.append(
-            {
-                "fact_key": f"{f['fact_id']}@{f['version']}",
-                "fact_id": f["fact_id"],
-                "version": f["version"],
-                "agent_id": f["agent_id"],
-                "conversation_id": conversations[0] if conversations else None,
-                "kind": "fact",
-                "type": f.get("type"),
-                "subject": f.get("subject"),
-                "slot": f.get("slot"),
-                "status": f.get("status"),
-                "message_ids": list(f.get("source_message_ids") or []),
-                "created_at": f.get("created_at"),
-                "valid_from": f.get("valid_from"),
-                "valid_until": f.get("valid_until"),
-                "text": text,
-                "text_sha256": text_sha256(text),
-                "importance": f.get("importance"),
-                "day": None,
-            }
-        )
-    schema = pa.schema([*FACT_INDEX_SCHEMA, pa.field("day", pa.string())])
-    return _frame(rows, schema)
-
-
-def _frame(rows: list[dict[str, Any]], schema: pa.Schema) -> pl.DataFrame:
-    frame = pl.from_arrow(pa.Table.from_pylist(rows, schema=schema))
-    assert isinstance(frame, pl.DataFrame)
-    return frame
 
 
 # -- the read entry point used by Memory.search ----------------------------------------------
