@@ -100,7 +100,7 @@ class FactOverlays:
         return store
 
     def _build(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
-        from memlake.search import FACT_INDEX_SCHEMA, fact_index_rows
+        from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
         from memlake.vectors import VectorStore
 
         rows = fact_index_rows(facts)

@@ -1,0 +1,128 @@
+"""Step 4 of a search: boosts on the fused score (recency, importance, access, mention), then MMR.
+
+Each boost multiplies the fused score by `1 + weight * part`: recency (half-life, measured from
+`as_of`), importance, access count, and a mention boost when the query names the row's speaker
+(chunks) or subject (facts). MMR over the stored vectors (`mmr_lambda`; 1.0 = off) is gentle:
+strong MMR hurts multi-evidence recall.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from memlake.search.fusion import Candidate
+from memlake.search.params import IndexSpec, SearchParams
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def recency(created_at: datetime | None, as_of: datetime, half_life_days: float) -> float:
+    """1.0 at `as_of`, halving every `half_life_days` away from it (before or after: a search
+    as of March favours March over June as much as over January)."""
+    if created_at is None or half_life_days <= 0:
+        return 0.0
+    created = created_at.replace(tzinfo=UTC) if created_at.tzinfo is None else created_at
+    age_days = abs((as_of - created).total_seconds()) / 86400.0
+    return 0.5 ** (age_days / half_life_days)
+
+
+def mentioned(name: str | None, query_words: AbstractSet[str]) -> bool:
+    """Whether the query names `name` (any of its words of 3+ letters, case-insensitive)."""
+    if not name:
+        return False
+    return any(len(w) >= 3 and w in query_words for w in _WORD.findall(name.lower()))
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Who a query names, for the mention boost: its words, and the roles of the speakers it names."""
+
+    words: frozenset[str]
+    roles: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, spec: IndexSpec, query: str, rows: Iterable[Mapping[str, Any]]) -> Mentions:
+        words = frozenset(_WORD.findall(query.lower()))
+        if spec.mention_column is None or spec.mention_role_column is None:
+            return cls(words)
+        roles = {row.get(spec.mention_role_column) for row in rows if mentioned(row.get(spec.mention_column), words)}
+        return cls(words, frozenset(role for role in roles if role))
+
+    def of_row(self, spec: IndexSpec, row: Mapping[str, Any]) -> bool:
+        if spec.mention_column is None:
+            return False
+        name = row.get(spec.mention_column)
+        if name:
+            return mentioned(name, self.words)
+        return spec.mention_role_column is not None and row.get(spec.mention_role_column) in self.roles
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How one search boosts a row: who the query names, the knobs, as of when, and how often rows were used."""
+
+    spec: IndexSpec
+    mentions: Mentions
+    params: SearchParams
+    when: datetime
+    access_counts: Mapping[str, int]
+
+    def most_accessed(self, keys: Iterable[str]) -> int:
+        return max([self.access_counts.get(k, 0) for k in keys] + [0])
+
+    def boost(self, key: str, row: Mapping[str, Any], max_access: int) -> tuple[float, float, float, float, float]:
+        """(boost, recency, importance, access, mention) of one row; the boost multiplies the fused score."""
+        params = self.params
+        rec = recency(row.get("created_at"), self.when, params.recency_half_life_days)
+        importance = float(row["importance"]) if row.get("importance") is not None else 0.0
+        accesses = self.access_counts.get(key, 0)
+        access = math.log1p(accesses) / math.log1p(max_access) if max_access > 0 else 0.0
+        mention = float(self.mentions.of_row(self.spec, row))
+        boost = (
+            (1.0 + params.recency_weight * rec)
+            * (1.0 + params.importance_weight * importance)
+            * (1.0 + params.access_weight * access)
+            * (1.0 + params.mention_weight * mention)
+        )
+        return boost, rec, importance, access, mention
+
+
+def shortlist(candidates: Mapping[str, Candidate], scoring: Scoring, keep: int) -> list[str]:
+    """The keys of the `keep` best candidates by their score so far, boosts included."""
+    most = scoring.most_accessed(candidates)
+    return sorted(
+        candidates,
+        key=lambda k: -(candidates[k].rrf + candidates[k].lift) * scoring.boost(k, candidates[k].row, most)[0],
+    )[:keep]
+
+
+def mmr_order(
+    scores: Sequence[float], vectors: np.ndarray | None, lam: float, k: int, tiebreak: Sequence[float] | None = None
+) -> list[int]:
+    """Indices of the first `k` picks by Maximal Marginal Relevance (scores normalised to 0..1).
+
+    Equal scores are ordered by `tiebreak` (higher first), then by index.
+    """
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], -(tiebreak[i] if tiebreak else 0.0), i))
+    if lam >= 1.0 or vectors is None or len(order) <= 1:
+        return order[:k]
+    vectors = vectors[order]
+    rel = np.asarray([scores[i] for i in order], dtype=np.float64) / (max(scores) or 1.0)
+    max_sim = np.zeros(len(order))
+    free = np.ones(len(order), dtype=bool)
+    chosen: list[int] = []
+    while len(chosen) < min(k, len(order)):
+        value = np.where(free, lam * rel - (1.0 - lam) * max_sim, -np.inf)
+        best = int(np.argmax(value))  # ties go to the better-ranked one
+        chosen.append(order[best])
+        free[best] = False
+        max_sim = np.maximum(max_sim, vectors @ vectors[best])
+    return chosen
