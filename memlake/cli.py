@@ -18,7 +18,8 @@ from memlake.settings import existing_home, load_settings
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
 HomeOption = Annotated[Path | None, typer.Option("--home", help="memlake home (default: $MEMLAKE_HOME or ./data)")]
-AgentOption = Annotated[str, typer.Option("--agent", help="agent id")]
+# Every --agent is checked against the agent id rule as it is read, before a command looks anything up.
+AgentOption = Annotated[str, typer.Option("--agent", help="agent id", callback=check_agent_id)]
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
 SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it

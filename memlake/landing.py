@@ -19,7 +19,7 @@ import polars as pl
 
 from memlake.lake import Lake, conform
 from memlake.parsers import ParsedConversation, ParsedFile, ParseError, parse_file
-from memlake.schemas import LANDING_MANIFEST, TURNS, is_valid_agent_id
+from memlake.schemas import LANDING_MANIFEST, TURNS, agent_id_problem
 from memlake.settings import Settings
 
 
@@ -194,8 +194,9 @@ def _conversation_rows(
         where = f"conversation {conversation.conversation_id!r} (#{index})"
         if agent_id is None:
             raise RejectedFile("no agent id: drop the file in landing/<agent_id>/ or give agent_id", where)
-        if not is_valid_agent_id(agent_id):
-            raise RejectedFile(f"invalid agent id {agent_id!r} (allowed: ^[A-Za-z0-9_.-]{{1,64}}$)", where)
+        problem = agent_id_problem(agent_id)
+        if problem is not None:
+            raise RejectedFile(f"invalid agent id {agent_id!r}: {problem}", where)
         started = conversation_start(conversation)
         day = fixed_days.get((agent_id, conversation.conversation_id))
         if day is None:

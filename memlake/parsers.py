@@ -17,7 +17,6 @@ import csv
 import io
 import json
 import math
-import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,11 +27,10 @@ from typing import Any, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from memlake.schemas import agent_id_problem
+
 FORMATS = ("chatgpt", "claude", "jsonl", "csv", "parquet", "ingest_json")
 ROLES = ("user", "assistant", "system", "tool")
-
-# The agent id contract from DESIGN.md: agent ids become folder names and filter values.
-AGENT_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 # Columns of the generic message tables (JSONL, CSV, Parquet).
 TABLE_REQUIRED_COLUMNS = ("conversation_id", "role", "content", "created_at")
@@ -472,8 +470,9 @@ def _agent_id(value: Any, location: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise _Bad(location, f"expected a string, got {_type_name(value)}")
-    if not AGENT_ID_RE.fullmatch(value):
-        raise _Bad(location, f"invalid agent_id {value[:80]!r}: must match ^[A-Za-z0-9_.-]{{1,64}}$")
+    problem = agent_id_problem(value)  # the one agent id rule (schemas)
+    if problem is not None:
+        raise _Bad(location, f"invalid agent_id {value[:80]!r}: {problem}")
     return value
 
 

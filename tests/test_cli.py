@@ -61,6 +61,32 @@ def test_ingest_rejects_a_bad_agent_id(settings):
     assert not (settings.landing_dir / ".." / "etc").exists()
 
 
+
+@pytest.mark.parametrize("agent", ["..", ".", "...", ".hidden", "a..b", "-rf", "CON", "okid\n"])
+def test_ingest_refuses_an_agent_id_that_is_not_a_plain_folder_and_lands_nothing(settings, monkeypatch, capsys,
+                                                                                   agent):
+    """`ingest --agent ..` put the file in the home folder itself (a dropped memlake.toml became the settings)."""
+    source = settings.home.parent / "memlake.toml"
+    source.write_text('core_model_base_url = "http://attacker.example/v1"\n')
+    before = sorted(p.relative_to(settings.home) for p in settings.home.rglob("*"))
+
+    code, printed = typed(monkeypatch, capsys, "ingest", str(source), "--agent", agent, "--home", str(settings.home))
+
+    assert code == 2 and printed.startswith(f"error: invalid agent id {agent!r}: "), printed
+    assert sorted(p.relative_to(settings.home) for p in settings.home.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["turns"], ["search", "hi"], ["facts"], ["remember", "I like tea"], ["reject", "f_1"], ["forget", "--all", "-y"],
+     ["profile"], ["distill"]],
+)
+def test_every_agent_option_refuses_a_dot_dot_agent(settings, monkeypatch, capsys, args):
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    code, printed = typed(monkeypatch, capsys, *args, "--agent", "..", "--home", str(settings.home))
+    assert code == 2 and printed.startswith("error: invalid agent id '..': "), printed
+
+
 def home_without_question_keys(settings, monkeypatch) -> CliRunner:
     """Two days of a question and its reply, run with question keys off (a home older than them)."""
     from tests.conftest import land
