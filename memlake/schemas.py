@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -90,6 +91,22 @@ def check_agent_id(agent_id: str) -> str:
     if problem is not None:
         raise ValueError(f"invalid agent id {_shown(agent_id)}: {problem}")
     return agent_id
+
+
+def path_inside(parent: Path, *parts: str) -> Path:
+    """`parent/parts…`, checked to stay strictly inside `parent` once links and `..` are resolved: a path built
+    from an agent id or a landing name must never be the folder itself or anywhere outside it."""
+    path = parent.joinpath(*parts)
+    root = parent.resolve()
+    resolved = path.resolve()
+    if resolved == root or not resolved.is_relative_to(root):
+        raise ValueError(f"{'/'.join(parts)!r} is not a path inside {parent}")
+    return path
+
+
+def agent_folder(parent: Path, agent_id: str) -> Path:
+    """An agent's folder under `parent` (landing, quarantine): the id checked, then the path."""
+    return path_inside(parent, check_agent_id(agent_id))
 
 
 def _shown(value: object) -> str:

@@ -10,7 +10,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from memlake.api import Memory
-from memlake.schemas import check_agent_id, is_valid_agent_id
+from memlake.schemas import agent_folder, check_agent_id, is_valid_agent_id
 
 REFUSED = {
     "..": "a '.' or '-'",
@@ -75,8 +75,18 @@ def test_every_id_is_refused_or_names_a_folder_strictly_inside_landing(agent_id)
     except ValueError as refused:
         assert "invalid agent id" in str(refused)
         return
+    assert agent_folder(landing, agent_id) == landing / agent_id  # the one helper agrees
     folder = (landing / agent_id).resolve()
     assert folder.parent == landing and folder.name == agent_id  # one level down, under the id itself
     assert folder.name.split(".")[0].upper() not in {"CON", "PRN", "AUX", "NUL"} | {
         f"{port}{n}" for port in ("COM", "LPT") for n in range(1, 10)}
     assert agent_id.strip() == agent_id and not agent_id.startswith(("-", "."))
+
+
+def test_an_agent_folder_that_is_a_link_out_of_its_parent_is_refused(tmp_path):
+    landing = tmp_path / "home" / "landing"
+    landing.mkdir(parents=True)
+    (landing / "alice").symlink_to(tmp_path)  # landing/alice -> outside the home
+    with pytest.raises(ValueError, match="'alice' is not a path inside"):
+        agent_folder(landing, "alice")
+    assert agent_folder(landing, "bob") == landing / "bob"

@@ -87,6 +87,36 @@ def test_every_agent_option_refuses_a_dot_dot_agent(settings, monkeypatch, capsy
     assert code == 2 and printed.startswith("error: invalid agent id '..': "), printed
 
 
+
+def test_ingest_refuses_a_hidden_file_name_instead_of_landing_what_the_run_skips(settings, monkeypatch, capsys):
+    """`ingest .chat.jsonl` said "1 new file(s)"; the run, which does not read hidden files, said "new files: 0"."""
+    source = settings.home.parent / ".chat.jsonl"
+    shutil.copy(SAMPLES / "demo" / "notes_chat.jsonl", source)
+
+    code, printed = typed(monkeypatch, capsys, "ingest", str(source), "--agent", "alice", "--home", str(settings.home))
+
+    assert code == 2 and printed.startswith("error: .chat.jsonl: a file name starting with '.' is not read"), printed
+    assert not (settings.landing_dir / "alice").exists()
+
+
+def test_run_lists_every_landing_path_it_did_not_read_and_why(settings, monkeypatch):
+    """A hidden file, a hidden folder and a dangling symlink were skipped with no word."""
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    land(settings, "alice", "notes_chat.jsonl", (SAMPLES / "demo" / "notes_chat.jsonl").read_bytes())
+    land(settings, "alice", ".draft.jsonl", "{}")
+    land(settings, ".trash", "old.jsonl", "{}")
+    (settings.landing_dir / "alice" / "gone.jsonl").symlink_to(settings.home / "nowhere.jsonl")
+
+    result = CliRunner().invoke(app, ["run", "--home", str(settings.home)])
+
+    assert result.exit_code == 0, result.output
+    assert "new files: 1;" in result.output
+    assert "ignored in landing (not read): 3" in result.output
+    assert "  .trash: hidden folder" in result.output
+    assert "  alice/.draft.jsonl: hidden file" in result.output
+    assert "  alice/gone.jsonl: dangling symlink" in result.output
+
+
 def home_without_question_keys(settings, monkeypatch) -> CliRunner:
     """Two days of a question and its reply, run with question keys off (a home older than them)."""
     from tests.conftest import land
