@@ -53,6 +53,8 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
     lake.lake.write(LANDING_MANIFEST, frame)
     for bad in update.quarantined:
         context.log.warning(f"quarantined {bad['file']}: {bad['reason']}")
+    for unread in update.ignored:
+        context.log.warning(f"ignored {unread['file']}: {unread['reason']}")
     status_counts = Counter(frame["status"].to_list())
     return dg.MaterializeResult(
         metadata={
@@ -60,6 +62,7 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
             "new_files": len(update.new_files),
             "touched_days": ", ".join(sorted(update.touched_days)) or "none",
             "quarantined": dg.MetadataValue.json(update.quarantined),
+            "ignored": dg.MetadataValue.json(update.ignored),  # in landing, left unread: hidden, links, pipes
             "by_status": dg.MetadataValue.json(dict(status_counts)),
             "preview": markdown_preview(
                 frame.select("source_file", "source_format", "agent_id", "conversation_id", "partition", "status")

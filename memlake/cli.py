@@ -13,12 +13,14 @@ from typing import Annotated
 import typer
 
 from memlake.api import Memory, check_agent_id
+from memlake.schemas import agent_folder
 from memlake.settings import existing_home, load_settings
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
 HomeOption = Annotated[Path | None, typer.Option("--home", help="memlake home (default: $MEMLAKE_HOME or ./data)")]
-AgentOption = Annotated[str, typer.Option("--agent", help="agent id")]
+# Every --agent is checked against the agent id rule as it is read, before a command looks anything up.
+AgentOption = Annotated[str, typer.Option("--agent", help="agent id", callback=check_agent_id)]
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
 SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it
@@ -124,8 +126,12 @@ def ingest(
     home: HomeOption = None,
 ) -> None:
     """Copy export files into <home>/landing/<agent>/ (the next run picks them up)."""
+    hidden = [source.name for source in files if source.name.startswith(".")]
+    if hidden:  # landing does not read hidden files: copying one would land nothing
+        raise ValueError(f"{', '.join(hidden)}: a file name starting with '.' is not read from landing; "
+                         "rename it first")
     settings = load_settings(home)
-    copied = _copy_into_landing(files, settings.landing_dir / check_agent_id(agent))
+    copied = _copy_into_landing(files, agent_folder(settings.landing_dir, agent))
     for path in copied:
         typer.echo(f"landed {path}")
     typer.echo(f"{len(copied)} new file(s), {len(files) - len(copied)} already there")
@@ -138,7 +144,7 @@ def ingest_samples(home: HomeOption = None) -> None:
     total = 0
     for agent_dir in sorted(p for p in SAMPLES_DIR.iterdir() if p.is_dir()):
         total += len(_copy_into_landing(sorted(p for p in agent_dir.iterdir() if p.is_file()),
-                                        settings.landing_dir / agent_dir.name))
+                                        agent_folder(settings.landing_dir, agent_dir.name)))
     typer.echo(f"samples: {total} new file(s) in {settings.landing_dir}")
 
 
@@ -157,6 +163,10 @@ def run(home: HomeOption = None) -> None:
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
+    if outcome.ignored:
+        typer.echo(f"ignored in landing (not read): {len(outcome.ignored)}")
+        for unread in outcome.ignored:
+            typer.echo(f"  {unread.relative}: {unread.reason}")
     if outcome.refolded:
         typer.echo("facts folded again with the override and forget entries written since the last run; "
                    "profiles and fact search rebuilt")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import polars as pl
 
 from memlake.lake import Lake, conform
 from memlake.parsers import ParsedConversation, ParsedFile, ParseError, ParseLimits, parse_file
-from memlake.schemas import LANDING_MANIFEST, TURNS, is_valid_agent_id
+from memlake.schemas import LANDING_MANIFEST, TURNS, agent_id_problem, path_inside
 from memlake.settings import Settings
 
 
@@ -54,17 +55,62 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def list_landing(settings: Settings) -> list[LandingFile]:
-    """Every landing file, in a stable order (hidden files are skipped)."""
+@dataclass(frozen=True)
+class IgnoredFile:
+    """A path under `<home>/landing` the scan does not read, and why (it is neither ingested nor quarantined)."""
+
+    relative: str
+    reason: str
+
+
+def scan_landing(settings: Settings) -> tuple[list[LandingFile], list[IgnoredFile]]:
+    """Every landing file to read, in a stable order, and every path left unread with the reason.
+
+    Hidden files and folders (a name starting with "."; editors and systems leave them) are not read. Nor are
+    links that lead nowhere or outside the home (their bytes would be copied into quarantine), linked folders,
+    and what is not a regular file (a pipe would block the read).
+    """
     root = settings.landing_dir
+    files: list[LandingFile] = []
+    ignored: list[IgnoredFile] = []
     if not root.is_dir():
-        return []
-    files = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root).as_posix()
-        if path.is_file() and not any(part.startswith(".") for part in relative.split("/")):
-            files.append(LandingFile(path, relative, sha256_file(path)))
-    return files
+        return files, ignored
+    home = settings.home.resolve()
+    for folder, dirnames, filenames in os.walk(root):  # not into linked folders: they are judged as entries
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            path = Path(folder) / name
+            relative = path.relative_to(root).as_posix()
+            reason = _unread_reason(path, name, home)
+            if reason is not None:
+                ignored.append(IgnoredFile(relative, reason))
+            elif name in filenames:
+                files.append(LandingFile(path, relative, sha256_file(path)))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and not (Path(folder) / d).is_symlink()]
+    return files, ignored
+
+
+def _unread_reason(path: Path, name: str, home: Path) -> str | None:
+    """Why the scan leaves `path` unread, or None for a file to read (or a folder to look into)."""
+    if name.startswith("."):
+        kind = "folder" if path.is_dir() else "file"
+        return f"hidden {kind}: a name starting with '.' is not read (rename it to have it read)"
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.exists():
+            return "dangling symlink: what it points to is not there"
+        if not target.is_relative_to(home):
+            return "symlink to outside the home: not read (copy the file into landing instead)"
+        if target.is_dir():
+            return "symlinked folder: not followed (move or copy its files into landing)"
+    if not path.is_dir() and not path.is_file():
+        return "not a regular file (a pipe, socket or device): not read"
+    return None
+
+
+def list_landing(settings: Settings) -> list[LandingFile]:
+    """Every landing file to read, in a stable order (`scan_landing` says what else is there and why not)."""
+    return scan_landing(settings)[0]
 
 
 def landing_key(relative: str, sha256: str) -> str:
@@ -91,6 +137,7 @@ class ManifestUpdate:
     rows: list[dict[str, Any]] = field(default_factory=list)
     new_files: list[str] = field(default_factory=list)
     quarantined: list[dict[str, Any]] = field(default_factory=list)  # {file, reason}
+    ignored: list[dict[str, str]] = field(default_factory=list)  # {file, reason}: left unread (`scan_landing`)
     touched_days: set[str] = field(default_factory=set)
 
 
@@ -129,7 +176,9 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
     ingested = {(folder_agent(r["source_file"]), r["source_sha256"]) for r in update.rows if r["status"] == "ingested"}
     first_day = date.fromisoformat(settings.partition_start_date)
 
-    for landing in list_landing(settings):
+    landing_files, unread = scan_landing(settings)
+    update.ignored = [{"file": i.relative, "reason": i.reason} for i in unread]
+    for landing in landing_files:
         if (landing.relative, landing.sha256) in known:
             continue
         update.new_files.append(landing.relative)
@@ -189,13 +238,23 @@ def _conversation_rows(
 ) -> list[dict[str, Any]]:
     today = now.date()
     rows = []
+    folder = landing.folder_agent
     for index, conversation in enumerate(parsed.conversations):
-        agent_id = conversation.agent_id or landing.folder_agent
         where = f"conversation {conversation.conversation_id!r} (#{index})"
+        if folder is not None and conversation.agent_id not in (None, folder):
+            # a file in an agent's folder writes that agent only: it may not write into another's memory
+            raise RejectedFile(
+                f"it names agent {conversation.agent_id!r}, but the file is in the folder of agent {folder!r}, "
+                "which it alone may write (a file whose rows name other agents goes at the landing root)",
+                where,
+            )
+        agent_id = folder or conversation.agent_id
         if agent_id is None:
             raise RejectedFile("no agent id: drop the file in landing/<agent_id>/ or give agent_id", where)
-        if not is_valid_agent_id(agent_id):
-            raise RejectedFile(f"invalid agent id {agent_id!r} (allowed: ^[A-Za-z0-9_.-]{{1,64}}$)", where)
+        problem = agent_id_problem(agent_id)
+        if problem is not None:
+            whose = "the folder's name" if folder is not None else "the rows' agent_id"
+            raise RejectedFile(f"invalid agent id {agent_id!r} ({whose}): {problem}", where)
         started = conversation_start(conversation)
         day = fixed_days.get((agent_id, conversation.conversation_id))
         if day is None:
@@ -232,7 +291,7 @@ def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: d
     Other bytes quarantined before under the same name keep their copy: these get the name with the start
     of their sha256 before the extension (`broken.46323d2a61f0.zip`).
     """
-    target = settings.quarantine_dir / landing.relative
+    target = path_inside(settings.quarantine_dir, *landing.relative.split("/"))
     if target.is_file() and sha256_file(target) != landing.sha256:
         target = target.with_name(f"{target.stem}.{landing.sha256[:12]}{target.suffix}")
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 import pyarrow as pa
 
-AGENT_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# An agent id becomes a folder name (landing/<agent_id>/, quarantine/<agent_id>/) and a filter value. The
+# characters alone let through names that are not plain folders: "..", ".", a hidden ".x", "-rf" (an option
+# to any shell tool), "okid." (Windows drops the final dot: the same folder as "okid") and device names.
+AGENT_ID_CHARS = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+WINDOWS_DEVICE_NAMES = frozenset(
+    ["CON", "PRN", "AUX", "NUL"] + [f"{port}{n}" for port in ("COM", "LPT") for n in range(1, 10)]
+)
+AGENT_ID_RULE = (
+    "1 to 64 letters, digits, '_', '.' or '-'; not starting with a '.' or '-', no '..', not ending with '.', "
+    "not a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension)"
+)
 
 ROLES = ("user", "assistant", "system", "tool")
 
@@ -52,15 +63,56 @@ def check_day(day: str) -> str:
 UTC_TS = pa.timestamp("us", tz="UTC")
 
 
-def is_valid_agent_id(agent_id: str) -> bool:
-    return bool(AGENT_ID_PATTERN.match(agent_id))
+def agent_id_problem(agent_id: object) -> str | None:
+    """What breaks the agent id rule (`AGENT_ID_RULE`), or None for a valid id. A full match: a final newline
+    is not allowed, as `$` would."""
+    if not isinstance(agent_id, str):
+        return f"expected a string, got {type(agent_id).__name__}"
+    if not AGENT_ID_CHARS.fullmatch(agent_id):
+        return "it must be 1 to 64 letters, digits, '_', '.' or '-'"
+    if agent_id.startswith((".", "-")):
+        return "it may not start with a '.' or '-' (a hidden or parent folder, a command-line option)"
+    if ".." in agent_id:
+        return "it may not hold '..' (a parent folder in a path)"
+    if agent_id.endswith("."):
+        return "it may not end with '.' (Windows drops it: another id's folder)"
+    if agent_id.split(".")[0].upper() in WINDOWS_DEVICE_NAMES:
+        return "it may not be a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9), even with an extension"
+    return None
+
+
+def is_valid_agent_id(agent_id: object) -> bool:
+    return agent_id_problem(agent_id) is None
 
 
 def check_agent_id(agent_id: str) -> str:
     """`agent_id` if it is a valid agent id (it becomes a folder name and a filter value)."""
-    if not isinstance(agent_id, str) or not is_valid_agent_id(agent_id):
-        raise ValueError(f"invalid agent id {agent_id!r}: expected ^[A-Za-z0-9_.-]{{1,64}}$")
+    problem = agent_id_problem(agent_id)
+    if problem is not None:
+        raise ValueError(f"invalid agent id {_shown(agent_id)}: {problem}")
     return agent_id
+
+
+def path_inside(parent: Path, *parts: str) -> Path:
+    """`parent/parts…`, checked to stay strictly inside `parent` once links and `..` are resolved: a path built
+    from an agent id or a landing name must never be the folder itself or anywhere outside it."""
+    path = parent.joinpath(*parts)
+    root = parent.resolve()
+    resolved = path.resolve()
+    if resolved == root or not resolved.is_relative_to(root):
+        raise ValueError(f"{'/'.join(parts)!r} is not a path inside {parent}")
+    return path
+
+
+def agent_folder(parent: Path, agent_id: str) -> Path:
+    """An agent's folder under `parent` (landing, quarantine): the id checked, then the path."""
+    return path_inside(parent, check_agent_id(agent_id))
+
+
+def _shown(value: object) -> str:
+    """A value as quoted in an error message: its repr, cut to 80 characters (a file may carry a megabyte)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @dataclass(frozen=True)

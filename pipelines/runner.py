@@ -24,7 +24,7 @@ from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded
 from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
-from memlake.landing import manifest_keys, new_landing_files, plan_days, unbuilt_days
+from memlake.landing import IgnoredFile, manifest_keys, new_landing_files, plan_days, scan_landing, unbuilt_days
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import Settings
 from pipelines.partitions import DAYS, days_of_run, register_days
@@ -72,6 +72,7 @@ class RunOutcome:
 
     success: bool
     new_files: list[str] = field(default_factory=list)
+    ignored: list[IgnoredFile] = field(default_factory=list)  # landing paths left unread, with the reason
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
     materialized: list[str] = field(default_factory=list)
@@ -104,6 +105,7 @@ def run_landing(
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     fresh = new_landing_files(settings, manifest_keys(manifest))
+    ignored = scan_landing(settings)[1]
     unfinished = _unfinished(instance) if days is None else None
     # with no days asked for: the days new files touch, those an earlier run recorded but did not build, and
     # those of the last run if it did not finish (its turns may be written and its indexes not)
@@ -115,6 +117,7 @@ def run_landing(
     outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
                    resources, instance)
     outcome.new_files = [f.relative for f in fresh]
+    outcome.ignored = ignored
     outcome.refolded = refold
     outcome.retried = unfinished.run_id if unfinished is not None else None
     stale = set(stale_chunk_days(lake, chunk_recipe(settings))) if outcome.success else set()

@@ -61,6 +61,62 @@ def test_ingest_rejects_a_bad_agent_id(settings):
     assert not (settings.landing_dir / ".." / "etc").exists()
 
 
+
+@pytest.mark.parametrize("agent", ["..", ".", "...", ".hidden", "a..b", "-rf", "CON", "okid\n"])
+def test_ingest_refuses_an_agent_id_that_is_not_a_plain_folder_and_lands_nothing(settings, monkeypatch, capsys,
+                                                                                   agent):
+    """`ingest --agent ..` put the file in the home folder itself (a dropped memlake.toml became the settings)."""
+    source = settings.home.parent / "memlake.toml"
+    source.write_text('core_model_base_url = "http://attacker.example/v1"\n')
+    before = sorted(p.relative_to(settings.home) for p in settings.home.rglob("*"))
+
+    code, printed = typed(monkeypatch, capsys, "ingest", str(source), "--agent", agent, "--home", str(settings.home))
+
+    assert code == 2 and printed.startswith(f"error: invalid agent id {agent!r}: "), printed
+    assert sorted(p.relative_to(settings.home) for p in settings.home.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["turns"], ["search", "hi"], ["facts"], ["remember", "I like tea"], ["reject", "f_1"], ["forget", "--all", "-y"],
+     ["profile"], ["distill"]],
+)
+def test_every_agent_option_refuses_a_dot_dot_agent(settings, monkeypatch, capsys, args):
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    code, printed = typed(monkeypatch, capsys, *args, "--agent", "..", "--home", str(settings.home))
+    assert code == 2 and printed.startswith("error: invalid agent id '..': "), printed
+
+
+
+def test_ingest_refuses_a_hidden_file_name_instead_of_landing_what_the_run_skips(settings, monkeypatch, capsys):
+    """`ingest .chat.jsonl` said "1 new file(s)"; the run, which does not read hidden files, said "new files: 0"."""
+    source = settings.home.parent / ".chat.jsonl"
+    shutil.copy(SAMPLES / "demo" / "notes_chat.jsonl", source)
+
+    code, printed = typed(monkeypatch, capsys, "ingest", str(source), "--agent", "alice", "--home", str(settings.home))
+
+    assert code == 2 and printed.startswith("error: .chat.jsonl: a file name starting with '.' is not read"), printed
+    assert not (settings.landing_dir / "alice").exists()
+
+
+def test_run_lists_every_landing_path_it_did_not_read_and_why(settings, monkeypatch):
+    """A hidden file, a hidden folder and a dangling symlink were skipped with no word."""
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    land(settings, "alice", "notes_chat.jsonl", (SAMPLES / "demo" / "notes_chat.jsonl").read_bytes())
+    land(settings, "alice", ".draft.jsonl", "{}")
+    land(settings, ".trash", "old.jsonl", "{}")
+    (settings.landing_dir / "alice" / "gone.jsonl").symlink_to(settings.home / "nowhere.jsonl")
+
+    result = CliRunner().invoke(app, ["run", "--home", str(settings.home)])
+
+    assert result.exit_code == 0, result.output
+    assert "new files: 1;" in result.output
+    assert "ignored in landing (not read): 3" in result.output
+    assert "  .trash: hidden folder" in result.output
+    assert "  alice/.draft.jsonl: hidden file" in result.output
+    assert "  alice/gone.jsonl: dangling symlink" in result.output
+
+
 def home_without_question_keys(settings, monkeypatch) -> CliRunner:
     """Two days of a question and its reply, run with question keys off (a home older than them)."""
     from tests.conftest import land

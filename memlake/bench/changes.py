@@ -539,6 +539,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     from memlake.bench.machine import machine
     from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
     from memlake.embedding import configured_embedder
+    from memlake.schemas import agent_folder
     from memlake.settings import load_settings
     from pipelines.definitions import default_resources
     from pipelines.runner import run_landing
@@ -551,7 +552,7 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
     settings = load_settings(workdir, embedding_model=model)
     settings.ensure_dirs()
     for agent_id, rows in landing_rows(stories).items():
-        path = settings.landing_dir / agent_id / "changes.jsonl"
+        path = agent_folder(settings.landing_dir, agent_id) / "changes.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     log(f"{len(stories)} stories over {len({s.agent_id for s in stories})} agents -> {settings.landing_dir}")

@@ -36,6 +36,7 @@ import numpy as np
 from memlake.bench.machine import machine, python_speed_ms
 from memlake.chunks import turn_text
 from memlake.embedding import has_weights
+from memlake.schemas import agent_folder
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 3, 5, 10, 20, 30, 40)  # past 20: how much context the targets would need
@@ -101,7 +102,7 @@ def landing_rows(sample: dict[str, Any]) -> list[dict[str, Any]]:
 def write_landing(samples: Sequence[dict[str, Any]], landing_dir: Path) -> list[Path]:
     paths = []
     for sample in samples:
-        path = landing_dir / sample["sample_id"] / "locomo.jsonl"
+        path = agent_folder(landing_dir, sample["sample_id"]) / "locomo.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in landing_rows(sample)))
         paths.append(path)

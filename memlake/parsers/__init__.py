@@ -26,7 +26,6 @@ from memlake.parsers.detect import detect, guess_from_name
 from memlake.parsers.ingest_json import parse_ingest_json
 from memlake.parsers.limits import ParseLimits, check_conversation_limits, read_limited
 from memlake.parsers.parsed import (
-    AGENT_ID_RE,
     FORMATS,
     ROLES,
     ParsedConversation,
@@ -39,7 +38,6 @@ from memlake.parsers.parsed import (
 from memlake.parsers.rows import TABLE_OPTIONAL_COLUMNS, TABLE_REQUIRED_COLUMNS, parse_csv, parse_jsonl, parse_parquet
 
 __all__ = [
-    "AGENT_ID_RE",
     "FORMATS",
     "ROLES",
     "TABLE_OPTIONAL_COLUMNS",

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
-from memlake.parsers.parsed import AGENT_ID_RE, ParsedConversation, ParsedMessage, ShapeError
+from memlake.parsers.parsed import ParsedConversation, ParsedMessage, ShapeError
+from memlake.schemas import agent_id_problem
 
 
 def load_json(text: str) -> Any:
@@ -90,8 +91,9 @@ def checked_agent_id(value: Any, location: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise ShapeError(location, f"expected a string, got {type_name(value)}")
-    if not AGENT_ID_RE.fullmatch(value):
-        raise ShapeError(location, f"invalid agent_id {value[:80]!r}: must match ^[A-Za-z0-9_.-]{{1,64}}$")
+    problem = agent_id_problem(value)  # the one agent id rule (schemas)
+    if problem is not None:
+        raise ShapeError(location, f"invalid agent_id {value[:80]!r}: {problem}")
     return value
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -10,10 +9,6 @@ from typing import Any
 FORMATS = ("chatgpt", "claude", "jsonl", "csv", "parquet", "ingest_json")
 
 ROLES = ("user", "assistant", "system", "tool")
-
-
-# The agent id contract from DESIGN.md: agent ids become folder names and filter values.
-AGENT_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 @dataclass(frozen=True)
