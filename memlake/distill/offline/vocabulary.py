@@ -76,7 +76,7 @@ SKILL_WORDS = frozenset(
 )
 # What may follow an organisation's name in "I work at X ...": the end, punctuation, or a plain continuation.
 AFTER_ORG = (r"(?=\s*(?:$|[,.;:!?)]|-\s)|\s+(?:as|in|on|at|since|for|last|this|back|earlier|recently|yesterday|"
-              r"today|now|these days|nowadays|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
+             r"today|now|these days|nowadays|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
 # After an organisation one starts at: also a start still to come ("I start at Hooli next week").
 AFTER_START_ORG = rf"(?:{AFTER_ORG}|(?=\s+(?:next|tomorrow|soon)\b))"
 # Words that make a "plan" or an "event" about the code at hand, not about the user's life.
@@ -129,7 +129,7 @@ ORG = rf"{CAP}(?:\s+(?:{CAP}|&|of|and|de))*?(?:\s+{CAP})?"
 _ROLE_MODIFIER = (r"(?!(?:of|the|a|an|and|or|to|for|with|at|in|on|by|my|our|your|his|her|their|this|that|is|was|"
                   r"am|are|be|not|no|so|as|like)\b)[a-z][a-z-]* ")
 ROLE = (rf"(?:{_ROLE_MODIFIER}){{0,4}}?(?:"
-         + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")")
+        + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")")
 UNTIL_OBJ = r"(?P<obj>[^,.;:!?]+)"
 CONDITION = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b", re.I)
 # What may follow a name the user gives: the end, punctuation, or a plain continuation.

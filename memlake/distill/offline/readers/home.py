@@ -149,7 +149,7 @@ def _previous_date(rule: Rule) -> DateMention | None:
 
 
 def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
-          valid_until: date | None = None, confidence: float = 0.9) -> None:
+                   valid_until: date | None = None, confidence: float = 0.9) -> None:
     if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS
                                                        for w in city.split()):
         return  # "We moved to Kubernetes", "I moved over to Acme Robotics"

@@ -9,6 +9,28 @@ from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import guarded, trim_org
 from memlake.distill.offline.vocabulary import AFTER_ORG, ORG, ROLE, SINCE_FOR
 
+
+def read_role_at_employer(rule: Rule, clause: str) -> None:
+    """"I'm a <role> (at <org>)", "I work as a <role>", "I work at <org> (as a <role>)"."""
+    m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
+                  rf"(?P<title>{ROLE})\b(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?", clause)
+    if m and not guarded(clause, m):
+        _add_job_title(rule, m.group("title"))
+        if m.group("org"):
+            add_employer(rule, trim_org(m.group("org")))
+    m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
+                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b",
+                  clause)
+    if m and not guarded(clause, m):
+        _add_job_title(rule, m.group("title"))
+    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?P<org>{ORG})"
+                  rf"{AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
+    if m and not guarded(clause, m):
+        add_employer(rule, trim_org(m.group("org")))
+        if m.group("title"):
+            _add_job_title(rule, m.group("title"))
+
+
 _TITLE = rf"(?:a |an |the )?(?P<title>{ROLE})\b"
 _AT_ORG = rf"(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?"
 # What may follow a job title stated on its own: the end, punctuation, "now", a place of work or a duration.
@@ -107,24 +129,3 @@ _BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "
 
 def _add_job_title(rule: Rule, title: str) -> None:
     rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7, tags=("work",))
-
-
-def read_role_at_employer(rule: Rule, clause: str) -> None:
-    """"I'm a <role> (at <org>)", "I work as a <role>", "I work at <org> (as a <role>)"."""
-    m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
-                  rf"(?P<title>{ROLE})\b(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?", clause)
-    if m and not guarded(clause, m):
-        _add_job_title(rule, m.group("title"))
-        if m.group("org"):
-            add_employer(rule, trim_org(m.group("org")))
-    m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
-                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b",
-                  clause)
-    if m and not guarded(clause, m):
-        _add_job_title(rule, m.group("title"))
-    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?P<org>{ORG})"
-                  rf"{AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
-    if m and not guarded(clause, m):
-        add_employer(rule, trim_org(m.group("org")))
-        if m.group("title"):
-            _add_job_title(rule, m.group("title"))
