@@ -24,6 +24,16 @@ from memlake.distill.offline.vocabulary import (
 
 
 def read_home(rule: Rule, clause: str) -> None:
+    """The user's home city, a move made and a move planned."""
+    _lives_in(rule, clause)
+    _home_in_other_words(rule, clause)
+    _home_named_as_subject(rule, clause)
+    _moved_to(rule, clause)
+    _moving_to(rule, clause)
+
+
+def _lives_in(rule: Rule, clause: str) -> None:
+    """"I live in Oslo (until then)", "I've lived in Porto since 2019", "We're based in Lisbon"."""
     m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<city>{NAME})", clause) or re.search(
         rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?living in (?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
@@ -47,14 +57,19 @@ def read_home(rule: Rule, clause: str) -> None:
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
-    _home_in_other_words(rule, clause)
-    # "Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause
+
+
+def _home_named_as_subject(rule: Rule, clause: str) -> None:
+    """"Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause."""
     m = re.match(rf"^(?:[Mm]y|[Oo]ur) (?:new )?(?:flat|apartment|house|home|place) in (?P<city>{NAME}) "
                  r"(?:is|has|feels|looks|gets)\b", clause)
     if m:
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
-    # "I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"
+
+
+def _moved_to(rule: Rule, clause: str) -> None:
+    """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
     m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
                   rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
                   rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {NAME} )?to "
@@ -69,6 +84,10 @@ def read_home(rule: Rule, clause: str) -> None:
             _add_home_city(rule, city, content, valid_from=day)
             if when:
                 rule.key_date(when, f"The user moved to {city}.")
+
+
+def _moving_to(rule: Rule, clause: str) -> None:
+    """"We're moving from Berlin to Lisbon in May": a plan, not yet a home."""
     m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) moving (?:from (?P<from>{NAME}) )?to (?P<to>{NAME})",
                   clause)
     if m and not guarded(clause, m):

@@ -25,6 +25,8 @@ from memlake.distill.offline.vocabulary import (
 
 
 def read_relationships(rule: Rule, clause: str) -> None:
+    """The people the user names and how they relate: "my partner Jonas", "my sister Leela", "Sam is my partner",
+    "I'm with Sam now" (after a break-up), "my colleague Tomás", "Tomás Ruiz is the tech lead"."""
     for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
         name = trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m) and not _ended(rule, clause):
@@ -33,7 +35,8 @@ def read_relationships(rule: Rule, clause: str) -> None:
         name = trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
             _sibling(rule, m.group("rel").lower(), name)
-    _partner_or_sibling_named(rule, clause)
+    _partner_named(rule, clause)
+    _sibling_named(rule, clause)
     _partner_with(rule, clause)
     for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{NAME})", clause):
         name = trim_name(m.group("name"))
@@ -90,39 +93,49 @@ def _partner_with(rule: Rule, clause: str) -> None:
         _partner(rule, name)
 
 
-def _partner_or_sibling_named(rule: Rule, clause: str) -> None:
-    """Partners and siblings named in other words than "my partner Jonas" / "my sister Leela"."""
-    partner = (
-        # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
-        rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
-        # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
-        # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
-        rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
-        r"(?!and\b|or\b)",
-        # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
-        rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME})(?: is|'s) (?:now )?my (?:new |current )?{_PARTNER}"
-        r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
-        # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
-        rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
-        rf"(?P<name>{NAME}){_AFTER_PARTNER}",
-        # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
-        rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
-        rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
-        rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
-        # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
-        rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
-        rf"{_AFTER_PARTNER}",
-        # "Sam and I got engaged", "Chen and I have been together for six years"
-        rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
-        r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
-        r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
-        r"(?:are|have been|'ve been) in a relationship|started dating|"
-        # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
-        # together for coffee", "got together last week to plan the trip": company, not a couple)
-        r"(?:are|are back|got back) together(?=\s*(?:$|[,.;!)])|\s+(?:now|again|since|these days|officially)\b)|"
-        r"got together (?:in \d{4}|\w+ years? ago)(?=\s*(?:$|[,.;!)])))\b",
-    )
-    for pattern in partner:
+# Partners named in other words than "my partner Jonas" (first match only).
+_PARTNER_PATTERNS = (
+    # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
+    # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
+    # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
+    r"(?!and\b|or\b)",
+    # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
+    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME})(?: is|'s) (?:now )?my (?:new |current )?{_PARTNER}"
+    r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
+    # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
+    rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
+    rf"(?P<name>{NAME}){_AFTER_PARTNER}",
+    # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
+    rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
+    rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
+    # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
+    rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
+    rf"{_AFTER_PARTNER}",
+    # "Sam and I got engaged", "Chen and I have been together for six years"
+    rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
+    r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
+    r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
+    r"(?:are|have been|'ve been) in a relationship|started dating|"
+    # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
+    # together for coffee", "got together last week to plan the trip": company, not a couple)
+    r"(?:are|are back|got back) together(?=\s*(?:$|[,.;!)])|\s+(?:now|again|since|these days|officially)\b)|"
+    r"got together (?:in \d{4}|\w+ years? ago)(?=\s*(?:$|[,.;!)])))\b",
+)
+# Siblings named in other words than "my sister Leela" (first match only).
+_SIBLING_PATTERNS = (
+    rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
+    rf"{AFTER_NAME}",
+    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
+    r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
+)
+
+
+def _partner_named(rule: Rule, clause: str) -> None:
+    """A partner named in other words than "my partner Jonas" (see `_PARTNER_PATTERNS`), or in an apposition."""
+    for pattern in _PARTNER_PATTERNS:
         m = re.search(pattern, clause)
         if m and not guarded(clause, m) and "'s" not in m.group("name") and not _ended(rule, clause):
             name = trim_name(m.group("name"))
@@ -131,13 +144,11 @@ def _partner_or_sibling_named(rule: Rule, clause: str) -> None:
             break
     else:
         _partner_in_apposition(rule, clause)
-    sibling = (
-        rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
-        rf"{AFTER_NAME}",
-        rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
-        r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
-    )
-    for pattern in sibling:
+
+
+def _sibling_named(rule: Rule, clause: str) -> None:
+    """A sibling named in other words than "my sister Leela" (see `_SIBLING_PATTERNS`)."""
+    for pattern in _SIBLING_PATTERNS:
         m = re.search(pattern, clause)
         if m and not guarded(clause, m) and "'s" not in m.group("name"):
             name = trim_name(m.group("name"))
