@@ -1,0 +1,43 @@
+"""The offline distiller: rules over the user's first-person statements, no model, no network.
+
+It fills the same `DistilledSession` as the core model, so the whole pipeline
+runs with no key. Precision over recall: a rule fires only on a plain
+statement by the user (role "user"; not a question, not inside quotes or
+code, not hypothetical or negated) and only on a narrow pattern; whatever it
+cannot read with confidence it leaves out. What it reads:
+
+- name ("my name is ...", "I'd prefer to be called ...", "I'm going by ..."),
+  job title and employer ("I'm a backend engineer at ...", "I work at/for ...",
+  "I started a new job at ...", "I've been at ... for four years", "I'm on the
+  platform team at ...", "I accepted an offer from ... and start Monday",
+  "I'm officially a ..."), leaving a job ("I left ...");
+- home city ("I live in ...", "I moved to ... last week", "we've settled in
+  ...", "we call ... home", "we're moving from ... to ..."; "until then"
+  closes the old city);
+- preferences and dislikes ("I prefer/like/love/enjoy ...", "I don't drink
+  ...", "I hate ..."), diet ("I'm vegetarian", "I've eaten vegan for years")
+  and allergies;
+- decisions ("we decided to ..."), plans and commitments ("I'm going to ...",
+  "I plan to ..."), corrections ("actually ..., not ..."), deadlines ("the
+  Heron launch is on March 4", "Project Heron slipped to June 3"), skills ("I
+  know Python");
+- people the user mentions and how they relate ("my partner Jonas", "my
+  sister Leela", "Tomás Ruiz is the tech lead") and what the user says about
+  them ("Leela doesn't like mushrooms"; "she" when only one person is named);
+  a partner in "I live with my partner, Jonas." or "Sam and I are together
+  now"; a new partner in "I'm with Sam now" once the user says a relationship
+  ended;
+- past events with a date ("I ran the Lisbon half marathon yesterday").
+
+Relative dates resolve against the time of the message that says them.
+Besides candidates it writes an extractive summary, topics, key dates,
+entities and relations.
+
+Layout: `vocabulary` and `sentences` at the bottom, `people_places` (what the conversation names) and `reading`
+(one sentence being read) above them, one module per rule family in `readers/` (named for what it reads), and
+`distiller` on top, with `summary` and `dedupe`.
+"""
+
+from memlake.distill.offline.distiller import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline
+
+__all__ = ["OFFLINE_DISTILLER_VERSION", "OfflineDistiller", "distill_offline"]

@@ -1,0 +1,133 @@
+"""The offline distiller: every user sentence through the readers, then summary, topics and dedupe."""
+
+from __future__ import annotations
+
+from memlake.distill.dates import find_dates
+from memlake.distill.models import Conversation, DistilledSession, Usage
+from memlake.distill.offline.dedupe import (
+    dedupe_candidates,
+    dedupe_key_dates,
+    dedupe_relations,
+    drop_short_duplicates,
+    unique,
+)
+from memlake.distill.offline.people_places import Context
+from memlake.distill.offline.readers.about_people import read_about_person
+from memlake.distill.offline.readers.action_items import read_action_items
+from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
+from memlake.distill.offline.readers.commitment import read_commitment
+from memlake.distill.offline.readers.correction import read_correction
+from memlake.distill.offline.readers.deadline import read_deadline
+from memlake.distill.offline.readers.decision import read_decision
+from memlake.distill.offline.readers.diet import read_diet
+from memlake.distill.offline.readers.employer import (
+    read_employer,
+    read_employer_indirect,
+    read_employer_tenure_or_start,
+)
+from memlake.distill.offline.readers.events import read_dated_event
+from memlake.distill.offline.readers.home import read_home
+from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
+from memlake.distill.offline.readers.name import read_name, read_name_request
+from memlake.distill.offline.readers.preferences import read_preferences
+from memlake.distill.offline.readers.relationships import read_relationships
+from memlake.distill.offline.readers.skills import read_skills
+from memlake.distill.offline.reading import Found, Rule
+from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, split_sentences
+from memlake.distill.offline.summary import salience_of, summary_of, topics_of
+from memlake.distill.offline.vocabulary import HYPOTHETICAL
+
+OFFLINE_DISTILLER_VERSION = "memlake-offline-3"
+
+
+class OfflineDistiller:
+    """Fills a `DistilledSession` from rules; deterministic, no model."""
+
+    name = OFFLINE_DISTILLER_VERSION
+    prompt_version: str | None = None
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def distill(self, conversation: Conversation) -> DistilledSession:
+        return distill_offline(conversation)
+
+
+def distill_offline(conversation: Conversation) -> DistilledSession:
+    """The rule-based DistilledSession of one conversation."""
+    sentences = [s for m in conversation.messages if m.role == "user" for s in split_sentences(m)]
+    found = Found()
+    context = Context.build(sentences)
+    for sentence in sentences:
+        if sentence.question:
+            _read_request(sentence, context, found)
+            continue
+        _read_sentence(sentence, context, found)
+    for entity in context.entities():
+        found.entities.setdefault(entity.name.lower(), entity)
+    candidates = dedupe_candidates(found.candidates)
+    return DistilledSession(
+        summary=summary_of(conversation, sentences, found),
+        topics=topics_of(conversation, context),
+        decisions=unique(found.decisions),
+        action_items=unique(found.action_items),
+        key_dates=dedupe_key_dates(found.key_dates),
+        entities=drop_short_duplicates(list(found.entities.values())),
+        relations=dedupe_relations(found.relations),
+        fact_candidates=candidates,
+        salience=salience_of(candidates, found, conversation),
+    )
+
+
+# Every clause of a statement goes through every reader, in this order: the order of the findings.
+_READERS = (
+    read_name,
+    read_role_at_employer,
+    read_employer_tenure_or_start,
+    read_leaving_and_interviews,
+    read_job_title,
+    read_employer,
+    read_employer_indirect,
+    read_home,
+    read_diet,
+    read_preferences,
+    read_relationships,
+    read_about_person,
+    read_decision,
+    read_commitment,
+    read_dated_event,
+    read_deadline,
+    read_skills,
+    read_action_items,
+)
+
+
+def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
+    rule = Rule(sentence, context, found, find_dates(sentence.text, sentence.message.created_at))
+    before = len(found.candidates)
+    dated_before = len(found.key_dates)
+    correction = read_correction(rule)
+    if not correction:
+        for clause in split_clauses(sentence.text):
+            for reader in _READERS:
+                reader(rule, clause)
+    if len(found.candidates) > before:
+        found.summary_sentences.append(sentence.display)
+    if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):
+        for mention in rule.dates:
+            if mention.text.lower() not in ("today", "tonight"):  # the conversation's own day says nothing
+                rule.key_date(mention, _key_date_description(sentence.display))
+
+
+def _read_request(sentence: Sentence, context: Context, found: Found) -> None:
+    """Questions give no facts, but a request about the user's name says the name."""
+    rule = Rule(sentence, context, found, [])
+    before = len(found.candidates)
+    read_name_request(rule)
+    if len(found.candidates) > before:
+        found.summary_sentences.append(sentence.display)
+
+
+def _key_date_description(text: str) -> str:
+    text = QUOTED.sub(" ", text).strip()
+    return text if len(text) <= 160 else text[:157].rsplit(" ", 1)[0] + "…"

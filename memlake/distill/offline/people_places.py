@@ -1,0 +1,110 @@
+"""The people, projects, organisations and places one conversation names, read before any rule runs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memlake.distill.models import Entity
+from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
+from memlake.distill.offline.vocabulary import (
+    CAP,
+    HYPOTHETICAL,
+    NAME,
+    NEGATION,
+    NOT_NAMES,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    REPORTED,
+    ROLE,
+    SIBLING_ADJECTIVES,
+    SIBLING_WORDS,
+)
+
+
+@dataclass
+class Context:
+    """Names the user introduces in the conversation, to resolve first names and 'she'/'he'."""
+
+    people: dict[str, str] = field(default_factory=dict)  # any form ("Tomás") -> full name ("Tomás Ruiz")
+    projects: list[str] = field(default_factory=list)  # "Project Heron"
+    organizations: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+    # the user says a relationship of theirs ended ("Jonas and I broke up"): "I'm with Sam now" then names a partner
+    breakup: bool = False
+    # the user says they changed or left a job ("I left Acme", "new job"): "I'm now at Globex" then names an employer
+    job_change: bool = False
+
+    @classmethod
+    def build(cls, sentences: list[Sentence]) -> Context:
+        context = cls()
+        relatives = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES)
+        for sentence in sentences:
+            text = QUOTED.sub(" ", sentence.text)
+            for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{NAME})", text):
+                context.add_person(trim_name(m.group("name")))
+            for m in re.finditer(rf"(?P<name>{NAME}) is (?:the|our|my) {ROLE}\b", text):
+                context.add_person(trim_name(m.group("name")))
+            for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
+                context.add_person(trim_name(m.group("name")))
+            for m in re.finditer(rf"\b[Pp]roject (?P<name>{CAP})", text):
+                name = f"Project {m.group('name').strip('.,')}"
+                if name not in context.projects:
+                    context.projects.append(name)
+            if not sentence.question and any(
+                _BREAKUP.search(c) and not (HYPOTHETICAL.search(c) or NEGATION.search(c) or REPORTED.search(c))
+                for c in split_clauses(text)
+            ):
+                context.breakup = True
+            if not sentence.question and any(
+                _JOB_CHANGE.search(c) and not (HYPOTHETICAL.search(c) or NEGATION.search(c) or REPORTED.search(c))
+                for c in split_clauses(text)
+            ):
+                context.job_change = True
+        return context
+
+    def add_person(self, name: str) -> None:
+        if not name or name.split()[0] in NOT_NAMES:
+            return
+        self.people[name] = name
+        self.people.setdefault(name.split()[0], name)
+
+    def person(self, word: str) -> str | None:
+        return self.people.get(word.strip())
+
+    def only_person(self) -> str | None:
+        full = set(self.people.values())
+        return next(iter(full)) if len(full) == 1 else None
+
+    def project(self, name: str | None) -> str | None:
+        """The project `name` refers to ("Heron" -> "Project Heron"), or the one project discussed."""
+        if name:
+            bare = re.sub(r"^[Pp]roject\s+", "", name).strip()
+            for project in self.projects:
+                if project.split(" ", 1)[1] == bare:
+                    return project
+            return f"Project {bare}" if bare and bare[0].isupper() and bare not in NOT_NAMES else None
+        return self.projects[0] if len(self.projects) == 1 else None
+
+    def entities(self) -> list[Entity]:
+        out = [Entity(name=p, type="person") for p in sorted(set(self.people.values()))]
+        out += [Entity(name=p, type="project") for p in self.projects]
+        out += [Entity(name=o, type="organization") for o in self.organizations]
+        out += [Entity(name=p, type="place") for p in self.places]
+        return out
+
+
+# The user changing or leaving a job, said in the conversation ("I left Acme", "I got a new job", "I resigned").
+_JOB_CHANGE = re.compile(
+    rf"\b(?:[Nn]ew (?:job|role|employer|position|company)|switched (?:jobs|companies|employers)|"
+    rf"changed (?:jobs|companies|employers)|job change|left my (?:job|old job|company)|quit my (?:job|old job)|"
+    rf"resigned|laid off|handed in my notice|gave (?:my )?notice|my last day at)\b|"
+    rf"\bI(?:'ve| have)? (?:just |finally )?(?:left|quit) "
+    rf"(?!my\b|the\b|it\b|this\b|that\b){CAP}"
+)
+# The user's own relationship ending: "Jonas and I broke up", "I split up with Sam", "We got divorced", "my ex".
+_BREAKUP = re.compile(
+    rf"(?:^(?:I|[Ww]e|{NAME} and I|[Mm]y (?:\w+ )?(?:{'|'.join(PARTNER_WORDS)}|ex) and I)\b.*\b(?:broke up|split up|"
+    r"separated|got divorced|divorced|called it off|ended (?:it|things))\b"
+    rf"|\b[Mm]y ex(?:-(?:{'|'.join(PARTNER_WORDS)}))?(?![\w-]))"
+)

@@ -1,0 +1,113 @@
+"""What the user says about a person they named: tastes, home city, birthdays."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from memlake.distill.dates import human
+from memlake.distill.offline.readers.preferences import preference_tags
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import cut_object, trim_name
+from memlake.distill.offline.vocabulary import CAP, NAME, NOT_NAMES, PRONOUN_OBJECTS, UNTIL_OBJ
+
+
+class _Person(NamedTuple):
+    """The person a clause is about, and how sure: less for "she" or "he" than for a name."""
+
+    subject: str
+    confidence: float
+
+
+def read_about_person(rule: Rule, clause: str) -> None:
+    """What the user says about a person they named: preferences, home city, birthdays."""
+    context = rule.context
+    m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:[Mm]y (?:\w+ ){{0,2}})?(?P<name>{CAP}(?: {CAP})?))"
+                 r"(?P<is>'s| is)? ", clause)
+    if not m:
+        return
+    if m.group("pronoun"):
+        subject = context.only_person()
+        confidence = 0.75
+    else:
+        subject = context.person(trim_name(m.group("name") or ""))
+        confidence = 0.9
+    if not subject:
+        return
+    person = _Person(subject, confidence)
+    rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
+    for said in (_likes, _does_not, _into, _lives_in, _turns):
+        if said(rule, person, rest):
+            return  # one thing said per clause
+
+
+def _likes(rule: Rule, person: _Person, rest: str) -> bool:
+    """What the person likes or hates: "Leela loves hiking", "Sam hates mushrooms"."""
+    subject, confidence = person
+    n = re.match(r"(?:really |also )?(?P<verb>prefers|likes|loves|enjoys|hates|dislikes) " + UNTIL_OBJ, rest)
+    if not n:
+        return False
+    obj = cut_object(n.group("obj"))
+    if obj and not PRONOUN_OBJECTS.match(obj):
+        value = obj if n.group("verb") not in ("hates", "dislikes") else f"dislikes {obj}"
+        rule.add("preference", value, f"{subject} {n.group('verb')} {obj}.", subject=subject,
+                 confidence=confidence, importance=0.4, tags=("people",))
+    return True
+
+
+def _does_not(rule: Rule, person: _Person, rest: str) -> bool:
+    """"Leela doesn't eat meat", "Sam doesn't like jazz"."""
+    subject, confidence = person
+    n = re.match(r"(?:doesn't|does not) (?P<verb>like|eat|drink) " + UNTIL_OBJ, rest)
+    if not n:
+        return False
+    obj = cut_object(n.group("obj"))
+    if obj and not PRONOUN_OBJECTS.match(obj):
+        verb = n.group("verb")
+        value = f"dislikes {obj}" if verb == "like" else f"no {obj}"
+        rule.add("preference", value, f"{subject} doesn't {verb} {obj}.", subject=subject,
+                 confidence=confidence, importance=0.4, tags=("people", "dislike"))
+    return True
+
+
+def _into(rule: Rule, person: _Person, rest: str) -> bool:
+    """"Leela is into pottery"."""
+    subject, confidence = person
+    n = re.match(r"(?:'s| is) (?:really |very )?into " + UNTIL_OBJ, rest)
+    if not n:
+        return False
+    obj = cut_object(n.group("obj"))
+    if obj and not PRONOUN_OBJECTS.match(obj):
+        rule.add("preference", obj, f"{subject} is into {obj}.", subject=subject, confidence=confidence,
+                 importance=0.4, tags=("people", *preference_tags(obj)))
+    return True
+
+
+def _lives_in(rule: Rule, person: _Person, rest: str) -> bool:
+    """"My sister Leela lives in Pune"."""
+    subject, confidence = person
+    n = re.match(rf"(?:still |now )?lives in (?P<city>{NAME})", rest)
+    if not n:
+        return False
+    city = trim_name(n.group("city"))
+    if city and city.split()[0] not in NOT_NAMES:
+        rule.add("fact", city, f"{subject} lives in {city}.", subject=subject, slot="home_city",
+                 confidence=confidence, importance=0.4, tags=("people", "home"))
+        rule.entity(city, "place")
+        rule.relation(subject, "lives_in", city, confidence=confidence)
+    return True
+
+
+def _turns(rule: Rule, person: _Person, rest: str) -> bool:
+    """"Sam turns 40 in May": a birthday with its date."""
+    subject, confidence = person
+    n = re.match(r"turns (?P<age>\d{1,3})\b(?P<rest>.*)$", rest)
+    if not n:
+        return False
+    when = rule.date_in(n.group("rest"))
+    if when:
+        rule.add("event", f"turns {n.group('age')}", f"{subject} turns {n.group('age')} in {human(when)}."
+                 if when.precision == "month" else f"{subject} turns {n.group('age')} on {human(when)}.",
+                 subject=subject, confidence=confidence, importance=0.5, tags=("people", "birthday"))
+        rule.key_date(when, f"{subject} turns {n.group('age')}.")
+    return True

@@ -1,0 +1,181 @@
+"""The user's home city: "I live in ...", "I moved to ... last week", "we've settled in ...", "we're moving
+from ... to ..."."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memlake.distill.dates import DateMention, find_dates, human
+from memlake.distill.models import USER_SUBJECT
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import display_text, guarded, trim_name
+from memlake.distill.offline.vocabulary import (
+    FOR_A_WHILE,
+    NAME,
+    NOT_NAMES,
+    NOT_PLACES,
+    ORG_WORDS,
+    SINCE_FOR,
+    SINCE_WHEN,
+    SKILL_WORDS,
+    TEMPORARY,
+)
+
+
+def read_home(rule: Rule, clause: str) -> None:
+    """The user's home city, a move made and a move planned."""
+    _lives_in(rule, clause)
+    _home_in_other_words(rule, clause)
+    _home_named_as_subject(rule, clause)
+    _moved_to(rule, clause)
+    _moving_to(rule, clause)
+
+
+def _lives_in(rule: Rule, clause: str) -> None:
+    """"I live in Oslo (until then)", "I've lived in Porto since 2019", "We're based in Lisbon"."""
+    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<city>{NAME})", clause) or re.search(
+        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?living in (?P<city>{NAME})", clause)
+    if m and not guarded(clause, m):
+        city = trim_name(m.group("city"))
+        until = None
+        rest = clause[m.end():]
+        if re.match(r"\s+until then\b", rest):
+            earlier = [d for d in rule.dates if d.start < rule.sentence.text.find(clause)]
+            until = earlier[-1] if earlier else _previous_date(rule)
+        elif re.match(r"\s+until\b", rest):
+            until = rule.date_in(rest)
+        if not TEMPORARY.match(rest):
+            _add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
+    # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
+    m = re.search(rf"\bI(?:'ve| have) (?:been living|lived) in (?P<city>{NAME}){SINCE_FOR}", clause) or re.search(
+        rf"\bI(?:'ve| have) been living in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))", clause)
+    if m and not guarded(clause, m):
+        city = trim_name(m.group("city"))
+        _add_home_city(rule, city, f"The user lives in {city}.")
+    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based in (?P<city>{NAME})", clause)
+    if m and not guarded(clause, m):
+        city = trim_name(m.group("city"))
+        _add_home_city(rule, city, f"The user lives in {city}.")
+
+
+def _home_named_as_subject(rule: Rule, clause: str) -> None:
+    """"Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause."""
+    m = re.match(rf"^(?:[Mm]y|[Oo]ur) (?:new )?(?:flat|apartment|house|home|place) in (?P<city>{NAME}) "
+                 r"(?:is|has|feels|looks|gets)\b", clause)
+    if m:
+        city = trim_name(m.group("city"))
+        _add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
+
+
+def _moved_to(rule: Rule, clause: str) -> None:
+    """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
+    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
+                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
+                  rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {NAME} )?to "
+                  rf"(?P<city>{NAME})", clause)
+    if m and not guarded(clause, m):
+        city = trim_name(m.group("city"))
+        rest = clause[m.end():]
+        if not TEMPORARY.match(rest):
+            when = rule.date_in(rest)
+            day = when.day if when and when.precision == "day" else None
+            content = f"The user moved to {city}" + (f" around {human(when)}." if when else ".")
+            _add_home_city(rule, city, content, valid_from=day)
+            if when:
+                rule.key_date(when, f"The user moved to {city}.")
+
+
+def _moving_to(rule: Rule, clause: str) -> None:
+    """"We're moving from Berlin to Lisbon in May": a plan, not yet a home."""
+    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) moving (?:from (?P<from>{NAME}) )?to (?P<to>{NAME})",
+                  clause)
+    if m and not guarded(clause, m):
+        origin = trim_name(m.group("from") or "")
+        target = trim_name(m.group("to"))
+        when = rule.date_in(clause[m.end():])
+        what = f"move from {origin} to {target}" if origin else f"move to {target}"
+        content = f"The user plans to {what}" + (f" ({_when_phrase(when)})." if when else ".")
+        rule.add("commitment", what, content, importance=0.7, tags=("home", "move"))
+        for place in (origin, target):
+            if place:
+                rule.entity(place, "place")
+        if when:
+            rule.key_date(when, f"The user plans to {what}.")
+
+
+# What may follow a city that ends a statement of home: the end, punctuation, "now", "these days".
+_AFTER_HOME = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|these days|nowadays|for good|permanently|for|since)\b)"
+_HOME_PATTERNS = (
+    # "We've settled in Dublin now", "I've finally settled down in Porto" (not "We settled in for the movie")
+    rf"\b(?:I|[Ww]e)(?:'ve| have|'re| are|'m| am)? (?:now |finally |just |all |fully |happily |officially |"
+    rf"properly |been )*settled (?:down )?(?:in|into (?:life|(?:my|our) new (?:flat|apartment|house|home|place)) in) "
+    rf"(?P<city>{NAME})",
+    # "Now living in Oslo", "Living in Rome these days" (a sentence of its own, not "Living in Rome must be nice")
+    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME}){_AFTER_HOME}",
+    # "I rent a flat in Lisbon", "We're renting in Porto now"
+    rf"\b(?:(?:I|[Ww]e) (?:now |currently |still )?rent|(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?"
+    rf"renting) (?:(?:a|an|our|my) )?(?:(?:new |small |little |tiny |big |nice )?(?:flat|apartment|place|house|room|"
+    rf"studio|condo|loft) )?in (?P<city>{NAME})",
+    # "We call Lisbon home now", "Porto is our home now", "Home is Oslo these days", "My home is in Prague" (not "Sam
+    # is home now": a person at home)
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |proudly |happily )?call(?:ed)? (?P<city>{NAME}) home{_AFTER_HOME}",
+    rf"^(?P<city>{NAME}) has been (?:my |our )?home{_AFTER_HOME}",
+    rf"^(?P<city>{NAME}) is (?:now )?(?:my|our) (?:new )?home{_AFTER_HOME}",
+    rf"^(?:(?:[Mm]y|[Oo]ur) )?(?:new )?[Hh]ome(?: for (?:me|us)| base)? is (?:now )?(?:in )?(?P<city>{NAME})"
+    rf"{_AFTER_HOME}",
+    # "We've made Lisbon our home", "I'm a Porto resident now"
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
+    r"home\b",
+    rf"\bI(?:'m| am) (?:now |officially )?(?:a|an) (?P<city>{NAME}) (?:resident|local)\b",
+    # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
+    rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{NAME})",
+    # "Lisbon, where I live, is lovely"
+    rf"(?:^|\bin )(?P<city>{NAME}),? where (?:I|we) (?:now |currently )?live\b",
+    # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
+    rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
+    rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
+    rf"(?:years?|decades?)|since (?:\d{{4}}|last year|childhood))\b",
+)
+
+
+def _home_in_other_words(rule: Rule, clause: str) -> None:
+    """Home cities said in other words than live / moved to / based in (see `_HOME_PATTERNS`)."""
+    for pattern in _HOME_PATTERNS:
+        m = re.search(pattern, clause)
+        if not m or guarded(clause, m):
+            continue
+        rest = SINCE_WHEN.sub(" ", clause[m.end():])
+        city = trim_name(m.group("city"))
+        if TEMPORARY.match(rest) or FOR_A_WHILE.search(rest) or city in rule.context.people or "'s" in m.group(
+                "city"):
+            continue
+        _add_home_city(rule, city, f"The user lives in {city}.")
+        return
+
+
+def _when_phrase(mention: DateMention) -> str:
+    return human(mention) if mention.precision == "month" else f"around {mention.day.isoformat()}"
+
+
+def _previous_date(rule: Rule) -> DateMention | None:
+    """The last date said earlier in the same message ("... at the start of June. I live in Berlin until then.")."""
+    message = rule.sentence.message
+    text = display_text(message.content)
+    position = text.find(rule.sentence.display)
+    mentions = [d for d in find_dates(text[: max(position, 0)], message.created_at)]
+    return mentions[-1] if mentions else None
+
+
+def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
+                   valid_until: date | None = None, confidence: float = 0.9) -> None:
+    if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS
+                                                       for w in city.split()):
+        return  # "We moved to Kubernetes", "I moved over to Acme Robotics"
+    if city in rule.context.organizations or city in rule.context.people:
+        return
+    rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=("home",),
+             valid_from=valid_from, valid_until=valid_until)
+    rule.entity(city, "place")
+    rule.relation(USER_SUBJECT, "lives_in", city, valid_from=(valid_from or rule.said).isoformat(),
+                  valid_until=valid_until.isoformat() if valid_until else None)

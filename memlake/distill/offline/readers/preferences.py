@@ -1,0 +1,65 @@
+"""What the user likes and dislikes: "I prefer ...", "I don't drink ...", "I'm into ..."."""
+
+from __future__ import annotations
+
+import re
+
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import cut_object, guarded, third_person
+from memlake.distill.offline.vocabulary import PRONOUN_OBJECTS, UNTIL_OBJ
+
+_LIKE_VERBS = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores"}
+_DISLIKE_VERBS = {"hate": "hates", "dislike": "dislikes", "detest": "detests"}
+
+
+def read_preferences(rule: Rule, clause: str) -> None:
+    m = re.search(r"\bI (?:really |also |absolutely |much |generally )?(?P<verb>prefer|like|love|enjoy|adore|hate|"
+                  r"dislike|detest) " + UNTIL_OBJ + r"(?P<rest>.*)$", clause)
+    if m and not guarded(clause, m):
+        obj = cut_object(m.group("obj"))
+        obj = _with_especially(obj, m.group("rest"))
+        verb = m.group("verb")
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 8:
+            third = third_person(obj)
+            if verb in _LIKE_VERBS:
+                rule.add("preference", third, f"The user {_LIKE_VERBS[verb]} {third}.", importance=0.6,
+                         tags=preference_tags(obj))
+            else:
+                rule.add("preference", f"dislikes {third}", f"The user {_DISLIKE_VERBS[verb]} {third}.",
+                         importance=0.6, tags=("dislike", *preference_tags(obj)))
+    m = re.search(r"\bI (?:don't|do not|never) (?P<verb>drink|eat|like|enjoy|use|watch|smoke) " + UNTIL_OBJ, clause)
+    if m and not guarded(clause, m):
+        obj = cut_object(m.group("obj"))
+        verb = m.group("verb")
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 6:
+            third = third_person(obj)
+            value = f"no {third}" if verb in ("drink", "eat", "smoke", "use", "watch") else f"dislikes {third}"
+            rule.add("preference", value, f"The user doesn't {verb} {third}.", importance=0.6,
+                     tags=("dislike", *preference_tags(obj)))
+    m = re.search(r"\bI(?:'m| am) (?:really |very |also )?into " + UNTIL_OBJ, clause)
+    if m and not guarded(clause, m):
+        obj = cut_object(m.group("obj"))
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 6:
+            third = third_person(obj)
+            rule.add("preference", third, f"The user is into {third}.", importance=0.5, tags=preference_tags(obj))
+
+
+def _with_especially(obj: str, rest: str) -> str:
+    m = re.match(r"\s*,\s*(?:(?:especially|particularly|mostly) (?P<a>[\w -]+?)|(?P<b>[\w -]+?) "
+                 r"(?:especially|in particular))\s*(?:[.;!?]|$)", rest)
+    if not m:
+        return obj
+    return f"{obj}, especially {(m.group('a') or m.group('b')).strip()}"
+
+
+def preference_tags(obj: str) -> tuple[str, ...]:
+    lowered = obj.lower()
+    tags = []
+    if re.search(r"\b(?:tea|coffee|food|dish|cuisine|meat|fish|wine|beer|chocolate|spicy|sweet|cheese)\b", lowered):
+        tags.append("food")
+    if re.search(r"\b(?:answers?|responses?|explanations?|examples?|code|replies|tone)\b", lowered):
+        tags.append("communication")
+    if re.search(r"\b(?:cycling|running|hiking|swimming|climbing|yoga|football|tennis|sport|pottery|reading)\b",
+                 lowered):
+        tags.append("hobby")
+    return tuple(tags)

@@ -1,0 +1,208 @@
+"""The people the user names and how they relate: partner, siblings, relatives, colleagues."""
+
+from __future__ import annotations
+
+import re
+
+from memlake.distill.models import USER_SUBJECT
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import QUOTED, guarded, split_clauses, trim_name
+from memlake.distill.offline.vocabulary import (
+    AFTER_NAME,
+    DEMONYMS,
+    NAME,
+    NOT_NAMES,
+    NOT_PLACES,
+    ORG_WORDS,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    ROLE,
+    SIBLING_ADJECTIVES,
+    SIBLING_WORDS,
+    SINCE_FOR,
+    SKILL_WORDS,
+)
+
+
+def read_relationships(rule: Rule, clause: str) -> None:
+    """The people the user names and how they relate: "my partner Jonas", "my sister Leela", "Sam is my partner",
+    "I'm with Sam now" (after a break-up), "my colleague Tomás", "Tomás Ruiz is the tech lead"."""
+    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
+        name = trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m) and not _ended(rule, clause):
+            _partner(rule, name)
+    for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{'|'.join(SIBLING_WORDS)}) (?P<name>{NAME})", clause):
+        name = trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
+            _sibling(rule, m.group("rel").lower(), name)
+    _partner_named(rule, clause)
+    _sibling_named(rule, clause)
+    _partner_with(rule, clause)
+    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{NAME})", clause):
+        name = trim_name(m.group("name"))
+        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
+            rel = m.group("rel").lower()
+            rule.add("relationship", f"{rel}: {name}", f"{name} is the user's {rel}.", subject=name,
+                     importance=0.6, tags=("people",))
+            rule.entity(name, "person")
+            rule.relation(USER_SUBJECT, "works_with" if rel in ("colleague", "coworker", "co-worker", "manager",
+                                                                "boss", "mentor") else "knows", name)
+    for m in re.finditer(rf"(?P<name>{NAME}) is (?P<det>the|our|my) (?P<role>{ROLE})\b", clause):
+        name = trim_name(m.group("name"))
+        if not name or name.split()[0] in NOT_NAMES or guarded(clause, m):
+            continue
+        role = m.group("role")
+        rule.add("identity", role, f"{name} is the {role} the user works with.", subject=name, slot="job_title",
+                 importance=0.5, tags=("work", "people"))
+        rule.entity(name, "person")
+        rule.relation(USER_SUBJECT, "works_with", name, confidence=0.8)
+
+
+_PARTNER = "(?:" + "|".join(PARTNER_WORDS) + ")"
+# What may follow a partner's name: what may follow any name, or when and how long ("I married Sam in 2019").
+_AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|this|since|for|back|recently|yesterday|a|two|three|four|"
+                  r"five|six|seven|eight|nine|ten)\b))")
+_SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
+# A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
+_ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
+                    r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
+_RELATIONSHIP_VERBS = (
+    r"(?:married|engaged) to|dating|in a relationship with|together with|getting married to|"
+    # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
+    r"seeing someone(?: new)?,?(?: called| named)?"
+)
+# "I'm with Sam now": a partner only when the conversation says a relationship of the user's ended, the name
+# ends the clause (or "now", "these days" follows) and names a person: not an employer ("I'm with Acme now"),
+# not where or with whom the user is ("I'm with Sam at the cafe"), not agreement ("I'm with you on that").
+_WITH_PARTNER = re.compile(
+    rf"\bI(?:'m| am) (?:now |back |currently )?with (?P<name>{NAME})"
+    r"(?=\s*(?:$|[,.;:!)]|-\s|–)|\s+(?:now|these days|nowadays)\b)"
+)
+
+
+def _partner_with(rule: Rule, clause: str) -> None:
+    """ "Jonas and I broke up; I'm with Sam now" -> partner Sam (see `_WITH_PARTNER`)."""
+    if not rule.context.breakup:
+        return
+    m = _WITH_PARTNER.search(clause)
+    if not m or guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+        return
+    name = trim_name(m.group("name"))
+    if (_a_person(name) and not any(w in ORG_WORDS for w in name.split())
+            and name not in rule.context.organizations and name not in rule.context.projects):
+        _partner(rule, name)
+
+
+# Partners named in other words than "my partner Jonas" (first match only).
+_PARTNER_PATTERNS = (
+    # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
+    # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
+    # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
+    r"(?!and\b|or\b)",
+    # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
+    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME})(?: is|'s) (?:now )?my (?:new |current )?{_PARTNER}"
+    r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
+    # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
+    rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
+    rf"(?P<name>{NAME}){_AFTER_PARTNER}",
+    # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
+    rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
+    rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
+    # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
+    rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
+    rf"{_AFTER_PARTNER}",
+    # "Sam and I got engaged", "Chen and I have been together for six years"
+    rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
+    r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
+    r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
+    r"(?:are|have been|'ve been) in a relationship|started dating|"
+    # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
+    # together for coffee", "got together last week to plan the trip": company, not a couple)
+    r"(?:are|are back|got back) together(?=\s*(?:$|[,.;!)])|\s+(?:now|again|since|these days|officially)\b)|"
+    r"got together (?:in \d{4}|\w+ years? ago)(?=\s*(?:$|[,.;!)])))\b",
+)
+# Siblings named in other words than "my sister Leela" (first match only).
+_SIBLING_PATTERNS = (
+    rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
+    rf"{AFTER_NAME}",
+    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
+    r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
+)
+
+
+def _partner_named(rule: Rule, clause: str) -> None:
+    """A partner named in other words than "my partner Jonas" (see `_PARTNER_PATTERNS`), or in an apposition."""
+    for pattern in _PARTNER_PATTERNS:
+        m = re.search(pattern, clause)
+        if m and not guarded(clause, m) and "'s" not in m.group("name") and not _ended(rule, clause):
+            name = trim_name(m.group("name"))
+            if _a_person(name):
+                _partner(rule, name)
+            break
+    else:
+        _partner_in_apposition(rule, clause)
+
+
+def _sibling_named(rule: Rule, clause: str) -> None:
+    """A sibling named in other words than "my sister Leela" (see `_SIBLING_PATTERNS`)."""
+    for pattern in _SIBLING_PATTERNS:
+        m = re.search(pattern, clause)
+        if m and not guarded(clause, m) and "'s" not in m.group("name"):
+            name = trim_name(m.group("name"))
+            if _a_person(name):
+                _sibling(rule, m.group("rel").lower(), name)
+            break
+
+
+def _partner_in_apposition(rule: Rule, clause: str) -> None:
+    """ "I live with my partner, Jonas.", "Sam, my partner, cooked": an apposition that ends or opens the sentence
+    (not a clause: "My girlfriend, Toby and I are going camping" is split before "I", and Toby is one of a list)."""
+    sentence = QUOTED.sub(" ", rule.sentence.text).strip()
+    # "Sam, my partner, cooked dinner": the sentence opens with the name (the clauses split it before "my")
+    m = re.match(rf"^(?P<name>{NAME}), my (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, ",
+                 sentence)
+    if m and sentence.startswith(clause) and "'s" not in m.group("name"):
+        name = trim_name(m.group("name"))
+        if _a_person(name) and not _ENDED.search(sentence):
+            _partner(rule, name)
+        return
+    m = re.search(rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME})"
+                  r"\s*[.!]?$", clause)
+    if not m or not re.sub(r"[\s.!]+$", "", sentence).endswith(m.group("name").rstrip(".!")):
+        return
+    if guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+        return
+    name = trim_name(m.group("name"))
+    if _a_person(name):
+        _partner(rule, name)
+
+
+def _ended(rule: Rule, clause: str) -> bool:
+    """True when the sentence says the relationship of `clause` is over: in the clause itself, or in a later
+    clause ("my partner Jonas | and I broke up"; "I married Sam in 2019 | but we divorced")."""
+    if _ENDED.search(clause):
+        return True
+    clauses = split_clauses(rule.sentence.text)
+    later = clauses[clauses.index(clause) + 1:] if clause in clauses else []
+    return any(_ENDED.search(c) and re.match(r"^(?:I|[Ww]e|[Tt]hey|[Ss]he|[Hh]e)\b", c) for c in later)
+
+
+def _a_person(name: str) -> bool:
+    words = name.split()
+    return bool(words) and not any(w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS
+                                   for w in words)
+
+
+def _partner(rule: Rule, name: str) -> None:
+    rule.add("relationship", name, f"The user's partner is {name}.", slot="partner", importance=0.8, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "partner_of", name)
+
+
+def _sibling(rule: Rule, rel: str, name: str) -> None:
+    rule.add("relationship", name, f"The user's {rel} is {name}.", slot="sibling", importance=0.7, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "sibling_of", name)

@@ -1,0 +1,84 @@
+"""One sentence being read (`Rule`) and what the rules found in a conversation (`Found`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from memlake.distill.dates import DateMention, find_dates
+from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
+from memlake.distill.offline.people_places import Context
+from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
+
+
+@dataclass
+class Found:
+    """What the rules found in one conversation."""
+
+    candidates: list[FactCandidate] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    action_items: list[str] = field(default_factory=list)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    key_dates: list[KeyDate] = field(default_factory=list)
+    summary_sentences: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rule:
+    """One sentence being read: its message, its dates, and where findings go."""
+
+    sentence: Sentence
+    context: Context
+    found: Found
+    dates: list[DateMention]
+
+    @property
+    def message_id(self) -> str:
+        return self.sentence.message.message_id
+
+    @property
+    def said(self) -> date:
+        return self.sentence.message.created_at.date()
+
+    def date_in(self, clause: str, context: str | None = None) -> DateMention | None:
+        """The first date expression inside `clause` (resolved against when it was said)."""
+        # Tense comes from the clause that holds it: "I'm planning to visit Japan in April" is next April.
+        if context is None:
+            context = next((c for c in split_clauses(self.sentence.text) if clause.strip() and clause.strip() in c),
+                           clause)
+        mentions = find_dates(clause, self.sentence.message.created_at, context=context)
+        return mentions[0] if mentions else None
+
+    def add(self, type_: str, value: str, content: str, *, subject: str = USER_SUBJECT, slot: str | None = None,
+            confidence: float = 0.9, importance: float = 0.6, tags: tuple[str, ...] = (),
+            valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate:
+        candidate = FactCandidate(
+            type=type_,  # type: ignore[arg-type]
+            subject=subject,
+            slot=slot,
+            value=value.strip(),
+            content=sentence_case(content),
+            confidence=confidence,
+            importance=importance,
+            tags=list(tags),
+            valid_from=iso_day(valid_from if valid_from is not None else self.said),
+            valid_until=iso_day(valid_until),
+            message_ids=[self.message_id],
+        )
+        self.found.candidates.append(candidate)
+        return candidate
+
+    def entity(self, name: str, type_: str) -> None:
+        if name and name.lower() not in self.found.entities:
+            self.found.entities[name.lower()] = Entity(name=name, type=type_)
+
+    def relation(self, source: str, relation: str, target: str, confidence: float = 0.9,
+                 valid_from: str | None = None, valid_until: str | None = None) -> None:
+        self.found.relations.append(Relation(source=source, relation=relation, target=target,
+                                             confidence=confidence, valid_from=valid_from,
+                                             valid_until=valid_until))
+
+    def key_date(self, mention: DateMention, description: str) -> None:
+        self.found.key_dates.append(KeyDate(date=mention.iso, description=sentence_case(description),
+                                            message_ids=[self.message_id]))

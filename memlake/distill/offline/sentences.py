@@ -1,0 +1,142 @@
+"""Sentences and clauses of a user's message as the rules read them, and the small text helpers they share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memlake.distill.models import Message
+from memlake.distill.offline.vocabulary import CONDITION, HYPOTHETICAL, NAME, NEGATION, NOT_NAMES, REPORTED
+
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
+_INLINE_CODE = re.compile(r"`[^`]*`")
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
+_URL = re.compile(r"https?://\S+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+_CLAUSE_SPLIT = re.compile(
+    r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|"
+    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
+)
+_OBJECT_CUT = re.compile(
+    r"\s+(?:and|but|or)\s+(?=(?:would|I|we|it|you|want|need|can|will|should|'d|am|have|has|she|he|they)\b)|"
+    r"\s+(?:because|since|so|when|if|which|while|though|although|as|for now|unless|until)\b.*$|"
+    r"\s+(?:now|anyway|anymore|too|as well|these days)\s*$",
+    re.I,
+)
+
+
+@dataclass
+class Sentence:
+    text: str  # what the rules read: no code, no URLs
+    display: str  # what summaries and key dates quote
+    message: Message
+    question: bool
+
+
+def display_text(text: str) -> str:
+    return re.sub(r"[ \t]+", " ", _CODE_BLOCK.sub(" ", text).replace("’", "'"))
+
+
+def rule_text(text: str) -> str:
+    return _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))
+
+
+def split_sentences(message: Message) -> list[Sentence]:
+    out = []
+    for piece in SENTENCE_END.split(display_text(message.content)):
+        piece = piece.strip()
+        if not piece:
+            continue
+        out.append(Sentence(rule_text(piece).strip(), piece, message, piece.endswith("?")))
+    return out
+
+
+# "I left Acme and joined Globex": a second verb phrase sharing the subject of the first.
+_PAST_VERB = (r"(?:\w+ed|left|quit|took|went|got|became|began|sold|bought|found|made|met|ran|won|sent|spent|"
+              r"had|did|gave|built|wrote|finished|came|said)")
+_ELIDED_SUBJECT = re.compile(
+    r",?\s+and\s+(?:then\s+|also\s+|just\s+|finally\s+|now\s+)?"
+    r"(?=(?:joined|moved|relocated|started|switched|became|took|went|got|left|quit|married|accepted|"
+    # "I switched jobs and now work at Hooli": a present verb after a past one shares the subject too
+    r"work|live)\b)"
+)
+_SUBORDINATE = re.compile(r"\b(?:that|who|which|because|when|after|before|since|while|until|where)\b", re.I)
+
+
+def split_clauses(text: str) -> list[str]:
+    text = QUOTED.sub(" ", text)
+    text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
+                  "", text, flags=re.I)
+    pieces = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
+    joined: list[str] = []
+    for piece in pieces:
+        # "Sam and I got engaged": a coordinated subject, not two clauses
+        said_so = re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text) if joined else None
+        if joined and re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES \
+                and re.match(r"I\b", piece) and said_so:
+            joined[-1] = f"{joined[-1]} and {piece}"
+        else:
+            joined.append(piece)
+    out: list[str] = []
+    for clause in joined:
+        out += _split_elided_subject(clause)
+    return out
+
+
+def _split_elided_subject(clause: str) -> list[str]:
+    """"I left Acme and joined Globex" -> "I left Acme", "I joined Globex": only when the first part is a plain
+    past-tense statement of the same subject (not negated, hypothetical, reported or subordinate)."""
+    subject = re.match(rf"^(?P<who>I|[Ww]e)(?:'ve| have)? (?:just |then |finally |recently |also )?{_PAST_VERB}\b",
+                       clause)
+    if not subject:
+        return [clause]
+    pieces = _ELIDED_SUBJECT.split(clause)
+    first = pieces[0]
+    if len(pieces) == 1 or any(g.search(first) for g in (HYPOTHETICAL, NEGATION, REPORTED, _SUBORDINATE)):
+        return [clause]
+    return [first] + [f"{subject.group('who')} {piece}" for piece in pieces[1:]]
+
+
+def cut_object(raw: str) -> str:
+    obj = _OBJECT_CUT.split(raw, maxsplit=1)[0]
+    obj = re.sub(r"^(?:also|really|just|totally|absolutely|still|even)\s+", "", obj.strip(), flags=re.I)
+    obj = re.sub(r"\s+(?:as well|too|also|a lot|so much|very much)$", "", obj.strip(" ,.;:!?"), flags=re.I)
+    return obj.strip(" ,.;:!?").strip()
+
+
+def third_person(text: str) -> str:
+    swaps = {"my": "their", "me": "them", "i": "they", "myself": "themselves", "mine": "theirs", "our": "their",
+             "us": "them", "we": "they", "i'm": "they're", "i've": "they've"}
+    return re.sub(r"\b(my|me|I|myself|mine|our|us|we|I'm|I've)\b",
+                  lambda m: swaps[m.group(1).lower()], text)
+
+
+def sentence_case(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def guarded(clause: str, match: re.Match[str]) -> bool:
+    """True when what precedes the match makes it hypothetical, negated or reported."""
+    prefix = clause[: match.start()]
+    if CONDITION.search(clause[match.end():]):
+        return True  # "I moved to Oslo, if you remember"? rare; "I'm vegan unless I travel": not a plain statement
+    return bool(HYPOTHETICAL.search(prefix) or NEGATION.search(prefix) or REPORTED.search(prefix))
+
+
+def trim_name(name: str) -> str:
+    name = re.sub(r"'s\b.*$", "", name.strip())  # "my daughter Sara's birthday" -> "Sara"
+    words = name.strip(" .,'’").split()
+    while words and (words[-1] in NOT_NAMES or not words[-1][0].isupper()):
+        words.pop()
+    return " ".join(w.strip(".,") for w in words)
+
+
+def trim_org(name: str) -> str:
+    words = name.strip(" .,").split()
+    while words and words[-1].lower() in ("and", "of", "&", "de"):
+        words.pop()
+    return " ".join(words).strip(" .,")
