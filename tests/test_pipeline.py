@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import threading
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
@@ -15,6 +16,7 @@ from memlake.report import render_ingest_report
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, LANDING_MANIFEST, TURNS
 from memlake.vectors import VectorStore, key_column
 from pipelines.runner import run_reindex
+from resources import HashEmbedder
 from tests.conftest import land
 
 
@@ -497,3 +499,52 @@ def test_a_file_with_a_message_dated_after_today_is_quarantined_and_the_rest_goe
     assert quarantined["source_file"].to_list() == ["alice/odd.jsonl"]
     assert "message f1-m1 is dated 2099-12-01 10:01 UTC, after the run" in quarantined["reason"][0]
     assert "f1" not in set(turns_of(settings)["conversation_id"]) and good.is_file() and odd.is_file()
+
+
+# The first of two `memlake run`s stops in its chunks step until the second has said it waits (see below).
+FIRST_RUN_INSIDE, SECOND_RUN_WAITS = threading.Event(), threading.Event()
+
+
+class FirstRunHoldsEmbedder(HashEmbedder):
+    """The hashing embedder; the first run that counts tokens (chunking) waits there until the second run says
+    it waits."""
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        if not FIRST_RUN_INSIDE.is_set():
+            FIRST_RUN_INSIDE.set()
+            SECOND_RUN_WAITS.wait(timeout=30)
+        return super().count_tokens(texts)
+
+
+def test_a_second_memlake_run_waits_for_the_first_says_so_and_finds_nothing_left(settings, fast_resources):
+    """Two `memlake run`s at once on one home both built every day (with a paid distiller, every call twice):
+    the second now waits for the first, says so, and then finds nothing left to do."""
+    from pipelines.runner import run_landing_alone
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    resources = {**fast_resources, "embedder": FirstRunHoldsEmbedder()}
+    outcomes: dict[str, object] = {}
+    said: list[str] = []
+
+    def second_says(message: str) -> None:
+        said.append(message)
+        if "waiting" in message:
+            SECOND_RUN_WAITS.set()
+
+    first = threading.Thread(target=lambda: outcomes.update(first=run_landing_alone(settings, lambda _: None,
+                                                                                       resources)))
+    first.start()
+    assert FIRST_RUN_INSIDE.wait(timeout=120)  # the first run is building its days
+    second = threading.Thread(target=lambda: outcomes.update(second=run_landing_alone(settings, second_says,
+                                                                                         resources)))
+    second.start()
+    first.join(timeout=300)
+    second.join(timeout=300)
+
+    done_first, done_second = outcomes["first"], outcomes["second"]
+    assert done_first.success and done_first.new_files == ["alice/chat.jsonl"]
+    assert done_first.days == ["2024-03-01", "2024-03-05"]
+    assert said and said[0].startswith(f"another memlake run (pid {os.getpid()}, started ")
+    assert said[0].endswith("is going on this home; waiting for it to end…")
+    assert done_second.success and done_second.new_files == [] and done_second.days == []
+
