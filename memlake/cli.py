@@ -618,5 +618,5 @@ def bench_all(
     typer.echo(f"wrote {report}")
 
 
-if __name__ == "__main__":
-    app()
+if __name__ == "__main__":  # `python -m memlake.cli`: errors as one line, as the `memlake` script gives them
+    main()

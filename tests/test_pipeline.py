@@ -548,3 +548,45 @@ def test_a_second_memlake_run_waits_for_the_first_says_so_and_finds_nothing_left
     assert said[0].endswith("is going on this home; waiting for it to end…")
     assert done_second.success and done_second.new_files == [] and done_second.days == []
 
+
+def test_after_a_memlake_run_killed_mid_way_search_names_memlake_run_and_memlake_run_repairs_it(
+        settings, fast_resources):
+    """A `memlake run` killed before its index steps left the lake built and the index missing: search said
+    to run `memlake reindex`, though `memlake run` is what redoes the killed run. A kill must not wedge the
+    home either: the next run does not wait for the dead one."""
+    import signal
+    import subprocess
+    import sys
+
+    from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
+
+    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG, ensure_dagster_home, run_landing, run_landing_alone
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    ensure_dagster_home(settings)
+    instance = dg.DagsterInstance.get()
+    built = run_landing(settings, resources=fast_resources, instance=instance)
+    shutil.rmtree(settings.lancedb_dir)  # what a run killed before its index steps leaves: no index yet
+    # the killed run: it held the home (its process is gone) and its Dagster run was left failed
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, pathlib\n"
+        "from memlake.run_lock import one_run_at_a_time\n"
+        f"with one_run_at_a_time(pathlib.Path({str(settings.home)!r}), print):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n")], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert killed.returncode == -signal.SIGKILL
+    instance.add_run(DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.FAILURE, tags={
+        TRIGGER_TAG: LANDING_TRIGGER, "dagster/asset_partition_range_start": built.days[0],
+        "dagster/asset_partition_range_end": built.days[-1]}))
+
+    with pytest.raises(ValueError, match=r"index chunk_index is missing .* the last `memlake run` \(pid \d+, "
+                       r"started .*\) stopped before it finished: run `memlake run`"):
+        Memory(settings.home).search("Berlin", "alice")
+
+    said: list[str] = []
+    repaired = run_landing_alone(settings, said.append, fast_resources)
+    assert said == []  # the dead run's lock went with its process
+    assert repaired.success and repaired.days == built.days
+    assert Memory(settings.home).search("Berlin", "alice").height
+    shutil.rmtree(settings.lancedb_dir)  # an index lost on its own, no run stopped: reindex rebuilds it
+    with pytest.raises(ValueError, match="index chunk_index is missing .* run `memlake reindex`"):
+        Memory(settings.home).search("Berlin", "alice")
