@@ -451,3 +451,40 @@ def test_a_partition_key_that_is_not_a_day_fails_its_run_with_a_clear_error_and_
         assert all("delete_dynamic_partition" in text for text in errors)  # says how to remove it
     assert not any(Lake(settings.lake_dir).files(table) for table in (LANDING_MANIFEST, TURNS))
 
+
+CHECK_CAN_EXECUTE = """
+query($repositorySelector: RepositorySelector!) {
+  repositoryOrError(repositorySelector: $repositorySelector) {
+    ... on Repository { assetNodes { assetKey { path } assetChecksOrError {
+      ... on AssetChecks { checks { name canExecuteIndividually } } } } }
+  }
+}"""
+
+
+def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings, fast_resources):
+    """`turns_expectations` executed alone from its Checks tab failed (`Cannot access partition_key for a
+    non-partitioned run`) and the episode checks could not run without their asset: every check now runs
+    alone, on every day the lake has, and passes on a good lake."""
+    from pipelines.definitions import build_definitions
+    from pipelines.runner import run_landing
+
+    instance = home_instance(settings)
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"I live in Lisbon","created_at":"2024-03-01T10:00:00Z"}\n'
+         '{"conversation_id":"c2","role":"user","content":"I moved to Porto","created_at":"2024-03-05T10:00:00Z"}\n')
+    assert run_landing(settings, resources=fast_resources, instance=instance).success
+    nodes = _graphql(instance, CHECK_CAN_EXECUTE)["repositoryOrError"]["assetNodes"]
+    executable = {check["name"]: check["canExecuteIndividually"] for node in nodes
+                  for check in node["assetChecksOrError"]["checks"]}
+    assert executable and set(executable.values()) == {"CAN_EXECUTE"}, executable  # the UI offers Execute
+
+    defs = build_definitions(fast_resources)
+    asset_job = defs.resolve_implicit_global_asset_job_def()
+    check_keys = defs.resolve_asset_graph().asset_check_keys
+    assert {key.name for key in check_keys} == set(executable)
+    for key in check_keys:  # what the run the UI launches executes: the asset job with only that check
+        alone = asset_job.get_subset(asset_selection=set(), asset_check_selection={key})
+        result = alone.execute_in_process(instance=instance, raise_on_error=False)
+        [evaluation] = result.get_asset_check_evaluations()
+        assert result.success and evaluation.passed and not result.get_asset_materialization_events(), key
+        assert evaluation.metadata.get("rows_checked", dg.MetadataValue.int(2)).value >= 2, key  # every day
