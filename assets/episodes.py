@@ -14,7 +14,7 @@ from memlake.distill.pending import default_as_of
 from memlake.distill.run import distill_pass, write_pass
 from memlake.moments import as_utc
 from memlake.schemas import EPISODES, LANDING_MANIFEST, PENDING, TURNS
-from pipelines.partitions import day_partitions, run_days
+from pipelines.partitions import checked_days, day_partitions, run_days
 from resources.core_model import CoreModel
 from resources.lake import LakeResource
 
@@ -51,12 +51,6 @@ class DistillConfig(dg.Config):
             deps=[turns],
             description="One row per conversation waiting for distillation, with the reason.",
         ),
-    ],
-    check_specs=[
-        dg.AssetCheckSpec(CITES_USER, asset=EPISODES_KEY,
-                          description="Every fact candidate cites at least one user message of its conversation."),
-        dg.AssetCheckSpec(NOTHING_LOST, asset=EPISODES_KEY,
-                          description="Every conversation of the days is in episodes or in pending."),
     ],
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -115,8 +109,6 @@ def episodes(
                                                             "attempts")),
         },
     )
-    yield _check_cites_user(episode_frame, day_turns)
-    yield _check_nothing_lost(episode_frame, pending_frame, day_turns)
 
 
 def _episode_preview(frame: pl.DataFrame) -> pl.DataFrame:
@@ -130,7 +122,13 @@ def _episode_preview(frame: pl.DataFrame) -> pl.DataFrame:
     ).sort("agent_id", "conversation_id")
 
 
-def _check_cites_user(episode_frame: pl.DataFrame, day_turns: pl.DataFrame) -> dg.AssetCheckResult:
+# The checks are steps of their own, reading the lake: each runs alone too (the UI's Execute on a check).
+@dg.asset_check(asset=EPISODES_KEY, name=CITES_USER,
+                description="Every fact candidate cites at least one user message of its conversation.")
+def fact_candidates_cite_user_messages(context: dg.AssetCheckExecutionContext,
+                                       lake: LakeResource) -> dg.AssetCheckResult:
+    days = checked_days(context)
+    episode_frame, day_turns = lake.lake.read(EPISODES, days=days), lake.lake.read(TURNS, days=days)
     users = {
         (a, c, m) for a, c, m, role in day_turns.select("agent_id", "conversation_id", "message_id", "role").iter_rows()
         if role == "user"
@@ -140,19 +138,23 @@ def _check_cites_user(episode_frame: pl.DataFrame, day_turns: pl.DataFrame) -> d
         for candidate in row["fact_candidates"] or []:
             if not any((row["agent_id"], row["conversation_id"], m) in users for m in candidate["message_ids"] or []):
                 bad.append(f"{row['conversation_id']}: {candidate['content']}")
-    return dg.AssetCheckResult(asset_key=EPISODES_KEY, check_name=CITES_USER, passed=not bad,
-                               metadata={"violations": len(bad), "examples": dg.MetadataValue.json(bad[:5])})
+    return dg.AssetCheckResult(passed=not bad, metadata={"violations": len(bad),
+                                                         "examples": dg.MetadataValue.json(bad[:5])})
 
 
-def _check_nothing_lost(episode_frame: pl.DataFrame, pending_frame: pl.DataFrame,
-                        day_turns: pl.DataFrame) -> dg.AssetCheckResult:
+@dg.asset_check(asset=EPISODES_KEY, name=NOTHING_LOST,
+                description="Every conversation of the days is in episodes or in pending.")
+def every_conversation_has_an_episode_or_is_pending(context: dg.AssetCheckExecutionContext,
+                                                    lake: LakeResource) -> dg.AssetCheckResult:
     def keys(frame: pl.DataFrame) -> set[tuple[str, str]]:
         return set(frame.select("agent_id", "conversation_id").iter_rows()) if frame.height else set()
 
-    missing = sorted(keys(day_turns) - keys(episode_frame) - keys(pending_frame))
-    return dg.AssetCheckResult(asset_key=EPISODES_KEY, check_name=NOTHING_LOST, passed=not missing,
-                               metadata={"missing": len(missing),
-                                         "examples": dg.MetadataValue.json([list(k) for k in missing[:5]])})
+    days = checked_days(context)
+    day_turns = lake.lake.read(TURNS, days=days)
+    missing = sorted(keys(day_turns) - keys(lake.lake.read(EPISODES, days=days))
+                     - keys(lake.lake.read(PENDING, days=days)))
+    return dg.AssetCheckResult(passed=not missing, metadata={
+        "missing": len(missing), "examples": dg.MetadataValue.json([list(k) for k in missing[:5]])})
 
 
 # --- `memlake distill`: the episodes of one agent, on demand -------------------------------------
@@ -272,6 +274,6 @@ def pending_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.
 
 
 ASSETS = [episodes]
-CHECKS: list[Any] = []
+CHECKS = [fact_candidates_cite_user_messages, every_conversation_has_an_episode_or_is_pending]
 JOBS = [pending_job]
 SENSORS = [pending_sensor]

@@ -11,7 +11,7 @@ from memlake.landing import MANIFEST_STAMP, manifest_frame, manifest_version, up
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
-from pipelines.partitions import day_partitions, run_days
+from pipelines.partitions import checked_days, day_partitions, run_days
 from resources.lake import LakeResource
 
 LAKE_WRITERS = "memlake_lake_writers"
@@ -120,7 +120,7 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
     "(agent_id, conversation_id, message_id) unique, content not null."
 ))
 def turns_expectations(context: dg.AssetCheckExecutionContext, lake: LakeResource) -> dg.AssetCheckResult:
-    frame = lake.lake.read(TURNS, days=run_days(context))
+    frame = lake.lake.read(TURNS, days=checked_days(context))
     result = validate_turns(frame, now=datetime.now(UTC))
     return dg.AssetCheckResult(
         passed=result.success,

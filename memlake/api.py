@@ -31,6 +31,19 @@ INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES
 __all__ = ["Memory", "check_agent_id"]
 
 
+def _index_repair(home: Path) -> str:
+    """What rebuilds a missing index: `memlake run` when a run stopped before building it (it redoes that
+    run's days), else `memlake reindex` (the index was lost on its own: the lake has what it is built from)."""
+    from memlake.run_lock import last_run_trace
+
+    trace = last_run_trace(home)
+    if trace is None:
+        return "run `memlake reindex`"
+    if trace.is_going():
+        return f"a `memlake run` ({trace.describe()}) is building it; search again once it has ended"
+    return f"the last `memlake run` ({trace.describe()}) stopped before it finished: run `memlake run`"
+
+
 def _check_text(name: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{name} is a string, got {value!r}")
@@ -120,8 +133,9 @@ class Memory:
             return
         held = pl.scan_parquet(self.lake.files(source)).filter(pl.col("agent_id") == agent_id).head(1).collect()
         if held.height:
-            raise ValueError(f"the search index {table} is missing from {self.settings.lancedb_dir}, though the "
-                             f"lake holds {source.name} of agent {agent_id!r}: run `memlake reindex`")
+            missing = (f"the search index {table} is missing from {self.settings.lancedb_dir}, though the lake holds "
+                       f"{source.name} of agent {agent_id!r}")
+            raise ValueError(f"{missing}: {_index_repair(self.settings.home)}")
 
     def _fact_reads(self) -> Any:
         if not hasattr(self, "_fact_reads_cache"):

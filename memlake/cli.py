@@ -154,11 +154,10 @@ def run(home: HomeOption = None) -> None:
     from memlake.lake import Lake
     from memlake.report import render_ingest_report
     from memlake.schemas import PENDING
-    from pipelines.runner import run_landing, wait_for_sensor_runs
+    from pipelines.runner import run_landing_alone
 
     settings = load_settings(home)
-    wait_for_sensor_runs(settings, typer.echo)
-    outcome = run_landing(settings)
+    outcome = run_landing_alone(settings, typer.echo)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
@@ -629,5 +628,5 @@ def bench_all(
     typer.echo(f"wrote {report}")
 
 
-if __name__ == "__main__":
-    app()
+if __name__ == "__main__":  # `python -m memlake.cli`: errors as one line, as the `memlake` script gives them
+    main()

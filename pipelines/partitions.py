@@ -63,6 +63,12 @@ def run_days(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) 
     return [day for day in keys if day in wanted]
 
 
+def checked_days(context: dg.AssetCheckExecutionContext) -> list[str] | None:
+    """The days a check looks at: its run's (`run_days`), or every day (None) when it runs on its own,
+    outside a partitioned run (the UI's Execute on a check)."""
+    return run_days(context) if context.op_execution_context.has_partition_key_range else None
+
+
 def add_requests(days: Iterable[str], known: Sequence[str]) -> list[dg.AddDynamicPartitionsRequest]:
     """What a sensor returns beside its run request so that Dagster adds the unknown days first."""
     new = unknown_days(days, known)

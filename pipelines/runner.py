@@ -25,6 +25,7 @@ from memlake.facts.overrides import entries_unfolded
 from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
 from memlake.landing import IgnoredFile, manifest_keys, new_landing_files, plan_days, scan_landing, unbuilt_days
+from memlake.run_lock import one_run_at_a_time, process_alive
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import Settings
 from pipelines.partitions import DAYS, days_of_run, register_days
@@ -154,6 +155,21 @@ def run_reindex(
     return _run(settings, selection, days, days, "memlake reindex", resources, instance)
 
 
+def run_landing_alone(
+    settings: Settings,
+    say: Callable[[str], None],
+    resources: dict[str, object] | None = None,
+) -> RunOutcome:
+    """`memlake run`: `run_landing` once no other `memlake run` (nor a landing run the sensor launched) is
+    going on the home; it then does only what the other left. Saying whom it waits for."""
+    with one_run_at_a_time(settings.home, say) as home_run:
+        wait_for_sensor_runs(settings, say)
+        outcome = run_landing(settings, resources)
+        if outcome.success:  # else the trace stays: the next `memlake run` does this one's days again
+            home_run.finished()
+    return outcome
+
+
 class NothingToIndex(ValueError):
     """A reindex of a lake with no days."""
 
@@ -206,22 +222,12 @@ def release_stale_slots(instance: dg.DagsterInstance) -> list[str]:
         run = instance.get_run_by_id(run_id)
         if run is not None and not run.is_finished:
             pid, host = run.tags.get(PID_TAG), run.tags.get(HOST_TAG)
-            if not pid or host != socket.gethostname() or _alive(int(pid)):
+            if not pid or host != socket.gethostname() or process_alive(int(pid)):
                 continue  # running, or run by a process this one cannot see (a daemon's: run monitoring's)
             instance.report_run_failed(run, f"its process ({pid}) ended before the run did: its slots are freed")
         storage.free_concurrency_slots_for_run(run_id)
         freed.append(run_id)
     return freed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
 
 
 def _run(

@@ -7,7 +7,11 @@ from functools import cached_property
 import dagster as dg
 
 from memlake.lake import Lake
+from memlake.schemas import check_day
 from memlake.settings import Settings, load_settings
+
+# The run tags that carry the partition keys a run is for: one key, or the first and last of a range.
+PARTITION_TAGS = ("dagster/partition", "dagster/asset_partition_range_start", "dagster/asset_partition_range_end")
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -17,6 +21,21 @@ class LakeResource(dg.ConfigurableResource):
     """
 
     home: str = ""
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        """Refuse a run for a partition key that is not a day, before any step reads or writes: Dagster takes
+        any text as a key of the day partitions (the UI's partition picker, its `addDynamicPartition`)."""
+        tags = context.dagster_run.tags if context.dagster_run is not None else {}
+        for key in (tags[name] for name in PARTITION_TAGS if name in tags):
+            try:
+                check_day(key)
+            except ValueError:
+                raise dg.Failure(
+                    f"partition key {key!r} is not a day (YYYY-MM-DD): memlake partitions are conversation days, "
+                    "so this run builds nothing. The key stays in the UI until removed: with DAGSTER_HOME set "
+                    "to the home's instance (<home>/dagster_home), `python -c \"import dagster as dg; "
+                    f"dg.DagsterInstance.get().delete_dynamic_partition('conversation_days', {key!r})\"`"
+                ) from None
 
     @cached_property
     def settings(self) -> Settings:

@@ -9,7 +9,7 @@ import dagster as dg
 import pytest
 
 from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP
-from memlake.schemas import PROFILES
+from memlake.schemas import LANDING_MANIFEST, PROFILES, TURNS
 from pipelines.definitions import defs
 from tests.conftest import land
 
@@ -391,3 +391,100 @@ def test_lineage_shows_what_each_asset_reads_and_nothing_else():
     assert parents("search", "episode_index") == ["episodes/episodes"]
     assert parents("search", "fact_index") == ["facts/facts"]
     assert parents("profile", "profiles") == ["facts/fact_edges", "facts/facts"]  # the profile reads both
+
+
+def _graphql(instance: dg.DagsterInstance, query: str, variables: dict | None = None) -> dict:
+    """`query` against this code location as the Dagster UI sends it (in process, no code server)."""
+    from dagster._core.test_utils import in_process_test_workspace
+    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+    from dagster_graphql.test.utils import execute_dagster_graphql, infer_repository_selector
+
+    origin = LoadableTargetOrigin(module_name="pipelines.definitions", attribute="defs")
+    with in_process_test_workspace(instance, origin) as context:
+        variables = {"repositorySelector": infer_repository_selector(context), **(variables or {})}
+        result = execute_dagster_graphql(context, query, variables)
+    assert not result.errors, result.errors
+    return result.data
+
+
+ADD_PARTITION = """
+mutation($repositorySelector: RepositorySelector!, $partitionsDefName: String!, $partitionKey: String!) {
+  addDynamicPartition(repositorySelector: $repositorySelector, partitionsDefName: $partitionsDefName,
+                      partitionKey: $partitionKey) {
+    __typename
+  }
+}"""
+
+
+def home_instance(settings) -> dg.DagsterInstance:
+    """The home's own Dagster instance, the one `memlake dev`'s UI reads."""
+    from pipelines.runner import ensure_dagster_home
+
+    ensure_dagster_home(settings)
+    return dg.DagsterInstance.get()
+
+
+def test_a_partition_key_that_is_not_a_day_fails_its_run_with_a_clear_error_and_builds_nothing(
+        settings, fast_resources):
+    """Any text typed in the UI's partition picker (or sent by the `addDynamicPartition` mutation) became a
+    partition key; a run of `not-a-day` built empty with its check passing. It now fails, naming the key and
+    how to remove it, before any asset writes anything."""
+    from memlake.lake import Lake
+    from pipelines.definitions import ASSETS, CHECKS, landing_job_selection
+    from pipelines.partitions import DAYS
+
+    instance = home_instance(settings)
+    added = _graphql(instance, ADD_PARTITION, {"partitionsDefName": DAYS, "partitionKey": "not-a-day"})
+    assert added["addDynamicPartition"]["__typename"] == "AddDynamicPartitionSuccess"  # Dagster takes any text
+    instance.add_dynamic_partitions(DAYS, ["[2024-01-08...2024-01-22]"])  # a range typed as a key
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
+
+    for key in ("not-a-day", "[2024-01-08...2024-01-22]"):
+        result = dg.materialize([*ASSETS, *CHECKS], selection=landing_job_selection, partition_key=key,
+                                resources=fast_resources, instance=instance, raise_on_error=False)
+        assert not result.success
+        assert not result.get_asset_materialization_events() and not result.get_asset_check_evaluations()
+        errors = [event.event_specific_data.error.to_string() for event in result.all_events  # type: ignore
+                  if event.is_failure and getattr(event.event_specific_data, "error", None)]
+        assert errors and all(f"partition key {key!r} is not a day (YYYY-MM-DD)" in text for text in errors), errors
+        assert all("delete_dynamic_partition" in text for text in errors)  # says how to remove it
+    assert not any(Lake(settings.lake_dir).files(table) for table in (LANDING_MANIFEST, TURNS))
+
+
+CHECK_CAN_EXECUTE = """
+query($repositorySelector: RepositorySelector!) {
+  repositoryOrError(repositorySelector: $repositorySelector) {
+    ... on Repository { assetNodes { assetKey { path } assetChecksOrError {
+      ... on AssetChecks { checks { name canExecuteIndividually } } } } }
+  }
+}"""
+
+
+def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings, fast_resources):
+    """`turns_expectations` executed alone from its Checks tab failed (`Cannot access partition_key for a
+    non-partitioned run`) and the episode checks could not run without their asset: every check now runs
+    alone, on every day the lake has, and passes on a good lake."""
+    from pipelines.definitions import build_definitions
+    from pipelines.runner import run_landing
+
+    instance = home_instance(settings)
+    land(settings, "alice", "a.jsonl",
+         '{"conversation_id":"c1","role":"user","content":"I live in Lisbon","created_at":"2024-03-01T10:00:00Z"}\n'
+         '{"conversation_id":"c2","role":"user","content":"I moved to Porto","created_at":"2024-03-05T10:00:00Z"}\n')
+    assert run_landing(settings, resources=fast_resources, instance=instance).success
+    nodes = _graphql(instance, CHECK_CAN_EXECUTE)["repositoryOrError"]["assetNodes"]
+    executable = {check["name"]: check["canExecuteIndividually"] for node in nodes
+                  for check in node["assetChecksOrError"]["checks"]}
+    assert executable and set(executable.values()) == {"CAN_EXECUTE"}, executable  # the UI offers Execute
+
+    defs = build_definitions(fast_resources)
+    asset_job = defs.resolve_implicit_global_asset_job_def()
+    check_keys = defs.resolve_asset_graph().asset_check_keys
+    assert {key.name for key in check_keys} == set(executable)
+    for key in check_keys:  # what the run the UI launches executes: the asset job with only that check
+        alone = asset_job.get_subset(asset_selection=set(), asset_check_selection={key})
+        result = alone.execute_in_process(instance=instance, raise_on_error=False)
+        [evaluation] = result.get_asset_check_evaluations()
+        assert result.success and evaluation.passed and not result.get_asset_materialization_events(), key
+        assert evaluation.metadata.get("rows_checked", dg.MetadataValue.int(2)).value >= 2, key  # every day

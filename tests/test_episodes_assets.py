@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from assets.episodes import CHECKS as EPISODE_CHECKS
 from assets.episodes import EPISODES_KEY, NOTHING_LOST, PENDING_KEY, episodes, run_distill
 from assets.transcripts import landing_manifest, turns
 from memlake.api import Memory
@@ -48,7 +49,7 @@ def materialize_episodes(settings, core_model: CoreModel, instance: dg.DagsterIn
     manifest = Lake(settings.lake_dir).read(LANDING_MANIFEST).filter(pl.col("status") == "ingested")
     days = sorted(set(manifest["partition"].to_list()))
     result = dg.materialize(
-        [landing_manifest, turns, episodes],
+        [landing_manifest, turns, episodes, *EPISODE_CHECKS],  # the episode checks are steps of their own
         selection=dg.AssetSelection.assets(turns, EPISODES_KEY, PENDING_KEY),
         resources={"lake": lake, "core_model": core_model},
         instance=instance,

@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import threading
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
@@ -15,6 +16,7 @@ from memlake.report import render_ingest_report
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, LANDING_MANIFEST, TURNS
 from memlake.vectors import VectorStore, key_column
 from pipelines.runner import run_reindex
+from resources import HashEmbedder
 from tests.conftest import land
 
 
@@ -497,3 +499,94 @@ def test_a_file_with_a_message_dated_after_today_is_quarantined_and_the_rest_goe
     assert quarantined["source_file"].to_list() == ["alice/odd.jsonl"]
     assert "message f1-m1 is dated 2099-12-01 10:01 UTC, after the run" in quarantined["reason"][0]
     assert "f1" not in set(turns_of(settings)["conversation_id"]) and good.is_file() and odd.is_file()
+
+
+# The first of two `memlake run`s stops in its chunks step until the second has said it waits (see below).
+FIRST_RUN_INSIDE, SECOND_RUN_WAITS = threading.Event(), threading.Event()
+
+
+class FirstRunHoldsEmbedder(HashEmbedder):
+    """The hashing embedder; the first run that counts tokens (chunking) waits there until the second run says
+    it waits."""
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        if not FIRST_RUN_INSIDE.is_set():
+            FIRST_RUN_INSIDE.set()
+            SECOND_RUN_WAITS.wait(timeout=30)
+        return super().count_tokens(texts)
+
+
+def test_a_second_memlake_run_waits_for_the_first_says_so_and_finds_nothing_left(settings, fast_resources):
+    """Two `memlake run`s at once on one home both built every day (with a paid distiller, every call twice):
+    the second now waits for the first, says so, and then finds nothing left to do."""
+    from pipelines.runner import run_landing_alone
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    resources = {**fast_resources, "embedder": FirstRunHoldsEmbedder()}
+    outcomes: dict[str, object] = {}
+    said: list[str] = []
+
+    def second_says(message: str) -> None:
+        said.append(message)
+        if "waiting" in message:
+            SECOND_RUN_WAITS.set()
+
+    first = threading.Thread(target=lambda: outcomes.update(first=run_landing_alone(settings, lambda _: None,
+                                                                                       resources)))
+    first.start()
+    assert FIRST_RUN_INSIDE.wait(timeout=120)  # the first run is building its days
+    second = threading.Thread(target=lambda: outcomes.update(second=run_landing_alone(settings, second_says,
+                                                                                         resources)))
+    second.start()
+    first.join(timeout=300)
+    second.join(timeout=300)
+
+    done_first, done_second = outcomes["first"], outcomes["second"]
+    assert done_first.success and done_first.new_files == ["alice/chat.jsonl"]
+    assert done_first.days == ["2024-03-01", "2024-03-05"]
+    assert said and said[0].startswith(f"another memlake run (pid {os.getpid()}, started ")
+    assert said[0].endswith("is going on this home; waiting for it to end…")
+    assert done_second.success and done_second.new_files == [] and done_second.days == []
+
+
+def test_after_a_memlake_run_killed_mid_way_search_names_memlake_run_and_memlake_run_repairs_it(
+        settings, fast_resources):
+    """A `memlake run` killed before its index steps left the lake built and the index missing: search said
+    to run `memlake reindex`, though `memlake run` is what redoes the killed run. A kill must not wedge the
+    home either: the next run does not wait for the dead one."""
+    import signal
+    import subprocess
+    import sys
+
+    from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
+
+    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG, ensure_dagster_home, run_landing, run_landing_alone
+
+    land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
+    ensure_dagster_home(settings)
+    instance = dg.DagsterInstance.get()
+    built = run_landing(settings, resources=fast_resources, instance=instance)
+    shutil.rmtree(settings.lancedb_dir)  # what a run killed before its index steps leaves: no index yet
+    # the killed run: it held the home (its process is gone) and its Dagster run was left failed
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, pathlib\n"
+        "from memlake.run_lock import one_run_at_a_time\n"
+        f"with one_run_at_a_time(pathlib.Path({str(settings.home)!r}), print):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n")], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert killed.returncode == -signal.SIGKILL
+    instance.add_run(DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.FAILURE, tags={
+        TRIGGER_TAG: LANDING_TRIGGER, "dagster/asset_partition_range_start": built.days[0],
+        "dagster/asset_partition_range_end": built.days[-1]}))
+
+    with pytest.raises(ValueError, match=r"index chunk_index is missing .* the last `memlake run` \(pid \d+, "
+                       r"started .*\) stopped before it finished: run `memlake run`"):
+        Memory(settings.home).search("Berlin", "alice")
+
+    said: list[str] = []
+    repaired = run_landing_alone(settings, said.append, fast_resources)
+    assert said == []  # the dead run's lock went with its process
+    assert repaired.success and repaired.days == built.days
+    assert Memory(settings.home).search("Berlin", "alice").height
+    shutil.rmtree(settings.lancedb_dir)  # an index lost on its own, no run stopped: reindex rebuilds it
+    with pytest.raises(ValueError, match="index chunk_index is missing .* run `memlake reindex`"):
+        Memory(settings.home).search("Berlin", "alice")
