@@ -391,3 +391,37 @@ def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_late
     assert code == 2 and printed == f"error: {message}\n"
     first = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "1", *home])
     assert first.exit_code == 0 and first.output.startswith("profile v1 of demo")
+
+
+# ---------------------------------------------------------------------------------------------- several values
+
+
+def test_two_siblings_pass_the_blocking_check_and_every_agent_gets_a_profile(settings, monkeypatch) -> None:
+    """Issue 20 (1): "My brother Tom" then "My brother Ken", run twice with `memlake run`: both runs succeed,
+    both brothers are current facts, and the profile is built (the blocking check failed every run)."""
+    from typer.testing import CliRunner
+
+    from memlake.cli import app
+    from tests.conftest import land
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    said = [("c1", "2024-03-01T10:00:00Z", "My brother Tom is a carpenter."),
+            ("c2", "2024-04-01T10:00:00Z", "My brother Ken moved to Oslo last year.")]
+    land(settings, "ann", "chat.jsonl", "".join(
+        json.dumps({"conversation_id": c, "role": "user", "content": text, "created_at": when}) + "\n"
+        for c, when, text in said))
+    land(settings, "bob", "chat.jsonl", json.dumps(
+        {"conversation_id": "b1", "role": "user", "content": "I live in Paris.", "created_at": "2024-03-02T10:00:00Z"}
+    ) + "\n")
+    runner = CliRunner()
+    for _ in range(2):
+        ran = runner.invoke(app, ["run", "--home", str(settings.home)])
+        assert ran.exit_code == 0, ran.output
+        assert "fail" not in ran.output.lower(), ran.output
+
+    memory = Memory(settings.home)
+    siblings = memory.facts("ann").filter(pl.col("slot") == "sibling")
+    assert sorted(siblings["value"].to_list()) == ["Ken", "Tom"]
+    for agent in ("ann", "bob"):
+        assert memory.profile(agent).height == 1, agent
+    assert "Paris" in memory.profile("bob")["text"][0]

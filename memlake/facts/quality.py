@@ -3,9 +3,11 @@
 Expectations: (fact_id, version) unique; ids, agent, status and times present;
 type and status from their vocabularies; confidence and importance in [0, 1];
 valid_from <= valid_until; every superseded_by names an existing fact of the
-same agent; each (agent, subject, slot) chain has exactly one active version
-(none only when its newest version was rejected), and no fact_id more than one.
-The last two are cross-row rules, so they are computed first as boolean
+same agent; each slot chain has exactly one active version (none only when its
+newest version was rejected), and no fact_id more than one. A slot chain is what
+the fold keeps one current value of (`memlake.facts.fold.slot_key`): the agent,
+the subject and the slot, and for a multi-valued slot (sibling) the value too.
+The last three are cross-row rules, so they are computed first as boolean
 columns that the suite expects to be true.
 """
 
@@ -15,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.facts.fold import slot_key
 from memlake.quality import SuiteResult, run_suite
 from memlake.schemas import FACT_STATUSES, FACT_TYPES
 
@@ -34,9 +37,8 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
     frame = frame.join(known, on=["agent_id", "superseded_by"], how="left").with_columns(
         (pl.col("superseded_by").is_null() | pl.col("_target_exists").fill_null(False)).alias("superseded_by_exists")
     )
-    subject_key = pl.col("subject").str.to_lowercase().str.strip_chars()
-    slot_chain = ["agent_id", "_subject_key", "slot"]
-    frame = frame.with_columns(subject_key.alias("_subject_key"))
+    frame = with_slot_chain(frame)
+    slot_chain = ["_slot_chain"]
     active = (pl.col("status") == "active").cast(pl.Int32)
     newest_status = pl.col("status").sort_by(["created_at", "version"]).last()
     frame = frame.with_columns(
@@ -51,7 +53,20 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
         ).alias("slot_chain_one_active"),
         (pl.col("_fact_active") <= 1).alias("fact_chain_at_most_one_active"),
     )
-    return frame.drop("_target_exists", "_subject_key", "_slot_active", "_slot_newest_status", "_fact_active")
+    return frame.drop("_target_exists", "_slot_chain", "_slot_active", "_slot_newest_status", "_fact_active")
+
+
+def with_slot_chain(facts: pl.DataFrame) -> pl.DataFrame:
+    """`facts` with `_slot_chain`: the chain the fold keeps a row's slot under (null for a row without a slot).
+
+    Keyed by the fold's own `slot_key`, so the check and the fold agree on which slots hold one value."""
+    pairs = facts.select("agent_id", "subject", "slot", "value").unique().filter(pl.col("slot").is_not_null())
+    keys = [
+        "\x1f".join(slot_key(agent, subject, slot, value)) for agent, subject, slot, value in pairs.iter_rows()
+    ]
+    chains = pairs.with_columns(pl.Series("_slot_chain", keys, dtype=pl.String))
+    return facts.join(chains, on=["agent_id", "subject", "slot", "value"], how="left", nulls_equal=True,
+                      maintain_order="left")
 
 
 def validate_facts(facts: pl.DataFrame) -> SuiteResult:
