@@ -13,6 +13,8 @@ columns that the suite expects to be true.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -20,6 +22,10 @@ import polars as pl
 from memlake.facts.fold import slot_key
 from memlake.quality import SuiteResult, run_suite
 from memlake.schemas import FACT_STATUSES, FACT_TYPES
+
+# The cross-row rules, as the boolean columns `with_chain_checks` adds.
+CHAIN_RULES = ("superseded_by_exists", "slot_chain_one_active", "fact_chain_at_most_one_active")
+HELD_BACK = "memlake.held_back"  # the facts file's stamp: {agent: [broken row, ...]} of the agents held back
 
 
 def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
@@ -93,3 +99,66 @@ def validate_facts(facts: pl.DataFrame) -> SuiteResult:
         ]
 
     return run_suite(frame, "facts", expectations)
+
+
+def broken_rows(facts: pl.DataFrame) -> pl.DataFrame:
+    """The rows that break a cross-row rule, one per row and rule: agent, subject, slot, value, fact id, version,
+    status and the rule, ordered by agent and fact."""
+    checked = with_chain_checks(facts)
+    return pl.concat([
+        checked.filter(~pl.col(rule)).select(
+            "agent_id", "subject", "slot", "value", "fact_id", "version", "status", pl.lit(rule).alias("rule"))
+        for rule in CHAIN_RULES
+    ]).sort("agent_id", "fact_id", "version", "rule")
+
+
+def describe_rows(rows: pl.DataFrame, limit: int = 10) -> list[str]:
+    """One line per broken row, as a person reads it (at most `limit`, then how many more)."""
+    lines = [
+        f"agent {r['agent_id']!r}, subject {r['subject']!r}, slot {r['slot']!r} = {r['value']!r}: fact "
+        f"{r['fact_id']} v{r['version']} ({r['status']}) breaks {r['rule']}"
+        for r in rows.head(limit).iter_rows(named=True)
+    ]
+    return lines + ([f"and {rows.height - limit} more"] if rows.height > limit else [])
+
+
+@dataclass
+class SoundFacts:
+    """The facts and edges to write, and the agents whose new rows were held back (with the rows that broke)."""
+
+    facts: pl.DataFrame
+    edges: pl.DataFrame
+    held_back: dict[str, list[str]]
+
+    def stamp(self) -> str:
+        return json.dumps(self.held_back, sort_keys=True)
+
+
+def hold_back_broken_agents(
+    facts: pl.DataFrame, edges: pl.DataFrame, last_facts: pl.DataFrame, last_edges: pl.DataFrame
+) -> SoundFacts:
+    """A fold's tables with each agent whose rows break a cross-row rule put back to its last written rows.
+
+    One agent's broken chain then costs only that agent its new facts; the other agents' memory is written.
+    Its last rows stay if they keep the rules (else it has none until a fold gets it right: the lake is derived,
+    its inputs are kept)."""
+    broken = broken_rows(facts)
+    if broken.height == 0:
+        return SoundFacts(facts, edges, {})
+    agents = sorted(set(broken["agent_id"].to_list()))
+    last_facts = last_facts.drop("day", strict=False).filter(pl.col("agent_id").is_in(agents))
+    last_broken = set(broken_rows(last_facts)["agent_id"].to_list())
+    kept = [a for a in agents if a not in last_broken]
+    sound_facts = pl.concat([facts.filter(~pl.col("agent_id").is_in(agents)),
+                             last_facts.filter(pl.col("agent_id").is_in(kept)).select(facts.columns)],
+                            how="vertical_relaxed")
+    sound_edges = pl.concat([edges.filter(~pl.col("agent_id").is_in(agents)),
+                             last_edges.filter(pl.col("agent_id").is_in(kept)).select(edges.columns)],
+                            how="vertical_relaxed")
+    held_back = {a: describe_rows(broken.filter(pl.col("agent_id") == a)) for a in agents}
+    return SoundFacts(sound_facts, sound_edges, held_back)
+
+
+def held_back_agents(stamp: str | None) -> dict[str, list[str]]:
+    """The agents a facts file's `HELD_BACK` stamp names, with their broken rows (none for an older file)."""
+    return json.loads(stamp) if stamp else {}
