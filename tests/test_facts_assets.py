@@ -225,7 +225,7 @@ def test_samples_history_shows_both_with_dates_and_user_message_ids(demo) -> Non
     user_messages = set(memory.turns("demo").filter(pl.col("role") == "user")["message_id"].to_list())
     for slot, old, new in (("home_city", "Berlin", "Lisbon"), ("employer", "Acme Robotics", "Northwind Labs")):
         fact_id = memory.facts("demo").filter(pl.col("slot") == slot)["fact_id"][0]
-        history = memory.history(fact_id)
+        history = memory.history(fact_id, "demo")
         assert history["value"].to_list() == [old, new]
         assert history["status"].to_list() == ["superseded", "active"]
         first, second = history.row(0, named=True), history.row(1, named=True)
@@ -267,7 +267,7 @@ def test_samples_a_correction_override_wins_over_a_later_extraction(demo) -> Non
     run()
     memory = Memory(settings=settings)
     assert current(memory, "home_city") == ["Porto"]
-    history = memory.history(home_id)
+    history = memory.history(home_id, "demo")
     madrid = history.filter(pl.col("value") == "Madrid")
     assert madrid.height == 1, history.select("version", "value", "status")
     madrid_row = madrid.row(0, named=True)

@@ -349,16 +349,6 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
     return found.height > 0
 
 
-def fact_owners(settings: Settings, fact_id: str) -> list[str]:
-    """The agents whose facts (folded by a run, or only remembered since) hold `fact_id`, sorted."""
-    owners = Lake(settings.lake_dir).read(FACTS).filter(pl.col("fact_id") == fact_id)["agent_id"].unique()
-    if owners.len():
-        return sorted(owners.to_list())
-    # a fact remembered since the last run: only the agents with pending overrides can hold it
-    pending = sorted({o.agent_id for o in read_overrides(settings)})
-    return [a for a in pending if agent_facts(settings, a).facts.filter(pl.col("fact_id") == fact_id).height]
-
-
 def _structured(
     content: str, now: datetime, target: dict[str, Any] | None, fields: dict[str, Any]
 ) -> tuple[dict[str, Any], str]:
