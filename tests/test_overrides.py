@@ -347,3 +347,19 @@ def test_the_cli_remembers_lists_and_profiles(folded_home: Settings, monkeypatch
     assert out.exit_code == 0 and "home_city=Porto" in out.output
     out = runner.invoke(app, ["profile", "--agent", "ann", *home])
     assert out.exit_code == 0 and "no profile yet" in out.output  # profiles are written by a run
+
+
+def test_a_held_back_agent_still_sees_what_it_remembered_since(folded_home: Settings) -> None:
+    """A run that held back ann's facts (a broken chain) read the logs but kept ann's older rows: a fact ann
+    remembered before that run is still seen by reads, though the stamp says every entry was folded."""
+    from memlake.facts.overrides import FOLDED_ENTRIES, log_entries
+    from memlake.facts.quality import HELD_BACK
+
+    memory = Memory(settings=folded_home)
+    memory.remember("ann", "I moved to Paris last week")
+    lake = Lake(folded_home.lake_dir)
+    held = '{"ann": ["a broken row"]}'
+    lake.write(FACTS, lake.read(FACTS), stamp={FOLDED_ENTRIES: log_entries(folded_home), HELD_BACK: held})
+    fresh = Memory(settings=folded_home)
+    assert fresh.facts("ann").filter(pl.col("slot") == "home_city")["value"].to_list() == ["Paris"]
+    assert fresh.facts("bob")["value"].to_list() == ["Paris"]
