@@ -424,6 +424,7 @@ def test_two_siblings_pass_the_blocking_check_and_every_agent_gets_a_profile(set
     assert sorted(siblings["value"].to_list()) == ["Ken", "Tom"]
     for agent in ("ann", "bob"):
         assert memory.profile(agent).height == 1, agent
+    assert all(name in memory.profile("ann")["text"][0] for name in ("Tom", "Ken")), memory.profile("ann")["text"][0]
     assert "Paris" in memory.profile("bob")["text"][0]
 
 
