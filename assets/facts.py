@@ -12,7 +12,7 @@ from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP, profile_versions
 from memlake.facts.profile_model import ProfileWriter
-from memlake.facts.quality import validate_facts
+from memlake.facts.quality import HELD_BACK, broken_rows, describe_rows, hold_back_broken_agents, validate_facts
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
 from resources.core_model import CoreModel
 from resources.embedder import Embedder
@@ -55,22 +55,27 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     core = embedder.core()
     result = fold(batch.candidates, overrides, forgets, FoldConfig.from_settings(settings),
                   core.embed if core is not None else None)
-    lake.lake.write(FACTS, result.facts, stamp={FOLDED_ENTRIES: entries})
-    lake.lake.write(FACT_EDGES, result.edges)
+    # an agent whose new rows break a chain rule keeps its last rows, so the blocking check passes for the others
+    sound = hold_back_broken_agents(result.facts, result.edges, lake.lake.read(FACTS), lake.lake.read(FACT_EDGES))
+    lake.lake.write(FACTS, sound.facts, stamp={FOLDED_ENTRIES: entries, HELD_BACK: sound.stamp()})
+    lake.lake.write(FACT_EDGES, sound.edges)
+    for agent, rows in sound.held_back.items():
+        context.log.warning(f"facts of agent {agent!r} held back (its last facts kept): " + "; ".join(rows))
     stats = result.stats.as_dict()
     if stats["unresolved_overrides"]:
         context.log.warning(f"overrides whose target fact was not found: {stats['unresolved_overrides']}")
     yield dg.MaterializeResult(
         asset_key=FACTS_KEY,
         metadata={
-            "dagster/row_count": result.facts.height,
-            "agents": result.facts["agent_id"].n_unique() if result.facts.height else 0,
-            "by_status": dg.MetadataValue.json(dict(Counter(result.facts["status"].to_list()))),
+            "dagster/row_count": sound.facts.height,
+            "agents": sound.facts["agent_id"].n_unique() if sound.facts.height else 0,
+            "by_status": dg.MetadataValue.json(dict(Counter(sound.facts["status"].to_list()))),
+            "held_back": dg.MetadataValue.json(sound.held_back),
             "fold": dg.MetadataValue.json(stats),
             "skipped_candidates": dg.MetadataValue.json(dict(batch.skipped)),
             "embedder": core.name if core is not None else "none (Jaccard rules only)",
             "preview": markdown_preview(
-                result.facts.sort("created_at", descending=True).select(
+                sound.facts.sort("created_at", descending=True).select(
                     "agent_id", "fact_id", "version", "type", "subject", "slot", "value", "status", "created_at"
                 )
             ),
@@ -79,9 +84,9 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     yield dg.MaterializeResult(
         asset_key=EDGES_KEY,
         metadata={
-            "dagster/row_count": result.edges.height,
-            "by_type": dg.MetadataValue.json(dict(Counter(result.edges["edge_type"].to_list()))),
-            "preview": markdown_preview(result.edges.sort("created_at", descending=True)),
+            "dagster/row_count": sound.edges.height,
+            "by_type": dg.MetadataValue.json(dict(Counter(sound.edges["edge_type"].to_list()))),
+            "preview": markdown_preview(sound.edges.sort("created_at", descending=True)),
         },
     )
 
@@ -92,16 +97,20 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     description=(
         "Great Expectations suite: (fact_id, version) unique, confidence and importance in [0, 1], "
         "valid_from <= valid_until, superseded_by names an existing fact of the same agent, each "
-        "(agent, subject, slot) chain has exactly one active version."
+        "slot chain (agent, subject, slot; and value for a multi-valued slot) has exactly one active version. "
+        "The facts asset holds back an agent whose rows break a chain rule; this is the backstop."
     ),
 )
 def facts_expectations(lake: LakeResource) -> dg.AssetCheckResult:
     frame = lake.lake.read(FACTS)
     result = validate_facts(frame)
+    broken = describe_rows(broken_rows(frame)) if not result.success else []
     return dg.AssetCheckResult(
         passed=result.success,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata={"rows_checked": frame.height, "failed_expectations": dg.MetadataValue.json(result.failures)},
+        description="; ".join(broken) or None,  # the rows to look at, where a chain rule is what broke
+        metadata={"rows_checked": frame.height, "failed_expectations": dg.MetadataValue.json(result.failures),
+                  "broken_rows": dg.MetadataValue.json(broken)},
     )
 
 

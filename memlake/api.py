@@ -165,17 +165,14 @@ class Memory:
         return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history,
                             edges=tables.edges)
 
-    def history(self, fact_id: str, agent_id: str | None = None) -> pl.DataFrame:
-        """Every version of a fact (and of the facts it updated or that updated it), oldest first."""
-        from memlake.facts.reads import fact_history, fact_owners
+    def history(self, fact_id: str, agent_id: str) -> pl.DataFrame:
+        """Every version of one of the agent's facts (and of the facts it updated or that updated it), oldest
+        first. Fact ids are derived (agent, subject, slot), so they grant nothing alone: another agent's id
+        reads as an unknown one, an empty frame."""
+        from memlake.facts.reads import fact_history
 
         if not isinstance(fact_id, str) or not fact_id.strip():
             raise ValueError(f"history needs a fact id (a `fact_id` of `facts()`), got {fact_id!r}")
-        if agent_id is None:
-            owners = fact_owners(self.settings, fact_id)
-            if not owners:
-                return self.lake.empty(FACTS)
-            agent_id = owners[0]
         tables = self._fact_reads().get(check_agent_id(agent_id))
         return fact_history(tables.facts, tables.edges, fact_id)
 

@@ -151,9 +151,10 @@ def ingest_samples(home: HomeOption = None) -> None:
 @app.command()
 def run(home: HomeOption = None) -> None:
     """Ingest new landing files and rebuild everything downstream, in one in-process Dagster run."""
+    from memlake.facts.quality import HELD_BACK, held_back_agents
     from memlake.lake import Lake
     from memlake.report import render_ingest_report
-    from memlake.schemas import PENDING
+    from memlake.schemas import FACTS, PENDING
     from pipelines.runner import run_landing_alone
 
     settings = load_settings(home)
@@ -174,8 +175,12 @@ def run(home: HomeOption = None) -> None:
         typer.echo(f"chunks built again (an older chunker or other chunk settings had built them): "
                    f"{outcome.rechunked[0]}..{outcome.rechunked[-1]} ({days} day{'s' if days != 1 else ''})")
     for check in outcome.failed_checks:
-        typer.echo(f"check failed: {check}")
+        note = outcome.check_notes.get(check)
+        typer.echo(f"check failed: {check}" + (f": {note}" if note else ""))
     lake = Lake(settings.lake_dir)
+    for agent, rows in held_back_agents(lake.stamp(FACTS, HELD_BACK)).items():
+        typer.echo(f"facts of agent {agent!r} held back, its facts of the last good run kept (a fold rule broke; "
+                   f"please report it): " + "; ".join(rows))
     waiting = lake.read(PENDING)
     if waiting.height:  # not distilled yet (the model failed or was not reachable): no episode, no facts
         agents = ", ".join(sorted(set(waiting["agent_id"].to_list())))

@@ -82,6 +82,7 @@ class RunOutcome:
     retried: str | None = None  # the run that did not finish, whose days (or fold) this one did again
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
+    check_notes: dict[str, str] = field(default_factory=dict)  # failed check -> what it says failed (the rows)
 
 
 def _selection_for(days: set[str], refold: bool) -> dg.AssetSelection:
@@ -131,6 +132,7 @@ def run_landing(
         outcome.success = again.success
         outcome.materialized = sorted(set(outcome.materialized) | set(again.materialized))
         outcome.checks.update(again.checks)
+        outcome.check_notes = {**outcome.check_notes, **again.check_notes}
         outcome.failed_checks = sorted(name for name, passed in outcome.checks.items() if not passed)
     return outcome
 
@@ -257,6 +259,11 @@ def _run(
         f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.passed
         for evaluation in result.get_asset_check_evaluations()
     }
+    notes = {
+        f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.description
+        for evaluation in result.get_asset_check_evaluations()
+        if not evaluation.passed and evaluation.description
+    }
     return RunOutcome(
         success=result.success,
         days=sorted(days),
@@ -266,4 +273,5 @@ def _run(
         ),
         checks=checks,
         failed_checks=sorted(name for name, passed in checks.items() if not passed),
+        check_notes=notes,
     )

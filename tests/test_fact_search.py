@@ -131,7 +131,7 @@ def test_a_fact_search_now_leaves_out_a_fact_whose_validity_has_ended_as_fact_re
         assert not any("Astoria" in t for t in memory.facts("ann")["content"]), state
         assert not any("Astoria" in t for t in texts(memory, "Which hotel is the user staying at?")), state
         assert memory.history(memory.facts("ann", include_history=True).filter(
-            pl.col("content").str.contains("Astoria"))["fact_id"][0]).height == 1, state  # kept, as history
+            pl.col("content").str.contains("Astoria"))["fact_id"][0], "ann").height == 1, state  # kept, as history
         run(home)
 
 

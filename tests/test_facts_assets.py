@@ -225,7 +225,7 @@ def test_samples_history_shows_both_with_dates_and_user_message_ids(demo) -> Non
     user_messages = set(memory.turns("demo").filter(pl.col("role") == "user")["message_id"].to_list())
     for slot, old, new in (("home_city", "Berlin", "Lisbon"), ("employer", "Acme Robotics", "Northwind Labs")):
         fact_id = memory.facts("demo").filter(pl.col("slot") == slot)["fact_id"][0]
-        history = memory.history(fact_id)
+        history = memory.history(fact_id, "demo")
         assert history["value"].to_list() == [old, new]
         assert history["status"].to_list() == ["superseded", "active"]
         first, second = history.row(0, named=True), history.row(1, named=True)
@@ -267,7 +267,7 @@ def test_samples_a_correction_override_wins_over_a_later_extraction(demo) -> Non
     run()
     memory = Memory(settings=settings)
     assert current(memory, "home_city") == ["Porto"]
-    history = memory.history(home_id)
+    history = memory.history(home_id, "demo")
     madrid = history.filter(pl.col("value") == "Madrid")
     assert madrid.height == 1, history.select("version", "value", "status")
     madrid_row = madrid.row(0, named=True)
@@ -391,3 +391,99 @@ def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_late
     assert code == 2 and printed == f"error: {message}\n"
     first = CliRunner().invoke(app, ["profile", "--agent", "demo", "--version", "1", *home])
     assert first.exit_code == 0 and first.output.startswith("profile v1 of demo")
+
+
+# ---------------------------------------------------------------------------------------------- several values
+
+
+def test_two_siblings_pass_the_blocking_check_and_every_agent_gets_a_profile(settings, monkeypatch) -> None:
+    """Issue 20 (1): "My brother Tom" then "My brother Ken", run twice with `memlake run`: both runs succeed,
+    both brothers are current facts, and the profile is built (the blocking check failed every run)."""
+    from typer.testing import CliRunner
+
+    from memlake.cli import app
+    from tests.conftest import land
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    said = [("c1", "2024-03-01T10:00:00Z", "My brother Tom is a carpenter."),
+            ("c2", "2024-04-01T10:00:00Z", "My brother Ken moved to Oslo last year.")]
+    land(settings, "ann", "chat.jsonl", "".join(
+        json.dumps({"conversation_id": c, "role": "user", "content": text, "created_at": when}) + "\n"
+        for c, when, text in said))
+    land(settings, "bob", "chat.jsonl", json.dumps(
+        {"conversation_id": "b1", "role": "user", "content": "I live in Paris.", "created_at": "2024-03-02T10:00:00Z"}
+    ) + "\n")
+    runner = CliRunner()
+    for _ in range(2):
+        ran = runner.invoke(app, ["run", "--home", str(settings.home)])
+        assert ran.exit_code == 0, ran.output
+        assert "fail" not in ran.output.lower(), ran.output
+
+    memory = Memory(settings.home)
+    siblings = memory.facts("ann").filter(pl.col("slot") == "sibling")
+    assert sorted(siblings["value"].to_list()) == ["Ken", "Tom"]
+    for agent in ("ann", "bob"):
+        assert memory.profile(agent).height == 1, agent
+    assert all(name in memory.profile("ann")["text"][0] for name in ("Tom", "Ken")), memory.profile("ann")["text"][0]
+    assert "Paris" in memory.profile("bob")["text"][0]
+
+
+def chat_line(conversation: str, when: str, text: str) -> str:
+    return json.dumps({"conversation_id": conversation, "role": "user", "content": text, "created_at": when}) + "\n"
+
+
+def test_a_fold_that_breaks_one_agents_chain_holds_back_that_agent_only_and_names_its_rows(
+    settings, monkeypatch
+) -> None:
+    """Issue 20 (1): one agent's broken facts (a fold defect, simulated: two active home cities) do not stop the
+    run. The other agents get their new facts and profile; that agent keeps its facts of the last good run, and
+    `memlake run` names the rows that broke."""
+    from typer.testing import CliRunner
+
+    from memlake.cli import app
+    from tests.conftest import land
+
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    land(settings, "ann", "one.jsonl", chat_line("a1", "2024-03-01T10:00:00Z", "I live in Berlin."))
+    land(settings, "bob", "one.jsonl", chat_line("b1", "2024-03-01T11:00:00Z", "I live in Paris."))
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--home", str(settings.home)]).exit_code == 0
+
+    real_fold = fact_assets.fold
+
+    def fold_with_a_defect(*args, **kwargs):  # every version of ann's home city active, as a broken rule would
+        result = real_fold(*args, **kwargs)
+        result.facts = result.facts.with_columns(
+            pl.when((pl.col("agent_id") == "ann") & (pl.col("slot") == "home_city"))
+            .then(pl.lit("active")).otherwise(pl.col("status")).alias("status"))
+        return result
+
+    monkeypatch.setattr(fact_assets, "fold", fold_with_a_defect)
+    land(settings, "ann", "two.jsonl", chat_line("a2", "2024-04-01T10:00:00Z", "I moved to Lisbon."))
+    land(settings, "bob", "two.jsonl", chat_line("b2", "2024-04-01T11:00:00Z", "I moved to Rome."))
+    ran = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert ran.exit_code == 0, ran.output
+    ann_home = Memory(settings.home).facts("ann").filter(pl.col("slot") == "home_city")
+    assert ann_home["value"].to_list() == ["Berlin"]  # the last good run's facts
+    assert "facts of agent 'ann' held back" in ran.output
+    assert "slot 'home_city'" in ran.output and ann_home["fact_id"][0] in ran.output, ran.output
+    assert "'bob'" not in ran.output
+    memory = Memory(settings.home)
+    assert memory.facts("bob").filter(pl.col("slot") == "home_city")["value"].to_list() == ["Rome"]
+    assert "Rome" in memory.profile("bob")["text"][0]
+    assert "Berlin" in memory.profile("ann")["text"][0]
+
+
+def test_the_blocking_check_names_the_rows_that_break_a_chain(small_lake: Path) -> None:
+    """The backstop: a facts table with two active home cities fails the check, which names agent, subject,
+    slot and fact ids."""
+    materialize(small_lake)
+    lake = Lake(load_settings(small_lake).lake_dir)
+    facts = lake.read(FACTS).drop("day", strict=False)
+    lake.write(FACTS, facts.with_columns(pl.lit("active").alias("status")))
+    home_id = facts.filter(pl.col("slot") == "home_city")["fact_id"][0]
+
+    result = fact_assets.facts_expectations(lake=LakeResource(home=str(small_lake)))
+    assert not result.passed
+    assert f"agent 'ann', subject 'user', slot 'home_city' = 'Berlin': fact {home_id} v1" in result.description
+    assert "slot_chain_one_active" in result.description

@@ -44,7 +44,7 @@ def test_forgetting_a_fact_removes_every_version_from_facts_history_and_search(h
     gone = memory.forget("ann", fact_id=HOME_ID, reason="asked to")
     assert sorted(gone["value"].to_list()) == ["Berlin", "Lisbon"] and set(gone["fact_id"]) == {HOME_ID}
     assert current(memory) == [(None, "green tea")] == what_a_run_writes(home)
-    assert memory.history(HOME_ID).height == 0
+    assert memory.history(HOME_ID, "ann").height == 0
     assert memory.facts("ann", as_of="2024-03-01").filter(pl.col("slot") == "home_city").height == 0
     assert not any("Lisbon" in t for t in memory.search("where does the user live", "ann", scope="facts")["text"])
     assert current(memory, "bob") == [("home_city", "Paris")]  # never crosses agents
@@ -59,7 +59,7 @@ def test_forgetting_a_conversation_drops_what_it_alone_said_and_the_old_value_is
     gone = memory.forget("ann", conversation_id="c150")  # where the user said they moved to Lisbon
     assert gone["value"].to_list() == ["Lisbon"]
     assert current(memory) == [("home_city", "Berlin"), (None, "green tea")] == what_a_run_writes(home)
-    history = memory.history(HOME_ID)
+    history = memory.history(HOME_ID, "ann")
     assert history.select("value", "status").rows() == [("Berlin", "active")]
     assert history["valid_until"][0] is None
 

@@ -247,6 +247,21 @@ def folded_home(home: Settings) -> Settings:
     return home
 
 
+def test_a_history_is_read_only_within_the_agent_it_names(folded_home: Settings) -> None:
+    """Issue 20 (3): fact ids are derived (agent, subject, slot), so anyone can compute bob's; a history read
+    needs the agent, and another agent's fact id reads as an unknown one does."""
+    memory = Memory(settings=folded_home)
+    bobs_home = chain_id("bob", "user", "home_city", "fact", "")  # derived as anyone could
+    assert memory.history(bobs_home, "bob")["value"].to_list() == ["Paris"]
+    with pytest.raises(TypeError):
+        memory.history(bobs_home)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="agent id"):
+        memory.history(bobs_home, None)  # type: ignore[arg-type]
+    as_ann = memory.history(bobs_home, "ann")
+    assert as_ann.height == 0 and as_ann.equals(memory.history("f_0000000000000000", "ann"))
+    assert memory.history(HOME_ID, "ann")["value"].to_list() == ["Berlin", "Lisbon"]
+
+
 def test_a_remembered_fact_is_visible_to_the_next_read_without_a_run(folded_home: Settings) -> None:
     memory = Memory(settings=folded_home)
     assert memory.facts("ann").filter(pl.col("slot") == "home_city")["value"].to_list() == ["Lisbon"]
@@ -256,7 +271,7 @@ def test_a_remembered_fact_is_visible_to_the_next_read_without_a_run(folded_home
     ]
     now = memory.facts("ann")
     assert now.filter(pl.col("slot") == "home_city")["value"].to_list() == ["Paris"]
-    history = memory.history(HOME_ID)
+    history = memory.history(HOME_ID, "ann")
     assert history["value"].to_list() == ["Berlin", "Lisbon", "Paris"]
     assert history["valid_until"][1] == history["valid_from"][2]  # a move, not a correction: Lisbon was true
     # Reading never crosses agents, and the lake itself is untouched until a run folds the log.
@@ -285,7 +300,7 @@ def test_remember_replaces_and_reject_by_id(folded_home: Settings) -> None:
     rejected = memory.reject("ann", tea)
     assert rejected["status"].to_list() == ["rejected"]
     assert memory.facts("ann", type="preference").height == 0
-    assert memory.history(tea)["status"].to_list() == ["rejected"]
+    assert memory.history(tea, "ann")["status"].to_list() == ["rejected"]
 
 
 def test_a_fact_whose_validity_has_ended_is_not_current(folded_home: Settings) -> None:
@@ -332,3 +347,19 @@ def test_the_cli_remembers_lists_and_profiles(folded_home: Settings, monkeypatch
     assert out.exit_code == 0 and "home_city=Porto" in out.output
     out = runner.invoke(app, ["profile", "--agent", "ann", *home])
     assert out.exit_code == 0 and "no profile yet" in out.output  # profiles are written by a run
+
+
+def test_a_held_back_agent_still_sees_what_it_remembered_since(folded_home: Settings) -> None:
+    """A run that held back ann's facts (a broken chain) read the logs but kept ann's older rows: a fact ann
+    remembered before that run is still seen by reads, though the stamp says every entry was folded."""
+    from memlake.facts.overrides import FOLDED_ENTRIES, log_entries
+    from memlake.facts.quality import HELD_BACK
+
+    memory = Memory(settings=folded_home)
+    memory.remember("ann", "I moved to Paris last week")
+    lake = Lake(folded_home.lake_dir)
+    held = '{"ann": ["a broken row"]}'
+    lake.write(FACTS, lake.read(FACTS), stamp={FOLDED_ENTRIES: log_entries(folded_home), HELD_BACK: held})
+    fresh = Memory(settings=folded_home)
+    assert fresh.facts("ann").filter(pl.col("slot") == "home_city")["value"].to_list() == ["Paris"]
+    assert fresh.facts("bob")["value"].to_list() == ["Paris"]

@@ -371,7 +371,7 @@ def test_a_search_that_cannot_mean_anything_is_refused_with_what_is_wrong(home, 
     [
         (lambda m: m.turns("alice", conversation_id=5), "conversation_id is a string, got 5"),
         (lambda m: m.episodes("alice", since="2024-06-01", until="2024-01-01"), "since .* is after until"),
-        (lambda m: m.history(None), "history needs a fact id"),
+        (lambda m: m.history(None, "alice"), "history needs a fact id"),
         (lambda m: m.facts("alice", include_history="no"), "include_history is True or False, got 'no'"),
     ],
     ids=["turns", "episodes", "history", "facts"],

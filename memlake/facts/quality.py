@@ -3,20 +3,29 @@
 Expectations: (fact_id, version) unique; ids, agent, status and times present;
 type and status from their vocabularies; confidence and importance in [0, 1];
 valid_from <= valid_until; every superseded_by names an existing fact of the
-same agent; each (agent, subject, slot) chain has exactly one active version
-(none only when its newest version was rejected), and no fact_id more than one.
-The last two are cross-row rules, so they are computed first as boolean
+same agent; each slot chain has exactly one active version (none only when its
+newest version was rejected), and no fact_id more than one. A slot chain is what
+the fold keeps one current value of (`memlake.facts.fold.slot_key`): the agent,
+the subject and the slot, and for a multi-valued slot (sibling) the value too.
+The last three are cross-row rules, so they are computed first as boolean
 columns that the suite expects to be true.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from memlake.facts.fold import slot_key
 from memlake.quality import SuiteResult, run_suite
 from memlake.schemas import FACT_STATUSES, FACT_TYPES
+
+# The cross-row rules, as the boolean columns `with_chain_checks` adds.
+CHAIN_RULES = ("superseded_by_exists", "slot_chain_one_active", "fact_chain_at_most_one_active")
+HELD_BACK = "memlake.held_back"  # the facts file's stamp: {agent: [broken row, ...]} of the agents held back
 
 
 def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
@@ -34,9 +43,8 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
     frame = frame.join(known, on=["agent_id", "superseded_by"], how="left").with_columns(
         (pl.col("superseded_by").is_null() | pl.col("_target_exists").fill_null(False)).alias("superseded_by_exists")
     )
-    subject_key = pl.col("subject").str.to_lowercase().str.strip_chars()
-    slot_chain = ["agent_id", "_subject_key", "slot"]
-    frame = frame.with_columns(subject_key.alias("_subject_key"))
+    frame = with_slot_chain(frame)
+    slot_chain = ["_slot_chain"]
     active = (pl.col("status") == "active").cast(pl.Int32)
     newest_status = pl.col("status").sort_by(["created_at", "version"]).last()
     frame = frame.with_columns(
@@ -51,7 +59,20 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
         ).alias("slot_chain_one_active"),
         (pl.col("_fact_active") <= 1).alias("fact_chain_at_most_one_active"),
     )
-    return frame.drop("_target_exists", "_subject_key", "_slot_active", "_slot_newest_status", "_fact_active")
+    return frame.drop("_target_exists", "_slot_chain", "_slot_active", "_slot_newest_status", "_fact_active")
+
+
+def with_slot_chain(facts: pl.DataFrame) -> pl.DataFrame:
+    """`facts` with `_slot_chain`: the chain the fold keeps a row's slot under (null for a row without a slot).
+
+    Keyed by the fold's own `slot_key`, so the check and the fold agree on which slots hold one value."""
+    pairs = facts.select("agent_id", "subject", "slot", "value").unique().filter(pl.col("slot").is_not_null())
+    keys = [
+        "\x1f".join(slot_key(agent, subject, slot, value)) for agent, subject, slot, value in pairs.iter_rows()
+    ]
+    chains = pairs.with_columns(pl.Series("_slot_chain", keys, dtype=pl.String))
+    return facts.join(chains, on=["agent_id", "subject", "slot", "value"], how="left", nulls_equal=True,
+                      maintain_order="left")
 
 
 def validate_facts(facts: pl.DataFrame) -> SuiteResult:
@@ -78,3 +99,66 @@ def validate_facts(facts: pl.DataFrame) -> SuiteResult:
         ]
 
     return run_suite(frame, "facts", expectations)
+
+
+def broken_rows(facts: pl.DataFrame) -> pl.DataFrame:
+    """The rows that break a cross-row rule, one per row and rule: agent, subject, slot, value, fact id, version,
+    status and the rule, ordered by agent and fact."""
+    checked = with_chain_checks(facts)
+    return pl.concat([
+        checked.filter(~pl.col(rule)).select(
+            "agent_id", "subject", "slot", "value", "fact_id", "version", "status", pl.lit(rule).alias("rule"))
+        for rule in CHAIN_RULES
+    ]).sort("agent_id", "fact_id", "version", "rule")
+
+
+def describe_rows(rows: pl.DataFrame, limit: int = 10) -> list[str]:
+    """One line per broken row, as a person reads it (at most `limit`, then how many more)."""
+    lines = [
+        f"agent {r['agent_id']!r}, subject {r['subject']!r}, slot {r['slot']!r} = {r['value']!r}: fact "
+        f"{r['fact_id']} v{r['version']} ({r['status']}) breaks {r['rule']}"
+        for r in rows.head(limit).iter_rows(named=True)
+    ]
+    return lines + ([f"and {rows.height - limit} more"] if rows.height > limit else [])
+
+
+@dataclass
+class SoundFacts:
+    """The facts and edges to write, and the agents whose new rows were held back (with the rows that broke)."""
+
+    facts: pl.DataFrame
+    edges: pl.DataFrame
+    held_back: dict[str, list[str]]
+
+    def stamp(self) -> str:
+        return json.dumps(self.held_back, sort_keys=True)
+
+
+def hold_back_broken_agents(
+    facts: pl.DataFrame, edges: pl.DataFrame, last_facts: pl.DataFrame, last_edges: pl.DataFrame
+) -> SoundFacts:
+    """A fold's tables with each agent whose rows break a cross-row rule put back to its last written rows.
+
+    One agent's broken chain then costs only that agent its new facts; the other agents' memory is written.
+    Its last rows stay if they keep the rules (else it has none until a fold gets it right: the lake is derived,
+    its inputs are kept)."""
+    broken = broken_rows(facts)
+    if broken.height == 0:
+        return SoundFacts(facts, edges, {})
+    agents = sorted(set(broken["agent_id"].to_list()))
+    last_facts = last_facts.drop("day", strict=False).filter(pl.col("agent_id").is_in(agents))
+    last_broken = set(broken_rows(last_facts)["agent_id"].to_list())
+    kept = [a for a in agents if a not in last_broken]
+    sound_facts = pl.concat([facts.filter(~pl.col("agent_id").is_in(agents)),
+                             last_facts.filter(pl.col("agent_id").is_in(kept)).select(facts.columns)],
+                            how="vertical_relaxed")
+    sound_edges = pl.concat([edges.filter(~pl.col("agent_id").is_in(agents)),
+                             last_edges.filter(pl.col("agent_id").is_in(kept)).select(edges.columns)],
+                            how="vertical_relaxed")
+    held_back = {a: describe_rows(broken.filter(pl.col("agent_id") == a)) for a in agents}
+    return SoundFacts(sound_facts, sound_edges, held_back)
+
+
+def held_back_agents(stamp: str | None) -> dict[str, list[str]]:
+    """The agents a facts file's `HELD_BACK` stamp names, with their broken rows (none for an older file)."""
+    return json.loads(stamp) if stamp else {}

@@ -34,6 +34,7 @@ from memlake.facts.overrides import (
     write_forget,
     write_override,
 )
+from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
 from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
@@ -102,8 +103,10 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     lake = Lake(settings.lake_dir)
     facts = lake.read(FACTS).filter(pl.col("agent_id") == agent_id)
     edges = lake.read(FACT_EDGES).filter(pl.col("agent_id") == agent_id)
+    # a held-back agent's rows are those of an earlier fold: entries the last run read may not be in them
+    held_back = agent_id in held_back_agents(lake.stamp(FACTS, HELD_BACK))
     return _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
-                          read_forgets(settings, agent_id), embed_factory)
+                          read_forgets(settings, agent_id), embed_factory, held_back)
 
 
 def _merge_pending(
@@ -113,8 +116,9 @@ def _merge_pending(
     overrides: list[Override],
     forgets: list[Forget],
     embed_factory: EmbedFactory | None,
+    held_back: bool = False,
 ) -> AgentFacts:
-    if not entries_unfolded(settings, Lake(settings.lake_dir)):
+    if not held_back and not entries_unfolded(settings, Lake(settings.lake_dir)):
         # the last run folded every entry there is: nothing is pending, even an override whose fact a later
         # forget removed (no row carries its id, which `_pending` would take for an override never folded)
         return AgentFacts(facts, edges)
@@ -343,16 +347,6 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
         [agent_id, conversation_id],
     )
     return found.height > 0
-
-
-def fact_owners(settings: Settings, fact_id: str) -> list[str]:
-    """The agents whose facts (folded by a run, or only remembered since) hold `fact_id`, sorted."""
-    owners = Lake(settings.lake_dir).read(FACTS).filter(pl.col("fact_id") == fact_id)["agent_id"].unique()
-    if owners.len():
-        return sorted(owners.to_list())
-    # a fact remembered since the last run: only the agents with pending overrides can hold it
-    pending = sorted({o.agent_id for o in read_overrides(settings)})
-    return [a for a in pending if agent_facts(settings, a).facts.filter(pl.col("fact_id") == fact_id).height]
 
 
 def _structured(
