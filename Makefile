@@ -39,6 +39,7 @@ bench: install
 lint: install
 	$(BIN)/ruff check memlake assets resources pipelines tests
 	$(BIN)/mypy memlake assets resources pipelines
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV)

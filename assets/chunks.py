@@ -6,11 +6,12 @@ from collections import Counter
 import dagster as dg
 import polars as pl
 
-from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
+from assets.partitions import day_partitions, run_days
+from assets.shared import LAKE_WRITERS, markdown_preview, row_count
+from assets.transcripts import turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
-from pipelines.partitions import day_partitions, run_days
-from resources.embedder import Embedder
+from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
 
 
@@ -23,7 +24,7 @@ from resources.lake import LakeResource
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,
 )
-def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder) -> dg.MaterializeResult:
+def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource) -> dg.MaterializeResult:
     """One row per retrieval unit, per day of turns: a turn, a conversation, a window, a sentence or a question.
 
     A turn's sentence and the question it replies to are keys of that turn: a hit on them ranks the turn.

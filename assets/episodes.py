@@ -1,21 +1,19 @@
 """Episode layer: one distilled episode per conversation, and the conversations still waiting for one."""
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import dagster as dg
 import polars as pl
 
-from assets.transcripts import LAKE_WRITERS, markdown_preview, row_count, turns
+from assets.partitions import checked_days, day_partitions, run_days
+from assets.shared import LAKE_WRITERS, markdown_preview, row_count
+from assets.transcripts import turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.pending import default_as_of
 from memlake.distill.run import distill_pass, write_pass
 from memlake.moments import as_utc
 from memlake.schemas import EPISODES, LANDING_MANIFEST, PENDING, TURNS
-from pipelines.partitions import checked_days, day_partitions, run_days
-from resources.core_model import CoreModel
+from resources import CoreModelResource
 from resources.lake import LakeResource
 
 EPISODES_KEY = dg.AssetKey(["episodes", "episodes"])
@@ -57,7 +55,7 @@ class DistillConfig(dg.Config):
     pool=LAKE_WRITERS,
 )
 def episodes(
-    context: dg.AssetExecutionContext, config: DistillConfig, lake: LakeResource, core_model: CoreModel
+    context: dg.AssetExecutionContext, config: DistillConfig, lake: LakeResource, core_model: CoreModelResource
 ):  # type: ignore[no-untyped-def]
     """One core-model call per conversation (or the offline distiller), cached by content hash."""
     days = run_days(context)
@@ -157,123 +155,5 @@ def every_conversation_has_an_episode_or_is_pending(context: dg.AssetCheckExecut
         "missing": len(missing), "examples": dg.MetadataValue.json([list(k) for k in missing[:5]])})
 
 
-# --- `memlake distill`: the episodes of one agent, on demand -------------------------------------
-
-
-@dataclass
-class DistillOutcome:
-    """What `memlake distill` did."""
-
-    success: bool
-    days: list[str] = field(default_factory=list)
-    run_id: str | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
-def run_distill(
-    settings: Any,
-    agent_id: str,
-    conversation_id: str | None = None,
-    force: bool = False,
-    resources: dict[str, object] | None = None,
-    instance: dg.DagsterInstance | None = None,
-    as_of: datetime | None = None,
-) -> DistillOutcome:
-    """Distil an agent's conversations now (as of now unless told), and rebuild what depends on them."""
-    from memlake.lake import Lake
-    from pipelines.definitions import ASSETS, CHECKS, default_resources
-    from pipelines.partitions import register_days
-    from pipelines.runner import CONSOLE_INFO, ensure_dagster_home
-
-    store = Lake(settings.lake_dir)
-    frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
-    if conversation_id is not None:
-        frame = frame.filter(pl.col("conversation_id") == conversation_id)
-    days = sorted(set(frame["day"].to_list()))
-    if not days:
-        return DistillOutcome(success=True)
-    if instance is None:
-        ensure_dagster_home(settings)
-        instance = dg.DagsterInstance.get()
-    run_config = {
-        "loggers": CONSOLE_INFO,
-        "ops": {
-            "episodes": {
-                "config": {
-                    "agent_id": agent_id,
-                    "conversation_id": conversation_id,
-                    "force": force,
-                    "as_of": (as_of or datetime.now(UTC)).isoformat(),
-                }
-            }
-        }
-    }
-    result = dg.materialize(
-        [*ASSETS, *CHECKS],
-        selection=dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream(),
-        resources=resources or default_resources(settings),
-        instance=instance,
-        run_config=run_config,
-        tags={**register_days(instance, days), "memlake/trigger": "memlake distill"},
-        raise_on_error=False,
-    )
-    stats: dict[str, Any] = {}
-    for event in result.get_asset_materialization_events():
-        materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
-        if materialization.asset_key == EPISODES_KEY:
-            stats = {k: v.value for k, v in materialization.metadata.items()}
-    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats)
-
-
-# --- pending conversations are retried: a sensor reruns the days that still have some -------------
-
-PENDING_RETRY_SECONDS = 300
-pending_job = dg.define_asset_job(
-    "pending_job",
-    selection=dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream(),
-    description="Distil the conversations still pending (model back, debounce over) and rebuild what follows.",
-)
-
-
-def pending_run_request(pending: pl.DataFrame, now: datetime, known: Sequence[str]) -> dg.RunRequest | None:
-    """One run over the days that have pending conversations, as of `now` (None when nothing waits);
-    `known` is the day partitions' order."""
-    if pending.height == 0:
-        return None
-    days = sorted(set(pending["day"].to_list()))
-    bucket = int(now.timestamp() // PENDING_RETRY_SECONDS)
-    from pipelines.partitions import range_tags
-
-    return dg.RunRequest(
-        run_key=f"pending:{days[0]}:{days[-1]}:{pending.height}:{bucket}",
-        run_config={"ops": {"episodes": {"config": {"as_of": now.isoformat()}}}},
-        tags={**range_tags(days, known), "memlake/trigger": "pending_sensor", "memlake/pending": str(pending.height)},
-    )
-
-
-@dg.sensor(
-    name="pending_sensor",
-    job=pending_job,
-    minimum_interval_seconds=PENDING_RETRY_SECONDS,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Every 5 minutes, reruns the days of episodes/pending so waiting conversations are distilled "
-    "once the model answers again or their debounce is over. Nothing stays pending for good.",
-)
-def pending_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
-    from memlake.lake import Lake
-    from memlake.settings import load_settings
-    from pipelines.partitions import DAYS, add_requests
-
-    pending = Lake(load_settings().lake_dir).read(PENDING)
-    known = context.instance.get_dynamic_partitions(DAYS)
-    request = pending_run_request(pending, datetime.now(UTC), known)
-    if request is None:
-        return dg.SkipReason("no pending conversations")
-    adds = add_requests(pending["day"].to_list(), known)  # a home whose days predate day partitions
-    return dg.SensorResult(run_requests=[request], dynamic_partitions_requests=adds)
-
-
 ASSETS = [episodes]
 CHECKS = [fact_candidates_cite_user_messages, every_conversation_has_an_episode_or_is_pending]
-JOBS = [pending_job]
-SENSORS = [pending_sensor]

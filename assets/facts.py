@@ -6,7 +6,8 @@ import dagster as dg
 import polars as pl
 
 from assets.episodes import EPISODES_KEY
-from assets.transcripts import LAKE_WRITERS, markdown_preview, turns
+from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
+from assets.transcripts import turns
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
@@ -14,13 +15,12 @@ from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP, profile_ve
 from memlake.facts.profile_model import ProfileWriter
 from memlake.facts.quality import HELD_BACK, broken_rows, describe_rows, hold_back_broken_agents, validate_facts
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
-from resources.core_model import CoreModel
-from resources.embedder import Embedder
+from resources import CoreModelResource
+from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
 
 FACTS_KEY = dg.AssetKey(["facts", "facts"])
 EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
-EAGER = dg.AutomationCondition.eager()
 
 
 @dg.multi_asset(
@@ -45,7 +45,7 @@ EAGER = dg.AutomationCondition.eager()
     ],
     pool=LAKE_WRITERS,
 )
-def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder):  # type: ignore[no-untyped-def]
+def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource):  # type: ignore[no-untyped-def]
     """One row per fact version: every episode's candidates, the overrides and the forget log, folded in time order."""
     settings = lake.settings
     batch = candidates_from_episodes(lake.lake.read(EPISODES), lake.lake.read(TURNS))
@@ -122,7 +122,9 @@ def facts_expectations(lake: LakeResource) -> dg.AssetCheckResult:
     automation_condition=EAGER,
     pool=LAKE_WRITERS,
 )
-def profiles(context: dg.AssetExecutionContext, lake: LakeResource, core_model: CoreModel) -> dg.MaterializeResult:
+def profiles(
+    context: dg.AssetExecutionContext, lake: LakeResource, core_model: CoreModelResource
+) -> dg.MaterializeResult:
     """One row per agent per profile version: cited lines by the core model when configured, else assembled."""
     settings = lake.settings
     writer = ProfileWriter.load(core_model.config(), lake.lake) if core_model.configured else None

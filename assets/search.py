@@ -13,22 +13,24 @@ import polars as pl
 
 from assets.chunks import chunks
 from assets.episodes import EPISODES_KEY
-from assets.facts import EAGER, FACTS_KEY
-from assets.transcripts import markdown_preview, row_count
+from assets.facts import FACTS_KEY
+from assets.partitions import day_partitions, run_days
+from assets.shared import EAGER, markdown_preview, row_count
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
-from pipelines.partitions import day_partitions, run_days
-from resources.embedder import Embedder
+from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
-from resources.vectors import VectorStore
+from resources.vectors import VectorStoreResource
 
 # Index writers run one at a time, across runs too: two LanceDB merges of the same days at once both insert
 # the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
 INDEX_WRITERS = "memlake_index_writers"
 
 
-def _embedding(embedder: Embedder, vectors: VectorStore, table: str) -> tuple[object, str, int, str | None]:
+def _embedding(
+    embedder: EmbedderResource, vectors: VectorStoreResource, table: str
+) -> tuple[object, str, int, str | None]:
     """(embed function or None, embedder name, dim, why the table must be indexed whole, or None)."""
     core = embedder.core()
     name = core.name if core is not None else NO_EMBEDDER
@@ -83,7 +85,7 @@ def _metadata(
     automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def chunk_index(
-    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource, vectors: VectorStoreResource
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
     days = run_days(context)
@@ -121,7 +123,7 @@ def chunk_index(
     automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def episode_index(
-    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource, vectors: VectorStoreResource
 ) -> dg.MaterializeResult:
     """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
     days = run_days(context)
@@ -150,7 +152,7 @@ def episode_index(
     automation_condition=EAGER,  # follows its table when that is rebuilt alone (a UI click, pending retries)
 )
 def fact_index(
-    context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embedder, vectors: VectorStore
+    context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource, vectors: VectorStoreResource
 ) -> dg.MaterializeResult:
     """One row per fact version in LanceDB; search returns active facts unless asked otherwise."""
     embed, name, dim, _ = _embedding(embedder, vectors, FACT_INDEX)

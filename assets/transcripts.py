@@ -7,36 +7,13 @@ from datetime import UTC, datetime
 import dagster as dg
 import polars as pl
 
+from assets.partitions import checked_days, day_partitions, run_days
+from assets.shared import LAKE_WRITERS, markdown_preview, row_count
 from memlake.landing import MANIFEST_STAMP, manifest_frame, manifest_version, update_manifest
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
-from pipelines.partitions import checked_days, day_partitions, run_days
 from resources.lake import LakeResource
-
-LAKE_WRITERS = "memlake_lake_writers"
-
-
-def markdown_preview(frame: pl.DataFrame, limit: int = 10) -> dg.MetadataValue:
-    """A small Markdown table for the Dagster UI."""
-    head = frame.head(limit)
-    if head.height == 0:
-        return dg.MetadataValue.md("_(no rows)_")
-    header = "| " + " | ".join(head.columns) + " |\n| " + " | ".join("---" for _ in head.columns) + " |\n"
-    body = "\n".join("| " + " | ".join(_cell(v) for v in row) + " |" for row in head.iter_rows())
-    return dg.MetadataValue.md(header + body)
-
-
-def row_count(rows: int, days: int) -> dict[str, int]:
-    """Row-count metadata for a run over `days` days. Dagster gives a range run's metadata to each day it
-    covers, so `dagster/row_count` (the UI's per-day history) is set only when the run is one day."""
-    return {"dagster/row_count": rows} if days == 1 else {"rows_in_run": rows, "days_in_run": days}
-
-
-def _cell(value: object, width: int = 160) -> str:
-    """A value as one Markdown table cell: on one line, its pipes escaped, long text cut."""
-    text = " ".join(str(value).split())
-    return (text[:width] + "…" if len(text) > width else text).replace("|", "\\|")
 
 
 @dg.asset(

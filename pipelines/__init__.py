@@ -1,10 +1,2 @@
-"""The Dagster code location: definitions, sensors, schedules, partitions, and the in-process runner."""
-
-import warnings
-
-import dagster as dg
-
-# memlake deliberately uses the single-run backfill policy and partitioned asset
-# checks; their beta/preview notices are not news to a user of memlake.
-warnings.filterwarnings("ignore", category=dg.BetaWarning)
-warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+"""The Dagster side's top: the code location (definitions), jobs, sensors, the in-process runs, and the `memlake`
+command (cli). Imports point one way: pipelines -> assets -> resources -> memlake."""

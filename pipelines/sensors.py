@@ -1,27 +1,32 @@
-"""The landing sensor: new landing files -> one run over the days they touch; else, days the manifest
-holds but no run built (a run stopped after its manifest step) -> one run building them; else, days whose
-chunks another chunk recipe built -> one run building them again; else, override or forget entries written
-since the facts were last folded, or profiles older profile rules built -> one run folding them."""
-
-from __future__ import annotations
+"""The sensors. The landing sensor asks `memlake.run_plan` what the next run builds, as `memlake run` does, and
+asks for one run per tick: new landing files -> one run over the days they touch (with any days the manifest
+holds unbuilt); else days the manifest holds but no run built (a run stopped after its manifest step); else
+days whose chunks another chunk recipe built; else the facts folded again (override or forget entries written
+since the last fold, or profiles older profile rules built). The pending sensor retries conversations waiting
+for the distiller. Both read the home from the lake resource they are given."""
 
 import hashlib
 import json
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from datetime import UTC, datetime
 
 import dagster as dg
+import polars as pl
 
-from memlake.chunks import chunk_recipe, stale_chunk_days
-from memlake.facts.overrides import entries_unfolded, log_entries
-from memlake.facts.profile import PROFILE_RULES, profiles_outdated
-from memlake.lake import Lake
-from memlake.landing import manifest_keys, manifest_version, new_landing_files, plan_days, unbuilt_days
-from memlake.schemas import LANDING_MANIFEST
-from memlake.settings import load_settings
-from pipelines.partitions import DAYS, add_requests, range_tags
+from assets.partitions import DAYS, add_requests, range_tags
+from memlake.chunks import chunk_recipe
+from memlake.facts.overrides import log_entries
+from memlake.facts.profile import PROFILE_RULES
+from memlake.landing import manifest_keys, manifest_version
+from memlake.run_plan import plan_run, read_landing_state
+from memlake.schemas import LANDING_MANIFEST, PENDING
+from pipelines.jobs import facts_job, landing_job, manifest_job, pending_job, rechunk_job
+from pipelines.run_status import landing_in_progress, memlake_run_going
+from resources.lake import LakeResource
 
 
-def landing_run_request(days: set[str], known: Sequence[str], new_keys: list[str]) -> dg.RunRequest:
+def landing_run_request(days: AbstractSet[str], known: Sequence[str], new_keys: list[str]) -> dg.RunRequest:
     """One run: the manifest, plus every partition from the first to the last touched day; the same new files
     are asked for once."""
     tags = {"memlake/new_files": str(len(new_keys)), **range_tags(days, known)}
@@ -29,7 +34,7 @@ def landing_run_request(days: set[str], known: Sequence[str], new_keys: list[str
     return dg.RunRequest(run_key=f"landing:{key}", tags=tags)
 
 
-def unbuilt_run_request(days: set[str], known: Sequence[str], manifest_seen: str) -> dg.RunRequest:
+def unbuilt_run_request(days: AbstractSet[str], known: Sequence[str], manifest_seen: str) -> dg.RunRequest:
     """One landing run over the days the manifest holds but no run built; the same ask is made once."""
     key = hashlib.sha256(json.dumps([manifest_seen, sorted(days)]).encode()).hexdigest()[:16]
     return dg.RunRequest(run_key=f"unbuilt:{key}", tags={"memlake/new_files": "0", **range_tags(days, known)})
@@ -47,90 +52,88 @@ def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) 
     return dg.RunRequest(run_key=f"rechunk:{key}", tags={"memlake/chunk_recipe": recipe, **range_tags(days, known)})
 
 
-_GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
-          dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
-
-
-def landing_run_going(instance: dg.DagsterInstance, job_name: str) -> dg.DagsterRun | None:
-    """A run of the landing job that is queued or running, if there is one."""
-    going = instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=_GOING), limit=1)
-    return going[0].dagster_run if going else None
-
-
-def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:
-    """Whether a run of the landing job is queued or running."""
-    return landing_run_going(instance, job_name) is not None
-
-
-def memlake_run_going(instance: dg.DagsterInstance) -> bool:
-    """Whether a `memlake run` (an in-process run from the command line) is running on this home."""
-    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG
-
-    going = dg.RunsFilter(tags={TRIGGER_TAG: LANDING_TRIGGER}, statuses=_GOING)
-    return bool(instance.get_run_records(filters=going, limit=1))
-
-
-def build_landing_sensor(
-    job: dg.UnresolvedAssetJobDefinition,
-    unpartitioned_job: dg.UnresolvedAssetJobDefinition,
-    rechunk_job: dg.UnresolvedAssetJobDefinition,
-    facts_job: dg.UnresolvedAssetJobDefinition,
-):
-    @dg.sensor(
-        name="landing_sensor",
-        minimum_interval_seconds=30,
-        jobs=[job, unpartitioned_job, rechunk_job, facts_job],
-        default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Watches <home>/landing; new files (bytes new to their agent folder) start one run over the "
-        "days they touch. "
-        "With none, days whose chunks an older chunker or other chunk settings built get them built again, "
-        "and override or forget entries written since the last fold (or profiles built by older rules) get the "
-        "facts folded again.",
-    )
-    def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
-        if memlake_run_going(context.instance):  # it ingests what it found; what came after is seen next tick
-            return dg.SkipReason("a `memlake run` is going; landing is looked at again once it has ended")
-        settings = load_settings()
-        lake = Lake(settings.lake_dir)
-        manifest = lake.read(LANDING_MANIFEST)
-        # what the manifest holds came in through an earlier run, this sensor's or `memlake run`'s; the
-        # cursor covers the files of a run still going
-        seen = set(json.loads(context.cursor)) if context.cursor else set()
-        going = landing_in_progress(context.instance, job.name) or landing_in_progress(
-            context.instance, unpartitioned_job.name)
-        if not going:  # files asked for by a run that ended before its manifest step (cancelled) are new again
-            seen &= manifest_keys(manifest)
-        fresh = new_landing_files(settings, seen | manifest_keys(manifest))
-        if not fresh:
-            if going:
-                # it rebuilds its days' chunks itself; the stamps are looked at once it is done
-                return dg.SkipReason("no new landing files; a landing run is still going")
-            unbuilt = unbuilt_days(lake, manifest)
-            if unbuilt:
-                known = context.instance.get_dynamic_partitions(DAYS)
-                request = unbuilt_run_request(unbuilt, known, manifest_version(manifest))
-                return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=job.name)],
-                                       dynamic_partitions_requests=add_requests(unbuilt, known))
-            recipe = chunk_recipe(settings)
-            stale = stale_chunk_days(lake, recipe)
-            if not stale:
-                if entries_unfolded(settings, lake) or profiles_outdated(lake):
-                    request = facts_run_request(log_entries(settings)).with_replaced_attrs(job_name=facts_job.name)
-                    return dg.SensorResult(run_requests=[request])
-                return dg.SkipReason("no new landing files")
-            known = context.instance.get_dynamic_partitions(DAYS)
-            request = rechunk_run_request(stale, known, recipe).with_replaced_attrs(job_name=rechunk_job.name)
-            return dg.SensorResult(run_requests=[request])
-        days = plan_days(settings, fresh, manifest)
-        known = context.instance.get_dynamic_partitions(DAYS)
-        request = landing_run_request(days, known, [f.key for f in fresh])
+@dg.sensor(
+    name="landing_sensor",
+    minimum_interval_seconds=30,
+    jobs=[landing_job, manifest_job, rechunk_job, facts_job],
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Watches <home>/landing; new files (bytes new to their agent folder) start one run over the "
+    "days they touch. "
+    "With none, days whose chunks an older chunker or other chunk settings built get them built again, "
+    "and override or forget entries written since the last fold (or profiles built by older rules) get the "
+    "facts folded again.",
+)
+def landing_sensor(context: dg.SensorEvaluationContext, lake: LakeResource) -> dg.SensorResult | dg.SkipReason:
+    if memlake_run_going(context.instance):  # it ingests what it found; what came after is seen next tick
+        return dg.SkipReason("a `memlake run` is going; landing is looked at again once it has ended")
+    settings = lake.settings
+    manifest = lake.lake.read(LANDING_MANIFEST)
+    # what the manifest holds came in through an earlier run, this sensor's or `memlake run`'s; the
+    # cursor covers the files of a run still going
+    seen = set(json.loads(context.cursor)) if context.cursor else set()
+    going = landing_in_progress(context.instance, landing_job.name) or landing_in_progress(
+        context.instance, manifest_job.name)
+    if not going:  # files asked for by a run that ended before its manifest step (cancelled) are new again
+        seen &= manifest_keys(manifest)
+    plan = plan_run(read_landing_state(settings, seen))
+    known = context.instance.get_dynamic_partitions(DAYS)
+    if plan.new_files:
+        request = landing_run_request(plan.days, known, [f.key for f in plan.new_files])
         asked = context.instance.get_run_records(filters=dg.RunsFilter(tags={"dagster/run_key": str(request.run_key)}))
         if asked:  # the same files were asked for by a run that ended without them: ask again, under a new key
             request = request.with_replaced_attrs(run_key=f"{request.run_key}:again{len(asked)}")
-        target = job if days else unpartitioned_job  # only bad files: the manifest quarantines them
-        request = request.with_replaced_attrs(job_name=target.name)
-        cursor = json.dumps(sorted(seen | {f.key for f in fresh}))
-        adds = add_requests(days, known)
-        return dg.SensorResult(run_requests=[request], cursor=cursor, dynamic_partitions_requests=adds)
+        target = landing_job if plan.days else manifest_job  # only bad files: the manifest quarantines them
+        cursor = json.dumps(sorted(seen | {f.key for f in plan.new_files}))
+        return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=target.name)], cursor=cursor,
+                               dynamic_partitions_requests=add_requests(plan.days, known))
+    if going:  # it rebuilds its days' chunks itself; the stamps are looked at once it is done
+        return dg.SkipReason("no new landing files; a landing run is still going")
+    if plan.days:
+        request = unbuilt_run_request(plan.days, known, manifest_version(manifest))
+        return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=landing_job.name)],
+                               dynamic_partitions_requests=add_requests(plan.days, known))
+    if plan.rechunk_days:
+        request = rechunk_run_request(sorted(plan.rechunk_days), known, chunk_recipe(settings))
+        return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=rechunk_job.name)])
+    if plan.refold:
+        request = facts_run_request(log_entries(settings)).with_replaced_attrs(job_name=facts_job.name)
+        return dg.SensorResult(run_requests=[request])
+    return dg.SkipReason("no new landing files")
 
-    return landing_sensor
+
+PENDING_RETRY_SECONDS = 300
+
+
+def pending_run_request(pending: pl.DataFrame, now: datetime, known: Sequence[str]) -> dg.RunRequest | None:
+    """One run over the days that have pending conversations, as of `now` (None when nothing waits);
+    `known` is the day partitions' order."""
+    if pending.height == 0:
+        return None
+    days = sorted(set(pending["day"].to_list()))
+    bucket = int(now.timestamp() // PENDING_RETRY_SECONDS)
+    return dg.RunRequest(
+        run_key=f"pending:{days[0]}:{days[-1]}:{pending.height}:{bucket}",
+        run_config={"ops": {"episodes": {"config": {"as_of": now.isoformat()}}}},
+        tags={**range_tags(days, known), "memlake/trigger": "pending_sensor", "memlake/pending": str(pending.height)},
+    )
+
+
+@dg.sensor(
+    name="pending_sensor",
+    job=pending_job,
+    minimum_interval_seconds=PENDING_RETRY_SECONDS,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Every 5 minutes, reruns the days of episodes/pending so waiting conversations are distilled "
+    "once the model answers again or their debounce is over. Nothing stays pending for good.",
+)
+def pending_sensor(context: dg.SensorEvaluationContext, lake: LakeResource) -> dg.SensorResult | dg.SkipReason:
+    pending = lake.lake.read(PENDING)
+    known = context.instance.get_dynamic_partitions(DAYS)
+    request = pending_run_request(pending, datetime.now(UTC), known)
+    if request is None:
+        return dg.SkipReason("no pending conversations")
+    adds = add_requests(pending["day"].to_list(), known)  # a home whose days predate day partitions
+    return dg.SensorResult(run_requests=[request], dynamic_partitions_requests=adds)
+
+
+SENSORS = [landing_sensor, pending_sensor]

@@ -2,28 +2,36 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import cached_property
 
 import dagster as dg
 import numpy as np
+from pydantic import Field
 
 from memlake.embedding import HashEmbedder as HashTextEmbedder
 from memlake.embedding import TextEmbedder, load_embedder
+from memlake.settings import Settings, load_settings
 
 
-class Embedder(dg.ConfigurableResource):
-    """Embeds texts with a sentence-transformers model (default: the packaged all-MiniLM-L6-v2).
+class EmbedderResource(dg.ConfigurableResource):
+    """Embeds texts with the home's embedding model (`embedding_model`, default: the packaged
+    all-MiniLM-L6-v2), in batches of `embedding_batch_size`.
 
-    `model` = "none" turns embeddings off; `available` then says so and search
-    is full-text only. The model is loaded once per process.
+    A model of "none" turns embeddings off; `available` then says so and search is full-text only. The model is
+    loaded once per process.
     """
 
-    model: str = ""
-    batch_size: int = 64
-    home: str = ""  # a relative `model` may name a folder in it (a model adapted to the home)
+    home: str = Field("", description="The memlake home whose settings name the model (empty: MEMLAKE_HOME); a "
+                      "relative model path names a folder in it (a model adapted to the home).")
+    model: str = Field("", description="Another model than the home's `embedding_model` (empty: the setting).")
+
+    @cached_property
+    def settings(self) -> Settings:
+        return load_settings(self.home or None)
 
     def _embedder(self) -> TextEmbedder | None:
-        return load_embedder(self.model, self.batch_size, Path(self.home) if self.home else None)
+        settings = self.settings
+        return load_embedder(self.model or settings.embedding_model, settings.embedding_batch_size, settings.home)
 
     @property
     def available(self) -> bool:
@@ -46,7 +54,7 @@ class Embedder(dg.ConfigurableResource):
     def embed(self, texts: list[str]) -> np.ndarray:
         embedder = self._embedder()
         if embedder is None:
-            raise RuntimeError(f"no embedding model available (model={self.model!r})")
+            raise RuntimeError(f"no embedding model available (model={self.model or self.settings.embedding_model!r})")
         return embedder.embed(texts)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
@@ -56,7 +64,7 @@ class Embedder(dg.ConfigurableResource):
         return embedder.count_tokens(texts)
 
 
-class HashEmbedder(Embedder):
+class HashEmbedderResource(EmbedderResource):
     """A deterministic, model-free embedder with the same interface, for fast tests."""
 
     dim_size: int = 384

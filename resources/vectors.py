@@ -14,7 +14,7 @@ from memlake.vectors import SyncResult
 from memlake.vectors import VectorStore as CoreVectorStore
 
 
-class VectorStore(dg.ConfigurableResource):
+class VectorStoreResource(dg.ConfigurableResource):
     """LanceDB under `<home>/lancedb` (`home` empty means MEMLAKE_HOME).
 
     `upsert` replaces exactly the rows of a scope (some days, or some keys),

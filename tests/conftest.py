@@ -34,11 +34,10 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def fast_resources(settings) -> dict[str, object]:
     """The normal resources with the hashing embedder instead of the model."""
-    from pipelines.definitions import default_resources
-    from resources import HashEmbedder
+    from resources import HashEmbedderResource, build_resources
 
-    resources = default_resources(settings)
-    resources["embedder"] = HashEmbedder()
+    resources = build_resources(settings)
+    resources["embedder"] = HashEmbedderResource()
     return resources
 
 
@@ -47,7 +46,7 @@ def run_pipeline(settings, fast_resources) -> Callable[..., object]:
     """Run the landing pipeline in process on an ephemeral Dagster instance."""
     import dagster as dg
 
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
 
     instance = dg.DagsterInstance.ephemeral()
 

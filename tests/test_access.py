@@ -30,16 +30,15 @@ def msg(conversation: str, content: str) -> dict:
 def built(tmp_path_factory):
     """Two agents; alice said the same thing in two conversations at the same moment (a tie)."""
     from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
-    from resources import HashEmbedder
+    from pipelines.runs import run_landing
+    from resources import HashEmbedderResource, build_resources
 
     settings = load_settings(tmp_path_factory.mktemp("access") / "home")
     settings.ensure_dirs()
     rows = [msg("first", OFFSITE), msg("second", OFFSITE), msg("tea", "I drink oolong tea every morning.")]
     land(settings, "alice", "chat.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     land(settings, "bob", "chat.jsonl", json.dumps(msg("bobs", OFFSITE)) + "\n")
-    resources = {**default_resources(settings), "embedder": HashEmbedder()}
+    resources = {**build_resources(settings), "embedder": HashEmbedderResource()}
     outcome = run_landing(settings, resources=resources, instance=dg.DagsterInstance.ephemeral())
     assert outcome.success, outcome
     return settings
@@ -128,7 +127,7 @@ def test_bad_writes_are_refused_and_an_empty_one_writes_nothing(home):
 
 
 def test_cli_search_records_only_when_asked(home, monkeypatch):
-    from memlake.cli import app
+    from pipelines.cli import app
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
     command = ["search", "oolong tea", "--agent", "alice", "-k", "2", "--home", str(home.home)]

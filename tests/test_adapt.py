@@ -104,9 +104,9 @@ def test_memlake_adapt_use_searches_with_the_adapted_model_wherever_the_home_mov
     from typer.testing import CliRunner
 
     from memlake.api import Memory
-    from memlake.cli import app
     from memlake.schemas import CHUNK_INDEX
     from memlake.vectors import VectorStore
+    from pipelines.cli import app
     from tests.conftest import land
 
     chat = []  # Sam asks Priya each question of PAIRS; she answers

@@ -10,6 +10,7 @@ import pytest
 
 from memlake.bench.locomo import KS, landing_rows, normalise_evidence, questions, run_locomo, session_date
 from memlake.bench.render import render
+from pipelines.runs import IN_PROCESS
 from tests.conftest import LOCOMO
 
 pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmarks/locomo/locomo10.json not present")
@@ -39,7 +40,8 @@ def test_only_the_conversation_reaches_landing():
 
 def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     out = tmp_path / "benchmarks" / "locomo.json"
-    report = run_locomo(LOCOMO, out, limit=1, model="hash", sweeps=False, latency_queries=20, log=lambda _: None)
+    report = run_locomo(LOCOMO, out, limit=1, model="hash", sweeps=False, latency_queries=20, log=lambda _: None,
+                        pipeline=IN_PROCESS)
 
     saved = json.loads(out.read_text())
     assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
@@ -112,8 +114,8 @@ def test_a_reused_benchmark_home_searches_the_adapted_index_it_built_before(tmp_
     index another adapter built is no index for this one."""
     import memlake.adapt
     import memlake.bench.locomo as locomo
-    import pipelines.runner
     from memlake.adapt import Adapted
+    from memlake.bench.pipeline import HomeRun
 
     samples = json.loads(LOCOMO.read_text())[:1]
     (tmp_path / "lake").mkdir()
@@ -123,18 +125,16 @@ def test_a_reused_benchmark_home_searches_the_adapted_index_it_built_before(tmp_
         path=models_dir / adapter["name"], pairs=0, trained=False, seconds=0.0))
     reindexed = []
 
-    class Outcome:
-        success = True
+    class Pipeline:
+        def reindex(self, settings):
+            reindexed.append(settings.embedding_model)
+            return HomeRun(success=True)
 
-    def run_reindex(settings, **kwargs):
-        reindexed.append(settings.embedding_model)
-        return Outcome()
-
-    monkeypatch.setattr(pipelines.runner, "run_reindex", run_reindex)
     monkeypatch.setattr(locomo, "evaluate", lambda home, model, *a, **k: {"systems": {"searched": model}})
 
     def run(reuse: bool) -> dict:
-        adaptation, systems = locomo.evaluate_adapted(samples, tmp_path, "", [], lambda _: None, reuse=reuse)
+        adaptation, systems = locomo.evaluate_adapted(samples, tmp_path, "", [], Pipeline(), lambda _: None,
+                                                      reuse=reuse)
         assert systems == {"searched": str(tmp_path / "models" / adapter["name"])}
         return adaptation
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memlake.api import Memory
-from memlake.cli import app, main
+from pipelines.cli import app, main
 from tests.conftest import SAMPLES, land
 
 
@@ -298,12 +298,12 @@ def test_run_says_how_many_conversations_wait_for_the_distiller(settings, monkey
 
 
 def test_python_dash_m_memlake_cli_gives_a_mistake_as_one_error_line_too(settings):
-    """`python -m memlake.cli` (the form the docs give beside `memlake`) printed a whole traceback for a
+    """`python -m pipelines.cli` (the form the docs give beside `memlake`) printed a whole traceback for a
     mistake the `memlake` script gives as one `error:` line."""
     import os
     import subprocess
 
-    typed_m = subprocess.run([sys.executable, "-m", "memlake.cli", "search", "hi", "--agent", "Bad Agent!", "--home",
+    typed_m = subprocess.run([sys.executable, "-m", "pipelines.cli", "search", "hi", "--agent", "Bad Agent!", "--home",
                               str(settings.home)], capture_output=True, text=True, env={**os.environ})
     assert typed_m.returncode == 2 and typed_m.stderr.startswith("error: invalid agent id 'Bad Agent!'"), typed_m.stderr
     assert "Traceback" not in typed_m.stderr + typed_m.stdout

@@ -11,6 +11,7 @@ import pytest
 from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP
 from memlake.schemas import LANDING_MANIFEST, PROFILES, TURNS
 from pipelines.definitions import defs
+from resources import LakeResource
 from tests.conftest import land
 
 
@@ -34,7 +35,7 @@ def test_every_writer_waits_for_the_others_of_its_store():
     """Lake writers share one pool and index writers another (the home's instance limits each to one), so
     two runs never write the same Parquet days or merge into the same LanceDB table at once."""
     from assets.search import INDEX_WRITERS
-    from assets.transcripts import LAKE_WRITERS
+    from assets.shared import LAKE_WRITERS
 
     pools = {
         key.to_user_string(): asset.op.pool
@@ -61,8 +62,7 @@ def test_domain_core_imports_no_dagster():
     code = (
         "import sys, pkgutil, importlib, memlake\n"
         "for m in pkgutil.walk_packages(memlake.__path__, 'memlake.'):\n"
-        "    if m.name not in ('memlake.cli',):\n"
-        "        importlib.import_module(m.name)\n"
+        "    importlib.import_module(m.name)\n"
         "print('dagster' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -75,7 +75,9 @@ def sensor_result(settings, cursor: str | None = None, runs: tuple[dg.DagsterRun
     with dg.instance_for_test() as instance:
         for run in runs:
             instance.add_run(run)
-        context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
+        # the sensor reads the home from its lake resource, as the code location gives it
+        context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs,
+                                          resources={"lake": LakeResource(home=str(settings.home))})
         return sensor(context)
 
 
@@ -117,7 +119,7 @@ def test_sensor_asks_again_for_files_a_run_that_ended_before_its_manifest_step_l
 def test_sensor_leaves_landing_alone_while_a_memlake_run_is_going_and_memlake_run_waits_for_its_runs(settings):
     """One file dropped while `memlake dev` runs, and `memlake run` typed too, used to make four runs (both
     ingested it, then the automation followed each): each now waits for the other."""
-    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG, wait_for_sensor_runs
+    from pipelines.runs import LANDING_TRIGGER, TRIGGER_TAG, wait_for_sensor_runs
 
     land(settings, "alice", "a.jsonl",
          '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
@@ -127,7 +129,7 @@ def test_sensor_leaves_landing_alone_while_a_memlake_run_is_going_and_memlake_ru
     assert isinstance(skipped, dg.SkipReason) and "`memlake run` is going" in str(skipped.skip_message)
     assert sensor_result(settings).run_requests  # once it has ended, the file is asked for
 
-    from pipelines.runner import ensure_dagster_home
+    from pipelines.runs import ensure_dagster_home
 
     ensure_dagster_home(settings)
     instance = dg.DagsterInstance.get()
@@ -170,7 +172,7 @@ def test_sensor_sends_a_drop_of_only_bad_files_to_the_manifest(settings):
 
 
 def test_partitioned_assets_backfill_in_one_run_on_the_shared_day_partitions():
-    from pipelines.partitions import day_partitions
+    from assets.partitions import day_partitions
 
     for asset in defs.resolve_asset_graph().assets_defs:
         if asset.keys and asset.partitions_def is not None:
@@ -179,7 +181,7 @@ def test_partitioned_assets_backfill_in_one_run_on_the_shared_day_partitions():
 
 
 def test_a_run_ranges_over_days_in_the_order_they_became_partitions():
-    from pipelines.partitions import DAYS, register_days
+    from assets.partitions import DAYS, register_days
 
     with dg.instance_for_test() as instance:
         assert register_days(instance, {"2024-03-07", "2024-03-01"}) == {
@@ -236,7 +238,7 @@ def test_sensor_asks_once_for_the_days_whose_chunks_another_recipe_built(setting
 def test_sensor_leaves_alone_the_files_memlake_run_already_ingested(settings, fast_resources, monkeypatch):
     """A home built with `memlake run` and then opened in the UI (`memlake dev`): the sensor starts with no
     cursor, but the manifest already holds the files, so it asks for nothing (no second ingest of them)."""
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # what the sensor's own settings read
     land(settings, "alice", "a.jsonl",
@@ -298,7 +300,7 @@ def test_sensor_asks_once_to_rebuild_profiles_that_older_profile_rules_built(set
 def test_sensor_asks_once_for_the_days_the_manifest_holds_but_no_run_built(settings, fast_resources, monkeypatch):
     """A landing run cancelled after its manifest step: its file is in the manifest, so no longer new, and
     its day has no turns. The sensor asks for one landing run over that day, once."""
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
     land(settings, "alice", "a.jsonl",
@@ -306,7 +308,7 @@ def test_sensor_asks_once_for_the_days_the_manifest_holds_but_no_run_built(setti
     assert run_landing(settings, resources=fast_resources).success
     land(settings, "alice", "b.jsonl",
          '{"conversation_id":"c2","role":"user","content":"yo","created_at":"2024-03-07T10:00:00Z"}\n')
-    from pipelines.definitions import ASSETS, CHECKS, manifest_job_selection
+    from pipelines.jobs import ASSETS, CHECKS, manifest_job_selection
 
     stopped = dg.materialize([*ASSETS, *CHECKS], selection=manifest_job_selection, resources=fast_resources,
                              instance=dg.DagsterInstance.ephemeral())
@@ -330,8 +332,8 @@ def test_automation_is_on_and_brings_the_folds_and_indexes_up_to_a_day_rebuilt_a
     the facts, the profiles and the fact index, and nothing else."""
     from dagster._core.definitions.sensor_definition import DefaultSensorStatus
 
-    from pipelines.definitions import ASSETS, CHECKS
-    from pipelines.runner import run_landing
+    from pipelines.jobs import ASSETS, CHECKS
+    from pipelines.runs import run_landing
 
     assert defs.resolve_sensor_def("memlake_automation").default_status == DefaultSensorStatus.RUNNING
     land(settings, "alice", "a.jsonl",
@@ -362,7 +364,7 @@ def test_a_preview_stays_a_table_when_cells_hold_newlines_and_pipes():
 
     import polars as pl
 
-    from assets.transcripts import markdown_preview
+    from assets.shared import markdown_preview
 
     frame = pl.DataFrame({"text": ["```\nprint(a | b)\n```", "x" * 500], "n": [1, 2]})
     lines = markdown_preview(frame).value.splitlines()
@@ -418,7 +420,7 @@ mutation($repositorySelector: RepositorySelector!, $partitionsDefName: String!, 
 
 def home_instance(settings) -> dg.DagsterInstance:
     """The home's own Dagster instance, the one `memlake dev`'s UI reads."""
-    from pipelines.runner import ensure_dagster_home
+    from pipelines.runs import ensure_dagster_home
 
     ensure_dagster_home(settings)
     return dg.DagsterInstance.get()
@@ -429,9 +431,9 @@ def test_a_partition_key_that_is_not_a_day_fails_its_run_with_a_clear_error_and_
     """Any text typed in the UI's partition picker (or sent by the `addDynamicPartition` mutation) became a
     partition key; a run of `not-a-day` built empty with its check passing. It now fails, naming the key and
     how to remove it, before any asset writes anything."""
+    from assets.partitions import DAYS
     from memlake.lake import Lake
-    from pipelines.definitions import ASSETS, CHECKS, landing_job_selection
-    from pipelines.partitions import DAYS
+    from pipelines.jobs import ASSETS, CHECKS, landing_job_selection
 
     instance = home_instance(settings)
     added = _graphql(instance, ADD_PARTITION, {"partitionsDefName": DAYS, "partitionKey": "not-a-day"})
@@ -466,7 +468,7 @@ def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings,
     non-partitioned run`) and the episode checks could not run without their asset: every check now runs
     alone, on every day the lake has, and passes on a good lake."""
     from pipelines.definitions import build_definitions
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
 
     instance = home_instance(settings)
     land(settings, "alice", "a.jsonl",

@@ -11,7 +11,8 @@ from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
 from memlake.distill.prompt import PROMPT_VERSION
 from memlake.lake import Lake
 from memlake.schemas import EPISODES, PENDING
-from resources.core_model import CoreModel
+from memlake.settings import write_home_setting
+from resources import CoreModelResource
 from tests.conftest import land
 from tests.openai_stub_server import StubServer, default_responder, prompt_messages
 from tests.test_episodes_assets import jsonl, materialize_episodes, msg
@@ -142,12 +143,18 @@ def test_a_long_conversation_is_split_to_fit_and_merged_into_one_result(stub):
     assert session.summary.count("The user talked about") <= 3
 
 
-def test_resource_settings_and_modes():
-    assert CoreModel().distiller().name == OFFLINE_DISTILLER_VERSION  # type: ignore[union-attr]
-    assert CoreModel(offline_distiller=False).distiller() is None
+def test_resource_settings_and_modes(settings, monkeypatch):
+    home = str(settings.home)
+    assert CoreModelResource(home=home).distiller().name == OFFLINE_DISTILLER_VERSION  # type: ignore[union-attr]
+    monkeypatch.setenv("MEMLAKE_OFFLINE_DISTILLER", "false")
+    assert CoreModelResource(home=home).distiller() is None
+    monkeypatch.setenv("MEMLAKE_CORE_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMLAKE_CORE_MODE", "xml")
     with pytest.raises(ValueError, match="mode"):
-        CoreModel(base_url="http://127.0.0.1:9/v1", mode="xml").distiller()
-    core = CoreModel(base_url="http://127.0.0.1:9/v1", model="m").distiller()
+        CoreModelResource(home=home).distiller()
+    monkeypatch.setenv("MEMLAKE_CORE_MODE", "tools")
+    monkeypatch.setenv("MEMLAKE_CORE_MODEL", "m")
+    core = CoreModelResource(home=home).distiller()
     assert core.name == "m" and core.prompt_version == PROMPT_VERSION  # type: ignore[union-attr]
 
 
@@ -161,16 +168,19 @@ CONVERSATIONS = [
 ]
 
 
-def model(stub: StubServer, **overrides) -> CoreModel:
-    return CoreModel(**{"base_url": stub.base_url, "model": "stub-model", "backoff_seconds": 0.01,
-                        "breaker_reset_seconds": 0.5, **overrides})
+def model(settings, stub: StubServer, **overrides) -> CoreModelResource:
+    """The core model of `settings`' home pointed at the stub: its `core_*` settings written to the home."""
+    for key, value in {"base_url": stub.base_url, "model": "stub-model", "backoff_seconds": 0.01,
+                       "breaker_reset_seconds": 0.5, **overrides}.items():
+        write_home_setting(settings.home, f"core_{key}", str(value))
+    return CoreModelResource(home=str(settings.home))
 
 
 def test_a_rerun_makes_no_call_and_a_changed_conversation_exactly_one(settings, stub):
     instance = dg.DagsterInstance.ephemeral()
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
 
-    _, meta = materialize_episodes(settings, model(stub), instance)
+    _, meta = materialize_episodes(settings, model(settings, stub), instance)
     assert stub.calls == 3 and meta["model_calls"] == 3 and meta["distilled"] == 3
     assert meta["distiller"] == "stub-model" and meta["prompt_version"] == PROMPT_VERSION
     assert meta["token_usage"]["total_tokens"] > 0 and meta["breaker_state"] == "closed"
@@ -178,14 +188,14 @@ def test_a_rerun_makes_no_call_and_a_changed_conversation_exactly_one(settings, 
     assert episodes["distiller"].unique().to_list() == ["stub-model"]
     assert episodes["prompt_version"].unique().to_list() == [PROMPT_VERSION]
 
-    _, meta = materialize_episodes(settings, model(stub), instance)
+    _, meta = materialize_episodes(settings, model(settings, stub), instance)
     assert stub.calls == 3  # counted at the server: nothing was sent
     assert meta["model_calls"] == 0 and meta["cache_hits"] == 3
 
     land(settings, "alice", "more.jsonl", jsonl(*CONVERSATIONS[2:3],
                                                  msg("c2", 1, "user", "Green tea is fine too.",
                                                      "2024-03-02T09:05:00Z")))
-    _, meta = materialize_episodes(settings, model(stub), instance)
+    _, meta = materialize_episodes(settings, model(settings, stub), instance)
     assert stub.calls == 4  # exactly one more
     assert meta["model_calls"] == 1 and meta["cache_hits"] == 2
     c2 = Lake(settings.lake_dir).read(EPISODES).sort("conversation_id").row(1, named=True)
@@ -196,7 +206,8 @@ def test_an_outage_opens_the_breaker_keeps_conversations_pending_and_they_comple
     instance = dg.DagsterInstance.ephemeral()
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
     stub.default = 500
-    core = model(stub, breaker_reset_seconds=60.0)  # the default cool-down; the test moves the clock, not sleeps
+    # the default cool-down; the test moves the clock, not sleeps
+    core = model(settings, stub, breaker_reset_seconds=60.0)
     breaker = breaker_for(core.config())
 
     result, meta = materialize_episodes(settings, core, instance)
@@ -228,16 +239,16 @@ def test_an_outage_opens_the_breaker_keeps_conversations_pending_and_they_comple
 
 
 def test_the_api_key_reaches_the_endpoint_through_an_env_var(settings, stub, monkeypatch):
-    from pipelines.definitions import default_resources
+    from resources import build_resources
 
     monkeypatch.setenv("MEMLAKE_CORE_API_KEY", "sk-test-123")
     monkeypatch.setenv("MEMLAKE_CORE_BASE_URL", stub.base_url)
     monkeypatch.setenv("MEMLAKE_CORE_MODEL", "stub-model")
     from memlake.settings import load_settings
 
-    resources = default_resources(load_settings(settings.home))
+    resources = build_resources(load_settings(settings.home))
     core = resources["core_model"]
-    assert isinstance(core, CoreModel) and isinstance(core.api_key, dg.EnvVar)  # type: ignore[unreachable]
+    assert isinstance(core, CoreModelResource) and isinstance(core.api_key, dg.EnvVar)  # type: ignore[unreachable]
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS[:2]))
     materialize_episodes(settings, core, dg.DagsterInstance.ephemeral())
     assert stub.headers[0]["authorization"] == "Bearer sk-test-123"

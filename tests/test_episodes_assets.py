@@ -10,16 +10,16 @@ import pytest
 from typer.testing import CliRunner
 
 from assets.episodes import CHECKS as EPISODE_CHECKS
-from assets.episodes import EPISODES_KEY, NOTHING_LOST, PENDING_KEY, episodes, run_distill
+from assets.episodes import EPISODES_KEY, NOTHING_LOST, PENDING_KEY, episodes
+from assets.partitions import register_days
 from assets.transcripts import landing_manifest, turns
 from memlake.api import Memory
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
 from memlake.distill.pending import NO_DISTILLER
 from memlake.lake import Lake
 from memlake.schemas import DISTILL_CACHE, EPISODES, LANDING_MANIFEST, PENDING
-from pipelines.partitions import register_days
-from resources import LakeResource
-from resources.core_model import CoreModel
+from pipelines.runs import run_distill
+from resources import CoreModelResource, LakeResource
 from tests.conftest import land
 
 
@@ -41,7 +41,7 @@ CONVERSATIONS = [
 ]
 
 
-def materialize_episodes(settings, core_model: CoreModel, instance: dg.DagsterInstance,
+def materialize_episodes(settings, core_model: CoreModelResource, instance: dg.DagsterInstance,
                          config: dict[str, Any] | None = None) -> tuple[dg.ExecuteInProcessResult, dict[str, Any]]:
     """Manifest, turns and episodes over every day of the manifest; the episodes metadata of the run."""
     lake = LakeResource(home=str(settings.home))
@@ -77,7 +77,7 @@ def tables(settings) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def test_offline_episodes_one_row_per_conversation_in_the_turns_days(settings, instance):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
-    result, meta = materialize_episodes(settings, CoreModel(), instance)
+    result, meta = materialize_episodes(settings, CoreModelResource(), instance)
 
     episodes_frame, pending_frame = tables(settings)
     assert episodes_frame["conversation_id"].to_list() == ["c1", "c2", "c3"]
@@ -100,10 +100,10 @@ def test_offline_episodes_one_row_per_conversation_in_the_turns_days(settings, i
 
 def test_a_rerun_takes_everything_from_the_cache_and_rewrites_the_same_rows(settings, instance):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
-    materialize_episodes(settings, CoreModel(), instance)
+    materialize_episodes(settings, CoreModelResource(), instance)
     before = tables(settings)[0]
 
-    _, meta = materialize_episodes(settings, CoreModel(), instance)
+    _, meta = materialize_episodes(settings, CoreModelResource(), instance)
 
     assert meta["cache_hits"] == 3 and meta["distilled"] == 0
     assert tables(settings)[0].equals(before)
@@ -114,7 +114,7 @@ def test_a_live_conversation_waits_for_the_debounce_then_is_distilled(settings, 
     recent = (now - timedelta(seconds=5)).isoformat().replace("+00:00", "Z")
     land(settings, "alice", "live.jsonl", jsonl(msg("live", 0, "user", "I'm vegan.", recent)))
 
-    _, meta = materialize_episodes(settings, CoreModel(), instance)
+    _, meta = materialize_episodes(settings, CoreModelResource(), instance)
 
     episodes_frame, pending_frame = tables(settings)
     assert episodes_frame.height == 0
@@ -123,16 +123,24 @@ def test_a_live_conversation_waits_for_the_debounce_then_is_distilled(settings, 
     assert meta["pending_left"] == 1 and meta["pending_reasons"] == {"debounce": 1}
 
     later = (now + timedelta(minutes=5)).isoformat()
-    _, meta = materialize_episodes(settings, CoreModel(), instance, config={"as_of": later})
+    _, meta = materialize_episodes(settings, CoreModelResource(), instance, config={"as_of": later})
 
     episodes_frame, pending_frame = tables(settings)
     assert episodes_frame["conversation_id"].to_list() == ["live"] and pending_frame.height == 0
     assert meta["distilled"] == 1
 
 
-def test_no_distiller_keeps_conversations_pending_and_nothing_is_lost(settings, instance):
+def without_distiller(monkeypatch: pytest.MonkeyPatch) -> CoreModelResource:
+    """The core model of a home with no endpoint and the offline distiller turned off (until `monkeypatch`
+    undoes it, or `MEMLAKE_OFFLINE_DISTILLER` is removed)."""
+    monkeypatch.setenv("MEMLAKE_OFFLINE_DISTILLER", "false")
+    return CoreModelResource()
+
+
+def test_no_distiller_keeps_conversations_pending_and_nothing_is_lost(settings, instance, monkeypatch):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
-    result, meta = materialize_episodes(settings, CoreModel(offline_distiller=False), instance)
+    result, meta = materialize_episodes(settings, without_distiller(monkeypatch), instance)
+    monkeypatch.delenv("MEMLAKE_OFFLINE_DISTILLER")
 
     episodes_frame, pending_frame = tables(settings)
     assert episodes_frame.height == 0
@@ -140,19 +148,21 @@ def test_no_distiller_keeps_conversations_pending_and_nothing_is_lost(settings, 
     assert meta["distiller"] == "none" and meta["pending_left"] == 3
     assert all(e.passed for e in result.get_asset_check_evaluations())
 
-    _, meta = materialize_episodes(settings, CoreModel(), instance)
+    _, meta = materialize_episodes(settings, CoreModelResource(), instance)
     episodes_frame, pending_frame = tables(settings)
     assert episodes_frame.height == 3 and pending_frame.height == 0
 
 
-def test_the_pending_sensor_reruns_the_days_that_have_pending_conversations(settings, instance):
-    from assets.episodes import pending_sensor
+def test_the_pending_sensor_reruns_the_days_that_have_pending_conversations(settings, instance, monkeypatch):
+    from pipelines.sensors import pending_sensor
 
-    assert isinstance(pending_sensor(dg.build_sensor_context(instance=instance)), dg.SkipReason)
+    lake = LakeResource(home=str(settings.home))
+    assert isinstance(pending_sensor(dg.build_sensor_context(instance=instance), lake=lake), dg.SkipReason)
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
-    materialize_episodes(settings, CoreModel(offline_distiller=False), instance)  # all three wait
+    materialize_episodes(settings, without_distiller(monkeypatch), instance)  # all three wait
+    monkeypatch.delenv("MEMLAKE_OFFLINE_DISTILLER")
 
-    sensed = pending_sensor(dg.build_sensor_context(instance=instance))
+    sensed = pending_sensor(dg.build_sensor_context(instance=instance), lake=lake)
 
     assert isinstance(sensed, dg.SensorResult) and not sensed.dynamic_partitions_requests  # days known already
     [request] = sensed.run_requests
@@ -162,7 +172,7 @@ def test_the_pending_sensor_reruns_the_days_that_have_pending_conversations(sett
     assert abs(datetime.fromisoformat(as_of) - datetime.now(UTC)) < timedelta(minutes=1)
     result = dg.materialize(
         [landing_manifest, turns, episodes], selection=dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY),
-        resources={"lake": LakeResource(home=str(settings.home)), "core_model": CoreModel()}, instance=instance,
+        resources={"lake": LakeResource(home=str(settings.home)), "core_model": CoreModelResource()}, instance=instance,
         tags=request.tags, run_config=request.run_config,
     )
     assert result.success
@@ -173,7 +183,7 @@ def test_the_pending_sensor_reruns_the_days_that_have_pending_conversations(sett
 def test_memory_episodes_reads_one_agent_in_a_time_window(settings, instance):
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATIONS))
     land(settings, "bob", "chat.jsonl", jsonl(msg("b1", 0, "user", "I'm vegetarian.", "2024-03-02T08:00:00Z")))
-    materialize_episodes(settings, CoreModel(), instance)
+    materialize_episodes(settings, CoreModelResource(), instance)
     memory = Memory(settings.home)
 
     assert memory.episodes("alice")["conversation_id"].to_list() == ["c1", "c2", "c3"]
@@ -186,7 +196,7 @@ def test_memory_episodes_reads_one_agent_in_a_time_window(settings, instance):
 
 
 def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_resources, monkeypatch):
-    from memlake.cli import app
+    from pipelines.cli import app
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # the CLI builds its own resources
 
@@ -199,7 +209,7 @@ def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_
     dg.materialize([landing_manifest, turns], selection=dg.AssetSelection.assets(turns), resources={"lake": lake},
                    instance=instance, tags=register_days(instance, ["2024-03-01", "2024-03-02", "2024-03-03"]))
 
-    outcome = run_distill(settings, "alice", resources={**fast_resources, "core_model": CoreModel()},
+    outcome = run_distill(settings, "alice", resources={**fast_resources, "core_model": CoreModelResource()},
                           instance=instance)
 
     assert outcome.success and outcome.days == ["2024-03-01", "2024-03-02", "2024-03-03"]
@@ -209,7 +219,7 @@ def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_
     assert pending_frame.select("agent_id", "conversation_id").rows() == [("bob", "b1")]  # waits for a full run
 
     again = run_distill(settings, "alice", conversation_id="c2", force=True,
-                        resources={**fast_resources, "core_model": CoreModel()}, instance=instance)
+                        resources={**fast_resources, "core_model": CoreModelResource()}, instance=instance)
     assert again.stats["distilled"] == 1 and again.stats["worked_on"] == 1
 
     result = CliRunner().invoke(app, ["distill", "--agent", "alice", "--home", str(settings.home)])
@@ -221,11 +231,12 @@ def test_memlake_distill_works_on_one_agent_and_says_what_it_did(settings, fast_
 
 
 def test_definitions_have_the_episodes_assets_and_the_core_model(settings):
-    from pipelines.definitions import default_resources, defs
+    from pipelines.definitions import defs
+    from resources import build_resources
 
     keys = defs.resolve_asset_graph().get_all_asset_keys()
     assert {EPISODES_KEY, PENDING_KEY} <= keys
-    assert isinstance(default_resources(settings)["core_model"], CoreModel)
+    assert isinstance(build_resources(settings)["core_model"], CoreModelResource)
     spec = defs.resolve_assets_def(EPISODES_KEY)
     assert spec.partitions_def is not None and spec.backfill_policy is not None
 

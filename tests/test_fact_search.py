@@ -229,7 +229,7 @@ def test_facts_as_of_a_day_between_a_move_and_its_telling_show_what_was_known_th
 def test_the_cli_fact_search_leads_each_hit_with_the_id_reject_and_forget_take(home: Settings) -> None:
     from typer.testing import CliRunner
 
-    from memlake.cli import app
+    from pipelines.cli import app
 
     command = ["search", "Where does the user live?", "--agent", "ann", "--scope", "facts", "-k", "1",
                "--home", str(home.home)]

@@ -24,9 +24,8 @@ from memlake.api import Memory
 from memlake.facts.quality import validate_facts
 from memlake.lake import Lake
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
-from memlake.settings import load_settings
-from resources import HashEmbedder, LakeResource
-from resources.core_model import CoreModel
+from memlake.settings import load_settings, write_home_setting
+from resources import CoreModelResource, HashEmbedderResource, LakeResource
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples" / "demo"
 UTC0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -85,15 +84,15 @@ def materialize(home: Path) -> dg.ExecuteInProcessResult:
         [fact_assets.facts, fact_assets.profiles, fact_assets.facts_expectations],
         resources={
             "lake": LakeResource(home=str(home)),
-            "embedder": HashEmbedder(),
-            "core_model": CoreModel.from_settings(LakeResource(home=str(home)).settings),
+            "embedder": HashEmbedderResource(),
+            "core_model": CoreModelResource(home=str(home)),
         },
         instance=dg.DagsterInstance.ephemeral(),
     )
 
 
 def test_the_assets_are_unpartitioned_eager_lake_writers_with_a_blocking_suite() -> None:
-    from assets.transcripts import LAKE_WRITERS
+    from assets.shared import LAKE_WRITERS
 
     for asset in (fact_assets.facts, fact_assets.profiles):
         assert asset.partitions_def is None and asset.op.pool == LAKE_WRITERS
@@ -176,14 +175,16 @@ def test_the_suite_catches_each_broken_rule(small_lake: Path) -> None:
 
 def sample_home(home: Path):  # type: ignore[no-untyped-def]
     """`home` after one pipeline run over data/samples/demo, and a function running the pipeline again."""
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
+    from resources import build_resources
 
-    settings = load_settings(home, embedding_model="hash")
+    home.mkdir(parents=True, exist_ok=True)
+    write_home_setting(home, "embedding_model", "hash")  # the home's own setting: its resources read it there
+    settings = load_settings(home)
     settings.ensure_dirs()
     shutil.copytree(SAMPLES, settings.landing_dir / "demo")
     instance = dg.DagsterInstance.ephemeral()
-    resources = {**default_resources(settings), "lake": LakeResource(home=str(home)), "embedder": HashEmbedder()}
+    resources = {**build_resources(settings), "lake": LakeResource(home=str(home)), "embedder": HashEmbedderResource()}
 
     def run() -> object:
         outcome = run_landing(settings, resources=resources, instance=instance)
@@ -373,7 +374,7 @@ def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_
 def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_latest(demo, monkeypatch, capsys) -> None:
     from typer.testing import CliRunner
 
-    from memlake.cli import app
+    from pipelines.cli import app
     from tests.test_cli import typed
 
     settings, _ = demo
@@ -401,7 +402,7 @@ def test_two_siblings_pass_the_blocking_check_and_every_agent_gets_a_profile(set
     both brothers are current facts, and the profile is built (the blocking check failed every run)."""
     from typer.testing import CliRunner
 
-    from memlake.cli import app
+    from pipelines.cli import app
     from tests.conftest import land
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
@@ -440,7 +441,7 @@ def test_a_fold_that_breaks_one_agents_chain_holds_back_that_agent_only_and_name
     `memlake run` names the rows that broke."""
     from typer.testing import CliRunner
 
-    from memlake.cli import app
+    from pipelines.cli import app
     from tests.conftest import land
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")

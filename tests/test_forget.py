@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from memlake.api import Memory
-from memlake.cli import app
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.reads import agent_facts
 from memlake.settings import Settings, load_settings
+from pipelines.cli import app
 from tests.test_fact_search import CANDIDATES, HOME_ID, run
 
 

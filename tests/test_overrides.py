@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 from memlake.api import Memory
-from memlake.cli import app
 from memlake.facts.fold import Candidate, FoldConfig, Forget, Override, chain_id, fold
 from memlake.facts.overrides import (
     read_forgets,
@@ -26,6 +25,7 @@ from memlake.inputs import read_log
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACTS, OVERRIDES
 from memlake.settings import Settings, load_settings
+from pipelines.cli import app
 
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
 HOME_ID = chain_id("ann", "user", "home_city", "fact", "")

@@ -15,8 +15,8 @@ from memlake.lake import Lake
 from memlake.report import render_ingest_report
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, LANDING_MANIFEST, TURNS
 from memlake.vectors import VectorStore, key_column
-from pipelines.runner import run_reindex
-from resources import HashEmbedder
+from pipelines.runs import run_reindex
+from resources import HashEmbedderResource
 from tests.conftest import land
 
 
@@ -253,8 +253,8 @@ def test_turns_check_fails_on_a_broken_table_and_blocks_downstream(settings, fas
     # a turn dated after the run that got past landing (which quarantines such files): the check is the backstop
     monkeypatch.setattr(memlake.landing, "future_message", lambda conversation, now: None)
 
+    from assets.partitions import day_partitions, register_days
     from assets.transcripts import landing_manifest, turns, turns_expectations
-    from pipelines.partitions import day_partitions, register_days
 
     @dg.asset(deps=[turns], partitions_def=day_partitions, backfill_policy=dg.BackfillPolicy.single_run())
     def downstream_of_turns() -> None:
@@ -372,7 +372,7 @@ def test_a_file_whose_run_stopped_after_the_manifest_is_built_by_the_next_run(se
     those days another way, build them once, and then leave them alone."""
     import dagster as dg
 
-    from pipelines.definitions import ASSETS, CHECKS, manifest_job_selection
+    from pipelines.jobs import ASSETS, CHECKS, manifest_job_selection
 
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION[:2]))
     assert run_pipeline().days == ["2024-03-01"]
@@ -433,8 +433,8 @@ def test_a_killed_or_cancelled_run_does_not_hold_the_lake_writers_for_good(setti
     import dagster as dg
     from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
 
-    from assets.transcripts import LAKE_WRITERS
-    from pipelines.runner import HOST_TAG, PID_TAG, ensure_dagster_home, release_stale_slots, run_landing
+    from assets.shared import LAKE_WRITERS
+    from pipelines.runs import HOST_TAG, PID_TAG, ensure_dagster_home, release_stale_slots, run_landing
 
     ensure_dagster_home(settings)
     instance = dg.DagsterInstance.get()
@@ -467,7 +467,7 @@ def test_the_days_of_a_run_that_did_not_finish_are_built_again_by_the_next(setti
     finished, nothing is redone."""
     from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
 
-    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG
+    from pipelines.runs import LANDING_TRIGGER, TRIGGER_TAG
 
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     first = run_pipeline()
@@ -505,7 +505,7 @@ def test_a_file_with_a_message_dated_after_today_is_quarantined_and_the_rest_goe
 FIRST_RUN_INSIDE, SECOND_RUN_WAITS = threading.Event(), threading.Event()
 
 
-class FirstRunHoldsEmbedder(HashEmbedder):
+class FirstRunHoldsEmbedder(HashEmbedderResource):
     """The hashing embedder; the first run that counts tokens (chunking) waits there until the second run says
     it waits."""
 
@@ -519,7 +519,7 @@ class FirstRunHoldsEmbedder(HashEmbedder):
 def test_a_second_memlake_run_waits_for_the_first_says_so_and_finds_nothing_left(settings, fast_resources):
     """Two `memlake run`s at once on one home both built every day (with a paid distiller, every call twice):
     the second now waits for the first, says so, and then finds nothing left to do."""
-    from pipelines.runner import run_landing_alone
+    from pipelines.runs import run_landing_alone
 
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     resources = {**fast_resources, "embedder": FirstRunHoldsEmbedder()}
@@ -560,7 +560,7 @@ def test_after_a_memlake_run_killed_mid_way_search_names_memlake_run_and_memlake
 
     from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
 
-    from pipelines.runner import LANDING_TRIGGER, TRIGGER_TAG, ensure_dagster_home, run_landing, run_landing_alone
+    from pipelines.runs import LANDING_TRIGGER, TRIGGER_TAG, ensure_dagster_home, run_landing, run_landing_alone
 
     land(settings, "alice", "chat.jsonl", jsonl(*CONVERSATION))
     ensure_dagster_home(settings)

@@ -62,15 +62,14 @@ def hash_memory(settings) -> Memory:
 def home(tmp_path_factory):
     """One home, built once for the read-only tests of this module."""
     from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
-    from resources import HashEmbedder as HashEmbedderResource
+    from pipelines.runs import run_landing
+    from resources import HashEmbedderResource, build_resources
 
     settings = load_settings(tmp_path_factory.mktemp("search") / "home")
     settings.ensure_dirs()
     land(settings, "alice", "chat.jsonl", jsonl(*ALICE))
     land(settings, "bob", "chat.jsonl", jsonl(*BOB))
-    resources = {**default_resources(settings), "embedder": HashEmbedderResource()}
+    resources = {**build_resources(settings), "embedder": HashEmbedderResource()}
     outcome = run_landing(settings, resources=resources, instance=dg.DagsterInstance.ephemeral())
     assert outcome.success, outcome
     assert {"transcripts/chunks", "search/chunk_index"} <= set(outcome.materialized)
@@ -222,9 +221,9 @@ def test_a_full_text_only_search_ignores_a_query_vector_passed_in(home):
 
 
 def test_an_index_built_without_a_model_is_full_text_only(settings, fast_resources, run_pipeline):
-    from resources import Embedder
+    from resources import EmbedderResource
 
-    fast_resources["embedder"] = Embedder(model="none")
+    fast_resources["embedder"] = EmbedderResource(model="none")
     land(settings, "alice", "chat.jsonl", jsonl(*ALICE))
     assert run_pipeline().success
     assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == "none"
@@ -446,7 +445,7 @@ def test_a_turn_with_no_speaker_named_is_mentioned_through_the_role_of_the_speak
 
 
 def test_cli_search_prints_hits_and_json(home, monkeypatch):
-    from memlake.cli import app
+    from pipelines.cli import app
 
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
     runner = CliRunner()
@@ -465,8 +464,8 @@ def test_cli_search_prints_hits_and_json(home, monkeypatch):
 
 def test_cli_search_reads_lancedb_without_loading_the_agents_rows_into_memory(home, monkeypatch):
     """One search per process: a snapshot of the agent's rows would cost more than the search itself."""
-    from memlake.cli import app
     from memlake.vectors import Snapshot
+    from pipelines.cli import app
 
     def refuse(*args, **kwargs):
         raise AssertionError("snapshot loaded")

@@ -79,8 +79,8 @@ def rows_for(agent_turns: list[str], conversation: str, day: str, speaker: str) 
 @pytest.fixture(scope="module")
 def model_home(tmp_path_factory):
     from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
+    from resources import build_resources
 
     settings = load_settings(tmp_path_factory.mktemp("model") / "home")
     settings.ensure_dirs()
@@ -103,7 +103,7 @@ def model_home(tmp_path_factory):
     land(settings, "priya", "chat.jsonl", jsonl(priya))
     land(settings, "jonas", "chat.jsonl", jsonl(other))
     instance = dg.DagsterInstance.ephemeral()
-    outcome = run_landing(settings, resources=default_resources(settings), instance=instance)
+    outcome = run_landing(settings, resources=build_resources(settings), instance=instance)
     assert outcome.success, outcome
     assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == "all-MiniLM-L6-v2"
     return settings, instance
@@ -197,14 +197,14 @@ def test_full_text_search_answers_when_the_model_is_unavailable(model_home):
 
 def test_rebuilt_partition_leaves_no_stale_rows(model_home):
     from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
+    from pipelines.runs import run_landing
+    from resources import build_resources
 
     settings, instance = model_home
     edited = rows_for([PARAPHRASE_TARGET, "It was a long and happy day."], "c2", "2024-03-02", "Priya")
     land(settings, "priya", "chat-v2.jsonl", jsonl(edited))
     settings = load_settings(settings.home)
-    assert run_landing(settings, resources=default_resources(settings), instance=instance).success
+    assert run_landing(settings, resources=build_resources(settings), instance=instance).success
     indexed = pl.from_arrow(VectorStore(settings.lancedb_dir).open(CHUNK_INDEX).to_arrow().drop(["vector"]))
     lake = Lake(settings.lake_dir).read(CHUNKS)
     assert sorted(indexed["chunk_id"]) == sorted(lake["chunk_id"])

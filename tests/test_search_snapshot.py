@@ -101,8 +101,8 @@ def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, 
     its versions from 1 again, so the version alone could not tell them apart)."""
     import dagster as dg
 
-    from pipelines.runner import run_reindex
-    from resources import Embedder
+    from pipelines.runs import run_reindex
+    from resources import EmbedderResource
 
     land(settings, "alice", "chat.jsonl", jsonl(conversation("alice", 12, "2024-03-01")))
     assert run_pipeline().success
@@ -111,7 +111,7 @@ def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, 
     store = VectorStore(settings.lancedb_dir)
     assert set(before["mode"]) == {"hybrid"}
 
-    fast_resources["embedder"] = Embedder(model="none")  # rebuilt without vectors: full text only
+    fast_resources["embedder"] = EmbedderResource(model="none")  # rebuilt without vectors: full text only
     assert run_reindex(settings, resources=fast_resources, instance=dg.DagsterInstance.ephemeral()).success
     assert store.embedder_of(CHUNK_INDEX) == "none"
     after = memory.search("conversation", "alice", k=3)  # the same Memory and store as before

@@ -44,6 +44,17 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
+from memlake.api import Memory
+from memlake.bench.machine import machine
+from memlake.bench.pipeline import HomePipeline, home_with_model
+from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
+from memlake.embedding import HashEmbedder, configured_embedder
+from memlake.facts.fold import Candidate, fold
+from memlake.lake import Lake
+from memlake.schemas import EPISODES, agent_folder
+
 SEED = 20240601
 START = datetime(2023, 1, 9, 9, 0, tzinfo=UTC)
 
@@ -395,7 +406,6 @@ def _same(a: str | None, b: str) -> bool:
 
 
 def _chain_rows(frame: Any, story: Story) -> Any:
-    import polars as pl
 
     subject = "user" if story.subject == "user" else story.subject
     return frame.filter((pl.col("slot") == story.slot) & (pl.col("subject").str.to_lowercase() == subject.lower()))
@@ -431,10 +441,7 @@ def score_story(memory: Any, story: Story, search: bool) -> dict[str, Any]:
 
 def fold_only(stories: list[Story]) -> dict[str, Any]:
     """The fold alone, on candidates built straight from the stories (extraction assumed right)."""
-    import polars as pl
 
-    from memlake.embedding import HashEmbedder
-    from memlake.facts.fold import Candidate, fold
 
     candidates = []
     for s in stories:
@@ -455,9 +462,6 @@ def fold_only(stories: list[Story]) -> dict[str, Any]:
 
 def extracted_values(settings: Any) -> dict[tuple[str, str], list[tuple[str | None, str | None]]]:
     """(agent, conversation) -> the (slot, value) of every fact candidate the distiller made of it."""
-    from memlake.lake import Lake
-    from memlake.schemas import EPISODES
-
     out: dict[tuple[str, str], list[tuple[str | None, str | None]]] = {}
     for row in Lake(settings.lake_dir).read(EPISODES).iter_rows(named=True):
         out[(row["agent_id"], row["conversation_id"])] = [
@@ -530,26 +534,15 @@ def _by_template(stories: list[Story], results: list[dict[str, Any]]) -> dict[st
     return out
 
 
-def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | None = None,
+def run_changes(out: Path, pipeline: HomePipeline, n_stories: int = 240, model: str = "", home: Path | None = None,
                 search: bool = True, log: Any = print, n_blind: int = 84) -> dict[str, Any]:
     """Generate the stories, run the pipeline on them, read them back, and write the figures to `out`."""
-    import dagster as dg
-
-    from memlake.api import Memory
-    from memlake.bench.machine import machine
-    from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
-    from memlake.embedding import configured_embedder
-    from memlake.schemas import agent_folder
-    from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
-
     stories = generate(n_stories) + [
         story for i, name in enumerate(BLIND_SETS, start=1)
         for story in generate(n_blind, SEED + i, halves=(name,), prefix=name[0] + str(i))
     ]
     workdir = Path(tempfile.mkdtemp(prefix="memlake-changes-")) if home is None else home
-    settings = load_settings(workdir, embedding_model=model)
+    settings = home_with_model(workdir, model)
     settings.ensure_dirs()
     for agent_id, rows in landing_rows(stories).items():
         path = agent_folder(settings.landing_dir, agent_id) / "changes.jsonl"
@@ -557,10 +550,10 @@ def run_changes(out: Path, n_stories: int = 240, model: str = "", home: Path | N
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     log(f"{len(stories)} stories over {len({s.agent_id for s in stories})} agents -> {settings.landing_dir}")
     started = time.perf_counter()
-    outcome = run_landing(settings, resources=default_resources(settings), instance=dg.DagsterInstance.ephemeral())
+    outcome = pipeline.land(settings)
     pipeline_seconds = time.perf_counter() - started
     if not outcome.success:
-        raise RuntimeError(f"pipeline failed: {outcome}")
+        raise RuntimeError(f"pipeline failed: {outcome.detail}")
     memory = Memory(settings=settings)
     embedder = configured_embedder(settings)
     started = time.perf_counter()

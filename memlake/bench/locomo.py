@@ -33,10 +33,15 @@ from typing import Any
 
 import numpy as np
 
+from memlake.adapt import adapt, home_pairs
+from memlake.api import Memory
 from memlake.bench.machine import machine, python_speed_ms
+from memlake.bench.pipeline import HomePipeline, home_with_model
 from memlake.chunks import turn_text
-from memlake.embedding import has_weights
-from memlake.schemas import agent_folder
+from memlake.embedding import configured_embedder, has_weights
+from memlake.lake import Lake
+from memlake.schemas import CHUNKS, agent_folder
+from memlake.settings import load_settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 3, 5, 10, 20, 30, 40)  # past 20: how much context the targets would need
@@ -162,7 +167,6 @@ def first_unique(values: Iterable[str], k: int) -> list[str]:
 @dataclass
 class Scores:
     """Per-question hits, averaged on demand."""
-
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, q: Question, ranked_ids: list[str], ranked_sessions: list[str], measures: dict[str, float]) -> None:
@@ -277,36 +281,22 @@ TRANSCRIPT_PATH = ("transcripts__landing_manifest", "transcripts__turns", "trans
                    "transcripts__chunks", "search__chunk_index")
 
 
-def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str, Any]:
+def build(samples: Sequence[dict[str, Any]], home: Path, model: str, pipeline: HomePipeline) -> dict[str, Any]:
     """Land the samples and run the pipeline into `home`; ingest throughput vs the raw embedder."""
-    import dagster as dg
-
-    from memlake.embedding import configured_embedder
-    from memlake.lake import Lake
-    from memlake.schemas import CHUNKS
-    from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_landing
-
-    settings = load_settings(home, embedding_model=model)
+    settings = home_with_model(home, model)
     settings.ensure_dirs()
     write_landing(samples, settings.landing_dir)
     embedder = configured_embedder(settings)  # loaded before timing
     if embedder is None:
         raise RuntimeError(f"embedding model {model!r} not loadable")
-    instance = dg.DagsterInstance.ephemeral()
     started = time.perf_counter()
-    outcome = run_landing(settings, resources=default_resources(settings), instance=instance)
+    outcome = pipeline.land(settings)
     wall = time.perf_counter() - started
     if not outcome.success:
-        raise RuntimeError(f"pipeline failed: {outcome}")
-    event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
-    metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
-    embedded = int(metadata["embedded"].value) if "embedded" in metadata else 0  # type: ignore[arg-type]
-    steps = {
-        s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
-        for s in instance.get_run_step_stats(outcome.run_id or "")
-    }
+        raise RuntimeError(f"pipeline failed: {outcome.detail}")
+    metadata = outcome.chunk_index
+    embedded = int(metadata.get("embedded", 0))
+    steps = outcome.step_seconds
     missing = [k for k in TRANSCRIPT_PATH if k not in steps]
     if missing:  # a renamed step would silently drop out of the ingest rate
         raise RuntimeError(f"steps {missing} not in the run; steps were {sorted(steps)}")
@@ -326,11 +316,7 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str) -> dict[str
         "run_seconds_all_layers": round(wall, 2),
         "transcript_path_seconds": round(path_seconds, 2),
         "chunk_index_step_seconds": round(steps.get("search__chunk_index", float("nan")), 2),
-        "embed_seconds_in_index": (
-            round(float(metadata["embed_seconds"].value), 2)  # type: ignore[arg-type]
-            if "embed_seconds" in metadata
-            else None
-        ),
+        "embed_seconds_in_index": round(metadata["embed_seconds"], 2) if "embed_seconds" in metadata else None,
         "raw_embedder_texts_per_second": round(raw_rate, 1),
         "end_to_end_texts_per_second": round(embedded / path_seconds, 1) if path_seconds else None,
         "end_to_end_vs_raw": round((embedded / path_seconds) / raw_rate, 3) if path_seconds else None,
@@ -349,14 +335,10 @@ def evaluate(
     latency_queries: int = 300,
 ) -> dict[str, Any]:
     """Recall of each system over `qs`; latency of the default one; the sweeps on the tuning half."""
-    from memlake.api import Memory
-    from memlake.settings import load_settings
-
     settings = load_settings(home, embedding_model=model)
     memory = Memory(settings=settings)
     embedder = memory._embedder if hasattr(memory, "_embedder") else None
     if embedder is None:
-        from memlake.embedding import configured_embedder
 
         embedder = configured_embedder(settings)
     vectors = embedder.embed([q.question for q in qs]) if embedder is not None else None
@@ -403,7 +385,7 @@ ADAPTED_INDEX = "adapted_index.json"  # in the adapted home: which adapter its i
 
 def evaluate_adapted(
     samples: Sequence[dict[str, Any]], home: Path, model: str, qs: Sequence[Question],
-    log: Callable[[str], None] = print, reuse: bool = False,
+    pipeline: HomePipeline, log: Callable[[str], None] = print, reuse: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The model adapted (`memlake.adapt`) on the question-reply pairs of conversations 0-4's
     turns, no labels, then the same questions over an index it built from a copy of the lake:
@@ -412,12 +394,6 @@ def evaluate_adapted(
     With `reuse`, an index this adapter built in an earlier run is searched as it is: embedding
     the same texts again in other batches moves vectors in their last bits, and with them a few
     near-tie questions, so a rerun would not compare like with like."""
-    import dagster as dg
-
-    from memlake.adapt import adapt, home_pairs
-    from memlake.settings import load_settings
-    from pipelines.definitions import default_resources
-    from pipelines.runner import run_reindex
 
     tune_agents = [samples[i]["sample_id"] for i in TUNE if i < len(samples)]
     pairs, _ = home_pairs(home / "lake", tune_agents)
@@ -433,14 +409,12 @@ def evaluate_adapted(
     else:
         shutil.rmtree(adapted_home, ignore_errors=True)
         shutil.copytree(home / "lake", adapted_home / "lake")
-        settings = load_settings(adapted_home, embedding_model=str(adapted.path))
+        settings = home_with_model(adapted_home, str(adapted.path))
         settings.ensure_dirs()
         started = time.perf_counter()
-        outcome = run_reindex(
-            settings, resources=default_resources(settings), instance=dg.DagsterInstance.ephemeral()
-        )
+        outcome = pipeline.reindex(settings)
         if not outcome.success:
-            raise RuntimeError(f"reindex with the adapted model failed: {outcome}")
+            raise RuntimeError(f"reindex with the adapted model failed: {outcome.detail}")
         reindex_seconds = round(time.perf_counter() - started, 1)
         marker.write_text(json.dumps({"model": adapted.path.name, "reindex_seconds": reindex_seconds}))
     results = evaluate(adapted_home, str(adapted.path), qs, word_counts(samples), ADAPTED_SYSTEMS, (), 0)
@@ -513,6 +487,7 @@ def run_locomo(
     adapted: bool = True,
     latency_queries: int = 300,
     log: Callable[[str], None] = print,
+    pipeline: HomePipeline,
 ) -> dict[str, Any]:
     """The whole benchmark: build (unless `reuse`), evaluate, write `out` as JSON. With `adapted`
     (and a model with weights), also the default model adapted on conversations 0-4 (see
@@ -527,17 +502,16 @@ def run_locomo(
             ingest = json.loads((target / "ingest.json").read_text()) if (target / "ingest.json").is_file() else {}
             log(f"reusing {target}")
         else:
-            ingest = build(samples, target, model)
+            ingest = build(samples, target, model, pipeline)
             (target / "ingest.json").write_text(json.dumps(ingest))
             log(f"ingest: {ingest}")
         results = evaluate(
             target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
         )
         if adapted and has_weights(model):
-            adaptation, systems = evaluate_adapted(samples, target, model, qs, log, reuse=reuse)
+            adaptation, systems = evaluate_adapted(samples, target, model, qs, pipeline, log, reuse=reuse)
             results["adaptation"] = adaptation
             results["systems"] |= systems
-    from memlake.settings import load_settings
 
     settings = load_settings(target, embedding_model=model)
     report = {

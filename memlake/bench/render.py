@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memlake.bench.changes import render_changes_section
+from memlake.bench.distill import render_distill_section
 from memlake.bench.locomo import KS, SEARCH_K, SESSION_KS
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
@@ -243,8 +245,6 @@ def render(folder: Path) -> str:
         parts.append(render_locomo_other_model(json.loads(path.read_text()), reports.get("locomo")))
     if "scale" in reports:
         parts.append(render_scale(reports["scale"]))
-    from memlake.bench.changes import render_changes_section
-    from memlake.bench.distill import render_distill_section
 
     parts.append(render_distill_section(folder / "distill.json"))
     parts.append(render_changes_section(folder / "changes.json"))

@@ -30,8 +30,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from memlake.bench.machine import machine, python_speed_ms
 from memlake.chunks import chunk_id
 from memlake.schemas import CHUNK_INDEX, CHUNKS
+from memlake.search import CHUNK_SPEC, Searcher, SearchParams
+from memlake.settings import Settings
+from memlake.vectors import Filters, VectorStore, index_schema
 
 DIM = 384
 BATCH = 100_000
@@ -50,8 +54,6 @@ def synthetic_batch(
     rng: np.random.Generator, start: int, count: int, agents: int, total: int, words: list[str], centers: np.ndarray
 ) -> pa.Table:
     """Rows `start .. start+count` of a synthetic chunk table spread over `agents` agents."""
-    from memlake.vectors import index_schema
-
     per_agent = max(1, total // agents)
     index = np.arange(start, start + count)
     agent = np.minimum(index // per_agent, agents - 1)
@@ -100,8 +102,6 @@ def build_case(
     path: Path, agents: int, total: int, seed: int = 7, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """Write a synthetic chunk index of `total` rows over `agents` agents; time the writes and indexes."""
-    from memlake.vectors import VectorStore, index_schema
-
     rng = np.random.default_rng(seed)
     words = _words(rng)
     centers = rng.standard_normal((CENTERS, DIM)).astype(np.float32)
@@ -123,8 +123,6 @@ def build_case(
 
 def queries_for(path: Path, agents: int, n: int, words: list[str], seed: int = 11) -> list[dict[str, Any]]:
     """Queries near stored rows: a stored vector plus noise, and three words of that row's text."""
-    from memlake.vectors import VectorStore
-
     rng = np.random.default_rng(seed)
     table = VectorStore(path).open(CHUNK_INDEX)
     out = []
@@ -142,11 +140,6 @@ def queries_for(path: Path, agents: int, n: int, words: list[str], seed: int = 1
 
 def reader(path: Path, queries_file: Path) -> dict[str, Any]:
     """Run the queries as a fresh search process would; latencies, ANN recall and peak RSS."""
-    from memlake.bench.machine import python_speed_ms
-    from memlake.search import CHUNK_SPEC, Searcher, SearchParams
-    from memlake.settings import Settings
-    from memlake.vectors import Filters, VectorStore
-
     queries = json.loads(queries_file.read_text())
     settings = Settings()
     store = VectorStore(path, snapshot_rows=settings.search_snapshot_rows)
@@ -273,8 +266,6 @@ def run_scale(
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Every case: build, then measure in a fresh reader subprocess. Writes `out` as JSON."""
-    from memlake.bench.machine import machine
-
     results = []
     with tempfile.TemporaryDirectory(prefix="memlake-scale-") as tmp:
         root = home or Path(tmp)

@@ -8,13 +8,29 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated
 
+import polars as pl
 import typer
+from pydantic import ValidationError
+from tqdm import tqdm
+from typer.exceptions import TyperException
 
+from memlake.adapt import AdaptParams, base_model_of, home_pairs
+from memlake.adapt import adapt as adapt_model
 from memlake.api import Memory, check_agent_id
-from memlake.schemas import agent_folder
-from memlake.settings import existing_home, load_settings
+from memlake.bench.changes import run_changes
+from memlake.bench.distill import run_distill_benchmark
+from memlake.bench.locomo import run_locomo
+from memlake.bench.render import render
+from memlake.embedding import has_weights
+from memlake.facts.overrides import read_forgets, read_overrides
+from memlake.facts.quality import HELD_BACK, held_back_agents
+from memlake.lake import Lake
+from memlake.report import render_ingest_report
+from memlake.schemas import FACTS, PENDING, agent_folder
+from memlake.settings import existing_home, load_settings, write_home_setting
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
@@ -26,12 +42,16 @@ SAMPLES_DIR = Path(__file__).resolve().parent.parent / "data" / "samples"
 SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it
 
 
+def runs() -> ModuleType:
+    """`pipelines.runs`, for the commands that run the pipeline."""
+    from pipelines import runs  # deferred: Dagster costs ~2 s to import, and the read commands never need it
+
+    return runs
+
+
 def main() -> None:
     """The `memlake` command. A mistake in what was asked (an id, a date, a scope, a setting) is one `error:`
     line and exit code 2, not a traceback; MEMLAKE_DEBUG=1 shows the traceback."""
-    from pydantic import ValidationError
-    from typer.exceptions import TyperException
-
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C, or no to a question
@@ -58,7 +78,6 @@ def main() -> None:
 def _unknown_agent(memory: Memory, agent: str) -> None:
     """For a read that found nothing: an agent with no turns and no fact ever remembered or forgotten here is
     probably a mistyped id, so say which agents have memory and exit 1."""
-    from memlake.facts.overrides import read_forgets, read_overrides
 
     known = memory.agents()
     if agent in known or read_overrides(memory.settings, agent) or read_forgets(memory.settings, agent):
@@ -151,14 +170,8 @@ def ingest_samples(home: HomeOption = None) -> None:
 @app.command()
 def run(home: HomeOption = None) -> None:
     """Ingest new landing files and rebuild everything downstream, in one in-process Dagster run."""
-    from memlake.facts.quality import HELD_BACK, held_back_agents
-    from memlake.lake import Lake
-    from memlake.report import render_ingest_report
-    from memlake.schemas import FACTS, PENDING
-    from pipelines.runner import run_landing_alone
-
     settings = load_settings(home)
-    outcome = run_landing_alone(settings, typer.echo)
+    outcome = runs().run_landing_alone(settings, typer.echo)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
@@ -201,12 +214,10 @@ def reindex(
 ) -> None:
     """Rebuild the search indexes (LanceDB) of every day from the lake alone: after losing lancedb/, or to
     embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
-    from pipelines.runner import NothingToIndex, run_reindex
-
     settings = existing_home(load_settings(home))  # a mistyped home is the mistake, not "no turns"
     try:
-        outcome = run_reindex(settings, rechunk=rechunk)
-    except NothingToIndex as exc:
+        outcome = runs().run_reindex(settings, rechunk=rechunk)
+    except runs().NothingToIndex as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
@@ -230,12 +241,6 @@ def adapt(
     """Adapt the embedding model to this home's conversations, offline and without labels: it learns from
     each question in a chat and the reply after it. Prints the new model's folder; with --use, this home
     then searches with it (its indexes are embedded again)."""
-    from tqdm import tqdm
-
-    from memlake.adapt import AdaptParams, base_model_of, home_pairs
-    from memlake.adapt import adapt as adapt_model
-    from memlake.embedding import has_weights
-    from memlake.settings import write_home_setting
 
     settings = load_settings(home)
     base = base_model_of(settings.embedding_model, settings.home)
@@ -291,11 +296,9 @@ def dev(
     home: HomeOption = None,
 ) -> None:
     """The Dagster UI and daemon (the landing, pending and automation sensors) on this home."""
-    from pipelines.runner import ensure_dagster_home
-
     settings = load_settings(home)
     settings.ensure_dirs()
-    ensure_dagster_home(settings)
+    runs().ensure_dagster_home(settings)
     os.environ["MEMLAKE_HOME"] = str(settings.home)
     # A parent started in the background may ignore these; dagster dev must not.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -437,7 +440,6 @@ def forget(
     home: HomeOption = None,
 ) -> None:
     """Forget a fact, a conversation's facts, or all of an agent's facts (appends to the forget log).
-
     Reads see it at once and the next run folds it for good. The facts layer honours the log (facts, history,
     fact search, profiles); the conversation's turns, chunks and episodes are kept.
     """
@@ -505,16 +507,12 @@ def distill(
     home: HomeOption = None,
 ) -> None:
     """Distil an agent's conversations now (one model call each, cached) and say what it did."""
-    import polars as pl
 
-    from assets.episodes import run_distill
-    from memlake.lake import Lake
-    from memlake.schemas import PENDING
 
     settings = existing_home(load_settings(home))
     memory = Memory(settings=settings)
     _unknown_agent(memory, agent)  # a mistyped agent is named as such, with the agents there are
-    outcome = run_distill(settings, check_agent_id(agent), conversation_id=conversation, force=force)
+    outcome = runs().run_distill(settings, check_agent_id(agent), conversation_id=conversation, force=force)
     if not outcome.days:
         typer.echo(f"no conversations of agent {agent}" + (f" with id {conversation}" if conversation else ""))
         raise typer.Exit(1)
@@ -559,10 +557,8 @@ def bench_locomo(
     ] = True,
 ) -> None:
     """LoCoMo: land the conversations, run the pipeline, ask the questions through Memory.search."""
-    from memlake.bench.locomo import run_locomo
-
     report = run_locomo(data, out, limit=limit, model=model, home=home, reuse=reuse, sweeps=sweeps,
-                        adapted=adapted, log=typer.echo)
+                        adapted=adapted, log=typer.echo, pipeline=runs().IN_PROCESS)
     for name in ("hybrid", "hybrid_adapted"):
         if name in report["systems"]:
             overall = report["systems"][name]["all"]
@@ -582,7 +578,7 @@ def bench_scale(
     home: Annotated[Path | None, typer.Option(help="build into this folder (default: a temporary one)")] = None,
 ) -> None:
     """Search p50/p95 and the reader's peak memory over synthetic vectors and text."""
-    from memlake.bench.scale import run_scale
+    from memlake.bench.scale import run_scale  # deferred: LanceDB costs ~1 s to import; other commands skip it
 
     run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo)
 
@@ -594,8 +590,6 @@ def bench_distill(
     rounds: Annotated[int, typer.Option(help="timed passes (the median is reported)")] = 3,
 ) -> None:
     """Distillation on LoCoMo: offline throughput, model calls per conversation, the cache on a rerun."""
-    from memlake.bench.distill import run_distill_benchmark
-
     run_distill_benchmark(data, out, rounds=rounds, log=typer.echo)
     typer.echo(f"-> {out}")
 
@@ -606,9 +600,7 @@ def bench_changes(
     stories: Annotated[int, typer.Option(help="generated change stories")] = 240,
 ) -> None:
     """Fact changes: generated change stories through the pipeline; is the new value first, the old in history?"""
-    from memlake.bench.changes import run_changes
-
-    report = run_changes(out, n_stories=stories, log=typer.echo)
+    report = run_changes(out, runs().IN_PROCESS, n_stories=stories, log=typer.echo)
     typer.echo(f"new value first with the old in history: {report['overall']['both']:.3f} -> {out}")
 
 
@@ -619,19 +611,15 @@ def bench_all(
     report: Annotated[Path, typer.Option(help="the Markdown report")] = REPO_DIR / "docs" / "benchmarks.md",
 ) -> None:
     """Run every benchmark and render docs/benchmarks.md."""
-    from memlake.bench.changes import run_changes
-    from memlake.bench.distill import run_distill_benchmark
-    from memlake.bench.locomo import run_locomo
-    from memlake.bench.render import render
-    from memlake.bench.scale import run_scale
+    run_locomo(data, out_dir / "locomo.json", log=typer.echo, pipeline=runs().IN_PROCESS)
+    from memlake.bench.scale import run_scale  # deferred: as in `bench scale`
 
-    run_locomo(data, out_dir / "locomo.json", log=typer.echo)
     run_scale(out_dir / "scale.json", log=typer.echo)
     run_distill_benchmark(data, out_dir / "distill.json", log=typer.echo)
-    run_changes(out_dir / "changes.json", log=typer.echo)
+    run_changes(out_dir / "changes.json", runs().IN_PROCESS, log=typer.echo)
     report.write_text(render(out_dir))
     typer.echo(f"wrote {report}")
 
 
-if __name__ == "__main__":  # `python -m memlake.cli`: errors as one line, as the `memlake` script gives them
+if __name__ == "__main__":  # `python -m pipelines.cli`: errors as one line, as the `memlake` script gives them
     main()

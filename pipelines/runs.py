@@ -1,11 +1,11 @@
-"""In-process runs of the pipeline, for `memlake run`, the benchmarks and tests.
+"""In-process runs of the pipeline, for `memlake run`, `memlake reindex`, `memlake distill`, the benchmarks
+and tests.
 
-`run_landing` asks the landing sensor's question (which files are new, which
-days they touch) and materializes the manifest, those days and everything
-downstream in one Dagster run (with no day touched, the facts downstream when
-override or forget entries came in since their last fold), recorded in the home's Dagster instance so it
-shows up in the UI. `run_reindex` rebuilds the search indexes of every day in
-the lake from the lake alone.
+`run_landing` takes the landing sensor's decision (`memlake.run_plan`: which files are new, which days they
+and unfinished runs touch) and materializes the manifest, those days and everything downstream in one Dagster
+run (with no day touched, the facts downstream when override or forget entries came in since their last fold),
+recorded in the home's Dagster instance so it shows up in the UI. `run_reindex` rebuilds the search indexes of
+every day in the lake from the lake alone; `run_distill` distils one agent's conversations on demand.
 """
 
 from __future__ import annotations
@@ -15,20 +15,36 @@ import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
+import polars as pl
 from dagster._core.storage.dagster_run import DagsterRun
 
-from memlake.chunks import chunk_recipe, stale_chunk_days
-from memlake.facts.overrides import entries_unfolded
-from memlake.facts.profile import profiles_outdated
+from assets.episodes import EPISODES_KEY
+from assets.partitions import DAYS, days_of_run, register_days
+from memlake.bench.pipeline import HomeRun
 from memlake.lake import Lake
-from memlake.landing import IgnoredFile, manifest_keys, new_landing_files, plan_days, scan_landing, unbuilt_days
+from memlake.landing import IgnoredFile, scan_landing
 from memlake.run_lock import one_run_at_a_time, process_alive
-from memlake.schemas import LANDING_MANIFEST, TURNS
+from memlake.run_plan import plan_run, read_landing_state
+from memlake.schemas import TURNS
 from memlake.settings import Settings
-from pipelines.partitions import DAYS, days_of_run, register_days
+from pipelines.jobs import (
+    ASSETS,
+    CHECKS,
+    facts_selection,
+    landing_job,
+    landing_job_selection,
+    manifest_job_selection,
+    pending_selection,
+    rechunk_selection,
+    reindex_selection,
+)
+from pipelines.run_status import HOST_TAG, LANDING_TRIGGER, PID_TAG, TRIGGER_TAG, landing_run_going
+from resources import build_resources
 
 DAGSTER_HEADER = "# Written by memlake."
 DAGSTER_YAML = f"""\
@@ -43,10 +59,7 @@ run_monitoring:
   enabled: true
   free_slots_after_run_end_seconds: 0
 """
-PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process run runs in
-TRIGGER_TAG = "memlake/trigger"
 DAEMON_GONE_SECONDS = 120  # a daemon heartbeat older than this: `memlake dev` is not running (it beats every ~30 s)
-LANDING_TRIGGER = "memlake run"
 
 
 def ensure_dagster_home(settings: Settings) -> Path:
@@ -86,8 +99,6 @@ class RunOutcome:
 
 
 def _selection_for(days: set[str], refold: bool) -> dg.AssetSelection:
-    from pipelines.definitions import facts_selection, landing_job_selection, manifest_job_selection
-
     if days:  # the facts are downstream of the days: they are folded again with them
         return landing_job_selection
     return manifest_job_selection | facts_selection if refold else manifest_job_selection
@@ -105,27 +116,21 @@ def run_landing(
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
     lake = Lake(settings.lake_dir)
-    manifest = lake.read(LANDING_MANIFEST)
-    fresh = new_landing_files(settings, manifest_keys(manifest))
-    ignored = scan_landing(settings)[1]
     unfinished = _unfinished(instance) if days is None else None
-    # with no days asked for: the days new files touch, those an earlier run recorded but did not build, and
-    # those of the last run if it did not finish (its turns may be written and its indexes not)
-    touched = set(days) if days is not None else plan_days(settings, fresh, manifest) | unbuilt_days(lake, manifest)
-    if unfinished is not None:
-        touched |= set(days_of_run(unfinished.tags, instance.get_dynamic_partitions(DAYS)))
-    refold = not touched and (
-        unfinished is not None or entries_unfolded(settings, lake) or profiles_outdated(lake))
+    # the days of the last run if it did not finish: its turns may be written and its indexes not
+    known = instance.get_dynamic_partitions(DAYS)
+    unfinished_days = None if unfinished is None else days_of_run(unfinished.tags, known)
+    plan = plan_run(read_landing_state(settings, unfinished_days=unfinished_days))
+    touched = set(days) if days is not None else set(plan.days)
+    refold = not touched and plan.refold
     outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
                    resources, instance)
-    outcome.new_files = [f.relative for f in fresh]
-    outcome.ignored = ignored
+    outcome.new_files = [f.relative for f in plan.new_files]
+    outcome.ignored = scan_landing(settings)[1]
     outcome.refolded = refold
     outcome.retried = unfinished.run_id if unfinished is not None else None
-    stale = set(stale_chunk_days(lake, chunk_recipe(settings))) if outcome.success else set()
+    stale = set(plan.rechunk_days) - touched if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
-        from pipelines.definitions import rechunk_selection
-
         again = _run(settings, rechunk_selection, stale, lake.partitions(TURNS), "memlake run: chunks of another "
                      "recipe", resources, instance)
         outcome.rechunked = again.days
@@ -145,8 +150,6 @@ def run_reindex(
 ) -> RunOutcome:
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
-    from pipelines.definitions import rechunk_selection, reindex_selection
-
     days = set(Lake(settings.lake_dir).partitions(TURNS))
     if not days:  # asked before anything is created: a mistyped home stays absent
         raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
@@ -179,9 +182,6 @@ class NothingToIndex(ValueError):
 def wait_for_sensor_runs(settings: Settings, say: Callable[[str], None], poll_seconds: float = 2.0) -> None:
     """Wait while a landing run the sensor launched (under `memlake dev`) is queued or running: a `memlake
     run` beside it would ingest the same files and build the same days a second time."""
-    from pipelines.definitions import landing_job
-    from pipelines.sensors import landing_run_going
-
     instance = _home_instance(settings)
     said = False
     while True:
@@ -243,12 +243,10 @@ def _run(
 ) -> RunOutcome:
     """One in-process run of `selection` over `days`, recorded in `instance`; `lake_days` (the days the lake
     has) are registered as partitions too."""
-    from pipelines.definitions import ASSETS, CHECKS, default_resources
-
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         selection=selection,
-        resources=resources or default_resources(settings),
+        resources=resources or build_resources(settings),
         instance=instance,
         tags={**register_days(instance, days, lake_days), TRIGGER_TAG: trigger, PID_TAG: str(os.getpid()),
               HOST_TAG: socket.gethostname()},
@@ -275,3 +273,87 @@ def _run(
         failed_checks=sorted(name for name, passed in checks.items() if not passed),
         check_notes=notes,
     )
+
+
+@dataclass
+class DistillOutcome:
+    """What `memlake distill` did."""
+
+    success: bool
+    days: list[str] = field(default_factory=list)
+    run_id: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def run_distill(
+    settings: Settings,
+    agent_id: str,
+    conversation_id: str | None = None,
+    force: bool = False,
+    resources: dict[str, object] | None = None,
+    instance: dg.DagsterInstance | None = None,
+    as_of: datetime | None = None,
+) -> DistillOutcome:
+    """Distil an agent's conversations now (as of now unless told), and rebuild what depends on them."""
+    store = Lake(settings.lake_dir)
+    frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
+    if conversation_id is not None:
+        frame = frame.filter(pl.col("conversation_id") == conversation_id)
+    days = sorted(set(frame["day"].to_list()))
+    if not days:
+        return DistillOutcome(success=True)
+    instance = instance or _home_instance(settings)
+    run_config = {
+        "loggers": CONSOLE_INFO,
+        "ops": {
+            "episodes": {
+                "config": {
+                    "agent_id": agent_id,
+                    "conversation_id": conversation_id,
+                    "force": force,
+                    "as_of": (as_of or datetime.now(UTC)).isoformat(),
+                }
+            }
+        }
+    }
+    result = dg.materialize(
+        [*ASSETS, *CHECKS],
+        selection=pending_selection,
+        resources=resources or build_resources(settings),
+        instance=instance,
+        run_config=run_config,
+        tags={**register_days(instance, days), "memlake/trigger": "memlake distill"},
+        raise_on_error=False,
+    )
+    stats: dict[str, Any] = {}
+    for event in result.get_asset_materialization_events():
+        materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
+        if materialization.asset_key == EPISODES_KEY:
+            stats = {k: v.value for k, v in materialization.metadata.items()}
+    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats)
+
+
+class InProcessHomePipeline:
+    """The benchmarks' runs (`memlake.bench.pipeline.HomePipeline`): each in process, on an instance of its own
+    that is gone with it, so a benchmark's home leaves nothing in a Dagster home."""
+
+    def land(self, settings: Settings) -> HomeRun:
+        instance = dg.DagsterInstance.ephemeral()
+        return _home_run(run_landing(settings, resources=build_resources(settings), instance=instance), instance)
+
+    def reindex(self, settings: Settings) -> HomeRun:
+        instance = dg.DagsterInstance.ephemeral()
+        return _home_run(run_reindex(settings, resources=build_resources(settings), instance=instance), instance)
+
+
+IN_PROCESS = InProcessHomePipeline()
+
+
+def _home_run(outcome: RunOutcome, instance: dg.DagsterInstance) -> HomeRun:
+    steps = {s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
+             for s in instance.get_run_step_stats(outcome.run_id or "")}
+    event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
+    metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
+    numbers = {key: float(value.value) for key, value in metadata.items()  # type: ignore[arg-type]
+               if isinstance(value.value, int | float) and not isinstance(value.value, bool)}
+    return HomeRun(success=outcome.success, detail=str(outcome), step_seconds=steps, chunk_index=numbers)

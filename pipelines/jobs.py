@@ -1,0 +1,59 @@
+"""The jobs, and the asset selections the in-process runs are made of."""
+
+import dagster as dg
+
+from assets import chunks, episodes, facts, search, transcripts
+from assets.episodes import EPISODES_KEY, PENDING_KEY
+from assets.facts import EDGES_KEY, FACTS_KEY
+
+LAYERS = [transcripts, chunks, episodes, facts, search]
+ASSETS = [a for layer in LAYERS for a in layer.ASSETS]
+CHECKS = [c for layer in LAYERS for c in layer.CHECKS]
+
+# New landing files: the manifest, the touched days of turns, and everything downstream, in one run.
+landing_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest).downstream()
+manifest_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest)
+landing_job = dg.define_asset_job(
+    "landing_job",
+    selection=landing_job_selection,
+    description="Fold new landing files into the manifest and rebuild the days they touch, and all downstream.",
+)
+# The search indexes (chunks, episodes, facts) from the lake alone: after losing lancedb/, or for a new model.
+reindex_selection = dg.AssetSelection.groups("search")
+# The same with the chunks built again from the turns first: for chunk kinds or chunk settings a home's
+# chunks predate (an upgrade that adds a kind, a new window size).
+rechunk_selection = dg.AssetSelection.assets(chunks.chunks) | reindex_selection
+rechunk_job = dg.define_asset_job(
+    "rechunk_job",
+    selection=rechunk_selection,
+    description="Build the chosen days' chunks again from the turns, then their LanceDB indexes (the landing "
+    "sensor asks for it when a day's chunks were built by an older chunker or other chunk settings).",
+)
+reindex_job = dg.define_asset_job(
+    "reindex_job",
+    selection=reindex_selection,
+    description="Rebuild the LanceDB indexes of the chosen days from the lake (no landing file is read).",
+)
+# Override and forget entries written since the last fold, with no new chats: the facts, the profiles, fact search.
+facts_selection = dg.AssetSelection.assets(FACTS_KEY, EDGES_KEY).downstream()
+facts_job = dg.define_asset_job(
+    "facts_job",
+    selection=facts_selection,
+    description="Fold the facts again with the override and forget logs, then the profiles and fact search "
+    "(the landing sensor asks for it when entries were written since the last fold and no chats came in).",
+)
+# A drop of only bad files touches no day: the manifest alone records and quarantines them.
+manifest_job = dg.define_asset_job(
+    "manifest_job",
+    selection=manifest_job_selection,
+    description="Fold the landing folder into the manifest (quarantines bad files).",
+)
+# Conversations waiting for the distiller, and what is built from their episodes.
+pending_selection = dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream()
+pending_job = dg.define_asset_job(
+    "pending_job",
+    selection=pending_selection,
+    description="Distil the conversations still pending (model back, debounce over) and rebuild what follows.",
+)
+
+JOBS = [landing_job, manifest_job, reindex_job, rechunk_job, facts_job, pending_job]
