@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, query
+from memlake.moments import as_utc_or_none
 from memlake.schemas import (
     CHUNK_INDEX,
     CHUNKS,
@@ -84,11 +85,9 @@ class Memory:
         conversations that overlap the window: ended at or after `since` and
         started at or before `until`.
         """
-        from memlake.moments import as_utc
-
         check_agent_id(agent_id)
-        start = as_utc(since) if since is not None else None
-        end = as_utc(until, end_of_day=True) if until is not None else None
+        start = as_utc_or_none(since)
+        end = as_utc_or_none(until, end_of_day=True)
         if start is not None and end is not None and start > end:  # as a search says it
             raise ValueError(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
         frame = self.lake.read(EPISODES).filter(pl.col("agent_id") == agent_id)
@@ -283,7 +282,7 @@ class Memory:
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
-        from memlake.search import SPECS, empty_result, parse_as_of, search_memory
+        from memlake.search import SPECS, empty_result, search_memory
         from memlake.vectors import Filters
 
         if not isinstance(query, str) or not query.strip():
@@ -293,8 +292,8 @@ class Memory:
             return () if value is None else (value,) if isinstance(value, str) else tuple(value)
 
         filters = Filters(
-            since=parse_as_of(since) if since is not None else None,
-            until=parse_as_of(until, end_of_day=True) if until is not None else None,  # a day: up to its end
+            since=as_utc_or_none(since),
+            until=as_utc_or_none(until, end_of_day=True),  # a day: up to its end
             roles=as_tuple(role),
             conversation_ids=as_tuple(conversation_id),
         )

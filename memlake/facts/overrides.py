@@ -19,15 +19,11 @@ from typing import Any
 from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake
-from memlake.moments import parse_as_of
+from memlake.moments import as_utc_or_none, parse_as_of
 from memlake.schemas import FACT_TYPES, FACTS, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
 from memlake.settings import Settings
 
 FOLDED_ENTRIES = "memlake.folded_entries"  # the facts file's stamp: `log_entries` when the fold read the logs
-
-
-def _utc(value: datetime | str | None) -> datetime | None:
-    return None if value is None else parse_as_of(value)
 
 
 def write_override(
@@ -63,7 +59,7 @@ def write_override(
     for name, number in (("confidence", confidence), ("importance", importance)):
         if number is not None and not 0.0 <= number <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {number}")
-    start, end = _utc(valid_from), _utc(valid_until)
+    start, end = as_utc_or_none(valid_from), as_utc_or_none(valid_until)
     if start is not None and end is not None and end <= start:
         raise ValueError(f"valid_until ({valid_until}) is not after valid_from ({valid_from})")
     written_at = parse_as_of(at)  # None: now

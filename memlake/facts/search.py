@@ -34,6 +34,7 @@ from typing import Any
 import polars as pl
 
 from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed
+from memlake.moments import parse_as_of
 from memlake.schemas import FACT_INDEX
 from memlake.vectors import NO_EMBEDDER, Filters, quote
 
@@ -131,12 +132,11 @@ def search_facts(
 ) -> pl.DataFrame:
     """`search_memory(scope="facts")` over what a fact read sees: now, the run's index, or the agent's overlay
     when overrides or forgets were written since the last run; with `as_of` or conversations, a view."""
-    from memlake.moments import parse_as_of
     from memlake.search import FACT_SPEC, empty_result, search_memory
 
     filters = params.get("filters") or Filters()
     conversations = frozenset(filters.conversation_ids)
-    when = parse_as_of(params["as_of"], end_of_day=True) if params.get("as_of") is not None else None
+    when = parse_as_of(params.get("as_of"), end_of_day=True, none_is_now=False)
     if when is None:  # now: as `facts()`, not a fact said to hold until a day now gone
         now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         params["filters"] = filters = replace(
