@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from memlake.distill.models import Conversation, Message
+from memlake.distill.offline import distill_offline
 from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake
@@ -176,11 +178,6 @@ def structure_statement(text: str, said_at: datetime) -> dict[str, Any] | None:
     "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. None when the
     rules recognise nothing (the override is then stored as said, without a slot).
     """
-    try:
-        from memlake.distill.models import Conversation, Message
-        from memlake.distill.offline import distill_offline
-    except ImportError:  # the distillation layer is optional here
-        return None
     message = Message(message_id="remember", role="user", content=text, created_at=said_at)
     try:
         session = distill_offline(Conversation("remember", "remember", None, (message,)))
