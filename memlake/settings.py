@@ -7,6 +7,7 @@ environment variables, a TOML settings file (`MEMLAKE_SETTINGS_FILE`, else
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from contextvars import ContextVar
@@ -230,8 +231,6 @@ class Settings(BaseSettings):
 
 def _check_names(path: Path, data: dict[str, Any], known: dict[str, Any]) -> None:
     """A setting the file names that does not exist is a typo to report, not a default to keep quietly."""
-    import difflib
-
     unknown = [name for name in data if name not in known]
     if unknown:
         name = unknown[0]
@@ -280,7 +279,7 @@ def existing_home(settings: Settings) -> Settings:
 def write_home_setting(home: Path, key: str, value: str) -> Path:
     """Set `key` in `<home>/memlake.toml`, keeping the file's other settings and comments; returns the file.
     The environment (MEMLAKE_*) and MEMLAKE_SETTINGS_FILE still win over it, as for any setting."""
-    import tomlkit
+    import tomlkit  # deferred: ~6 ms on every import of the settings; only a write needs it
 
     if key not in Settings.model_fields:
         raise ValueError(f"unknown setting {key!r}")

@@ -39,6 +39,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
 from memlake.moments import EPOCH, micros, utc
@@ -322,8 +323,6 @@ class VectorStore:
 
     def ensure_indexes(self, name: str, ann: bool | None = None) -> None:
         """Full-text index on `text`, a bitmap on `agent_id`; fold new rows in; an ANN index when large."""
-        from lancedb.index import FTS, Bitmap, BTree, IvfFlat
-
         table = self.open(name)
         existing = {tuple(i.columns): i for i in table.list_indices()}
         created = False

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import instructor
 import openai
 import pybreaker
 from instructor.core import InstructorRetryException
@@ -142,8 +143,6 @@ class CoreModelDistiller:
     usage: Usage = field(default_factory=Usage)
 
     def __post_init__(self) -> None:
-        import instructor
-
         self._openai = openai.OpenAI(
             base_url=self.config.base_url,
             api_key=self.config.api_key or "unused",  # local servers take any key

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from typing import Any
+from datetime import datetime
 
 import polars as pl
 
 from memlake.facts.fold import Candidate
+from memlake.moments import as_utc_if_moment
 from memlake.schemas import FACT_TYPES
 
 
@@ -25,23 +25,6 @@ class CandidateBatch:
 
     candidates: list[Candidate] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
-
-
-def _day(value: Any) -> datetime | None:
-    """An ISO date (or datetime) string as a UTC datetime; None when it is no date."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    text = str(value).strip()
-    try:
-        if len(text) == 10:
-            d = date.fromisoformat(text)
-            return datetime(d.year, d.month, d.day, tzinfo=UTC)
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
 def message_index(turns: pl.DataFrame) -> dict[tuple[str, str, str], tuple[str, datetime, datetime | None]]:
@@ -101,8 +84,8 @@ def candidates_from_episodes(episodes: pl.DataFrame, turns: pl.DataFrame) -> Can
                     confidence=float(raw["confidence"]) if raw.get("confidence") is not None else 0.8,
                     importance=float(raw["importance"]) if raw.get("importance") is not None else 0.5,
                     tags=tuple(raw.get("tags") or ()),
-                    valid_from=_day(raw.get("valid_from")),
-                    valid_until=_day(raw.get("valid_until")),
+                    valid_from=as_utc_if_moment(raw.get("valid_from")),
+                    valid_until=as_utc_if_moment(raw.get("valid_until")),
                     ingested_at=ingested_at,
                     conversation_id=conversation_id,
                     message_ids=message_ids,

@@ -46,7 +46,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,7 @@ import polars as pl
 import pyarrow as pa
 
 from memlake.lake import conform
+from memlake.moments import as_utc_or_none
 from memlake.schemas import FACT_EDGES, FACTS
 from memlake.text import NEGATIONS, content_words, is_negated, words
 
@@ -97,7 +98,7 @@ class Candidate:
 
     def sort_key(self) -> tuple[Any, ...]:
         return (
-            _utc(self.created_at),
+            as_utc_or_none(self.created_at),
             _KIND_RANK["candidate"],
             self.agent_id,
             subject_key(self.subject),
@@ -141,7 +142,7 @@ class Override:
     target_content: str | None = None
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (_utc(self.written_at), _KIND_RANK["override"], self.agent_id, self.override_id)
+        return (as_utc_or_none(self.written_at), _KIND_RANK["override"], self.agent_id, self.override_id)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ class Forget:
     target: str | None = None
 
     def sort_key(self) -> tuple[Any, ...]:
-        return (_utc(self.written_at), _KIND_RANK["forget"], self.agent_id, self.forget_id)
+        return (as_utc_or_none(self.written_at), _KIND_RANK["forget"], self.agent_id, self.forget_id)
 
 
 Event = Candidate | Override | Forget
@@ -187,12 +188,6 @@ class FoldConfig:
 
 def _iso(value: datetime | None) -> str:
     return value.isoformat() if value is not None else ""
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def subject_key(subject: str | None) -> str:
@@ -628,7 +623,7 @@ class Folder:
     def _register_forget(self, event: Event) -> None:
         if not isinstance(event, Forget):
             return
-        at = _utc(event.written_at)
+        at = as_utc_or_none(event.written_at)
         assert at is not None
         if event.scope == "agent":
             self._forgotten_agents.setdefault(event.agent_id, []).append(at)
@@ -637,18 +632,18 @@ class Folder:
 
     def _is_forgotten(self, event: Candidate | Override) -> bool:
         if isinstance(event, Candidate):
-            seen = _utc(event.ingested_at or event.created_at)
+            seen = as_utc_or_none(event.ingested_at or event.created_at)
             times = list(self._forgotten_agents.get(event.agent_id, []))
             if event.conversation_id:
                 times += self._forgotten_conversations.get((event.agent_id, event.conversation_id), [])
         else:
-            seen = _utc(event.written_at)
+            seen = as_utc_or_none(event.written_at)
             times = self._forgotten_agents.get(event.agent_id, [])
         return seen is not None and any(seen <= t for t in times)
 
     def _apply_forget(self, event: Forget) -> None:
         self.stats.forgets += 1
-        at = _utc(event.written_at)
+        at = as_utc_or_none(event.written_at)
         assert at is not None
         if event.scope == "fact" and event.target:
             chain = self.chains.get(event.target)
@@ -740,10 +735,10 @@ class Folder:
         if self._is_forgotten(c):
             self.stats.dropped_by_forget += 1
             return
-        created_at = _utc(c.created_at)
+        created_at = as_utc_or_none(c.created_at)
         assert created_at is not None
-        valid_from = _utc(c.valid_from) or created_at
-        valid_until = _utc(c.valid_until)
+        valid_from = as_utc_or_none(c.valid_from) or created_at
+        valid_until = as_utc_or_none(c.valid_until)
         if valid_until is not None and valid_until < valid_from:
             valid_until = valid_from
         obs = _Obs(
@@ -759,7 +754,7 @@ class Folder:
             valid_from=valid_from,
             valid_until=valid_until,
             created_at=created_at,
-            ingested_at=_utc(c.ingested_at),
+            ingested_at=as_utc_or_none(c.ingested_at),
             conversation_id=c.conversation_id,
             message_ids=tuple(c.message_ids),
         )
@@ -1001,7 +996,7 @@ class Folder:
         if self._is_forgotten(o):
             self.stats.dropped_by_forget += 1
             return
-        written_at = _utc(o.written_at)
+        written_at = as_utc_or_none(o.written_at)
         assert written_at is not None
         if o.action == "add":
             if not o.content:
@@ -1039,8 +1034,8 @@ class Folder:
         self.stats.unresolved_overrides.append(o.override_id)
 
     def _override_obs(self, o: Override, written_at: datetime, target: FactVersion | None) -> _Obs:
-        valid_from = _utc(o.valid_from) or (target.valid_from if target is not None else written_at)
-        valid_until = _utc(o.valid_until)
+        valid_from = as_utc_or_none(o.valid_from) or (target.valid_from if target is not None else written_at)
+        valid_until = as_utc_or_none(o.valid_until)
         if valid_until is not None and valid_until < valid_from:
             valid_until = valid_from
         content = " ".join((o.content or "").split())

@@ -16,18 +16,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from memlake.distill.models import Conversation, Message
+from memlake.distill.offline import distill_offline
 from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake
-from memlake.moments import parse_as_of
+from memlake.moments import as_utc_or_none, parse_as_of
 from memlake.schemas import FACT_TYPES, FACTS, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
 from memlake.settings import Settings
 
 FOLDED_ENTRIES = "memlake.folded_entries"  # the facts file's stamp: `log_entries` when the fold read the logs
-
-
-def _utc(value: datetime | str | None) -> datetime | None:
-    return None if value is None else parse_as_of(value)
 
 
 def write_override(
@@ -63,7 +61,7 @@ def write_override(
     for name, number in (("confidence", confidence), ("importance", importance)):
         if number is not None and not 0.0 <= number <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {number}")
-    start, end = _utc(valid_from), _utc(valid_until)
+    start, end = as_utc_or_none(valid_from), as_utc_or_none(valid_until)
     if start is not None and end is not None and end <= start:
         raise ValueError(f"valid_until ({valid_until}) is not after valid_from ({valid_from})")
     written_at = parse_as_of(at)  # None: now
@@ -180,11 +178,6 @@ def structure_statement(text: str, said_at: datetime) -> dict[str, Any] | None:
     "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. None when the
     rules recognise nothing (the override is then stored as said, without a slot).
     """
-    try:
-        from memlake.distill.models import Conversation, Message
-        from memlake.distill.offline import distill_offline
-    except ImportError:  # the distillation layer is optional here
-        return None
     message = Message(message_id="remember", role="user", content=text, created_at=said_at)
     try:
         session = distill_offline(Conversation("remember", "remember", None, (message,)))

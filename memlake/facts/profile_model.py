@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from memlake.distill.models import DistillError
 from memlake.facts.profile import PAST, SECTIONS, WRITER
 from memlake.lake import Lake
 from memlake.schemas import PROFILE_CACHE
@@ -167,14 +168,12 @@ class ProfileWriter:
     validation: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        from memlake.distill.client import CoreModelDistiller
+        from memlake.distill.client import REASKS, CoreModelDistiller  # deferred: openai and instructor, ~1 s
 
         response_model = ProfileAnswer
 
         class _Client(CoreModelDistiller):
             def _create(self, messages: list[dict[str, Any]]) -> Any:  # type: ignore[override]
-                from memlake.distill.client import REASKS
-
                 return self._client.create(
                     model=self.config.model,
                     messages=messages,  # type: ignore[arg-type]
@@ -199,8 +198,6 @@ class ProfileWriter:
         self, agent_id: str, at: datetime, active: list[dict[str, Any]], assembled: list[dict[str, Any]]
     ) -> tuple[list[dict[str, Any]], str]:
         """(lines, writer) of one version: the model's validated lines, or the assembled ones on failure."""
-        from memlake.distill.models import DistillError
-
         listing = facts_listing(active, assembled)
         digest = input_hash(listing)
         key = cache_key(PROFILE_PROMPT_VERSION, self.name, digest)

@@ -37,6 +37,7 @@ from memlake.facts.overrides import (
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
+from memlake.moments import parse_as_of
 from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
 from memlake.settings import Settings
 
@@ -59,13 +60,6 @@ class AgentFacts:
     def pending(self) -> bool:
         """Whether log entries written since the last run were folded on top of the tables."""
         return bool(self.pending_overrides or self.pending_forgets)
-
-
-def parse_as_of(value: datetime | date | str | None) -> datetime | None:
-    """A UTC datetime from a datetime (naive = UTC), a date (its end) or an ISO string."""
-    from memlake.moments import as_utc
-
-    return None if value is None else as_utc(value, end_of_day=True)
 
 
 def _pending(
@@ -224,7 +218,7 @@ def select_facts(
 ) -> pl.DataFrame:
     """Facts that are current (or were true at `as_of`, as known then: `edges` date the updates that closed a
     version), optionally with every version of their chains."""
-    when = parse_as_of(as_of)
+    when = parse_as_of(as_of, end_of_day=True, none_is_now=False)  # no as_of: the current facts
     frame = facts
     if type is not None:
         frame = frame.filter(pl.col("type") == type)

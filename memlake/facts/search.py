@@ -33,9 +33,12 @@ from typing import Any
 
 import polars as pl
 
-from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed
+from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed, select_facts
+from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
+from memlake.moments import parse_as_of
 from memlake.schemas import FACT_INDEX
-from memlake.vectors import NO_EMBEDDER, Filters, quote
+from memlake.search import FACT_SPEC, empty_result, search_memory
+from memlake.vectors import NO_EMBEDDER, Filters, VectorStore, quote
 
 
 class FactOverlays:
@@ -67,8 +70,6 @@ class FactOverlays:
     ) -> Any:
         """The index of a view of the agent's facts (None: nothing in it): with `when`, the versions a fact read
         as of then sees, each labelled active; with `conversations`, those citing any of them, named first."""
-        from memlake.facts.reads import select_facts
-
         tables = self.reads.get(agent_id)
         facts = tables.facts
         if when is not None:
@@ -100,9 +101,6 @@ class FactOverlays:
         return store
 
     def _build(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
-        from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
-        from memlake.vectors import VectorStore
-
         rows = fact_index_rows(facts)
         if rows.filter(pl.col("status") == "active").height == 0:
             return None
@@ -131,12 +129,9 @@ def search_facts(
 ) -> pl.DataFrame:
     """`search_memory(scope="facts")` over what a fact read sees: now, the run's index, or the agent's overlay
     when overrides or forgets were written since the last run; with `as_of` or conversations, a view."""
-    from memlake.moments import parse_as_of
-    from memlake.search import FACT_SPEC, empty_result, search_memory
-
     filters = params.get("filters") or Filters()
     conversations = frozenset(filters.conversation_ids)
-    when = parse_as_of(params["as_of"], end_of_day=True) if params.get("as_of") is not None else None
+    when = parse_as_of(params.get("as_of"), end_of_day=True, none_is_now=False)
     if when is None:  # now: as `facts()`, not a fact said to hold until a day now gone
         now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         params["filters"] = filters = replace(

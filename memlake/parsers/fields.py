@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
+from memlake.moments import as_utc, utc
 from memlake.parsers.parsed import ParsedConversation, ParsedMessage, ShapeError
 from memlake.schemas import agent_id_problem
 
@@ -97,10 +98,10 @@ def checked_agent_id(value: Any, location: str) -> str | None:
     return value
 
 
-def _utc(value: datetime, location: str) -> datetime:
-    """A plain datetime in UTC; a naive one is taken as UTC already."""
+def _checked_utc(value: datetime, location: str) -> datetime:
+    """`moments.utc` of a value read from a file: out of range, a ShapeError at `location`; a plain datetime."""
     try:
-        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        value = utc(value)
     except (OverflowError, ValueError) as exc:
         raise ShapeError(location, f"time out of range: {exc}") from None
     if type(value) is not datetime:
@@ -115,9 +116,9 @@ def iso_time(value: Any, location: str) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, datetime):  # Parquet timestamp columns
-        return _utc(value, location)
-    if isinstance(value, date):  # Parquet date columns
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+        return _checked_utc(value, location)
+    if isinstance(value, date):  # Parquet date columns: the day's first moment
+        return as_utc(value)
     if not isinstance(value, str):
         raise ShapeError(location, f"expected an ISO 8601 string, got {type_name(value)}")
     text = value.strip()
@@ -127,7 +128,7 @@ def iso_time(value: Any, location: str) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         raise ShapeError(location, f"unparseable date {value[:60]!r}") from None
-    return _utc(parsed, location)
+    return _checked_utc(parsed, location)
 
 
 def epoch_time(value: Any, location: str) -> datetime | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memlake.parsers.parsed import ParsedConversation, ParseError, joined_location
+from memlake.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,6 @@ class ParseLimits:
     @classmethod
     def defaults(cls) -> ParseLimits:
         """The limits the settings set by default (defaults live in one place: `Settings`)."""
-        from memlake.settings import Settings
-
         return cls(**{f.name: Settings.model_fields[f.name].default for f in fields(cls)})
 
     @classmethod

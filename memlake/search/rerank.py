@@ -13,11 +13,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
+from memlake.moments import utc
 from memlake.search.fusion import Candidate
 from memlake.search.params import IndexSpec, SearchParams
 
@@ -29,8 +30,7 @@ def recency(created_at: datetime | None, as_of: datetime, half_life_days: float)
     as of March favours March over June as much as over January)."""
     if created_at is None or half_life_days <= 0:
         return 0.0
-    created = created_at.replace(tzinfo=UTC) if created_at.tzinfo is None else created_at
-    age_days = abs((as_of - created).total_seconds()) / 86400.0
+    age_days = abs((as_of - utc(created_at)).total_seconds()) / 86400.0
     return 0.5 ** (age_days / half_life_days)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from memlake.access import AccessLog
-from memlake.embedding import TextEmbedder, why_unavailable
+from memlake.embedding import TextEmbedder, configured_embedder, why_unavailable
 from memlake.moments import parse_as_of
 from memlake.search.candidates import Source, candidate_lists, index_columns, search_mode
 from memlake.search.finish import empty_result, fetch_rows, messages_best_first, result_frame, with_whole_rows
@@ -131,8 +131,6 @@ def search_memory(
     """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
     `access` is the home's access log (read whole when not given), for the access-frequency boost;
     `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`)."""
-    from memlake.embedding import configured_embedder
-
     if scope not in SPECS:
         raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
     when = parse_as_of(as_of, end_of_day=True)
