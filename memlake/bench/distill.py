@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -162,8 +163,6 @@ def _as_day(iso: str) -> date:
 
 def _cache_rerun(conversations: list[Conversation], debounce_seconds: float) -> dict[str, Any]:
     """Two passes over the same conversations through the result cache (in a temporary lake)."""
-    import tempfile
-
     frame = _turns_frame(conversations)
     with tempfile.TemporaryDirectory() as tmp:
         lake = Lake(Path(tmp))

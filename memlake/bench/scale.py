@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -283,8 +284,6 @@ def run_scale(
             measured = json.loads(proc.stdout.strip().splitlines()[-1])
             results.append({"case": label, **built, **measured})
             log(f"  {results[-1]}")
-            import shutil
-
             shutil.rmtree(path, ignore_errors=True)
     report = {
         "benchmark": "scale",
