@@ -100,7 +100,7 @@ def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_pa
     monkeypatch.setattr(memlake.adapt, "adapt", adapt)
     monkeypatch.setattr(Lake, "read", lambda self, table: every_turn)
     with pytest.raises(Stop):
-        evaluate_adapted(samples, tmp_path, "", questions(samples), log=lambda _: None)
+        evaluate_adapted(samples, tmp_path, "", questions(samples), IN_PROCESS, log=lambda _: None)
     tuning = {samples[i]["sample_id"] for i in TUNE}
     assert {pair.agent_id for pair in learned_from} == tuning and len(learned_from) > 500
     said = {agent: set(turns["content"].to_list()) for (agent,), turns in every_turn.group_by("agent_id")}

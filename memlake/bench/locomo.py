@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from memlake.adapt import adapt, home_pairs
+from memlake import adapt as model_adaptation
 from memlake.api import Memory
 from memlake.bench.machine import machine, python_speed_ms
 from memlake.bench.pipeline import HomePipeline, home_with_model
@@ -396,8 +396,8 @@ def evaluate_adapted(
     near-tie questions, so a rerun would not compare like with like."""
 
     tune_agents = [samples[i]["sample_id"] for i in TUNE if i < len(samples)]
-    pairs, _ = home_pairs(home / "lake", tune_agents)
-    adapted = adapt(model, pairs, home / "models")
+    pairs, _ = model_adaptation.home_pairs(home / "lake", tune_agents)
+    adapted = model_adaptation.adapt(model, pairs, home / "models")
     log(f"adapted on {len(pairs)} question-reply pairs of {tune_agents} in {adapted.seconds:.0f} s: {adapted.path}")
     adapted_home = home / "adapted"
     marker = adapted_home / ADAPTED_INDEX
