@@ -13,7 +13,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent  # tests/data and tests/expected are read from here, whatever folder asks
+REPO = TESTS.parent
 SAMPLES = REPO / "data" / "samples"
 LOCOMO = REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 

@@ -209,6 +209,6 @@ def render_distill_section(path: Path) -> str:
         "",
         f"Machine: {r['machine'].get('cpu')}, {r['machine'].get('cores')} cores; generated {r['generated_at']}.",
         "The model path's one call per conversation, zero calls on a rerun and exactly one for a changed "
-        "conversation are also asserted at a local OpenAI-compatible server in tests/test_distill_model.py.",
+        "conversation are also asserted at a local OpenAI-compatible server in tests/episodes/test_distill_model.py.",
         "",
     ])

@@ -12,14 +12,14 @@ from __future__ import annotations
 import csv
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from memlake.facts.fold import Candidate, FoldConfig, FoldResult, fold
+from tests.conftest import TESTS
 
-PAIRS = list(csv.DictReader((Path(__file__).parent / "data" / "fold_pairs.csv").read_text("utf-8").splitlines()))
+PAIRS = list(csv.DictReader((TESTS / "data" / "fold_pairs.csv").read_text("utf-8").splitlines()))
 OUTCOMES = ("supersede", "duplicate", "contradict", "independent")
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 

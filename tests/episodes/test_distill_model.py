@@ -14,8 +14,8 @@ from memlake.schemas import EPISODES, PENDING
 from memlake.settings import write_home_setting
 from resources import CoreModelResource
 from tests.conftest import land
+from tests.episodes.test_episodes_assets import jsonl, materialize_episodes, msg
 from tests.openai_stub_server import StubServer, default_responder, prompt_messages
-from tests.test_episodes_assets import jsonl, materialize_episodes, msg
 
 SAID = datetime(2023, 5, 8, 10, 0, tzinfo=UTC)  # a Monday in 2023
 MOVE = Conversation(

@@ -26,8 +26,9 @@ from memlake.lake import Lake
 from memlake.schemas import EPISODES, FACT_EDGES, FACTS, PROFILES, TURNS
 from memlake.settings import load_settings, write_home_setting
 from resources import CoreModelResource, HashEmbedderResource, LakeResource
+from tests.conftest import REPO
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "samples" / "demo"
+SAMPLES = REPO / "data" / "samples" / "demo"
 UTC0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
@@ -375,7 +376,7 @@ def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_late
     from typer.testing import CliRunner
 
     from pipelines.cli import app
-    from tests.test_cli import typed
+    from tests.pipelines.test_cli import typed
 
     settings, _ = demo
     memory = Memory(settings=settings)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memlake.parsers import ParsedConversation, ParsedFile, parse_file
+from tests.conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "data" / "samples"
+SAMPLES = REPO / "data" / "samples"
 DEMO = SAMPLES / "demo"
 
 # file -> (format, conversations, visible messages)
@@ -121,7 +121,7 @@ def test_story_facts_are_present(conversations: list[ParsedConversation]) -> Non
 
 
 def test_generator_reproduces_the_samples(tmp_path: Path) -> None:
-    generator = runpy.run_path(str(ROOT / "scripts" / "make_samples.py"), run_name="make_samples")
+    generator = runpy.run_path(str(REPO / "scripts" / "make_samples.py"), run_name="make_samples")
     generator["main"](tmp_path)
     for name in EXPECTED:
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name

@@ -18,7 +18,7 @@ from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.reads import agent_facts
 from memlake.settings import Settings, load_settings
 from pipelines.cli import app
-from tests.test_fact_search import CANDIDATES, HOME_ID, run
+from tests.facts.test_fact_search import CANDIDATES, HOME_ID, run
 
 
 @pytest.fixture

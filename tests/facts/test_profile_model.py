@@ -16,8 +16,8 @@ from memlake.facts.profile_model import PROFILE_CACHE, PROFILE_PROMPT_VERSION
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACTS, PROFILES
 from memlake.settings import load_settings
+from tests.facts.test_facts_assets import materialize, small_lake  # noqa: F401 - the fixture
 from tests.openai_stub_server import StubServer
-from tests.test_facts_assets import materialize, small_lake  # noqa: F401 - the fixture
 
 _FACT = re.compile(r"^- id=(?P<id>\S+) \| (?P<kind>OVERRIDE|extracted) \| type=(?P<type>[^|]+) \|"
                    r" subject=(?P<subject>[^|]+) \| slot=(?P<slot>[^|]+) \| value=(?P<value>[^|]+) \|"

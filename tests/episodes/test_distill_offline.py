@@ -4,7 +4,6 @@ import json
 import re
 import shutil
 from datetime import UTC, date, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -20,9 +19,9 @@ from memlake.landing import manifest_frame, update_manifest
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.settings import load_settings
 from memlake.transcripts import build_turns
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, TESTS
 
-EXPECTED = Path(__file__).parent / "expected" / "offline_candidates_samples.json"
+EXPECTED = TESTS / "expected" / "offline_candidates_samples.json"
 COMPARED = ("conversation_id", "message_ids", "type", "subject", "slot", "value", "valid_from", "valid_until",
             "content")
 SAID = datetime(2023, 5, 8, 10, 0, tzinfo=UTC)  # a Monday

@@ -21,8 +21,8 @@ from memlake.landing import update_manifest
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import load_settings
 from tests.conftest import SAMPLES
-from tests.test_parsers_fuzz import ROWS, WRONG_VALUES, encode_jsonl, fixed_time_entry, paths
-from tests.test_parsers_fuzz import SEEDS as PARSER_SEEDS
+from tests.transcripts.test_parsers_fuzz import ROWS, WRONG_VALUES, encode_jsonl, fixed_time_entry, paths
+from tests.transcripts.test_parsers_fuzz import SEEDS as PARSER_SEEDS
 
 SEEDS = {p.name: p.read_bytes() for p in sorted((SAMPLES / "demo").iterdir())}
 
