@@ -58,6 +58,13 @@ def test_every_asset_says_its_grain_and_layer():
             assert description.startswith("One row per") and description.endswith("."), (key, description)
 
 
+def test_search_layer_is_in_the_code_location():
+    from pipelines.definitions import defs
+
+    keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
+    assert {"transcripts/chunks", "search/chunk_index", "search/episode_index", "search/fact_index"} <= keys
+
+
 def test_domain_core_imports_no_dagster():
     code = (
         "import sys, pkgutil, importlib, memlake\n"

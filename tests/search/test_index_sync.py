@@ -1,0 +1,130 @@
+"""The chunk index follows the lake: every chunk indexed, only changed ones embedded, a sync replaces its scope."""
+
+from datetime import datetime
+
+import dagster as dg
+import polars as pl
+
+from memlake.embedding import HashEmbedder
+from memlake.lake import Lake
+from memlake.schemas import CHUNK_INDEX, CHUNKS
+from memlake.vectors import VectorStore, day_scope
+from tests.conftest import land
+from tests.search.helpers import ALICE, hash_memory, jsonl
+
+
+def index_frame(settings) -> pl.DataFrame:
+    table = VectorStore(settings.lancedb_dir).open(CHUNK_INDEX)
+    return pl.from_arrow(table.to_arrow().drop(["vector"]))  # type: ignore[return-value]
+
+
+def latest_metadata(instance: dg.DagsterInstance, key: list[str]) -> dict:
+    event = instance.get_latest_materialization_event(dg.AssetKey(key))
+    assert event is not None and event.asset_materialization is not None
+    return {k: v.value for k, v in event.asset_materialization.metadata.items()}
+
+
+def test_every_chunk_of_the_lake_is_indexed_and_an_identifier_ranks_first(home):
+    chunks = Lake(home.lake_dir).read(CHUNKS)
+    indexed = index_frame(home)
+    assert sorted(indexed["chunk_id"].to_list()) == sorted(chunks["chunk_id"].to_list())
+    assert set(chunks["kind"]) == {"turn", "session", "window"}
+
+    found = hash_memory(home).search("ORD-58213", "alice", k=5)
+    assert found["message_ids"].to_list()[0] == ["orders-m0"]
+    assert found["mode"][0] == "hybrid"
+    assert found["text"][0] == "User, 1 March 2024: My order ORD-58213 still has not arrived."
+    for column in ("score", "text", "agent_id", "conversation_id", "message_ids", "created_at", "rrf",
+                   "vector_rank", "text_rank", "recency", "importance", "access", "boost", "context"):
+        assert column in found.columns
+    assert found["context_message_ids"].to_list()[0] == ["orders-m0", "orders-m1"]  # window expansion
+    assert found["score"].is_not_null().all()
+
+
+def test_an_index_built_without_a_model_is_full_text_only(settings, fast_resources, run_pipeline):
+    from resources import EmbedderResource
+
+    fast_resources["embedder"] = EmbedderResource(model="none")
+    land(settings, "alice", "chat.jsonl", jsonl(*ALICE))
+    assert run_pipeline().success
+    assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == "none"
+    found = hash_memory(settings).search("parse_ledger_v2", "alice", k=3)
+    assert found["message_ids"].to_list()[0] == ["code-m0"]
+    assert set(found["mode"]) == {"full_text"}
+
+
+def test_incremental_index_embeds_only_changed_chunks_and_leaves_no_stale_rows(settings, run_pipeline):
+    land(settings, "alice", "chat.jsonl", jsonl(*ALICE[:4]))
+    assert run_pipeline().success
+    first = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
+    assert first["embedded"] > 0 and first["reused_vectors"] == 0
+
+    # the same days again: nothing is embedded, every vector is reused
+    assert run_pipeline(days=["2024-03-01", "2024-03-05"]).success
+    again = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
+    assert again["embedded"] == 0 and again["reused_vectors"] == first["embedded"] + first["pooled_vectors"]
+
+    # a re-export changes one message: its turn and its window are embedded again, nothing else
+    edited = [dict(ALICE[1], content="I found ORD-58213: it arrives Friday."), ALICE[0]]
+    land(settings, "alice", "chat-v2.jsonl", jsonl(*edited))
+    assert run_pipeline().success
+    changed = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
+    assert changed["embedded"] == 2  # the turn and the window holding it; the session vector is pooled
+    indexed = index_frame(settings)
+    assert not indexed["text"].str.contains("chase the courier").any()
+    assert indexed.filter(pl.col("day") == "2024-03-01").height == Lake(settings.lake_dir).read(
+        CHUNKS, days=["2024-03-01"]
+    ).height
+    assert sorted(indexed["chunk_id"]) == sorted(Lake(settings.lake_dir).read(CHUNKS)["chunk_id"])
+
+
+def test_sync_replaces_exactly_its_scope(tmp_path):
+    from memlake.chunks import build_chunks
+    from memlake.schemas import CHUNKS as SPEC
+
+    embedder = HashEmbedder()
+    store = VectorStore(tmp_path / "lancedb")
+
+    def day_chunks(day: str, n: int) -> pl.DataFrame:
+        when = datetime.fromisoformat(f"{day}T09:00:00+00:00")
+        turns = pl.DataFrame(
+            [{"agent_id": "a", "conversation_id": f"c{day}", "message_id": f"m{i}", "turn_index": i,
+              "role": "user", "speaker": None, "content": f"note {i} of {day}", "created_at": when,
+              "conversation_started_at": when, "title": None} for i in range(n)]
+        )
+        return build_chunks(turns, embedder.count_tokens).with_columns(pl.lit(day).alias("day"))
+
+    def sync(frame: pl.DataFrame, days: list[str]):
+        return store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope=day_scope(days),
+                          embed=embedder.embed, embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id")
+
+    sync(pl.concat([day_chunks("2024-01-01", 3), day_chunks("2024-01-02", 3)]), ["2024-01-01", "2024-01-02"])
+    result = sync(day_chunks("2024-01-01", 1), ["2024-01-01"])
+    assert result.deleted == 3 and result.embedded == 0 and result.reused == 1
+    rows = pl.from_arrow(store.open(CHUNK_INDEX).to_arrow().select(["day", "kind"]))
+    assert rows.group_by("day").len().sort("day").rows() == [("2024-01-01", 2), ("2024-01-02", 4)]
+    assert store.count(CHUNK_INDEX, "a") == 6
+
+
+def test_an_index_built_in_another_row_order_gives_the_same_results(home, tmp_path):
+    """LanceDB returns equal full-text scores in storage order; a rebuilt index (reindex, another run's
+    order) must not change which rows come back, or in what order. "march" and "june" hold the same text."""
+    import shutil
+
+    from memlake.schemas import CHUNKS as SPEC
+
+    embedder = HashEmbedder()
+    chunks = Lake(home.lake_dir).read(CHUNKS)
+    homes = []
+    for name, rows in (("forward", chunks), ("reversed", chunks.reverse())):
+        settings = home.model_copy(update={"home": tmp_path / name})
+        shutil.copytree(home.lake_dir, settings.lake_dir)
+        VectorStore(settings.lancedb_dir).sync(
+            CHUNK_INDEX, rows, base_schema=SPEC.schema, key="chunk_id", scope="true", embed=embedder.embed,
+            embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id",
+        )
+        homes.append(hash_memory(settings))
+    for query in ("team offsite Porto", "Noted", "oolong tea"):
+        forward, backward = (m.search(query, "alice", k=6, recency_weight=0.0) for m in homes)
+        assert forward["message_ids"].to_list() == backward["message_ids"].to_list(), query
+        assert forward["score"].to_list() == backward["score"].to_list(), query

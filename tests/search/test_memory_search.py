@@ -1,0 +1,216 @@
+"""`Memory.search` end to end with the hashing embedder: what it ranks first, whose rows, which filters and times.
+
+Most tests read the folder's `home` (built once per module, see conftest.py); a test that needs other chats
+lands them and runs the pipeline itself.
+"""
+
+from datetime import UTC, date, datetime
+
+import polars as pl
+import pytest
+
+from memlake.api import Memory
+from memlake.embedding import HashEmbedder
+from memlake.vectors import VectorStore, day_scope
+from tests.conftest import land
+from tests.search.helpers import hash_memory, jsonl, msg
+
+
+def test_a_question_gets_the_session_lift_and_a_query_naming_an_identifier_does_not(home):
+    """A session that matches a question lifts its turns; an identifier is matched on its own, because a
+    short session of near-miss identifiers would otherwise outvote the turn holding the exact one."""
+    memory = hash_memory(home)
+
+    def lifts(query: str, session_weight: float) -> dict[str, float]:
+        found = memory.search(query, "alice", k=10, session_weight=session_weight)
+        return dict(zip(found["key"].to_list(), found["context_lift"].to_list(), strict=True))
+
+    lifted, unlifted = lifts("Which tea do I drink?", 0.5), lifts("Which tea do I drink?", 0.0)
+    assert any(lifted[key] > unlifted.get(key, 0.0) for key in lifted), (lifted, unlifted)
+    for identifier in ("ORD-58213", "parse_ledger_v2"):
+        assert lifts(identifier, 0.5) == lifts(identifier, 0.0)
+
+
+def test_an_identifier_query_ranks_every_turn_holding_it_above_the_turns_around_them(settings, run_pipeline):
+    """No turn rises on what its window, neighbour or session matched when the query names an identifier:
+    the turns holding it come first, not the replies beside them."""
+    land(settings, "alice", "orders.jsonl", jsonl(
+        msg("late", 0, "user", "Where is ORD-77777? It has not come.", "2024-03-01"),
+        msg("late", 1, "assistant", "I will chase the courier and write back.", "2024-03-01"),
+        msg("late", 2, "user", "Thanks, the courier said Tuesday.", "2024-03-01"),
+        msg("bill", 0, "user", "The invoice for ORD-77777 is wrong.", "2024-03-04"),
+        msg("bill", 1, "assistant", "I can fix the invoice amount for you.", "2024-03-04"),
+        msg("near", 0, "user", "ORD-77771 arrived fine, and ORD-77717 too.", "2024-03-06"),
+    ))
+    run_pipeline()
+    found = hash_memory(settings).search("ORD-77777", "alice", k=6)
+    holding = ["ORD-77777" in text for text in found["text"].to_list()]
+    assert holding[:2] == [True, True] and not any(holding[2:]), found["text"].to_list()
+    assert set(found["context_lift"].to_list()) == {0.0}
+
+
+def test_another_agents_memory_is_never_returned(home):
+    memory = hash_memory(home)
+    for query in ("ZEBRA-991", "Bob's secret launch code", "oolong tea", "bob", "secret OR 1=1", "' OR '1'='1"):
+        for scope_filter in ({}, {"role": "user"}):
+            found = memory.search(query, "alice", k=20, **scope_filter)
+            assert set(found["agent_id"].to_list()) <= {"alice"}, query
+            assert not any("ZEBRA" in t for t in found["text"].to_list())
+    with pytest.raises(ValueError):
+        memory.search("oolong", "alice' OR agent_id = 'bob")
+    with pytest.raises(ValueError):
+        memory.search("oolong", "")
+    # a conversation filter is a quoted value, never SQL
+    assert memory.search("oolong", "alice", conversation_id="x' OR '1'='1").height == 0
+    assert memory.search("ZEBRA-991", "bob")["message_ids"].to_list()[0] == ["secret-m0"]
+
+
+def test_filters_restrict_role_time_and_conversation(home):
+    memory = hash_memory(home)
+    assistant = memory.search("oolong tea coffee", "alice", k=20, role="assistant")
+    assert set(assistant["key"].to_list()) and all(t.startswith("Assistant") for t in assistant["text"])
+    june = memory.search("offsite Porto", "alice", k=20, since="2024-06-01", until="2024-07-01")
+    assert set(june["conversation_id"]) <= {"june", "code"}
+    only_tea = memory.search("oolong", "alice", k=20, conversation_id="tea")
+    assert set(only_tea["conversation_id"]) == {"tea"}
+
+
+def test_k_above_the_candidate_count_still_gets_k_rows(home):
+    memory = hash_memory(home)
+    wide = memory.search("team offsite", "alice", k=8, candidates=3)
+    assert wide.height == 8
+    assert wide["key"].to_list() == memory.search("team offsite", "alice", k=8, candidates=8)["key"].to_list()
+
+
+def test_recency_boost_follows_as_of(home):
+    memory = hash_memory(home)
+    query = {"query": "team offsite Porto", "agent_id": "alice", "k": 2, "role": "user", "recency_weight": 1.0}
+    march = memory.search(**query, as_of="2024-03-03")
+    june = memory.search(**query, as_of=datetime(2024, 6, 3))
+    assert march["conversation_id"].to_list() == ["march", "june"]
+    assert june["conversation_id"].to_list() == ["june", "march"]
+    assert march["recency"][0] > march["recency"][1]
+
+
+def test_full_text_search_answers_when_no_model_is_loadable(home):
+    memory = Memory(settings=home.model_copy(update={"embedding_model": "none"}))
+    found = memory.search("ORD-58213", "alice", k=3)
+    assert found["message_ids"].to_list()[0] == ["orders-m0"]
+    assert set(found["mode"]) == {"full_text"}
+    assert "no embedding model" in found["note"][0]
+    assert found["vector_rank"].is_null().all()
+
+
+def test_a_model_path_that_is_not_there_is_full_text_and_the_note_says_which_and_why(home, tmp_path):
+    missing = tmp_path / "no-such-model"
+    memory = Memory(settings=home.model_copy(update={"embedding_model": str(missing)}))
+    found = memory.search("ORD-58213", "alice", k=3)
+    assert set(found["mode"]) == {"full_text"} and found["message_ids"].to_list()[0] == ["orders-m0"]
+    assert f"cannot load embedding model '{missing}': no model folder there" in found["note"][0]
+
+
+def test_a_full_text_only_search_ignores_a_query_vector_passed_in(home):
+    """The BM25 baseline of the LoCoMo benchmark passes precomputed query vectors: they must not take part."""
+    memory = hash_memory(home)
+    query = "oolong tea coffee"
+    vector = HashEmbedder().embed([query])[0]
+    plain = memory.search(query, "alice", k=10, lists=("text",))
+    given = memory.search(query, "alice", k=10, lists=("text",), query_vector=vector)
+    assert set(given["mode"]) == {"full_text"}
+    assert given["vector_rank"].is_null().all()
+    assert given["key"].to_list() == plain["key"].to_list()
+
+
+def test_a_date_means_the_whole_day_in_until_and_its_end_in_as_of(home):
+    memory = hash_memory(home)
+    day = memory.search("offsite Porto", "alice", k=20, since="2024-06-02", until="2024-06-02")
+    assert set(day["conversation_id"]) == {"june"}  # the one day: since its start, until its end
+    through = memory.search("offsite Porto", "alice", k=20, until="2024-03-02")
+    assert "march" in set(through["conversation_id"])  # said at 10:00 on the until day
+    as_date = memory.search("offsite Porto", "alice", k=5, as_of="2024-06-02")
+    as_end = memory.search("offsite Porto", "alice", k=5, as_of="2024-06-02T23:59:59.999999Z")
+    assert as_date["recency"].to_list() == as_end["recency"].to_list()
+
+
+def test_as_of_may_be_a_date(home):
+    memory = hash_memory(home)
+    by_date = memory.search("oolong", "alice", as_of=date(2024, 3, 1))
+    assert by_date.height and by_date.equals(memory.search("oolong", "alice", as_of="2024-03-01"))
+
+
+def test_a_turn_with_no_speaker_named_is_mentioned_through_the_role_of_the_speaker_the_query_names(
+    settings, run_pipeline
+):
+    """One export names the user (Priya), another does not (ChatGPT's, say): asking about Priya boosts the
+    user's turns of both, and not the assistant's."""
+    land(settings, "alice", "named.jsonl", jsonl(
+        msg("trip", 0, "user", "I am packing for Lisbon.", "2024-03-01", speaker="Priya"),
+        msg("trip", 1, "assistant", "Take a light jacket.", "2024-03-01", speaker="Assistant"),
+    ))
+    land(settings, "alice", "unnamed.jsonl", jsonl(
+        msg("tea", 0, "user", "I never drink coffee, only oolong.", "2024-03-02"),
+        msg("tea", 1, "assistant", "Oolong has less caffeine than coffee.", "2024-03-02"),
+    ))
+    run_pipeline()
+    found = hash_memory(settings).search("what does Priya drink", "alice", k=4)
+    mention = dict(zip(found["message_ids"].list.first().to_list(), found["mention"].to_list(), strict=True))
+    assert mention == {"trip-m0": 1.0, "tea-m0": 1.0, "trip-m1": 0.0, "tea-m1": 0.0}
+    plain = hash_memory(settings).search("what does she drink", "alice", k=4)  # no one named: no credit
+    assert set(plain["mention"].to_list()) == {0.0}
+
+
+@pytest.mark.parametrize("model", ["hash", "none"], ids=["by-vector", "by-words"])
+def test_an_episode_hit_lists_its_best_matching_message_first(settings, run_pipeline, model):
+    land(settings, "alice", "trip.jsonl", jsonl(
+        msg("trip", 0, "user", "We fly to Lisbon in May.", "2024-03-01"),
+        msg("trip", 1, "assistant", "Lovely, pack light.", "2024-03-01"),
+        msg("trip", 2, "user", "My cat Miso stays with my sister Leela while we are away.", "2024-03-01"),
+        msg("trip", 3, "assistant", "Good, then nobody has to feed her.", "2024-03-01"),
+    ))
+    run_pipeline()
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": model}))
+    found = memory.search("who looks after the cat Miso", "alice", scope="episodes", k=1)
+    assert found["conversation_id"].to_list() == ["trip"]
+    assert found["message_ids"][0].to_list()[0] == "trip-m2"
+    assert sorted(found["message_ids"][0].to_list()) == ["trip-m0", "trip-m1", "trip-m2", "trip-m3"]
+
+
+def test_episode_and_fact_indexes_are_searched_by_scope(tmp_path):
+    from memlake.lake import conform
+    from memlake.schemas import EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
+    from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
+    from memlake.settings import load_settings
+
+    settings = load_settings(tmp_path / "home", embedding_model="hash")
+    embedder = HashEmbedder()
+    store = VectorStore(settings.lancedb_dir)
+    when = datetime(2024, 3, 1, tzinfo=UTC)
+    episodes = pl.from_arrow(conform(EPISODES, [
+        {"agent_id": "alice", "conversation_id": "c1", "title": "Postgres vs MongoDB for Heron",
+         "summary": "Chose Postgres.", "topics": ["databases"], "decisions": ["use Postgres"],
+         "conversation_started_at": when, "salience": 0.9, "message_ids": ["m1", "m2"]},
+        {"agent_id": "bob", "conversation_id": "c9", "title": "Postgres tuning", "summary": "Bob's vacuum settings.",
+         "conversation_started_at": when, "salience": 0.5, "message_ids": ["b1"]},
+    ])).with_columns(pl.lit("2024-03-01").alias("day"))
+    facts = pl.from_arrow(conform(FACTS, [
+        {"fact_id": "f1", "version": 1, "agent_id": "alice", "type": "fact", "subject": "user", "slot": "home_city",
+         "value": "Berlin", "content": "The user lives in Berlin.", "status": "superseded", "created_at": when,
+         "importance": 0.5, "source_conversation_ids": ["c1"], "source_message_ids": ["m1"]},
+        {"fact_id": "f1", "version": 2, "agent_id": "alice", "type": "fact", "subject": "user", "slot": "home_city",
+         "value": "Lisbon", "content": "The user lives in Lisbon.", "status": "active", "created_at": when,
+         "importance": 0.5, "source_conversation_ids": ["c2"], "source_message_ids": ["m7", "m8"]},
+    ]))
+    store.sync(EPISODE_INDEX, episode_index_rows(episodes), base_schema=EPISODE_INDEX_SCHEMA, key="episode_key",
+               scope=day_scope(["2024-03-01"]), embed=embedder.embed, embedder=embedder.name, dim=embedder.dim)
+    store.sync(FACT_INDEX, fact_index_rows(facts), base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
+               embed=embedder.embed, embedder=embedder.name, dim=embedder.dim)
+    memory = Memory(settings=settings)
+
+    found = memory.search("Postgres decision", "alice", scope="episodes")
+    assert found["conversation_id"].to_list() == ["c1"] and found["title"][0] == "Postgres vs MongoDB for Heron"
+    assert found["message_ids"].to_list()[0] == ["m1", "m2"] and found["importance"][0] == 0.9
+    lives = memory.search("where does the user live", "alice", scope="facts", k=5)
+    assert lives["text"].to_list() == ["The user lives in Lisbon."]  # superseded versions are not returned
+    assert lives["conversation_id"][0] == "c2" and lives["status"][0] == "active" and lives["mention"][0] == 1.0
+    with pytest.raises(ValueError):
+        memory.search("x", "alice", scope="graph")
