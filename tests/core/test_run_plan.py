@@ -60,7 +60,7 @@ def test_the_sensor_asks_for_new_files_and_unbuilt_days_in_one_run_as_memlake_ru
     new file's day first and the unbuilt day a tick later)."""
     from pipelines.jobs import ASSETS, CHECKS, manifest_job_selection
     from pipelines.runs import run_landing
-    from tests.pipelines.test_definitions import sensor_result
+    from tests.pipelines.test_sensors import sensor_result
 
     land(settings, "alice", "a.jsonl",
          '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')

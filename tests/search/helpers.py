@@ -5,28 +5,11 @@ the hashing embedder; `Memory.search` reads it back. The folder's `home` fixture
 search tests build their home with it.
 """
 
-import json
-
 import dagster as dg
 
 from memlake.api import Memory
 from tests.conftest import land
-
-
-def jsonl(*rows: dict) -> str:
-    return "".join(json.dumps(r) + "\n" for r in rows)
-
-
-def msg(conversation: str, index: int, role: str, content: str, day: str, **extra) -> dict:
-    return {
-        "conversation_id": conversation,
-        "message_id": f"{conversation}-m{index}",
-        "role": role,
-        "content": content,
-        "created_at": f"{day}T10:{index:02d}:00Z",
-        **extra,
-    }
-
+from tests.transcripts.helpers import jsonl, msg
 
 ALICE = [
     msg("orders", 0, "user", "My order ORD-58213 still has not arrived.", "2024-03-01"),

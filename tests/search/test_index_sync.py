@@ -10,7 +10,8 @@ from memlake.lake import Lake
 from memlake.schemas import CHUNK_INDEX, CHUNKS
 from memlake.vectors import VectorStore, day_scope
 from tests.conftest import land
-from tests.search.helpers import ALICE, hash_memory, jsonl
+from tests.search.helpers import ALICE, hash_memory
+from tests.transcripts.helpers import jsonl
 
 
 def index_frame(settings) -> pl.DataFrame:

@@ -13,7 +13,8 @@ from memlake.api import Memory
 from memlake.embedding import HashEmbedder
 from memlake.vectors import VectorStore, day_scope
 from tests.conftest import land
-from tests.search.helpers import hash_memory, jsonl, msg
+from tests.search.helpers import hash_memory
+from tests.transcripts.helpers import jsonl, msg
 
 
 def test_a_question_gets_the_session_lift_and_a_query_naming_an_identifier_does_not(home):
