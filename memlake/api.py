@@ -25,6 +25,7 @@ from memlake.schemas import (
     FACT_TYPES,
     FACTS,
     TURNS,
+    Table,
     check_agent_id,
 )
 from memlake.settings import Settings, existing_home, load_settings
@@ -50,6 +51,14 @@ def _index_repair(home: Path) -> str:
     if trace.is_going():
         return f"a `memlake run` ({trace.describe()}) is building it; search again once it has ended"
     return f"the last `memlake run` ({trace.describe()}) stopped before it finished: run `memlake run`"
+
+
+def _run_stopped(home: Path) -> bool:
+    """Whether the last `memlake run` stopped before it finished (and is not going now)."""
+    from memlake.run_lock import last_run_trace  # deferred: filelock, ~7 ms, for an error message
+
+    trace = last_run_trace(home)
+    return trace is not None and not trace.is_going()
 
 
 def _check_text(name: str, value: object) -> None:
@@ -129,17 +138,27 @@ class Memory:
 
     def _check_index(self, scope: str, agent_id: str) -> None:
         """A search that found nothing because its index is not there, while the lake holds what the index is
-        built from for this agent, is an error saying how to rebuild it."""
+        built from for this agent (or, after a `memlake run` that stopped before it finished, the agent's turns,
+        which that run had not carried that far), is an error saying how to rebuild it."""
         table, source = INDEXES[scope]
         # the tables LanceDB lists, not the store's cache of open ones: this one may have gone since
         indexed = self.settings.lancedb_dir.is_dir() and table in self._store_to_look().db.list_tables().tables
-        if indexed or not self.lake.files(source):
+        if indexed:
             return
-        held = pl.scan_parquet(self.lake.files(source)).filter(pl.col("agent_id") == agent_id).head(1).collect()
-        if held.height:
+        if self._holds(source, agent_id):
             missing = (f"the search index {table} is missing from {self.settings.lancedb_dir}, though the lake holds "
                        f"{source.name} of agent {agent_id!r}")
             raise ValueError(f"{missing}: {_index_repair(self.settings.home)}")
+        if self._holds(TURNS, agent_id) and _run_stopped(self.settings.home):
+            raise ValueError(f"the search index {table} is missing from {self.settings.lancedb_dir}: the lake holds "
+                             f"turns of agent {agent_id!r} that were not built that far, because "
+                             f"{_index_repair(self.settings.home)}")
+
+    def _holds(self, table: Table, agent_id: str) -> bool:
+        """Whether the lake's `table` has a row of the agent."""
+        files = self.lake.files(table)
+        held = pl.scan_parquet(files).filter(pl.col("agent_id") == agent_id).head(1).collect() if files else None
+        return held is not None and held.height > 0
 
     def _fact_reads(self) -> Any:
         if not hasattr(self, "_fact_reads_cache"):
