@@ -2,6 +2,9 @@
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,3 +76,13 @@ def land_samples(settings) -> None:
     for agent_dir in SAMPLES.iterdir():
         if agent_dir.is_dir():
             shutil.copytree(agent_dir, settings.landing_dir / agent_dir.name, dirs_exist_ok=True)
+
+
+def kill_a_run_holding(home: Path) -> None:
+    """What a `memlake run` killed mid-way leaves: its trace on the home (`memlake.run_lock`), its process gone."""
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, pathlib\n"
+        "from memlake.run_lock import one_run_at_a_time\n"
+        f"with one_run_at_a_time(pathlib.Path({str(home)!r}), print):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n")], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert killed.returncode == -signal.SIGKILL

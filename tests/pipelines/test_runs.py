@@ -16,7 +16,7 @@ from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, TURNS
 from memlake.vectors import VectorStore, key_column
 from pipelines.runs import run_reindex
 from resources import HashEmbedderResource
-from tests.conftest import land
+from tests.conftest import kill_a_run_holding, land
 from tests.transcripts.helpers import CONVERSATION, jsonl, msg, turns_of
 
 
@@ -274,10 +274,6 @@ def test_after_a_memlake_run_killed_mid_way_search_names_memlake_run_and_memlake
     """A `memlake run` killed before its index steps left the lake built and the index missing: search said
     to run `memlake reindex`, though `memlake run` is what redoes the killed run. A kill must not wedge the
     home either: the next run does not wait for the dead one."""
-    import signal
-    import subprocess
-    import sys
-
     from dagster._core.storage.dagster_run import DagsterRun, DagsterRunStatus
 
     from pipelines.runs import LANDING_TRIGGER, TRIGGER_TAG, ensure_dagster_home, run_landing, run_landing_alone
@@ -288,12 +284,7 @@ def test_after_a_memlake_run_killed_mid_way_search_names_memlake_run_and_memlake
     built = run_landing(settings, resources=fast_resources, instance=instance)
     shutil.rmtree(settings.lancedb_dir)  # what a run killed before its index steps leaves: no index yet
     # the killed run: it held the home (its process is gone) and its Dagster run was left failed
-    killed = subprocess.run([sys.executable, "-c", (
-        "import os, signal, pathlib\n"
-        "from memlake.run_lock import one_run_at_a_time\n"
-        f"with one_run_at_a_time(pathlib.Path({str(settings.home)!r}), print):\n"
-        "    os.kill(os.getpid(), signal.SIGKILL)\n")], env={**os.environ, "PYTHONPATH": os.getcwd()})
-    assert killed.returncode == -signal.SIGKILL
+    kill_a_run_holding(settings.home)
     instance.add_run(DagsterRun(job_name="__ephemeral_asset_job__", status=DagsterRunStatus.FAILURE, tags={
         TRIGGER_TAG: LANDING_TRIGGER, "dagster/asset_partition_range_start": built.days[0],
         "dagster/asset_partition_range_end": built.days[-1]}))

@@ -2,31 +2,16 @@
 facts or index yet. A search must not answer "no results" as if the agent had said nothing: it names the
 command that builds the rest (`memlake run`)."""
 
-import os
-import signal
-import subprocess
-import sys
-
 import dagster as dg
 import pytest
 
 from assets.partitions import DAYS
 from memlake.api import Memory
 from pipelines.jobs import ASSETS, CHECKS
-from tests.conftest import land
+from tests.conftest import kill_a_run_holding, land
 
 CHAT = ('{"conversation_id":"c1","role":"user","content":"I lost my job as a banker","created_at":'
         '"2024-03-01T10:00:00Z"}\n')
-
-
-def kill_a_run_holding(settings) -> None:
-    """What a `memlake run` killed mid-way leaves: its trace on the home, its process gone."""
-    killed = subprocess.run([sys.executable, "-c", (
-        "import os, signal, pathlib\n"
-        "from memlake.run_lock import one_run_at_a_time\n"
-        f"with one_run_at_a_time(pathlib.Path({str(settings.home)!r}), print):\n"
-        "    os.kill(os.getpid(), signal.SIGKILL)\n")], env={**os.environ, "PYTHONPATH": os.getcwd()})
-    assert killed.returncode == -signal.SIGKILL
 
 
 @pytest.mark.parametrize("scope", ["chunks", "episodes", "facts"])
@@ -40,7 +25,7 @@ def test_a_search_after_a_first_run_killed_past_its_turns_names_memlake_run(sett
     assert built.success
     assert Memory(settings.home).search("banker", "alice", scope=scope).height == 0  # no run stopped: no results
 
-    kill_a_run_holding(settings)
+    kill_a_run_holding(settings.home)
     with pytest.raises(ValueError, match=r"lake holds turns of agent 'alice' .* the last `memlake run` \(pid \d+, "
                        r"started .*\) stopped before it finished: run `memlake run`"):
         Memory(settings.home).search("banker", "alice", scope=scope)
