@@ -306,7 +306,34 @@ class Memory:
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
         """
-        from memlake.search import SPECS, empty_result, search_memory  # deferred: LanceDB, ~1 s
+        from memlake.search import SPECS, empty_result  # deferred: LanceDB, ~1 s
+
+        agent_id, filters = self._checked_search(query, agent_id, scope, since, until, role, conversation_id)
+        if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
+            self._embedder = configured_embedder(self.settings)
+        if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
+            self._check_index(scope, agent_id)
+            return empty_result(SPECS[scope])
+        self._search_tools(params)
+        try:
+            found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
+        except (RuntimeError, OSError) as exc:
+            # a table deleted (and perhaps built again) since this Memory last read it: read it afresh, once
+            if "not found" not in str(exc).lower() or params["store"] is not self._vectors:
+                raise
+            self._vectors.reset()
+            found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
+        if found.height == 0:
+            self._check_index(scope, agent_id)
+        if record_access:  # keys a search just returned: no need to look them up again
+            write_access(self.settings, agent_id, scope, found["key"].to_list())
+        return found
+
+    def _checked_search(
+        self, query: str, agent_id: str, scope: str, since: datetime | str | None, until: datetime | str | None,
+        role: str | list[str] | None, conversation_id: str | list[str] | None,
+    ) -> tuple[str, Any]:
+        """The agent and the filters of a search, once what was asked is known to be a search."""
         from memlake.vectors import Filters  # deferred: LanceDB, ~1 s
 
         if not isinstance(query, str) or not query.strip():
@@ -324,15 +351,15 @@ class Memory:
         agent_id = check_agent_id(agent_id)
         if scope not in INDEXES:
             raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
-        if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
-            self._embedder = configured_embedder(self.settings)
-        if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
-            self._check_index(scope, agent_id)
-            return empty_result(SPECS[scope])
+        return agent_id, filters
+
+    def _search_tools(self, params: dict[str, Any]) -> None:
+        """The store (kept open: later reads see new versions), the embedder and the access log a search uses,
+        unless the caller gave its own."""
         if not hasattr(self, "_vectors"):
             from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-            self._vectors = VectorStore(  # kept open: later reads see new versions
+            self._vectors = VectorStore(
                 self.settings.lancedb_dir,
                 snapshot_rows=self.settings.search_snapshot_rows,
                 background_rows=self.settings.search_snapshot_background_rows,
@@ -343,30 +370,21 @@ class Memory:
         params.setdefault("use_embedder", params["embedder"] is not None)
         params.setdefault("access", self._access_log())
 
-        def run() -> pl.DataFrame:
-            if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
-                from memlake.facts.search import search_facts  # deferred: LanceDB, ~1 s
+    def _run_search(
+        self, query: str, agent_id: str, k: int, scope: str, as_of: datetime | str | None, filters: Any,
+        params: dict[str, Any],
+    ) -> pl.DataFrame:
+        if scope == "facts":  # what fact reads see: overrides and forgets written since the last run included
+            from memlake.facts.search import search_facts  # deferred: LanceDB, ~1 s
 
-                return search_facts(
-                    self.settings, query, agent_id, self._fact_overlays(), k=k, as_of=as_of, filters=filters,
-                    reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
-                )
-            return search_memory(self.settings, query, agent_id, k=k, scope=scope, as_of=as_of, filters=filters,
-                                 **params)
+            return search_facts(
+                self.settings, query, agent_id, self._fact_overlays(), k=k, as_of=as_of, filters=filters,
+                reuse_vectors=params["embedder"] is getattr(self, "_embedder", None), **params
+            )
+        from memlake.search import search_memory  # deferred: LanceDB, ~1 s
 
-        try:
-            found = run()
-        except (RuntimeError, OSError) as exc:
-            # a table deleted (and perhaps built again) since this Memory last read it: read it afresh, once
-            if "not found" not in str(exc).lower() or params["store"] is not self._vectors:
-                raise
-            self._vectors.reset()
-            found = run()
-        if found.height == 0:
-            self._check_index(scope, agent_id)
-        if record_access:  # keys a search just returned: no need to look them up again
-            write_access(self.settings, agent_id, scope, found["key"].to_list())
-        return found
+        return search_memory(self.settings, query, agent_id, k=k, scope=scope, as_of=as_of, filters=filters,
+                             **params)
 
     def record_access(
         self, agent_id: str, object_ids: str | list[str], scope: str = "chunks", at: datetime | str | None = None
