@@ -27,7 +27,10 @@ is never superseded by an extraction; such an extraction is kept as a version
 with status superseded (valid for no time) pointing at the override. A
 correction replaces a fact retroactively (the old version gets valid_until =
 its valid_from); a rejection sets the version's status to `rejected`, and the
-same statement extracted again only confirms the rejected row. Forgetting a
+same statement extracted again only confirms the rejected row. A correction
+giving a multi-valued slot (sibling) another value keeps its chain under both
+values (`slot_chains`); if another chain held the new value, that chain's
+current version is superseded, so each value is current once. Forgetting a
 fact removes its whole chain from the tables; forgetting an agent or a
 conversation drops what was ingested from it before the forget. Applied on
 top of written tables (a read merging the logs), a forget removes what the
@@ -226,6 +229,35 @@ def slot_of(slot: str, value: str | None) -> str:
 
 def slot_key(agent_id: str, subject: str | None, slot: str, value: str | None) -> tuple[str, str, str]:
     return (agent_id, subject_key(subject), slot_of(slot, value))
+
+
+def slot_chains(facts: pl.DataFrame) -> pl.DataFrame:
+    """One row per fact (`agent_id`, `fact_id`) with a slot, and `slot_chain`: the slot chain the fold keeps it in.
+
+    The fold keeps a fact under the slot key of every value its versions held (`slot_key`): one key for a
+    single-valued slot; for a multi-valued one (sibling), a value replaced by another adds the new value's key.
+    Facts sharing a key are one slot chain, and the fold keeps exactly one active version in each (none only when
+    the newest was rejected): Bob replacing Ken joins Ken's key and Bob's; Tom stays a chain of his own. The
+    chain is named by its smallest key, so the same facts always give the same names."""
+    pairs = facts.filter(pl.col("slot").is_not_null()).select("agent_id", "fact_id", "subject", "slot", "value")
+    joined: dict[tuple[str, str, str], tuple[str, str, str]] = {}  # a key -> a key of the same chain (a union-find)
+
+    def root(key: tuple[str, str, str]) -> tuple[str, str, str]:
+        while joined.setdefault(key, key) != key:
+            key = joined[key]
+        return key
+
+    first_key: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for agent_id, fact_id, subject, slot, value in pairs.iter_rows():
+        key = slot_key(agent_id, subject, slot, value)
+        held = first_key.setdefault((agent_id, fact_id), key)
+        a, b = root(held), root(key)
+        if a != b:  # the smaller key names the joined chain
+            joined[max(a, b)] = min(a, b)
+    return pl.DataFrame(
+        [(agent_id, fact_id, "\x1f".join(root(key))) for (agent_id, fact_id), key in first_key.items()],
+        schema={"agent_id": pl.String, "fact_id": pl.String, "slot_chain": pl.String}, orient="row",
+    )
 
 
 # Words that name the same thing inside a value ("backend developer" is a "backend engineer").
@@ -562,9 +594,6 @@ class Folder:
             version.source_conversation_ids = list(version.source_conversation_ids or [])
             version.source_message_ids = list(version.source_message_ids or [])
             folder.chains.setdefault(version.fact_id, []).append(version)
-            if version.slot:
-                folder.slot_chain[slot_key(version.agent_id, version.subject, version.slot, version.value)] = (
-                    version.fact_id)
             folder.applied_overrides.update(version.override_ids)
             for t in (version.created_at, version.last_confirmed_at):
                 if t is not None and (latest is None or t > latest):
@@ -573,6 +602,12 @@ class Folder:
             folder.edges.append(Edge(**{k: r[k] for k in Edge.__dataclass_fields__}))
             if latest is None or r["created_at"] > latest:
                 latest = r["created_at"]
+        # every value a chain held names it; a value two chains held names the one whose version of it is active
+        for version in sorted(folder.versions(), key=lambda v: (v.status == "active", v.agent_id, v.fact_id,
+                                                                 v.version)):
+            if version.slot:
+                folder.slot_chain[slot_key(version.agent_id, version.subject, version.slot, version.value)] = (
+                    version.fact_id)
         folder.resumed = True
         folder.resumed_at = latest
         folder._prime([v.content for v in folder.versions()])
@@ -926,7 +961,31 @@ class Folder:
         chain.append(version)
         self._index_add(version)
         self.stats.created += 1
+        self._keep_under_value(version)
         return version
+
+    def _keep_under_value(self, version: FactVersion) -> None:
+        """Keep `version`'s chain under the slot key of its value too (see `slot_chains`).
+
+        Only a new value of a multi-valued slot (a replaced sibling) makes a new key. A later mention of that value
+        then confirms this chain rather than starting a second one; and when another chain holds the value, this
+        active version supersedes that chain's, so the value stays current once."""
+        if not version.slot:
+            return
+        key = slot_key(version.agent_id, version.subject, version.slot, version.value)
+        holder = self.slot_chain.get(key)
+        if holder is not None and version.status != "active":
+            return  # a version kept for history only (blocked by an override) takes no value from a chain
+        self.slot_chain[key] = version.fact_id
+        if holder is None or holder == version.fact_id:
+            return
+        other = next((v for v in reversed(self.chains.get(holder, [])) if v.status == "active"), None)
+        if other is not None:
+            other.status = "superseded"
+            other.superseded_by = version.fact_id
+            self._close(other, version.valid_from)
+            self._edge("update", version, other, version.created_at, f"{version.slot}: the same value, replaced")
+            self.stats.superseded += 1
 
     def _close(self, old: FactVersion, until: datetime) -> None:
         end = max(old.valid_from, until)
@@ -946,8 +1005,6 @@ class Folder:
         if old.held and not obs.is_override:
             self._block(obs, old, chain_fid=None)
             return
-        if obs.slot and not old.slot:
-            self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, obs.value)] = old.fact_id
         self._supersede(old, replace(obs, slot=old.slot or obs.slot), chain_fid=old.fact_id, reason=reason)
 
     def _block(self, obs: _Obs, holder: FactVersion, chain_fid: str | None) -> None:

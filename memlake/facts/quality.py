@@ -5,8 +5,10 @@ type and status from their vocabularies; confidence and importance in [0, 1];
 valid_from <= valid_until; every superseded_by names an existing fact of the
 same agent; each slot chain has exactly one active version (none only when its
 newest version was rejected), and no fact_id more than one. A slot chain is what
-the fold keeps one current value of (`memlake.facts.fold.slot_key`): the agent,
-the subject and the slot, and for a multi-valued slot (sibling) the value too.
+the fold keeps one current value of, as the fold defines it
+(`memlake.facts.fold.slot_chains`): the facts kept under one slot key (the agent,
+the subject and the slot, and for a multi-valued slot such as sibling the value
+too), a fact whose value was replaced being kept under both values' keys.
 The last three are cross-row rules, so they are computed first as boolean
 columns that the suite expects to be true.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 import polars as pl
 
-from memlake.facts.fold import slot_key
+from memlake.facts.fold import slot_chains
 from memlake.quality import SuiteResult, run_suite
 from memlake.schemas import FACT_STATUSES, FACT_TYPES
 
@@ -53,7 +55,7 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
         active.sum().over(["agent_id", "fact_id"]).alias("_fact_active"),
     ).with_columns(
         (
-            pl.col("slot").is_null()
+            pl.col("_slot_chain").is_null()
             | (pl.col("_slot_active") == 1)
             | ((pl.col("_slot_active") == 0) & (pl.col("_slot_newest_status") == "rejected"))
         ).alias("slot_chain_one_active"),
@@ -63,16 +65,11 @@ def with_chain_checks(facts: pl.DataFrame) -> pl.DataFrame:
 
 
 def with_slot_chain(facts: pl.DataFrame) -> pl.DataFrame:
-    """`facts` with `_slot_chain`: the chain the fold keeps a row's slot under (null for a row without a slot).
+    """`facts` with `_slot_chain`: the slot chain the fold keeps a row's fact in (null for a fact without a slot).
 
-    Keyed by the fold's own `slot_key`, so the check and the fold agree on which slots hold one value."""
-    pairs = facts.select("agent_id", "subject", "slot", "value").unique().filter(pl.col("slot").is_not_null())
-    keys = [
-        "\x1f".join(slot_key(agent, subject, slot, value)) for agent, subject, slot, value in pairs.iter_rows()
-    ]
-    chains = pairs.with_columns(pl.Series("_slot_chain", keys, dtype=pl.String))
-    return facts.join(chains, on=["agent_id", "subject", "slot", "value"], how="left", nulls_equal=True,
-                      maintain_order="left")
+    From the fold's own `slot_chains`, so the check and the fold agree on which rows hold one current value."""
+    chains = slot_chains(facts).rename({"slot_chain": "_slot_chain"})
+    return facts.join(chains, on=["agent_id", "fact_id"], how="left", maintain_order="left")
 
 
 def validate_facts(facts: pl.DataFrame) -> SuiteResult:
