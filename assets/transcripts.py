@@ -30,6 +30,9 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
     lake.lake.write(LANDING_MANIFEST, frame)
     for bad in update.quarantined:
         context.log.warning(f"quarantined {bad['file']}: {bad['reason']}")
+    for again in update.retried:
+        context.log.info(f"read again {again['file']} (a limit it was quarantined under has changed): "
+                         f"{again['outcome']}")
     for unread in update.ignored:
         context.log.warning(f"ignored {unread['file']}: {unread['reason']}")
     status_counts = Counter(frame["status"].to_list())
@@ -39,6 +42,7 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
             "new_files": len(update.new_files),
             "touched_days": ", ".join(sorted(update.touched_days)) or "none",
             "quarantined": dg.MetadataValue.json(update.quarantined),
+            "read_again": dg.MetadataValue.json(update.retried),  # quarantined by a limit since changed
             "ignored": dg.MetadataValue.json(update.ignored),  # in landing, left unread: hidden, links, pipes
             "by_status": dg.MetadataValue.json(dict(status_counts)),
             "preview": markdown_preview(

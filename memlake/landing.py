@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake, conform
-from memlake.parsers import ParsedConversation, ParsedFile, ParseError, ParseLimits, parse_file
+from memlake.parsers import OverLimitError, ParsedConversation, ParsedFile, ParseError, ParseLimits, parse_file
 from memlake.schemas import LANDING_MANIFEST, TURNS, agent_id_problem, path_inside
 from memlake.settings import Settings
 
@@ -119,9 +119,35 @@ def landing_key(relative: str, sha256: str) -> str:
     return f"{folder_agent(relative) or ''}/{sha256}"
 
 
-def manifest_keys(manifest: pl.DataFrame) -> set[str]:
-    """The landing keys of every file the manifest holds, whatever became of it."""
-    return {landing_key(f, sha) for f, sha in manifest.select("source_file", "source_sha256").iter_rows()}
+def manifest_keys(manifest: pl.DataFrame, limits: ParseLimits) -> set[str]:
+    """The landing keys of every file the manifest is done with, whatever became of it: all it holds but those
+    to read again under `limits` (`keys_to_read_again`)."""
+    every = {landing_key(f, sha) for f, sha in manifest.select("source_file", "source_sha256").iter_rows()}
+    return every - keys_to_read_again(manifest, limits)
+
+
+def limit_changed(row: dict[str, Any], limits: ParseLimits) -> bool:
+    """Whether a manifest row is a file a size limit refused whose setting has another value in `limits`.
+
+    Only the limit that refused it counts: limits only ever refuse, so with that one unchanged the file would
+    be refused again, by it or by another."""
+    setting = row.get("limit_setting")
+    if row["status"] != "quarantined" or setting is None:
+        return False
+    return bool(getattr(limits, setting, row["limit_value"]) != row["limit_value"])
+
+
+def keys_to_read_again(manifest: pl.DataFrame, limits: ParseLimits) -> set[str]:
+    """The landing keys of files quarantined by a limit that has changed since (`limit_changed`)."""
+    return {landing_key(r["source_file"], r["source_sha256"])
+            for r in manifest.iter_rows(named=True) if limit_changed(r, limits)}
+
+
+def quarantine_reasons(manifest: pl.DataFrame, agent_id: str) -> dict[str, str]:
+    """sha256 -> reason of every file the manifest holds quarantined in `agent_id`'s landing folder."""
+    quarantined = manifest.filter(pl.col("status") == "quarantined")
+    return {sha: reason for source_file, sha, reason in quarantined.select("source_file", "source_sha256", "reason")
+            .iter_rows() if folder_agent(source_file) == agent_id}
 
 
 def new_landing_files(settings: Settings, seen: Iterable[str]) -> list[LandingFile]:
@@ -137,6 +163,8 @@ class ManifestUpdate:
     rows: list[dict[str, Any]] = field(default_factory=list)
     new_files: list[str] = field(default_factory=list)
     quarantined: list[dict[str, Any]] = field(default_factory=list)  # {file, reason}
+    # {file, was, outcome, reason}: quarantined by a limit since changed, read again (`limit_changed`)
+    retried: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[dict[str, str]] = field(default_factory=list)  # {file, reason}: left unread (`scan_landing`)
     touched_days: set[str] = field(default_factory=set)
 
@@ -161,12 +189,16 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
     """Fold the landing folder into the manifest: known files keep their rows, new ones are read.
 
     `previous` is the current manifest table; `now` is the first-seen time
-    given to files not seen before. A conversation keeps the partition it got
-    when it was first seen.
+    given to files not seen before, and to files quarantined by a limit that
+    has changed since, which are read again. A conversation keeps the
+    partition it got when it was first seen.
     """
     update = ManifestUpdate()
-    known = {(r["source_file"], r["source_sha256"]) for r in previous.iter_rows(named=True)}
+    limits = ParseLimits.of(settings)
     update.rows = [dict(r) for r in previous.iter_rows(named=True)]
+    read_again = {(r["source_file"], r["source_sha256"]): r for r in update.rows if limit_changed(r, limits)}
+    update.rows = [r for r in update.rows if (r["source_file"], r["source_sha256"]) not in read_again]
+    known = {(r["source_file"], r["source_sha256"]) for r in update.rows}
     fixed_days = {
         (r["agent_id"], r["conversation_id"]): r["partition"]
         for r in update.rows
@@ -181,43 +213,79 @@ def update_manifest(settings: Settings, previous: pl.DataFrame, now: datetime) -
     for landing in landing_files:
         if (landing.relative, landing.sha256) in known:
             continue
-        update.new_files.append(landing.relative)
-        base = {
-            "source_file": landing.relative,
-            "source_sha256": landing.sha256,
-            "first_seen_at": now,
-        }
-        if (landing.folder_agent, landing.sha256) in ingested:
-            update.rows.append({**base, "status": "duplicate", "reason": "same content as an ingested file"})
-            continue
-        try:
-            parsed = parse_file(landing.path, ParseLimits.of(settings))
-            try:
-                rows = _conversation_rows(parsed, landing, fixed_days, first_day, now)
-            except RejectedFile as rejected:  # it parsed: its format is known, not guessed
-                rejected.format_guess = parsed.source_format
-                raise
-        except (ParseError, RejectedFile) as exc:
-            reason = _quarantine(settings, landing, exc, now)
-            update.quarantined.append({"file": landing.relative, "reason": reason["error"]})
-            update.rows.append(
-                {
-                    **base,
-                    "source_format": reason["format_guess"],
-                    "agent_id": landing.folder_agent,
-                    "status": "quarantined",
-                    "reason": reason["error"] + (f" (at {reason['location']})" if reason["location"] else ""),
-                    "quarantine_path": reason["quarantine_path"],
-                }
-            )
-            continue
-        for row in rows:
-            fixed_days.setdefault((row["agent_id"], row["conversation_id"]), row["partition"])
-            row["partition"] = fixed_days[(row["agent_id"], row["conversation_id"])]
-            update.touched_days.add(row["partition"])
-            update.rows.append({**base, **row, "status": "ingested"})
-        ingested.add((landing.folder_agent, landing.sha256))
+        was = read_again.get((landing.relative, landing.sha256))
+        if was is None:
+            update.new_files.append(landing.relative)
+        row = _read_landing_file(settings, landing, limits, update, ingested, fixed_days, first_day, now)
+        if was is not None:
+            update.retried.append({"file": landing.relative, "was": was["reason"], "outcome": row["status"],
+                                   "reason": row.get("reason")})
+            if row["status"] != "quarantined":  # quarantine holds bad files only
+                _drop_quarantine_copy(settings, was["quarantine_path"])
     return update
+
+
+def _read_landing_file(
+    settings: Settings,
+    landing: LandingFile,
+    limits: ParseLimits,
+    update: ManifestUpdate,
+    ingested: set[tuple[str | None, str]],
+    fixed_days: dict[tuple[str, str], str],
+    first_day: date,
+    now: datetime,
+) -> dict[str, Any]:
+    """Read one file the manifest does not hold into `update`: its conversations, or it as a duplicate or
+    quarantined. Returns its last row."""
+    base = {
+        "source_file": landing.relative,
+        "source_sha256": landing.sha256,
+        "first_seen_at": now,
+    }
+    if (landing.folder_agent, landing.sha256) in ingested:
+        update.rows.append({**base, "status": "duplicate", "reason": "same content as an ingested file"})
+        return update.rows[-1]
+    try:
+        parsed = parse_file(landing.path, limits)
+        try:
+            rows = _conversation_rows(parsed, landing, fixed_days, first_day, now)
+        except RejectedFile as rejected:  # it parsed: its format is known, not guessed
+            rejected.format_guess = parsed.source_format
+            raise
+    except (ParseError, RejectedFile) as exc:
+        reason = _quarantine(settings, landing, exc, now)
+        update.quarantined.append({"file": landing.relative, "reason": reason["error"]})
+        over_limit = exc if isinstance(exc, OverLimitError) else None
+        update.rows.append(
+            {
+                **base,
+                "source_format": reason["format_guess"],
+                "agent_id": landing.folder_agent,
+                "status": "quarantined",
+                "reason": reason["error"] + (f" (at {reason['location']})" if reason["location"] else ""),
+                "quarantine_path": reason["quarantine_path"],
+                "limit_setting": over_limit.setting if over_limit else None,
+                "limit_value": over_limit.limit if over_limit else None,
+            }
+        )
+        return update.rows[-1]
+    for row in rows:
+        fixed_days.setdefault((row["agent_id"], row["conversation_id"]), row["partition"])
+        row["partition"] = fixed_days[(row["agent_id"], row["conversation_id"])]
+        update.touched_days.add(row["partition"])
+        update.rows.append({**base, **row, "status": "ingested"})
+    ingested.add((landing.folder_agent, landing.sha256))
+    return update.rows[-1]
+
+
+def _drop_quarantine_copy(settings: Settings, quarantine_path: str | None) -> None:
+    """Remove the quarantine copy of a file read again and ingested, with its reason file."""
+    if quarantine_path is None:
+        return
+    inside = (settings.home / quarantine_path).relative_to(settings.quarantine_dir)
+    copy = path_inside(settings.quarantine_dir, *inside.parts)
+    copy.unlink(missing_ok=True)
+    copy.with_name(copy.name + ".reason.json").unlink(missing_ok=True)
 
 
 def future_message(conversation: ParsedConversation, now: datetime) -> str | None:

@@ -8,6 +8,8 @@ from collections import Counter
 import polars as pl
 
 from memlake.lake import Lake
+from memlake.landing import limit_changed
+from memlake.parsers import ParseLimits
 from memlake.schemas import LANDING_MANIFEST, TURNS
 
 
@@ -32,6 +34,23 @@ def quarantined_files(manifest: pl.DataFrame) -> pl.DataFrame:
         .select("source_file", "source_format", "reason", "quarantine_path")
         .sort("source_file")
     )
+
+
+def retried_lines(manifest: pl.DataFrame, files: list[tuple[str, str]], limits: ParseLimits) -> list[str]:
+    """What became of each file read again (`files`: landing path and sha256) under `limits`, one line each."""
+    lines = []
+    for source_file, sha256 in files:
+        rows = manifest.filter((pl.col("source_file") == source_file) & (pl.col("source_sha256") == sha256))
+        first = rows.row(0, named=True) if rows.height else None
+        if first is None or limit_changed(first, limits):  # the run stopped before its manifest step
+            lines.append(f"{source_file}: not read yet (the run stopped before landing; the next run reads it)")
+        elif first["status"] == "ingested":
+            lines.append(f"{source_file}: ingested, {rows.height} conversation(s)")
+        elif first["status"] == "duplicate":
+            lines.append(f"{source_file}: not ingested, the same bytes as an ingested file")
+        else:
+            lines.append(f"{source_file}: quarantined again: {first['reason']}")
+    return lines
 
 
 def skipped_messages(manifest: pl.DataFrame) -> dict[str, Counter[str]]:

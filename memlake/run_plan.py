@@ -13,7 +13,15 @@ from memlake.chunks import chunk_recipe, stale_chunk_days
 from memlake.facts.overrides import entries_unfolded
 from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
-from memlake.landing import LandingFile, manifest_keys, new_landing_files, plan_days, unbuilt_days
+from memlake.landing import (
+    LandingFile,
+    keys_to_read_again,
+    manifest_keys,
+    new_landing_files,
+    plan_days,
+    unbuilt_days,
+)
+from memlake.parsers import ParseLimits
 from memlake.schemas import LANDING_MANIFEST
 from memlake.settings import Settings
 
@@ -22,7 +30,8 @@ from memlake.settings import Settings
 class LandingState:
     """What the home holds that no run has built yet."""
 
-    new_files: tuple[LandingFile, ...] = ()  # bytes new to their agent folder
+    new_files: tuple[LandingFile, ...] = ()  # bytes new to their agent folder, and those of `retried_files`
+    retried_files: tuple[LandingFile, ...] = ()  # quarantined by a limit that has changed since: read again
     new_days: frozenset[str] = frozenset()  # the days the new files touch
     unbuilt_days: frozenset[str] = frozenset()  # in the manifest, never built (a run stopped after its manifest)
     unfinished_days: frozenset[str] | None = None  # a run that did not finish: its days (None: none, or not asked)
@@ -36,10 +45,11 @@ class RunPlan:
     """The next run: the manifest (always), `days` and everything downstream; with no day, the facts folded
     again when `refold`; then `rechunk_days`' chunks built again with today's recipe."""
 
-    new_files: tuple[LandingFile, ...]
+    new_files: tuple[LandingFile, ...]  # with the files read again (`retried_files`)
     days: frozenset[str]
     rechunk_days: frozenset[str]
     refold: bool
+    retried_files: tuple[LandingFile, ...] = ()
 
     @property
     def lands(self) -> bool:
@@ -53,7 +63,8 @@ def plan_run(state: LandingState) -> RunPlan:
     profile rules moved on or an unfinished run may have stopped mid-fold; stale chunks of other days after."""
     days = state.new_days | state.unbuilt_days | (state.unfinished_days or frozenset())
     refold = not days and (state.unfinished_days is not None or state.entries_unfolded or state.profiles_outdated)
-    return RunPlan(new_files=state.new_files, days=days, rechunk_days=state.stale_chunk_days - days, refold=refold)
+    return RunPlan(new_files=state.new_files, days=days, rechunk_days=state.stale_chunk_days - days, refold=refold,
+                   retried_files=state.retried_files)
 
 
 def read_landing_state(
@@ -63,9 +74,12 @@ def read_landing_state(
     `unfinished_days` the days of a run that did not finish, if one did not."""
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
-    fresh = new_landing_files(settings, set(seen) | manifest_keys(manifest))
+    limits = ParseLimits.of(settings)
+    fresh = new_landing_files(settings, set(seen) | manifest_keys(manifest, limits))
+    again = keys_to_read_again(manifest, limits)
     return LandingState(
         new_files=tuple(fresh),
+        retried_files=tuple(f for f in fresh if f.key in again),
         new_days=frozenset(plan_days(settings, fresh, manifest)),
         unbuilt_days=frozenset(unbuilt_days(lake, manifest)),
         unfinished_days=None if unfinished_days is None else frozenset(unfinished_days),

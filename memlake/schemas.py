@@ -149,6 +149,10 @@ LANDING_MANIFEST = Table(
             ("status", pa.string()),  # MANIFEST_STATUSES
             ("reason", pa.string()),
             ("quarantine_path", pa.string()),
+            # quarantined by a size limit: which setting and its value then; the file is read again once the
+            # setting differs (null for other reasons: those bytes would fail again)
+            ("limit_setting", pa.string()),
+            ("limit_value", pa.int64()),
         ]
     ),
     key=("source_sha256", "agent_id", "conversation_id"),

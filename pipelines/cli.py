@@ -28,8 +28,10 @@ from memlake.embedding import has_weights
 from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
-from memlake.report import render_ingest_report
-from memlake.schemas import FACTS, PENDING, agent_folder
+from memlake.landing import quarantine_reasons, sha256_file
+from memlake.parsers import ParseLimits
+from memlake.report import render_ingest_report, retried_lines
+from memlake.schemas import FACTS, LANDING_MANIFEST, PENDING, agent_folder
 from memlake.settings import existing_home, load_settings, write_home_setting
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
@@ -153,7 +155,17 @@ def ingest(
     copied = _copy_into_landing(files, agent_folder(settings.landing_dir, agent))
     for path in copied:
         typer.echo(f"landed {path}")
-    typer.echo(f"{len(copied)} new file(s), {len(files) - len(copied)} already there")
+    # bytes quarantined before: a run reads them again only once the limit that refused them changes
+    quarantined = quarantine_reasons(Lake(settings.lake_dir).read(LANDING_MANIFEST), agent)
+    copied_bytes = {sha256_file(path) for path in copied}
+    held = 0
+    for source in files:
+        sha256 = sha256_file(source)
+        if sha256 in quarantined:
+            typer.echo(f"{source.name}: these bytes are quarantined: {quarantined[sha256]}")
+            held += sha256 not in copied_bytes
+    already = len(files) - len(copied) - held
+    typer.echo(f"{len(copied)} new file(s), {already} already there" + (f", {held} quarantined" if held else ""))
 
 
 @app.command("ingest-samples")
@@ -176,6 +188,11 @@ def run(home: HomeOption = None) -> None:
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
+    lake = Lake(settings.lake_dir)
+    if outcome.retried_files:
+        typer.echo(f"read again (quarantined under a limit that has changed since): {len(outcome.retried_files)}")
+        for line in retried_lines(lake.read(LANDING_MANIFEST), outcome.retried_files, ParseLimits.of(settings)):
+            typer.echo(f"  {line}")
     if outcome.ignored:
         typer.echo(f"ignored in landing (not read): {len(outcome.ignored)}")
         for unread in outcome.ignored:
@@ -190,7 +207,6 @@ def run(home: HomeOption = None) -> None:
     for check in outcome.failed_checks:
         note = outcome.check_notes.get(check)
         typer.echo(f"check failed: {check}" + (f": {note}" if note else ""))
-    lake = Lake(settings.lake_dir)
     for agent, rows in held_back_agents(lake.stamp(FACTS, HELD_BACK)).items():
         typer.echo(f"facts of agent {agent!r} held back, its facts of the last good run kept (a fold rule broke; "
                    f"please report it): " + "; ".join(rows))

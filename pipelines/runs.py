@@ -86,6 +86,8 @@ class RunOutcome:
 
     success: bool
     new_files: list[str] = field(default_factory=list)
+    # quarantined by a limit that has changed since, and read again: (landing path, sha256)
+    retried_files: list[tuple[str, str]] = field(default_factory=list)
     ignored: list[IgnoredFile] = field(default_factory=list)  # landing paths left unread, with the reason
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
@@ -125,7 +127,8 @@ def run_landing(
     refold = not touched and plan.refold
     outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
                    resources, instance)
-    outcome.new_files = [f.relative for f in plan.new_files]
+    outcome.new_files = [f.relative for f in plan.new_files if f not in plan.retried_files]
+    outcome.retried_files = [(f.relative, f.sha256) for f in plan.retried_files]
     outcome.ignored = scan_landing(settings)[1]
     outcome.refolded = refold
     outcome.retried = unfinished.run_id if unfinished is not None else None

@@ -19,6 +19,7 @@ from memlake.chunks import chunk_recipe
 from memlake.facts.overrides import log_entries
 from memlake.facts.profile import PROFILE_RULES
 from memlake.landing import manifest_keys, manifest_version
+from memlake.parsers import ParseLimits
 from memlake.run_plan import plan_run, read_landing_state
 from memlake.schemas import LANDING_MANIFEST, PENDING
 from pipelines.jobs import facts_job, landing_job, manifest_job, pending_job, rechunk_job
@@ -74,7 +75,8 @@ def landing_sensor(context: dg.SensorEvaluationContext, lake: LakeResource) -> d
     going = landing_in_progress(context.instance, landing_job.name) or landing_in_progress(
         context.instance, manifest_job.name)
     if not going:  # files asked for by a run that ended before its manifest step (cancelled) are new again
-        seen &= manifest_keys(manifest)
+        # and so are files quarantined by a limit that has changed since (read again)
+        seen &= manifest_keys(manifest, ParseLimits.of(settings))
     plan = plan_run(read_landing_state(settings, seen))
     known = context.instance.get_dynamic_partitions(DAYS)
     if plan.new_files:

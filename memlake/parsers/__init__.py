@@ -24,7 +24,7 @@ from memlake.parsers.chatgpt import parse_chatgpt
 from memlake.parsers.claude import parse_claude
 from memlake.parsers.detect import detect, guess_from_name
 from memlake.parsers.ingest_json import parse_ingest_json
-from memlake.parsers.limits import ParseLimits, check_conversation_limits, read_limited
+from memlake.parsers.limits import OverLimitError, ParseLimits, check_conversation_limits, read_limited
 from memlake.parsers.parsed import (
     FORMATS,
     ROLES,
@@ -42,6 +42,7 @@ __all__ = [
     "ROLES",
     "TABLE_OPTIONAL_COLUMNS",
     "TABLE_REQUIRED_COLUMNS",
+    "OverLimitError",
     "ParseError",
     "ParseLimits",
     "ParsedConversation",

@@ -41,11 +41,31 @@ class ParseLimits:
         return cls(**{f.name: sys.maxsize for f in fields(cls)})
 
 
+class OverLimitError(ParseError):
+    """A file refused by one limit: which setting and its value, so that landing can read the file again once
+    that setting is changed (the message says the same to people)."""
+
+    def __init__(self, message: str, *, setting: str, limit: int, format_guess: str | None,
+                 location: str | None) -> None:
+        super().__init__(message, format_guess=format_guess, location=location)
+        self.setting = setting
+        self.limit = limit
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_over_limit, (self.message, self.setting, self.limit, self.format_guess, self.location))
+
+
+def _rebuild_over_limit(message: str, setting: str, limit: int, format_guess: str | None,
+                        location: str | None) -> OverLimitError:
+    """Unpickle an OverLimitError."""
+    return OverLimitError(message, setting=setting, limit=limit, format_guess=format_guess, location=location)
+
+
 def over_limit(setting: str, measured: str, limit: int, *, format_guess: str | None,
-               location: str | None) -> ParseError:
+               location: str | None) -> OverLimitError:
     """The error for a measured size over the limit `setting`."""
-    return ParseError(f"{measured}: over the limit {setting} = {limit:,} (setting MEMLAKE_{setting.upper()})",
-                      format_guess=format_guess, location=location)
+    return OverLimitError(f"{measured}: over the limit {setting} = {limit:,} (setting MEMLAKE_{setting.upper()})",
+                          setting=setting, limit=limit, format_guess=format_guess, location=location)
 
 
 def read_limited(path: Path, limits: ParseLimits, format_guess: str | None) -> bytes:

@@ -52,6 +52,7 @@ class _Row:
     conversation_id: str
     title: str | None
     message: ParsedMessage  # its content may be blank: the grouper counts that as skipped
+    known_role: bool  # a role outside ROLES is skipped, as the exports skip theirs
 
 
 def _read_row(row: dict[str, Any], loc: str, *, empty_is_null: bool) -> _Row:
@@ -75,8 +76,8 @@ def _read_row(row: dict[str, Any], loc: str, *, empty_is_null: bool) -> _Row:
     if not conversation_id:
         raise ShapeError(where("conversation_id"), "empty")
     role = _table_str(cell("role"), where("role"))
-    if role not in ROLES:
-        raise ShapeError(where("role"), f"unknown role {str(role)[:40]!r}: expected one of {', '.join(ROLES)}")
+    if not role:  # a row with no role is broken; one with a role we do not know is only skipped
+        raise ShapeError(where("role"), f"empty: expected one of {', '.join(ROLES)}")
     content = row.get("content")
     if not isinstance(content, str):
         raise ShapeError(where("content"), f"expected a string, got {type_name(content)}")
@@ -86,7 +87,7 @@ def _read_row(row: dict[str, Any], loc: str, *, empty_is_null: bool) -> _Row:
     message = ParsedMessage(message_id=message_id, role=role, content=clean(content), created_at=created_at,
                             speaker=speaker)
     title = _table_str(cell("title"), where("title")) or None
-    return _Row(agent_id, conversation_id, title, message)
+    return _Row(agent_id, conversation_id, title, message, known_role=role in ROLES)
 
 
 class _Grouper:
@@ -108,6 +109,9 @@ class _Grouper:
             self.seen_ids[key] = set()
         if conv.title is None:
             conv.title = read.title
+        if not read.known_role:
+            count_skipped(conv.skipped, "unknown_role")
+            return
         if not read.message.content.strip():
             count_skipped(conv.skipped, "empty")
             return

@@ -353,7 +353,7 @@ def test_single_jsonl_line_is_jsonl(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "location", "match"),
     [
-        ({"role": "robot"}, "line 3, column role", "unknown role"),
+        ({"role": ""}, "line 3, column role", "empty"),  # an unknown role is a skipped message, no role an error
         ({"created_at": "March 3rd"}, "line 3, column created_at", "unparseable date"),
         ({"content": 42}, "line 3, column content", "expected a string"),
         ({"conversation_id": ["x"]}, "line 3, column conversation_id", "expected a string"),
@@ -381,12 +381,12 @@ def test_jsonl_broken_line(tmp_path: Path) -> None:
 
 
 def test_csv_errors_name_line_and_column(tmp_path: Path) -> None:
-    text = "conversation_id,role,content,created_at\nc1,user,hi,2024-01-01\nc1,wizard,hi,2024-01-01\n"
-    with pytest.raises(ParseError) as info:
+    text = "conversation_id,role,content,created_at\nc1,user,hi,2024-01-01\nc1,,hi,2024-01-01\n"
+    with pytest.raises(ParseError) as info:  # no role (an unknown one is a skipped message)
         parse_file(write(tmp_path / "chat.csv", text))
     assert (info.value.location, info.value.format_guess) == ("line 3, column role", "csv")
     with pytest.raises(ParseError, match="expected 4 fields") as info:
-        parse_file(write(tmp_path / "chat.csv", text.replace("wizard,hi", "user,hi,extra")))
+        parse_file(write(tmp_path / "chat.csv", text.replace("c1,,hi", "c1,user,hi,extra")))
     assert info.value.location == "line 3"
 
 
