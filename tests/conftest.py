@@ -61,6 +61,16 @@ def run_pipeline(settings, fast_resources) -> Callable[..., object]:
     return run
 
 
+@pytest.fixture
+def fresh_breakers():
+    """The core model's circuit breakers closed before and after the test (they are per process)."""
+    from memlake.distill.client import reset_breakers  # deferred: openai and instructor cost ~1 s to import
+
+    reset_breakers()
+    yield
+    reset_breakers()
+
+
 def land(settings, agent_id: str, name: str, content: str | bytes) -> Path:
     """Drop a file into the agent's landing folder, as a user would."""
     path = settings.landing_dir / agent_id / name

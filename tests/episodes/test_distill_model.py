@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import dagster as dg
 import pytest
 
-from memlake.distill.client import CoreConfig, CoreModelDistiller, DistillError, breaker_for, reset_breakers
+from memlake.distill.client import CoreConfig, CoreModelDistiller, DistillError, breaker_for
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
 from memlake.distill.prompt import PROMPT_VERSION
@@ -25,11 +25,8 @@ MOVE = Conversation(
 )
 
 
-@pytest.fixture(autouse=True)
-def fresh_breakers():
-    reset_breakers()
-    yield
-    reset_breakers()
+# every test starts with the model's circuit breakers closed, and leaves them so
+pytestmark = pytest.mark.usefixtures("fresh_breakers")
 
 
 @pytest.fixture

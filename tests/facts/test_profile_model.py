@@ -10,7 +10,6 @@ import polars as pl
 import pytest
 
 from memlake.api import Memory
-from memlake.distill.client import reset_breakers
 from memlake.facts.profile import profile_versions
 from memlake.facts.profile_model import PROFILE_CACHE, PROFILE_PROMPT_VERSION
 from memlake.lake import Lake
@@ -47,11 +46,8 @@ def responder(skip_overrides: bool = False, extra: list[dict[str, Any]] | None =
     return answer
 
 
-@pytest.fixture(autouse=True)
-def fresh_breakers():
-    reset_breakers()
-    yield
-    reset_breakers()
+# every test starts with the model's circuit breakers closed, and leaves them so
+pytestmark = pytest.mark.usefixtures("fresh_breakers")
 
 
 @pytest.fixture
