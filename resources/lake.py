@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from functools import cached_property
 
 import dagster as dg
@@ -27,15 +28,14 @@ class LakeResource(dg.ConfigurableResource):
         any text as a key of the day partitions (the UI's partition picker, its `addDynamicPartition`)."""
         tags = context.dagster_run.tags if context.dagster_run is not None else {}
         for key in (tags[name] for name in PARTITION_TAGS if name in tags):
-            try:
-                check_day(key)
-            except ValueError:
+            problem = day_key_problem(key, datetime.now(UTC).date())
+            if problem is not None:
                 raise dg.Failure(
-                    f"partition key {key!r} is not a day (YYYY-MM-DD): memlake partitions are conversation days, "
-                    "so this run builds nothing. The key stays in the UI until removed: with DAGSTER_HOME set "
-                    "to the home's instance (<home>/dagster_home), `python -c \"import dagster as dg; "
+                    f"partition key {key!r} {problem}: memlake partitions are days with conversations, so this run "
+                    "builds nothing. The key stays in the UI until removed: with DAGSTER_HOME set to the home's "
+                    "instance (<home>/dagster_home), `python -c \"import dagster as dg; "
                     f"dg.DagsterInstance.get().delete_dynamic_partition('conversation_days', {key!r})\"`"
-                ) from None
+                )
 
     @cached_property
     def settings(self) -> Settings:
@@ -46,3 +46,15 @@ class LakeResource(dg.ConfigurableResource):
     @cached_property
     def lake(self) -> Lake:
         return Lake(self.settings.lake_dir)
+
+
+def day_key_problem(key: str, today: date) -> str | None:
+    """Why `key` can be no day partition (None when it can): not a `YYYY-MM-DD` day, or a day after `today`
+    (landing refuses conversations dated after the run, so such a day never holds any)."""
+    try:
+        check_day(key)
+    except ValueError:
+        return "is not a day (YYYY-MM-DD)"
+    if date.fromisoformat(key) > today:
+        return f"is a day after today ({today.isoformat()}, UTC)"
+    return None

@@ -218,17 +218,20 @@ def test_a_partition_key_that_is_not_a_day_fails_its_run_with_a_clear_error_and_
     added = _graphql(instance, ADD_PARTITION, {"partitionsDefName": DAYS, "partitionKey": "not-a-day"})
     assert added["addDynamicPartition"]["__typename"] == "AddDynamicPartitionSuccess"  # Dagster takes any text
     instance.add_dynamic_partitions(DAYS, ["[2024-01-08...2024-01-22]"])  # a range typed as a key
+    instance.add_dynamic_partitions(DAYS, ["2099-01-01"])  # a day no conversation can have yet: it built empty
     land(settings, "alice", "a.jsonl",
          '{"conversation_id":"c1","role":"user","content":"hi","created_at":"2024-03-01T10:00:00Z"}\n')
 
-    for key in ("not-a-day", "[2024-01-08...2024-01-22]"):
+    for key, problem in (("not-a-day", "is not a day (YYYY-MM-DD)"),
+                         ("[2024-01-08...2024-01-22]", "is not a day (YYYY-MM-DD)"),
+                         ("2099-01-01", "is a day after today")):
         result = dg.materialize([*ASSETS, *CHECKS], selection=landing_job_selection, partition_key=key,
                                 resources=fast_resources, instance=instance, raise_on_error=False)
         assert not result.success
         assert not result.get_asset_materialization_events() and not result.get_asset_check_evaluations()
         errors = [event.event_specific_data.error.to_string() for event in result.all_events  # type: ignore
                   if event.is_failure and getattr(event.event_specific_data, "error", None)]
-        assert errors and all(f"partition key {key!r} is not a day (YYYY-MM-DD)" in text for text in errors), errors
+        assert errors and all(f"partition key {key!r} {problem}" in text for text in errors), errors
         assert all("delete_dynamic_partition" in text for text in errors)  # says how to remove it
     assert not any(Lake(settings.lake_dir).files(table) for table in (LANDING_MANIFEST, TURNS))
 
