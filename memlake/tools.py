@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -133,8 +134,8 @@ def check_arguments(name: str, arguments: dict[str, Any] | str) -> dict[str, Any
     the schema is the one statement of what a tool accepts."""
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
+            arguments = json.loads(arguments, parse_constant=_not_json) if arguments.strip() else {}
+        except (json.JSONDecodeError, BadArguments) as exc:
             raise BadArguments(f"the arguments are not valid JSON: {exc}") from None
     if not isinstance(arguments, dict):
         raise BadArguments(f"the arguments are a JSON object, got {type(arguments).__name__}")
@@ -152,8 +153,12 @@ def check_arguments(name: str, arguments: dict[str, Any] | str) -> dict[str, Any
         problem = _problem(value, spec)
         if problem:
             raise BadArguments(f"{key}: {problem}")
-        checked[key] = value
+        checked[key] = int(value) if "integer" in _types(spec) and isinstance(value, float) else value
     return checked
+
+
+def _not_json(constant: str) -> None:
+    raise BadArguments(f"{constant} is not a JSON number")
 
 
 def _types(spec: dict[str, Any]) -> list[str]:
@@ -162,8 +167,9 @@ def _types(spec: dict[str, Any]) -> list[str]:
 
 _TYPE_CHECKS: dict[str, Callable[[object], bool]] = {
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    # as JSON Schema counts them: 5.0 is an integer, True is no number
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v),
     "boolean": lambda v: isinstance(v, bool),
     "array": lambda v: isinstance(v, list),
     "null": lambda v: v is None,

@@ -6,9 +6,12 @@ import json
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from memlake.api import Memory
-from memlake.tools import TOOLS, MemoryTools
+from memlake.tools import TOOLS, BadArguments, MemoryTools, check_arguments
 from tests.search.helpers import build_home, hash_memory
 
 SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
@@ -18,6 +21,7 @@ SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in 
 GOOD = [
     ("recall", {"query": "where does the user live", "scope": "facts", "limit": 5, "since": None, "until": None}),
     ("recall", {"query": "tea", "scope": "all", "limit": None, "since": "2024-01-01", "until": "2024-12-31"}),
+    ("recall", {"query": "tea", "scope": "transcript", "limit": 3.0, "since": None, "until": None}),
     ("store", {"content": "The user is vegan.", "type": "preference", "subject": None, "slot": "diet",
                "value": "vegan", "tags": ["food"], "importance": 0.9, "replaces": None}),
     ("store", {"content": "I moved to Paris.", "type": None, "subject": None, "slot": None, "value": None,
@@ -75,11 +79,38 @@ def test_a_call_the_schema_refuses_is_refused_with_a_message(settings, name: str
     assert message in result["error"]["message"]
 
 
+# Any JSON value an argument might hold, the schema's own enum values included so that valid calls come up too.
+JSON_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-100, 100), st.floats(-2, 200, allow_nan=False),
+    st.integers(-2, 60).map(float),
+    st.sampled_from(["facts", "all", "preference", "tea", "2024-01-01", ""]), st.text(max_size=5),
+    st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=3),
+)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(call=st.sampled_from(GOOD), data=st.data())
+def test_the_dispatcher_accepts_exactly_what_the_schema_accepts(call: tuple[str, dict], data: st.DataObject) -> None:
+    name, arguments = call[0], dict(call[1])  # a good call with some arguments changed to any JSON value
+    for key in data.draw(st.lists(st.sampled_from(list(arguments)), max_size=2), label="changed"):
+        arguments[key] = data.draw(JSON_VALUES, label=key)
+    if data.draw(st.booleans(), label="an extra argument"):
+        arguments["agent_id"] = "bob"
+    try:
+        check_arguments(name, arguments)
+        accepted = True
+    except BadArguments:
+        accepted = False
+    assert accepted == jsonschema.Draft202012Validator(SCHEMAS[name]).is_valid(arguments)
+
+
 @pytest.mark.parametrize(
     ("name", "arguments", "kind", "message"),
     [
         ("recall", '{"query": "tea", "scope":', "bad_arguments", "not valid JSON"),
         ("recall", "[1, 2]", "bad_arguments", "a JSON object, got list"),
+        ("store", '{"content": "x", "importance": NaN}', "bad_arguments", "NaN is not a JSON number"),
+        ("store", {"content": "x", "importance": float("nan")}, "bad_arguments", "importance: expected number"),
         ("remember", {"content": "x"}, "unknown_tool", "the tools are recall, store, forget, list"),
         ("recall", {"query": "  ", "scope": "facts"}, "refused", "needs words"),
         ("list", {"since": "last tuesday"}, "refused", "last tuesday"),
