@@ -162,6 +162,19 @@ def test_store_recall_list_then_forget_by_query_with_a_preview_then_confirm(sett
     assert all(hit["fact_id"] != paris for hit in tools.call("recall", {"query": "Paris", "scope": "facts"})["results"])
 
 
+def test_the_preview_shows_every_version_that_a_confirm_then_forgets(settings) -> None:
+    tools = MemoryTools(hash_memory(settings), "ann")
+    tools.call("store", {"content": "I moved to Paris."})
+    tools.call("store", {"content": "I moved to Berlin."})  # the same slot: Paris is kept as history
+
+    preview = tools.call("forget", {"query": "Berlin"})
+    shown = {(f["fact_id"], f["version"], f["value"]) for f in preview["would_forget"]}
+    assert {value for _, _, value in shown} == {"Paris", "Berlin"}
+    done = tools.call("forget", {"query": "Berlin", "confirm": True, "fact_ids": preview["fact_ids"]})
+    assert {(f["fact_id"], f["version"], f["value"]) for f in done["forgotten"]} == shown
+    assert tools.call("list", {"include_history": True})["total"] == 0
+
+
 def test_a_confirm_with_other_ids_than_the_query_matches_forgets_nothing(settings) -> None:
     tools = MemoryTools(hash_memory(settings), "ann")
     paris = tools.call("store", {"content": "I moved to Paris."})["stored"][0]["fact_id"]
@@ -212,5 +225,5 @@ def test_recall_of_all_merges_the_scopes_up_to_the_limit(chats) -> None:
     tools = MemoryTools(hash_memory(chats), "alice")
     hits = tools.call("recall", {"query": "oolong tea", "scope": "all", "limit": 4})["results"]
     assert 0 < len(hits) <= 4
-    assert "transcript" in {hit["source"] for hit in hits}
+    assert {"episode", "transcript"} <= {hit["source"] for hit in hits}, "each scope has its turn"
     assert all(hit["conversation_id"] != "secret" for hit in hits)
