@@ -5,7 +5,7 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -433,3 +433,50 @@ class Memory:
 
             self._fact_overlays_cache = FactOverlays(self._fact_reads())
         return self._fact_overlays_cache
+
+    def context(
+        self,
+        query: str,
+        agent_id: str,
+        mode: str = "compact",
+        budget: int | None = None,
+        as_of: datetime | str | None = None,
+        *,
+        gate: str = "heuristic",
+    ) -> Any:
+        """The context block to put before the model for `query`: a `ContextBlock` (text, sections, token
+        count, provenance of every line).
+
+        `compact` (the one mode built): the date, the user's overrides, then the one section the relevance gate
+        chose (`gate`: heuristic or off), within `budget` tokens (default the `context_budget_tokens`
+        setting) of the packaged MiniLM tokenizer. `as_of` gives the block as it would have been then."""
+        from memlake.context import lines as to_lines  # deferred: the fact fold, ~50 ms
+        from memlake.context.assemble import assemble_compact  # deferred: with the lines
+        from memlake.context.gate import decide  # deferred: with the lines
+        from memlake.embedding import count_packaged_tokens
+
+        if mode != "compact":
+            raise ValueError(f"unknown context mode {mode!r}: compact is the one built so far")
+        budget = self.settings.context_budget_tokens if budget is None else budget
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"a context budget is a whole number of tokens from 1, got {budget!r}")
+        _check_text("query", query)
+        if not query or not query.strip():
+            raise ValueError(f"a context block needs a question, got {query!r}")
+        moment = as_utc_or_none(as_of, end_of_day=True)
+        current = self.facts(agent_id, as_of=moment)
+        decision = decide(query, gate, known_subjects=current["subject"].unique().to_list())
+        chosen: list[Any] = []
+        if decision.section == "facts":
+            hits = self.search(query, agent_id, k=10, scope="facts", as_of=moment, until=moment)
+            history = self.facts(agent_id, as_of=moment, include_history=True) if decision.wants_history else None
+            chosen = to_lines.fact_lines(current, history, hits["fact_id"].to_list(), decision)
+        elif decision.section == "identity":
+            chosen = to_lines.identity_lines(current)
+        elif decision.section in ("episodes", "transcript"):
+            scope, kind = ("episodes", "episode") if decision.section == "episodes" else ("chunks", "turn")
+            chosen = to_lines.hit_lines(self.search(query, agent_id, k=10, scope=scope, as_of=moment, until=moment),
+                                        kind)
+        today = (moment or datetime.now(UTC)).date()
+        return assemble_compact(today, decision, to_lines.override_lines(current), chosen, budget,
+                                count_packaged_tokens)
