@@ -13,13 +13,14 @@ from memlake.context.gate import GateDecision
 IDENTITY_SLOTS = ("name", "home_city", "employer", "job_title", "partner", "sibling")
 
 
-def fact_line(row: dict[str, Any]) -> ContextLine:
-    """A fact row (of `Memory.facts`) as a line: a superseded value carries the day it stopped being true."""
+def fact_line(row: dict[str, Any], past: bool = False) -> ContextLine:
+    """A fact row (of `Memory.facts`) as a line; a `past` value (no longer true at the block's time) carries
+    the day it ended. A current one carries none, even if it has ended since: an `as_of` block knows no later."""
     return ContextLine(
         text=row["content"], kind="fact", ref=f"{row['fact_id']}@{row['version']}", said_at=row["created_at"],
         conversation_ids=tuple(row["source_conversation_ids"] or ()),
         message_ids=tuple(row["source_message_ids"] or ()),
-        until=row["valid_until"] if row["status"] != "active" else None,
+        until=row["valid_until"] if past else None,
     )
 
 
@@ -56,10 +57,12 @@ def fact_lines(current: pl.DataFrame, history: pl.DataFrame | None, hit_fact_ids
         return lines
     # the past of what the question names goes right after its current value; other past values last
     named_ids = set(ordered.filter(pl.col("_named"))["fact_id"].to_list())
-    past = (history.filter(pl.col("status") == "superseded")
+    # the versions said by then that were no longer true then: every version but the current ones
+    past = (history.join(current.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
+            .filter(pl.col("valid_until").is_not_null())
             .with_columns(pl.col("fact_id").is_in(list(named_ids)).alias("_named"))
             .sort(["_named", "created_at"], descending=True))
-    past_lines = [fact_line(row) for row in past.iter_rows(named=True)]
+    past_lines = [fact_line(row, past=True) for row in past.iter_rows(named=True)]
     named_count, past_named = int(ordered["_named"].sum()), int(past["_named"].sum())
     return lines[:named_count] + past_lines[:past_named] + lines[named_count:] + past_lines[past_named:]
 

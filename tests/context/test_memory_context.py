@@ -69,3 +69,12 @@ def test_a_bad_context_request_is_one_clear_line(samples_home, monkeypatch, caps
     assert code == 2
     assert printed.startswith("error: ") and message in printed
     assert "Traceback" not in printed
+
+
+def test_as_of_gives_the_block_as_it_was_then_with_no_later_knowledge(samples_home):
+    block = Memory(settings=samples_home).context("where do I live now?", "demo", as_of="2024-03-01")
+    assert block.text.startswith("Today is 2024-03-01")
+    first = block.provenance[0]
+    assert "lives in Berlin" in first["text"] and first["until"] is None  # current then: its end was not known
+    assert all(row["said_at"] < "2024-03-02" for row in block.provenance)
+    assert "Lisbon" not in block.text and "2024-06" not in block.text
