@@ -360,8 +360,8 @@ def turns(
 def context(
     query: Annotated[str, typer.Argument(help="the question the agent is about to answer")],
     agent: AgentOption,
-    mode: Annotated[str, typer.Option(help="compact (the one mode built so far)")] = "compact",
-    budget: Annotated[int | None, typer.Option(help="tokens (default: the context_budget_tokens setting)")] = None,
+    mode: Annotated[str, typer.Option(help="compact (one section, 800 tokens) | full (every section)")] = "compact",
+    budget: Annotated[int | None, typer.Option(help="tokens (default: context_budget_tokens; full: 17300)")] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="the block as it would have been then (ISO)")] = None,
     gate: Annotated[str, typer.Option(help="relevance gate: heuristic | off")] = "heuristic",
     as_json: Annotated[bool, typer.Option("--json", help="the block, its sections and every line's sources")] = False,

@@ -1,5 +1,5 @@
-"""The compact context block: the date, the user's overrides, then the one section the gate chose, cut to
-one budget of real tokens.
+"""The context block: the date, then sections of memory lines, cut to a budget of real tokens (and, in full
+mode, each section to its own).
 
 A line goes in only if the whole block, counted again with it, stays within the budget; a line that does not
 fit is left out and a shorter one after it may still go in. Lines keep their order: the caller ranks them
@@ -85,25 +85,51 @@ def _render(today: date, sections: Iterable[tuple[str, list[ContextLine]]]) -> s
     return "\n".join([f"Today is {today:%Y-%m-%d} (UTC).", BLOCK_OPEN, PREAMBLE, *body, BLOCK_CLOSE])
 
 
-def assemble_compact(
-    today: date, gate: GateDecision, overrides: list[ContextLine], chosen: list[ContextLine], budget: int,
-    count_tokens: CountTokens,
+# full mode: the sections in priority order (a smaller total budget cuts the last first) and their budgets
+FULL_SECTIONS = (("profile", 2000), ("working memory", 3000), ("summaries", 3000), ("key relationships", 300),
+                 ("matched excerpts", 3000), ("matched memories", 3000), ("matched summaries", 3000))
+FULL_BUDGET = sum(tokens for _, tokens in FULL_SECTIONS)
+
+
+@dataclass(frozen=True)
+class SectionPlan:
+    """A section's candidate lines, best first, and its own budget (None: only the block's)."""
+
+    name: str
+    lines: list[ContextLine]
+    budget: int | None = None
+
+
+def _same_memory(line: ContextLine) -> tuple[str, ...]:
+    """What makes two lines the same memory: a fact version, or one conversation's summary, or a search key."""
+    return ("episode", *line.conversation_ids) if line.kind == "episode" else (line.kind, line.ref)
+
+
+def assemble(
+    today: date, gate: GateDecision, mode: str, plans: list[SectionPlan], budget: int, count_tokens: CountTokens,
 ) -> ContextBlock:
-    """The block: the date, the overrides (always, as far as the budget goes), then the gate's section."""
+    """The block: the date, then each planned section in order, a line in only while both its section's budget
+    and the block's hold, and only if no section above already holds the same memory."""
     frame_tokens = count_tokens(_render(today, []))
     if frame_tokens > budget:
         raise ValueError(f"a context budget of {budget} tokens is too small: the date and the delimiters alone "
                          f"take {frame_tokens}")
-    wanted = [("overrides", overrides), (gate.section, chosen)] if gate.section != "none" else [("overrides",
-                                                                                                  overrides)]
-    kept: list[tuple[str, list[ContextLine]]] = [(name, []) for name, _ in wanted]
-    left_out = [0] * len(wanted)
-    for at, (_, lines) in enumerate(wanted):
-        for line in lines:
+    kept: list[tuple[str, list[ContextLine]]] = [(plan.name, []) for plan in plans]
+    left_out = [0] * len(plans)
+    seen: set[tuple[str, ...]] = set()
+    for at, plan in enumerate(plans):
+        for line in plan.lines:
+            if _same_memory(line) in seen:
+                continue
             kept[at][1].append(line)
-            if count_tokens(_render(today, kept)) > budget:
+            over_section = plan.budget is not None and count_tokens(
+                "\n".join(x.rendered() for x in kept[at][1])) > plan.budget
+            if over_section or count_tokens(_render(today, kept)) > budget:
                 kept[at][1].pop()
                 left_out[at] += 1
+            else:
+                seen.add(_same_memory(line))
     text = _render(today, kept)
     sections = tuple(ContextSection(name, tuple(lines), left_out[at]) for at, (name, lines) in enumerate(kept))
-    return ContextBlock(text, count_tokens(text), budget, "compact", today, gate, sections)
+    return ContextBlock(text, count_tokens(text), budget, mode, today, gate, sections)
+

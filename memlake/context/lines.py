@@ -73,3 +73,18 @@ def identity_lines(current: pl.DataFrame) -> list[ContextLine]:
         (pl.col("type") == "identity") | ((pl.col("subject") == "user") & pl.col("slot").is_in(IDENTITY_SLOTS))))
     return [fact_line(row) for row in who.sort(["importance", "created_at"], descending=True, nulls_last=True)
             .iter_rows(named=True)]
+
+
+def relationship_lines(current: pl.DataFrame) -> list[ContextLine]:
+    """The people in the user's life: current relationship facts, most important first."""
+    related = current.filter((pl.col("source_interface") != "override") & (pl.col("type") == "relationship"))
+    return [fact_line(row) for row in related.sort(["importance", "created_at"], descending=True, nulls_last=True)
+            .iter_rows(named=True)]
+
+
+def episode_lines(episodes: pl.DataFrame) -> list[ContextLine]:
+    """Episodes (rows of `Memory.episodes`, in the order given) as summary lines."""
+    return [ContextLine(text=row["summary"], kind="episode", ref=f"{row['agent_id']}/{row['conversation_id']}",
+                        said_at=row["conversation_started_at"], conversation_ids=(row["conversation_id"],),
+                        message_ids=tuple(row["message_ids"] or ()))
+            for row in episodes.iter_rows(named=True)]

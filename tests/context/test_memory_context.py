@@ -61,7 +61,7 @@ def test_memlake_context_prints_the_block_and_its_sources_as_json(samples_home):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--budget", "0"], "a context budget is a whole number"),
-    (["--mode", "full"], "unknown context mode 'full'"),
+    (["--mode", "fuller"], "unknown context mode 'fuller'"),
     (["--gate", "llm"], "unknown gate mode 'llm'"),
 ])
 def test_a_bad_context_request_is_one_clear_line(samples_home, monkeypatch, capsys, args, message):
@@ -78,3 +78,21 @@ def test_as_of_gives_the_block_as_it_was_then_with_no_later_knowledge(samples_ho
     assert "lives in Berlin" in first["text"] and first["until"] is None  # current then: its end was not known
     assert all(row["said_at"] < "2024-03-02" for row in block.provenance)
     assert "Lisbon" not in block.text and "2024-06" not in block.text
+
+
+def test_full_mode_gives_every_section_in_order_and_a_smaller_budget_cuts_the_last_first(samples_home):
+    memory = Memory(settings=samples_home)
+    full = memory.context("where do I live now?", "demo", mode="full")
+    assert [s.name for s in full.sections] == ["overrides", "profile", "working memory", "summaries",
+                                               "key relationships", "matched excerpts", "matched memories",
+                                               "matched summaries"]
+    assert full.token_count <= full.budget == 17300
+    kept = [(row["kind"], row["ref"]) for row in full.provenance]
+    assert len(kept) == len(set(kept))  # no memory twice
+    texts = [row["text"] for row in full.provenance]
+    lisbon = texts.index("The user moved to Lisbon around 2024-06-03.")
+    assert full.provenance[lisbon]["section"] == "profile"  # where the user lives now, before any older city
+    assert all(at > lisbon for at, text in enumerate(texts) if "Berlin" in text)
+    small = memory.context("where do I live now?", "demo", mode="full", budget=500)
+    lines = {s.name: len(s.lines) for s in small.sections}
+    assert small.token_count <= 500 and lines["profile"] > 0 and lines["matched excerpts"] == 0
