@@ -5,7 +5,7 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -433,3 +433,93 @@ class Memory:
 
             self._fact_overlays_cache = FactOverlays(self._fact_reads())
         return self._fact_overlays_cache
+
+    def context(
+        self,
+        query: str,
+        agent_id: str,
+        mode: str = "compact",
+        budget: int | None = None,
+        as_of: datetime | str | None = None,
+        *,
+        gate: str = "heuristic",
+    ) -> Any:
+        """The context block to put before the model for `query`: a `ContextBlock` (text, sections, token
+        count, provenance of every line), within `budget` tokens of the packaged MiniLM tokenizer.
+
+        `compact`: the date, the user's overrides, then the one section the relevance gate chose (`gate`:
+        heuristic or off); budget default the `context_budget_tokens` setting. `full`: the date, the overrides,
+        then profile, working memory, recent summaries, key relationships and the query's matched excerpts,
+        memories and summaries, each under its own budget (`assemble.FULL_SECTIONS`), a line already in left
+        out; budget default their sum, a smaller one cutting the last sections first. `as_of` gives the block
+        as it would have been then."""
+        from memlake.context.assemble import FULL_BUDGET, assemble  # deferred: with the fact fold it reads
+        from memlake.context.gate import decide  # deferred: with the fact fold it reads
+        from memlake.embedding import count_packaged_tokens
+
+        if mode not in ("compact", "full"):
+            raise ValueError(f"unknown context mode {mode!r}: compact or full")
+        budget = (self.settings.context_budget_tokens if mode == "compact" else FULL_BUDGET) if budget is None \
+            else budget
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"a context budget is a whole number of tokens from 1, got {budget!r}")
+        _check_text("query", query)
+        if not query or not query.strip():
+            raise ValueError(f"a context block needs a question, got {query!r}")
+        moment = as_utc_or_none(as_of, end_of_day=True)
+        current = self.facts(agent_id, as_of=moment)
+        decision = decide(query, gate, known_subjects=current["subject"].unique().to_list())
+        plans = (self._compact_plans if mode == "compact" else self._full_plans)(
+            query, agent_id, decision, current, moment)
+        today = (moment or datetime.now(UTC)).date()
+        return assemble(today, decision, mode, plans, budget, count_packaged_tokens)
+
+    def _compact_plans(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
+                       moment: datetime | None) -> list[Any]:
+        """The overrides, then the one section the gate chose (none: the overrides alone)."""
+        from memlake.context import lines as to_lines  # deferred: read with the fact fold
+        from memlake.context.assemble import SectionPlan  # deferred: read with the fact fold
+
+        plans = [SectionPlan("overrides", to_lines.override_lines(current))]
+        if decision.section == "facts":
+            plans.append(SectionPlan("facts", self._working_memory(query, agent_id, decision, current, moment)[0]))
+        elif decision.section == "identity":
+            plans.append(SectionPlan("identity", to_lines.identity_lines(current)))
+        elif decision.section in ("episodes", "transcript"):
+            scope, kind = ("episodes", "episode") if decision.section == "episodes" else ("chunks", "turn")
+            hits = self.search(query, agent_id, k=10, scope=scope, as_of=moment, until=moment)
+            plans.append(SectionPlan(decision.section, to_lines.hit_lines(hits, kind)))
+        return plans
+
+    def _working_memory(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
+                        moment: datetime | None) -> tuple[list[Any], list[str]]:
+        """The facts, ordered for the question (with their past when it asks about it), and the fact search's
+        hits (fact ids, best first)."""
+        from memlake.context import lines as to_lines  # deferred: read with the fact fold
+
+        hit_ids = self.search(query, agent_id, k=10, scope="facts", as_of=moment, until=moment)["fact_id"].to_list()
+        history = self.facts(agent_id, as_of=moment, include_history=True) if decision.wants_history else None
+        return to_lines.fact_lines(current, history, hit_ids, decision), hit_ids
+
+    def _full_plans(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
+                    moment: datetime | None) -> list[Any]:
+        """Every section of `assemble.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
+        from memlake.context import lines as to_lines  # deferred: read with the fact fold
+        from memlake.context.assemble import FULL_SECTIONS, SectionPlan  # deferred: read with the fact fold
+
+        working, hit_ids = self._working_memory(query, agent_id, decision, current, moment)
+        by_id = {line.ref.split("@")[0]: line for line in working if line.until is None}
+        recent = self.episodes(agent_id, until=moment).sort("conversation_started_at", descending=True)
+        candidates = {
+            "profile": to_lines.identity_lines(current),
+            "working memory": working,
+            "summaries": to_lines.episode_lines(recent),
+            "key relationships": to_lines.relationship_lines(current),
+            "matched excerpts": to_lines.hit_lines(
+                self.search(query, agent_id, k=10, scope="chunks", as_of=moment, until=moment), "turn"),
+            "matched memories": [by_id[fact_id] for fact_id in dict.fromkeys(hit_ids) if fact_id in by_id],
+            "matched summaries": to_lines.hit_lines(
+                self.search(query, agent_id, k=10, scope="episodes", as_of=moment, until=moment), "episode"),
+        }
+        return [SectionPlan("overrides", to_lines.override_lines(current)),
+                *(SectionPlan(name, candidates[name], tokens) for name, tokens in FULL_SECTIONS)]

@@ -207,3 +207,19 @@ def why_unavailable() -> str | None:
 def configured_embedder(settings: Settings) -> TextEmbedder | None:
     """The embedder a home's settings name (see `load_embedder`)."""
     return load_embedder(settings.embedding_model, settings.embedding_batch_size, settings.home)
+
+
+@lru_cache(maxsize=1)
+def _packaged_tokenizer() -> Any:
+    from tokenizers import Tokenizer  # deferred: ~6 ms, only for a read that counts tokens
+
+    tokenizer = Tokenizer.from_file(str(Path(default_model_path()) / "tokenizer.json"))
+    tokenizer.no_truncation()  # counting, not encoding for the model: long texts are expected
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def count_packaged_tokens(text: str) -> int:
+    """Tokens of `text` in the packaged MiniLM tokenizer, loaded alone (no model, no torch): the unit of a
+    context block's budget, the same whatever embedding model a home is set to, so a budget means one thing."""
+    return len(_packaged_tokenizer().encode(text, add_special_tokens=False).ids)

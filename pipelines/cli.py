@@ -357,6 +357,31 @@ def turns(
 
 
 @app.command()
+def context(
+    query: Annotated[str, typer.Argument(help="the question the agent is about to answer")],
+    agent: AgentOption,
+    mode: Annotated[str, typer.Option(help="compact (one section, 800 tokens) | full (every section)")] = "compact",
+    budget: Annotated[int | None, typer.Option(help="tokens (default: context_budget_tokens; full: 17300)")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="the block as it would have been then (ISO)")] = None,
+    gate: Annotated[str, typer.Option(help="relevance gate: heuristic | off")] = "heuristic",
+    as_json: Annotated[bool, typer.Option("--json", help="the block, its sections and every line's sources")] = False,
+    home: HomeOption = None,
+) -> None:
+    """The context block an agent puts before its model: the date, the user's overrides, then the memory the
+    question needs (current facts first, each dated), within a token budget."""
+    memory = Memory(settings=load_settings(home, search_snapshot_rows=0))
+    block = memory.context(query, agent, mode=mode, budget=budget, as_of=as_of, gate=gate)
+    if not block.provenance and agent not in memory.agents():
+        _unknown_agent(memory, agent)
+    if as_json:
+        typer.echo(json.dumps(block.as_dict(), ensure_ascii=False))
+        return
+    typer.echo(block.text)
+    typer.echo(f"({block.token_count}/{block.budget} tokens; gate: {block.gate.section}, {block.gate.reason})",
+               err=True)
+
+
+@app.command()
 def search(
     query: Annotated[str, typer.Argument(help="what to look for")],
     agent: AgentOption,

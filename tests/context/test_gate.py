@@ -1,0 +1,36 @@
+"""The relevance gate picks one section for a question and says what fired."""
+
+import pytest
+
+from memlake.context.gate import decide
+
+
+@pytest.mark.parametrize(("question", "section", "fired"), [
+    ("What were my exact words about the move?", "transcript", "exact words"),
+    ("Quote it verbatim please", "transcript", "verbatim"),
+    ("What did we discussed about bikes?", "episodes", "we discussed"),
+    ("Remember when we planned the Porto trip?", "episodes", "remember when"),
+    ("That one, was it cheaper?", "episodes", "that"),
+    ("What's my name?", "identity", "what's my name"),
+    ("Who am I?", "identity", "who am i"),
+    ("What does Leela like?", "facts", "Leela"),
+    ("Do you remember the database choice", "facts", "remember"),
+    ("Where do I live now?", "facts", "i"),
+    ("Hello there, nice weather", "none", None),
+])
+def test_the_heuristic_gate_picks_the_section_and_says_why(question, section, fired):
+    decision = decide(question, known_subjects=["user", "Leela"])
+    assert (decision.section, decision.fired) == (section, fired)
+    assert decision.reason
+
+
+@pytest.mark.parametrize(("question", "wants_history"), [
+    ("Where did I live before?", True), ("Has my employer changed?", True), ("Where do I live now?", False)])
+def test_the_gate_says_when_a_question_asks_about_the_past(question, wants_history):
+    assert decide(question).wants_history is wants_history
+
+
+def test_the_gate_off_always_gives_facts_and_an_unknown_mode_is_an_error():
+    assert decide("Hello there", mode="off").section == "facts"
+    with pytest.raises(ValueError, match="unknown gate mode 'llm'"):
+        decide("Hello there", mode="llm")
