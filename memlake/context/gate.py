@@ -17,8 +17,9 @@ GATE_MODES = ("heuristic", "off")
 SECTIONS = ("transcript", "episodes", "identity", "facts", "none")
 
 _TRANSCRIPT = ("exact words", "verbatim", "word for word", "exactly what i said", "exactly what you said", "quote")
-_EPISODES = ("we discussed", "we talked", "we spoke", "remember when", "last time", "our conversation",
-             "we chatted", "that conversation", "you told me", "i told you")
+_EPISODES = ("we discussed", "we discuss", "we talked", "we talk", "we spoke", "we've discussed", "we've talked",
+             "remember when", "last time", "our conversation", "we chatted", "that conversation", "you told me",
+             "i told you")
 _PRONOUN_LEAD = ("it", "that", "this", "those", "these", "they", "them", "he", "she", "there")
 _IDENTITY = ("what's my name", "what is my name", "who am i", "my name", "about me", "what do you know about me")
 _RECALL_VERBS = ("remember", "recall", "remind", "what do you know", "did i say", "did i mention", "have i")

@@ -10,6 +10,8 @@ from memlake.context.gate import decide
     ("Quote it verbatim please", "transcript", "verbatim"),
     ("What did we discussed about bikes?", "episodes", "we discussed"),
     ("Remember when we planned the Porto trip?", "episodes", "remember when"),
+    ("What did we discuss about the marathon?", "episodes", "we discuss"),
+    ("Have we talked about my bike before?", "episodes", "we talked"),
     ("That one, was it cheaper?", "episodes", "that"),
     ("What's my name?", "identity", "what's my name"),
     ("Who am I?", "identity", "who am i"),
