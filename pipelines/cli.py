@@ -576,7 +576,8 @@ def distill(
 
 bench_app = typer.Typer(
     no_args_is_help=True,
-    help="Benchmarks: LoCoMo retrieval recall, search at scale, the distiller, the fact change sets; all of them.",
+    help="Benchmarks: LoCoMo retrieval recall, context blocks, search at scale, the distiller, the fact change "
+    "sets; all of them.",
 )
 app.add_typer(bench_app, name="bench")
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -584,14 +585,22 @@ LOCOMO_DATA = REPO_DIR.parent / "shared" / "benchmarks" / "locomo" / "locomo10.j
 BENCH_DIR = REPO_DIR / "docs" / "benchmarks"
 
 
+# options of the benchmarks that build (or reuse) a LoCoMo home
+LocomoData = Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")]
+LimitOption = Annotated[int | None, typer.Option(help="only the first N samples (smoke run)")]
+ModelOption = Annotated[str, typer.Option(help="embedding model ('' = default, 'hash' = test double)")]
+BenchHomeOption = Annotated[Path | None, typer.Option(help="build into this home (default: a temporary one)")]
+ReuseOption = Annotated[bool, typer.Option(help="reuse an already built --home")]
+
+
 @bench_app.command("locomo")
 def bench_locomo(
-    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    data: LocomoData = LOCOMO_DATA,
     out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "locomo.json",
-    limit: Annotated[int | None, typer.Option(help="only the first N samples (smoke run)")] = None,
-    model: Annotated[str, typer.Option(help="embedding model ('' = default, 'hash' = test double)")] = "",
-    home: Annotated[Path | None, typer.Option(help="build into this home (default: a temporary one)")] = None,
-    reuse: Annotated[bool, typer.Option(help="reuse an already built --home")] = False,
+    limit: LimitOption = None,
+    model: ModelOption = "",
+    home: BenchHomeOption = None,
+    reuse: ReuseOption = False,
     sweeps: Annotated[bool, typer.Option(help="also run the tuning sweeps on conversations 0-4")] = True,
     adapted: Annotated[
         bool, typer.Option(help="also the model adapted on conversations 0-4's own question-reply pairs")
@@ -607,6 +616,25 @@ def bench_locomo(
                 f"{name}: turn recall_any@10 {overall['turn_any@10']:.3f}, session recall_all@5 "
                 f"{overall['session_all@5']:.3f} over {overall['n']} questions -> {out}"
             )
+
+
+@bench_app.command("context")
+def bench_context(
+    data: LocomoData = LOCOMO_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "context.json",
+    limit: LimitOption = None,
+    model: ModelOption = "",
+    home: BenchHomeOption = None,
+    reuse: ReuseOption = False,
+) -> None:
+    """Context blocks on LoCoMo: evidence in the block, compact (800 tokens) and full, beside search cut to 800."""
+    from memlake.bench.context import run_context  # deferred: as the other benchmarks beside locomo
+
+    report = run_context(data, out, home=home, reuse=reuse, limit=limit, model=model, log=typer.echo,
+                         pipeline=runs().IN_PROCESS)
+    for name, mode in report["modes"].items():
+        typer.echo(f"{name}: evidence in block {mode['evidence_in_block']['all']['any']:.3f}, tokens mean "
+                   f"{mode['tokens_mean']}, assembly p50 {mode['assembly_ms_p50']} ms -> {out}")
 
 
 @bench_app.command("scale")

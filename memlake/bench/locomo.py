@@ -325,6 +325,41 @@ def build(samples: Sequence[dict[str, Any]], home: Path, model: str, pipeline: H
     }
 
 
+def read_questions(data: Path, limit: int | None, benchmark: str, log: Callable[[str], None],
+                   ) -> tuple[bytes, list[dict[str, Any]], list[Question]]:
+    """The file's bytes (for its hash), its first `limit` samples and their questions."""
+    raw = data.read_bytes()
+    samples = json.loads(raw)[: limit or None]
+    qs = questions(samples)
+    log(f"{benchmark}: {len(samples)} sample(s), {len(qs)} questions (categories 1-4)")
+    return raw, samples, qs
+
+
+def report_head(benchmark: str, data: Path, raw: bytes, samples: Sequence[dict[str, Any]],
+                qs: Sequence[Question]) -> dict[str, Any]:
+    """What every LoCoMo report starts with: which benchmark, when, on what machine and which data."""
+    return {
+        "benchmark": benchmark,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "data": {"file": data.name, "sha256": hashlib.sha256(raw).hexdigest(), "samples": len(samples),
+                 "questions": len(qs)},
+    }
+
+
+def built_home(samples: Sequence[dict[str, Any]], home: Path, model: str, reuse: bool, pipeline: HomePipeline,
+               log: Callable[[str], None]) -> dict[str, Any]:
+    """The ingest figures of `home`: the ones saved when it was built, if `reuse` finds it built, else those
+    of building it now (saved beside it for a later `reuse`)."""
+    if reuse and (home / "lancedb").is_dir():
+        log(f"reusing {home}")
+        return json.loads((home / "ingest.json").read_text()) if (home / "ingest.json").is_file() else {}
+    ingest = build(samples, home, model, pipeline)
+    (home / "ingest.json").write_text(json.dumps(ingest))
+    log(f"ingest: {ingest}")
+    return ingest
+
+
 def evaluate(
     home: Path,
     model: str,
@@ -492,19 +527,10 @@ def run_locomo(
     """The whole benchmark: build (unless `reuse`), evaluate, write `out` as JSON. With `adapted`
     (and a model with weights), also the default model adapted on conversations 0-4 (see
     `evaluate_adapted`)."""
-    raw = data.read_bytes()
-    samples = json.loads(raw)[: limit or None]
-    qs = questions(samples)
-    log(f"locomo: {len(samples)} sample(s), {len(qs)} questions (categories 1-4)")
+    raw, samples, qs = read_questions(data, limit, "locomo", log)
     with tempfile.TemporaryDirectory(prefix="memlake-locomo-") as tmp:
         target = home or Path(tmp) / "home"
-        if reuse and (target / "lancedb").is_dir():
-            ingest = json.loads((target / "ingest.json").read_text()) if (target / "ingest.json").is_file() else {}
-            log(f"reusing {target}")
-        else:
-            ingest = build(samples, target, model, pipeline)
-            (target / "ingest.json").write_text(json.dumps(ingest))
-            log(f"ingest: {ingest}")
+        ingest = built_home(samples, target, model, reuse, pipeline, log)
         results = evaluate(
             target, model, qs, word_counts(samples), SYSTEMS, SWEEPS if sweeps else (), latency_queries
         )
@@ -515,11 +541,7 @@ def run_locomo(
 
     settings = load_settings(target, embedding_model=model)
     report = {
-        "benchmark": "locomo",
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "data": {"file": data.name, "sha256": hashlib.sha256(raw).hexdigest(), "samples": len(samples),
-                 "questions": len(qs)},
+        **report_head("locomo", data, raw, samples, qs),
         "settings": {
             key: getattr(settings, key)
             for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",

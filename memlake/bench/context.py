@@ -1,0 +1,132 @@
+"""Context block benchmark: how often the assembled block holds a LoCoMo question's evidence turn.
+
+The same home and questions as the LoCoMo retrieval benchmark (`memlake.bench.locomo`). Each question is
+asked through `Memory.context` in compact mode at 800 tokens and in full mode (its default budget); a block
+holds the evidence when a line's provenance names one of the evidence turns' message ids (a turn hit, or a
+fact or summary drawn from that turn). Beside them, in the same run, the baseline a caller would write
+without `Memory.context`: the plain `Memory.search` hits, best first, cut to the same 800 tokens by the
+same assembler and the same token counter (`count_packaged_tokens`).
+
+Per mode: the evidence share (any evidence turn in the block, and every one) over all questions, the
+tuning half (conversations 0-4) and the held-back half (5-9); tokens per block, mean and p95; assembly
+milliseconds p50 and p95, warm (one block assembled before timing).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from memlake.api import Memory
+from memlake.bench.locomo import (
+    HELD,
+    SEARCH_K,
+    TUNE,
+    Question,
+    built_home,
+    percentile,
+    read_questions,
+    report_head,
+)
+from memlake.bench.pipeline import HomePipeline
+from memlake.context.assemble import ContextBlock, SectionPlan, assemble
+from memlake.context.gate import decide
+from memlake.context.lines import hit_lines
+from memlake.embedding import count_packaged_tokens
+from memlake.settings import load_settings
+
+COMPACT_BUDGET = 800
+
+
+def block_message_ids(block: ContextBlock) -> set[str]:
+    """Every message id the block's lines came from."""
+    return {mid for line in block.provenance for mid in line["message_ids"]}
+
+
+def search_block(memory: Memory, q: Question, budget: int) -> ContextBlock:
+    """The baseline: `Memory.search` hits, best first, in one section cut to `budget` tokens by the same
+    assembler and counter as `Memory.context`, so the two blocks are measured alike."""
+    hits = memory.search(q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of, until=q.as_of)
+    plan = SectionPlan("search hits", hit_lines(hits, "turn"))
+    return assemble(q.as_of.date(), decide(q.question, "off"), "search", [plan], budget, count_packaged_tokens)
+
+
+def score_mode(qs: Sequence[Question], make_block: Callable[[Question], ContextBlock]) -> dict[str, Any]:
+    """Evidence shares, tokens per block and warm assembly time of one way of making a block."""
+    if not qs:
+        return {"n": 0}
+    make_block(qs[0])  # warm: models, tokenizer and tables loaded before timing
+    rows = []
+    for q in qs:
+        started = time.perf_counter()
+        block = make_block(q)
+        seconds = time.perf_counter() - started
+        inside = block_message_ids(block) & set(q.evidence)
+        rows.append({"sample": q.sample_index, "any": float(bool(inside)), "all": float(len(inside) == len(q.evidence)),
+                     "tokens": block.token_count, "budget": block.budget, "ms": seconds * 1000.0})
+    return {
+        "evidence_in_block": {"all": _shares(rows),
+                              "tune_0_4": _shares(r for r in rows if r["sample"] in TUNE),
+                              "held_5_9": _shares(r for r in rows if r["sample"] in HELD)},
+        "budget": rows[0]["budget"],
+        "over_budget_blocks": sum(r["tokens"] > r["budget"] for r in rows),
+        "tokens_mean": round(statistics.fmean(r["tokens"] for r in rows), 1),
+        "tokens_p95": round(percentile([r["tokens"] for r in rows], 95), 1),
+        "assembly_ms_p50": round(percentile([r["ms"] for r in rows], 50), 2),
+        "assembly_ms_p95": round(percentile([r["ms"] for r in rows], 95), 2),
+    }
+
+
+def _shares(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    picked = list(rows)
+    if not picked:
+        return {"n": 0}
+    return {"n": len(picked), "any": round(statistics.fmean(r["any"] for r in picked), 4),
+            "all": round(statistics.fmean(r["all"] for r in picked), 4)}
+
+
+def evaluate(home: Path, qs: Sequence[Question]) -> dict[str, Any]:
+    """The three blocks per question: compact at 800 tokens, full at its default budget, search cut to 800."""
+    memory = Memory(settings=load_settings(home))
+    return {
+        "compact_800": score_mode(qs, lambda q: memory.context(q.question, q.agent_id, mode="compact",
+                                                                budget=COMPACT_BUDGET, as_of=q.as_of)),
+        "full": score_mode(qs, lambda q: memory.context(q.question, q.agent_id, mode="full", as_of=q.as_of)),
+        "search_top_k_800": score_mode(qs, lambda q: search_block(memory, q, COMPACT_BUDGET)),
+    }
+
+
+def run_context(
+    data: Path,
+    out: Path | None,
+    *,
+    home: Path | None = None,
+    reuse: bool = False,
+    limit: int | None = None,
+    model: str = "",
+    log: Callable[[str], None] = print,
+    pipeline: HomePipeline,
+) -> dict[str, Any]:
+    """The whole benchmark: build the LoCoMo home (unless `reuse` finds one), ask every question's block,
+    write `out` as JSON."""
+    raw, samples, qs = read_questions(data, limit, "context", log)
+    with tempfile.TemporaryDirectory(prefix="memlake-context-") as tmp:
+        target = home or Path(tmp) / "home"
+        ingest = built_home(samples, target, model, reuse, pipeline, log)
+        modes = evaluate(target, qs)
+        settings = load_settings(target)
+    report = {
+        **report_head("context", data, raw, samples, qs),
+        "settings": {"embedding_model": settings.embedding_model, "search_k_baseline": SEARCH_K},
+        "ingest": ingest,
+        "modes": modes,
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    return report
