@@ -51,7 +51,9 @@ def block_message_ids(block: ContextBlock) -> set[str]:
 def search_block(memory: Memory, q: Question, budget: int) -> ContextBlock:
     """The baseline: `Memory.search` hits, best first, in one section cut to `budget` tokens by the same
     assembler and counter as `Memory.context`, so the two blocks are measured alike."""
-    hits = memory.search(q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of, until=q.as_of)
+    # as the LoCoMo benchmark searches: as of the question's time, no `until` (it would drop the last session,
+    # said at exactly that time; `Memory.context` sets its `until` to the end of that day)
+    hits = memory.search(q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of)
     plan = SectionPlan("search hits", hit_lines(hits, "turn"))
     return assemble(q.as_of.date(), decide(q.question, "off"), "search", [plan], budget, count_packaged_tokens)
 

@@ -5,20 +5,31 @@ the full LoCoMo home with the default model.
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
-from memlake.bench.context import run_context
+from memlake.api import Memory
+from memlake.bench.context import block_message_ids, run_context, search_block
+from memlake.bench.locomo import Question, questions, sessions
+from memlake.settings import load_settings
 from pipelines.runs import IN_PROCESS
 from tests.conftest import LOCOMO
 
 pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmarks/locomo/locomo10.json not present")
 
 
-def test_limit_1_smoke_run_reports_evidence_shares_tokens_and_latency_per_mode(tmp_path):
-    out = tmp_path / "benchmarks" / "context.json"
-    report = run_context(LOCOMO, out, limit=1, model="hash", log=lambda _: None, pipeline=IN_PROCESS)
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> tuple[Path, Path, dict]:
+    """One `--limit 1` run, its home kept: (home, written report, returned report)."""
+    home = tmp_path_factory.mktemp("context") / "home"
+    out = home.parent / "benchmarks" / "context.json"
+    report = run_context(LOCOMO, out, home=home, limit=1, model="hash", log=lambda _: None, pipeline=IN_PROCESS)
+    return home, out, report
 
+
+def test_limit_1_smoke_run_reports_evidence_shares_tokens_and_latency_per_mode(smoke_run):
+    _, out, report = smoke_run
     saved = json.loads(out.read_text())
     assert saved == json.loads(json.dumps(report, default=str))
     assert saved["benchmark"] == "context" and saved["data"]["samples"] == 1 and saved["data"]["questions"] > 100
@@ -35,3 +46,17 @@ def test_limit_1_smoke_run_reports_evidence_shares_tokens_and_latency_per_mode(t
     # the baseline fills its 800 tokens with turns, so even hashed vectors and BM25 find evidence for some
     assert saved["modes"]["search_top_k_800"]["evidence_in_block"]["all"]["any"] > 0.3
     assert saved["modes"]["search_top_k_800"]["tokens_mean"] > 400
+
+
+def test_the_search_baseline_can_hold_a_turn_of_the_last_session(smoke_run):
+    """Questions are asked as of the last session's time: its turns were said then and must stay searchable."""
+    home, _, _ = smoke_run
+    sample = json.loads(LOCOMO.read_text())[0]
+    _, last_date, last_turns = sessions(sample)[-1]
+    turn = max(last_turns, key=lambda t: len(t["text"]))
+    asked = Question(0, sample["sample_id"], turn["text"], 4, (turn["dia_id"],), (), questions([sample])[0].as_of)
+    assert asked.as_of == last_date
+
+    block = search_block(Memory(settings=load_settings(home)), asked, 800)
+
+    assert turn["dia_id"] in block_message_ids(block)
