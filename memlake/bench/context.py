@@ -48,6 +48,12 @@ def block_message_ids(block: ContextBlock) -> set[str]:
     return {mid for line in block.provenance for mid in line["message_ids"]}
 
 
+def context_block(memory: Memory, q: Question, mode: str, budget: int | None) -> ContextBlock:
+    """`Memory.context` as of the question's day: a date means its end, while a datetime `as_of` becomes the
+    searches' exclusive `until` and would leave out the last session, said at exactly the question's time."""
+    return memory.context(q.question, q.agent_id, mode=mode, budget=budget, as_of=q.as_of.date().isoformat())
+
+
 def search_block(memory: Memory, q: Question, budget: int) -> ContextBlock:
     """The baseline: `Memory.search` hits, best first, in one section cut to `budget` tokens by the same
     assembler and counter as `Memory.context`, so the two blocks are measured alike."""
@@ -96,9 +102,8 @@ def evaluate(home: Path, qs: Sequence[Question]) -> dict[str, Any]:
     """The three blocks per question: compact at 800 tokens, full at its default budget, search cut to 800."""
     memory = Memory(settings=load_settings(home))
     return {
-        "compact_800": score_mode(qs, lambda q: memory.context(q.question, q.agent_id, mode="compact",
-                                                                budget=COMPACT_BUDGET, as_of=q.as_of)),
-        "full": score_mode(qs, lambda q: memory.context(q.question, q.agent_id, mode="full", as_of=q.as_of)),
+        "compact_800": score_mode(qs, lambda q: context_block(memory, q, "compact", COMPACT_BUDGET)),
+        "full": score_mode(qs, lambda q: context_block(memory, q, "full", None)),
         "search_top_k_800": score_mode(qs, lambda q: search_block(memory, q, COMPACT_BUDGET)),
     }
 

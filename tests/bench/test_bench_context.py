@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memlake.api import Memory
-from memlake.bench.context import block_message_ids, run_context, search_block
+from memlake.bench.context import block_message_ids, context_block, run_context, search_block
 from memlake.bench.locomo import Question, questions, sessions
 from memlake.settings import load_settings
 from pipelines.runs import IN_PROCESS
@@ -48,15 +48,30 @@ def test_limit_1_smoke_run_reports_evidence_shares_tokens_and_latency_per_mode(s
     assert saved["modes"]["search_top_k_800"]["tokens_mean"] > 400
 
 
-def test_the_search_baseline_can_hold_a_turn_of_the_last_session(smoke_run):
-    """Questions are asked as of the last session's time: its turns were said then and must stay searchable."""
-    home, _, _ = smoke_run
+def last_session_question() -> Question:
+    """A question that is the longest turn of sample 0's last session, asked as of that session's time."""
     sample = json.loads(LOCOMO.read_text())[0]
     _, last_date, last_turns = sessions(sample)[-1]
     turn = max(last_turns, key=lambda t: len(t["text"]))
     asked = Question(0, sample["sample_id"], turn["text"], 4, (turn["dia_id"],), (), questions([sample])[0].as_of)
     assert asked.as_of == last_date
+    return asked
 
-    block = search_block(Memory(settings=load_settings(home)), asked, 800)
 
-    assert turn["dia_id"] in block_message_ids(block)
+def test_the_search_baseline_can_hold_a_turn_of_the_last_session(smoke_run):
+    """Questions are asked as of the last session's time: its turns were said then and must stay searchable."""
+    asked = last_session_question()
+
+    block = search_block(Memory(settings=load_settings(smoke_run[0])), asked, 800)
+
+    assert asked.evidence[0] in block_message_ids(block)
+
+
+def test_a_full_block_can_hold_a_turn_of_the_last_session(smoke_run):
+    """The same for `Memory.context`: a block as of the last session's time still finds what was said in it."""
+    asked = last_session_question()
+
+    block = context_block(Memory(settings=load_settings(smoke_run[0])), asked, "full", None)
+
+    assert asked.evidence[0] in {mid for line in block.provenance if line["section"] == "matched excerpts"
+                                 for mid in line["message_ids"]}
