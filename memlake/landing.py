@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -148,12 +147,6 @@ def quarantine_reasons(manifest: pl.DataFrame, agent_id: str) -> dict[str, str]:
     quarantined = manifest.filter(pl.col("status") == "quarantined")
     return {sha: reason for source_file, sha, reason in quarantined.select("source_file", "source_sha256", "reason")
             .iter_rows() if folder_agent(source_file) == agent_id}
-
-
-def new_landing_files(settings: Settings, seen: Iterable[str]) -> list[LandingFile]:
-    """Landing files whose key (`landing_key`) is not in `seen`: the landing sensor's question."""
-    known = set(seen)
-    return [f for f in list_landing(settings) if f.key not in known]
 
 
 @dataclass

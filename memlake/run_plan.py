@@ -14,11 +14,12 @@ from memlake.facts.overrides import entries_unfolded
 from memlake.facts.profile import profiles_outdated
 from memlake.lake import Lake
 from memlake.landing import (
+    IgnoredFile,
     LandingFile,
     keys_to_read_again,
     manifest_keys,
-    new_landing_files,
     plan_days,
+    scan_landing,
     unbuilt_days,
 )
 from memlake.parsers import ParseLimits
@@ -38,6 +39,7 @@ class LandingState:
     stale_chunk_days: frozenset[str] = frozenset()  # days whose chunks another chunk recipe built
     entries_unfolded: bool = False  # override or forget entries written since the facts were last folded
     profiles_outdated: bool = False  # profiles older profile rules built
+    ignored: tuple[IgnoredFile, ...] = ()  # landing paths left unread, with the reason (the same scan's)
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,9 @@ def read_landing_state(
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     limits = ParseLimits.of(settings)
-    fresh = new_landing_files(settings, set(seen) | manifest_keys(manifest, limits))
+    files, ignored = scan_landing(settings)  # one scan: it hashes every landing file
+    known = set(seen) | manifest_keys(manifest, limits)
+    fresh = [f for f in files if f.key not in known]
     again = keys_to_read_again(manifest, limits)
     return LandingState(
         new_files=tuple(fresh),
@@ -86,4 +90,5 @@ def read_landing_state(
         stale_chunk_days=frozenset(stale_chunk_days(lake, chunk_recipe(settings))),
         entries_unfolded=entries_unfolded(settings, lake),
         profiles_outdated=profiles_outdated(lake),
+        ignored=tuple(ignored),
     )

@@ -27,7 +27,7 @@ from assets.episodes import EPISODES_KEY
 from assets.partitions import DAYS, days_of_run, register_days
 from memlake.bench.pipeline import HomeRun
 from memlake.lake import Lake
-from memlake.landing import IgnoredFile, scan_landing
+from memlake.landing import IgnoredFile
 from memlake.run_lock import one_run_at_a_time, process_alive
 from memlake.run_plan import plan_run, read_landing_state
 from memlake.schemas import TURNS
@@ -122,14 +122,15 @@ def run_landing(
     # the days of the last run if it did not finish: its turns may be written and its indexes not
     known = instance.get_dynamic_partitions(DAYS)
     unfinished_days = None if unfinished is None else days_of_run(unfinished.tags, known)
-    plan = plan_run(read_landing_state(settings, unfinished_days=unfinished_days))
+    state = read_landing_state(settings, unfinished_days=unfinished_days)
+    plan = plan_run(state)
     touched = set(days) if days is not None else set(plan.days)
     refold = not touched and plan.refold
     outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
                    resources, instance)
     outcome.new_files = [f.relative for f in plan.new_files if f not in plan.retried_files]
     outcome.retried_files = [(f.relative, f.sha256) for f in plan.retried_files]
-    outcome.ignored = scan_landing(settings)[1]
+    outcome.ignored = list(state.ignored)
     outcome.refolded = refold
     outcome.retried = unfinished.run_id if unfinished is not None else None
     stale = set(plan.rechunk_days) - touched if outcome.success else set()
