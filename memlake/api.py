@@ -455,6 +455,12 @@ class Memory:
         as it would have been then."""
         from memlake.context.assemble import FULL_BUDGET, assemble  # deferred: with the fact fold it reads
         from memlake.context.gate import decide  # deferred: with the fact fold it reads
+        from memlake.context.plans import (  # deferred: with the fact fold it reads
+            Ask,
+            compact_plans,
+            full_plans,
+            names_said,
+        )
         from memlake.embedding import count_packaged_tokens
 
         if mode not in ("compact", "full"):
@@ -468,58 +474,9 @@ class Memory:
             raise ValueError(f"a context block needs a question, got {query!r}")
         moment = as_utc_or_none(as_of, end_of_day=True)
         current = self.facts(agent_id, as_of=moment)
-        decision = decide(query, gate, known_subjects=current["subject"].unique().to_list())
-        plans = (self._compact_plans if mode == "compact" else self._full_plans)(
-            query, agent_id, decision, current, moment)
+        decision = decide(query, gate, known_subjects=current["subject"].unique().to_list(),
+                          known_names=names_said(self, agent_id, moment))
+        ask = Ask(self, query, agent_id, decision, current, moment)
+        plans = compact_plans(ask) if mode == "compact" else full_plans(ask)
         today = (moment or datetime.now(UTC)).date()
         return assemble(today, decision, mode, plans, budget, count_packaged_tokens)
-
-    def _compact_plans(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
-                       moment: datetime | None) -> list[Any]:
-        """The overrides, then the one section the gate chose (none: the overrides alone)."""
-        from memlake.context import lines as to_lines  # deferred: read with the fact fold
-        from memlake.context.assemble import SectionPlan  # deferred: read with the fact fold
-
-        plans = [SectionPlan("overrides", to_lines.override_lines(current))]
-        if decision.section == "facts":
-            plans.append(SectionPlan("facts", self._working_memory(query, agent_id, decision, current, moment)[0]))
-        elif decision.section == "identity":
-            plans.append(SectionPlan("identity", to_lines.identity_lines(current)))
-        elif decision.section in ("episodes", "transcript"):
-            scope, kind = ("episodes", "episode") if decision.section == "episodes" else ("chunks", "turn")
-            hits = self.search(query, agent_id, k=10, scope=scope, as_of=moment, until=moment)
-            plans.append(SectionPlan(decision.section, to_lines.hit_lines(hits, kind)))
-        return plans
-
-    def _working_memory(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
-                        moment: datetime | None) -> tuple[list[Any], list[str]]:
-        """The facts, ordered for the question (with their past when it asks about it), and the fact search's
-        hits (fact ids, best first)."""
-        from memlake.context import lines as to_lines  # deferred: read with the fact fold
-
-        hit_ids = self.search(query, agent_id, k=10, scope="facts", as_of=moment, until=moment)["fact_id"].to_list()
-        history = self.facts(agent_id, as_of=moment, include_history=True) if decision.wants_history else None
-        return to_lines.fact_lines(current, history, hit_ids, decision), hit_ids
-
-    def _full_plans(self, query: str, agent_id: str, decision: Any, current: pl.DataFrame,
-                    moment: datetime | None) -> list[Any]:
-        """Every section of `assemble.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
-        from memlake.context import lines as to_lines  # deferred: read with the fact fold
-        from memlake.context.assemble import FULL_SECTIONS, SectionPlan  # deferred: read with the fact fold
-
-        working, hit_ids = self._working_memory(query, agent_id, decision, current, moment)
-        by_id = {line.ref.split("@")[0]: line for line in working if line.until is None}
-        recent = self.episodes(agent_id, until=moment).sort("conversation_started_at", descending=True)
-        candidates = {
-            "profile": to_lines.identity_lines(current),
-            "working memory": working,
-            "summaries": to_lines.episode_lines(recent),
-            "key relationships": to_lines.relationship_lines(current),
-            "matched excerpts": to_lines.hit_lines(
-                self.search(query, agent_id, k=10, scope="chunks", as_of=moment, until=moment), "turn"),
-            "matched memories": [by_id[fact_id] for fact_id in dict.fromkeys(hit_ids) if fact_id in by_id],
-            "matched summaries": to_lines.hit_lines(
-                self.search(query, agent_id, k=10, scope="episodes", as_of=moment, until=moment), "episode"),
-        }
-        return [SectionPlan("overrides", to_lines.override_lines(current)),
-                *(SectionPlan(name, candidates[name], tokens) for name, tokens in FULL_SECTIONS)]

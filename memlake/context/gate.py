@@ -2,9 +2,11 @@
 
 Heuristic: cues in the question, checked in a fixed order (the first that fires wins). Exact words ask for
 the transcript; a shared past ("we discussed", "remember when") or a follow-up led by a pronoun asks for
-episodes; "who am I" asks for identity; a known subject's name, a recall verb or a question about oneself
-asks for facts; nothing fired, no section (the block is the date and the overrides). `off` always answers
-facts, the section most questions need. An `llm` mode (asking the core model) is not built yet.
+episodes; "who am I" asks for identity; the name of a subject the facts are about asks for facts; another name
+said in past conversations (a speaker, an entity of an episode) asks for matched excerpts of them; a recall
+verb or a question about oneself asks for facts; nothing fired, no section (the block is the date and the
+overrides). `off` always answers facts, the section most questions need. The `llm` mode (memlake.context.
+llm_gate) asks the core model and falls back to this one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 GATE_MODES = ("heuristic", "off")
-SECTIONS = ("transcript", "episodes", "identity", "facts", "none")
+SECTIONS = ("transcript", "episodes", "identity", "facts", "excerpts", "none")
 
 _TRANSCRIPT = ("exact words", "verbatim", "word for word", "exactly what i said", "exactly what you said", "quote")
 _EPISODES = ("we discussed", "we discuss", "we talked", "we talk", "we spoke", "we've discussed", "we've talked",
@@ -60,10 +62,17 @@ def _first_in(text: str, cues: Iterable[str]) -> str | None:
     return next((cue for cue in cues if f" {cue} " in padded), None)
 
 
-def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = ()) -> GateDecision:
-    """The gate's decision for `query`; `known_subjects` are the names the agent's facts are about."""
+def _first_name_in(text: str, names: Iterable[str]) -> str | None:
+    """The first of `names` that `text` (already `_words`) holds as whole words, ignoring case."""
+    return next((name for name in names if _words(name) and _first_in(text, [_words(name)])), None)
+
+
+def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = (),
+           known_names: Iterable[str] = ()) -> GateDecision:
+    """The gate's decision for `query`; `known_subjects` are the names the agent's facts are about,
+    `known_names` the other names its conversations hold (speakers, episodes' entities)."""
     if mode not in GATE_MODES:
-        raise ValueError(f"unknown gate mode {mode!r}: one of {', '.join(GATE_MODES)} (llm is not built yet)")
+        raise ValueError(f"unknown gate mode {mode!r}: one of {', '.join(GATE_MODES)}")
     text = _words(query)
     history = _first_in(text, _PAST_OR_CHANGE) is not None
     slots = tuple(slot for slot, cues in _SLOT_CUES.items() if _first_in(text, cues))
@@ -80,14 +89,20 @@ def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = 
     words = text.split()
     if words and words[0] in _PRONOUN_LEAD:
         return GateDecision("episodes", words[0], f"a follow-up led by a pronoun ({words[0]!r})", history, slots)
-    subject = next((s for s in known_subjects if s.lower() != "user" and _first_in(text, [_words(s)])), None)
+    subject = _first_name_in(text, (s for s in known_subjects if s.lower() != "user"))
     if subject is not None:
         return GateDecision("facts", subject, f"names a known subject ({subject!r})", history, slots)
+    person = _FIRST_PERSON.search(text)
+    if person is not None and slots:
+        return GateDecision("facts", person.group(0), f"asks about the user's {', '.join(slots)}", history, slots)
+    name = _first_name_in(text, known_names)
+    if name is not None:
+        return GateDecision("excerpts", name, f"names someone or something from past conversations ({name!r})",
+                            history, slots)
     verb = _first_in(text, _RECALL_VERBS)
     if verb is not None:
         return GateDecision("facts", verb, f"a recall verb ({verb!r})", history, slots)
-    person = _FIRST_PERSON.search(text)
-    if person is not None and (query.strip().endswith("?") or slots):
+    if person is not None and query.strip().endswith("?"):
         return GateDecision("facts", person.group(0), f"a question about the user ({person.group(0)!r})", history,
                             slots)
     return GateDecision("none", None, "no cue fired", history, slots)

@@ -38,13 +38,24 @@ def override_lines(current: pl.DataFrame) -> list[ContextLine]:
     return [fact_line(row) for row in rows.iter_rows(named=True)]
 
 
+def _named(gate: GateDecision) -> pl.Expr:
+    """A fact the question names: one of the user's slots it asks about, or the subject it names."""
+    return ((pl.col("subject") == "user") & pl.col("slot").is_in(list(gate.slots))) | (
+        pl.col("subject").str.to_lowercase() == (gate.fired or "").lower())
+
+
+def named_fact_ids(current: pl.DataFrame, gate: GateDecision) -> list[str]:
+    """The ids of the current facts the question names (`_named`), overrides aside."""
+    return current.filter((pl.col("source_interface") != "override") & _named(gate).fill_null(False))[
+        "fact_id"].to_list()
+
+
 def fact_lines(current: pl.DataFrame, history: pl.DataFrame | None, hit_fact_ids: list[str],
                gate: GateDecision) -> list[ContextLine]:
     """Current facts first: those the question names (its slots of the user, the subject it names), then the
     search's hits, then the rest by importance and recency; then, only when the question asks about the past
     or changes (`history` given), the superseded values, newest first."""
-    named = ((pl.col("subject") == "user") & pl.col("slot").is_in(list(gate.slots))) | (
-        pl.col("subject").str.to_lowercase() == (gate.fired or "").lower())
+    named = _named(gate)
     hit_rank = {fact_id: at for at, fact_id in enumerate(dict.fromkeys(hit_fact_ids))}
     ordered = (
         current.filter(pl.col("source_interface") != "override")

@@ -19,9 +19,13 @@ from memlake.context.gate import decide
     ("Do you remember the database choice", "facts", "remember"),
     ("Where do I live now?", "facts", "i"),
     ("Hello there, nice weather", "none", None),
+    ("When did Caroline go to the support group?", "excerpts", "Caroline"),
+    ("What did we decide about Project Heron", "excerpts", "Project Heron"),
+    ("Do I still live in Berlin?", "facts", "i"),
+    ("Is Leela still in Berlin?", "facts", "Leela"),
 ])
 def test_the_heuristic_gate_picks_the_section_and_says_why(question, section, fired):
-    decision = decide(question, known_subjects=["user", "Leela"])
+    decision = decide(question, known_subjects=["user", "Leela"], known_names=["Project Heron", "Caroline", "Berlin"])
     assert (decision.section, decision.fired) == (section, fired)
     assert decision.reason
 

@@ -96,3 +96,26 @@ def test_full_mode_gives_every_section_in_order_and_a_smaller_budget_cuts_the_la
     small = memory.context("where do I live now?", "demo", mode="full", budget=500)
     lines = {s.name: len(s.lines) for s in small.sections}
     assert small.token_count <= 500 and lines["profile"] > 0 and lines["matched excerpts"] == 0
+
+
+def test_an_exact_as_of_includes_what_was_said_at_that_instant(samples_home):
+    memory = Memory(settings=samples_home)
+    turns = memory.turns("demo")
+    said = turns.filter(turns["content"].str.contains("Lisbon") & (turns["role"] == "user")).row(0, named=True)
+    block = memory.context("What were my exact words about Lisbon?", "demo", as_of=said["created_at"])
+    assert block.gate.section == "transcript"
+    assert any(said["message_id"] in row["message_ids"] for row in block.provenance), block.text
+
+
+def test_a_recall_question_no_fact_matches_gets_the_matched_excerpts(samples_home):
+    block = Memory(settings=samples_home).context("Do you remember the KeyError on ORD-58213?", "demo")
+    assert block.gate.section == "facts"  # the gate asked for facts; none holds those words
+    assert [s.name for s in block.sections if s.lines] == ["excerpts"]
+    assert "parse_ledger_v2 crashes with KeyError" in block.text
+    assert all(row["kind"] == "turn" and row["message_ids"] for row in block.provenance)
+
+
+def test_a_name_said_in_past_conversations_asks_for_excerpts_of_them(samples_home):
+    block = Memory(settings=samples_home).context("What did Priya say about ORD-58213?", "demo")
+    assert (block.gate.section, block.gate.fired) == ("excerpts", "Priya")
+    assert "ord-58213" in block.provenance[0]["text"].lower()

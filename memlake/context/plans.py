@@ -1,0 +1,115 @@
+"""What each section of a context block is made of: the reads `Memory` already has, as ordered candidate lines.
+
+`compact_plans` gives the overrides and the one section the gate chose; `full_plans` every section of
+`assemble.FULL_SECTIONS`. The assembler then fits them to the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import polars as pl
+
+from memlake.context import lines as to_lines
+from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
+from memlake.context.gate import GateDecision
+
+HITS = 10  # search hits a section is made from, best first
+_NOT_NAMES = {"user", "assistant", "system", "tool", "me", "you"}
+
+
+def names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
+    """The proper names in an agent's conversations by `as_of` (speakers, episodes' entities), longest first so
+    that "Mary Ann" is found before "Mary": what the gate recognises as something said before."""
+    episodes = memory.episodes(agent_id, until=as_of)
+    entities = [e["name"] for row in episodes["entities"].to_list() for e in (row or []) if e and e["name"]]
+    sql = "SELECT DISTINCT speaker FROM transcripts.turns WHERE agent_id = ? AND speaker IS NOT NULL"
+    params: list[Any] = [agent_id]
+    if as_of is not None:
+        sql += " AND created_at <= ?"
+        params.append(as_of)
+    speakers = [row[0] for row in memory.lake.connect().execute(sql, params).fetchall()]
+    names = {n.strip() for n in [*speakers, *entities]
+             if len(n.strip()) >= 3 and n.strip()[0].isupper() and n.strip().lower() not in _NOT_NAMES}
+    return sorted(names, key=lambda n: (-len(n), n))
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One context request, as the plans read it: the question, whose memory, as of when, what the gate chose."""
+
+    memory: Any  # the `Memory` to read (typed loosely: memlake.api imports this module)
+    query: str
+    agent_id: str
+    gate: GateDecision
+    current: pl.DataFrame  # the facts in force at `as_of`
+    as_of: datetime | None  # None: now
+
+    @property
+    def said_by(self) -> datetime | None:
+        """The exclusive end of what the block may hold: what was said at the `as_of` instant itself counts."""
+        return None if self.as_of is None else self.as_of + timedelta(microseconds=1)
+
+    def search(self, scope: str) -> pl.DataFrame:
+        return self.memory.search(self.query, self.agent_id, k=HITS, scope=scope, as_of=self.as_of,
+                                  until=self.said_by)
+
+
+def compact_plans(ask: Ask) -> list[SectionPlan]:
+    """The overrides, then the one section the gate chose (none: the overrides alone). A facts section with no
+    fact the question names or shares a word with gives way to the matched excerpts of past turns."""
+    plans = [SectionPlan("overrides", to_lines.override_lines(ask.current))]
+    section = ask.gate.section
+    if section == "facts":
+        facts = matched_facts(ask)
+        if facts:
+            return [*plans, SectionPlan("facts", facts)]
+        section = "excerpts"
+    if section == "identity":
+        plans.append(SectionPlan("identity", to_lines.identity_lines(ask.current)))
+    elif section == "episodes":
+        plans.append(SectionPlan("episodes", to_lines.hit_lines(ask.search("episodes"), "episode")))
+    elif section in ("transcript", "excerpts"):
+        plans.append(SectionPlan(section, to_lines.hit_lines(ask.search("chunks"), "turn")))
+    return plans
+
+
+def matched_facts(ask: Ask) -> list[ContextLine]:
+    """The current facts the question names (its slots of the user, the subject it names) and the fact search's
+    hits, in `working_memory` order (with their past when the question asks about it); none when no fact is
+    named or shares a word with the question (the nearest vectors alone are no match: there always are some)."""
+    hits = ask.search("facts")
+    named = to_lines.named_fact_ids(ask.current, ask.gate)
+    if not named and hits.filter(pl.col("text_match").is_not_null()).height == 0:
+        return []
+    wanted = {*named, *hits["fact_id"].to_list()}
+    return [line for line in working_memory(ask, hits) if line.ref.split("@")[0] in wanted]
+
+
+def working_memory(ask: Ask, hits: pl.DataFrame) -> list[ContextLine]:
+    """Every current fact, ordered for the question, with its past when the question asks about it."""
+    history = (ask.memory.facts(ask.agent_id, as_of=ask.as_of, include_history=True)
+               if ask.gate.wants_history else None)
+    return to_lines.fact_lines(ask.current, history, hits["fact_id"].to_list(), ask.gate)
+
+
+def full_plans(ask: Ask) -> list[SectionPlan]:
+    """Every section of `assemble.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
+    hits = ask.search("facts")
+    working = working_memory(ask, hits)
+    by_id = {line.ref.split("@")[0]: line for line in working if line.until is None}
+    recent = ask.memory.episodes(ask.agent_id, until=ask.as_of).sort("conversation_started_at", descending=True)
+    candidates = {
+        "profile": to_lines.identity_lines(ask.current),
+        "working memory": working,
+        "summaries": to_lines.episode_lines(recent),
+        "key relationships": to_lines.relationship_lines(ask.current),
+        "matched excerpts": to_lines.hit_lines(ask.search("chunks"), "turn"),
+        "matched memories": [by_id[fact_id] for fact_id in dict.fromkeys(hits["fact_id"].to_list())
+                             if fact_id in by_id],
+        "matched summaries": to_lines.hit_lines(ask.search("episodes"), "episode"),
+    }
+    return [SectionPlan("overrides", to_lines.override_lines(ask.current)),
+            *(SectionPlan(name, candidates[name], tokens) for name, tokens in FULL_SECTIONS)]
