@@ -5,6 +5,7 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import polars as pl
 
 from memlake.access import AccessLog
 from memlake.access import record_access as write_access  # Memory.record_access checks, then calls it
+from memlake.changes import memory_state
+from memlake.context.cache import BlockCache
 from memlake.embedding import configured_embedder
 from memlake.lake import Lake, query
 from memlake.moments import as_utc_or_none
@@ -442,18 +445,48 @@ class Memory:
         budget: int | None = None,
         as_of: datetime | str | None = None,
         *,
-        gate: str = "heuristic",
+        gate: str | None = None,
     ) -> Any:
         """The context block to put before the model for `query`: a `ContextBlock` (text, sections, token
         count, provenance of every line), within `budget` tokens of the packaged MiniLM tokenizer.
 
-        `compact`: the date, the user's overrides, then the one section the relevance gate chose (`gate`:
-        heuristic or off); budget default the `context_budget_tokens` setting. `full`: the date, the overrides,
-        then profile, working memory, recent summaries, key relationships and the query's matched excerpts,
-        memories and summaries, each under its own budget (`assemble.FULL_SECTIONS`), a line already in left
-        out; budget default their sum, a smaller one cutting the last sections first. `as_of` gives the block
-        as it would have been then."""
-        from memlake.context.assemble import FULL_BUDGET, assemble  # deferred: with the fact fold it reads
+        `compact`: the date, the user's overrides, then the one section the relevance gate chose; budget default
+        the `context_budget_tokens` setting. `full`: the date, the overrides, then profile, working memory,
+        recent summaries, key relationships and the query's matched excerpts, memories and summaries, each under
+        its own budget (`assemble.FULL_SECTIONS`), a line already in left out; budget default their sum, a
+        smaller one cutting the last sections first. `gate`: heuristic, llm (the core model; the heuristic when
+        none is set or it fails) or off; default the `context_gate` setting. `as_of` gives the block as it would
+        have been then (what was said at that instant included). The same request within
+        `context_cache_seconds` gets the same block, unless the agent's memory was written since."""
+        from memlake.context.assemble import FULL_BUDGET  # deferred: with the fact fold it reads
+        from memlake.context.gate import GATE_MODES
+
+        if mode not in ("compact", "full"):
+            raise ValueError(f"unknown context mode {mode!r}: compact or full")
+        budget = (self.settings.context_budget_tokens if mode == "compact" else FULL_BUDGET) if budget is None \
+            else budget
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(f"a context budget is a whole number of tokens from 1, got {budget!r}")
+        gate = self.settings.context_gate if gate is None else gate
+        if gate not in GATE_MODES:
+            raise ValueError(f"unknown gate mode {gate!r}: one of {', '.join(GATE_MODES)}")
+        _check_text("query", query)
+        if not query or not query.strip():
+            raise ValueError(f"a context block needs a question, got {query!r}")
+        agent_id = check_agent_id(agent_id)
+        moment = as_utc_or_none(as_of, end_of_day=True)
+        request = (agent_id, query, mode, budget, moment, gate)
+        return self._context_blocks().get(request, agent_id, lambda: self._build_context(*request))
+
+    def _context_blocks(self) -> Any:
+        if not hasattr(self, "_context_cache"):
+            self._context_cache = BlockCache(self.settings.context_cache_seconds,
+                                             lambda agent_id: memory_state(self.settings, agent_id))
+        return self._context_cache
+
+    def _build_context(self, agent_id: str, query: str, mode: str, budget: int, moment: datetime | None,
+                       gate: str) -> Any:
+        from memlake.context.assemble import assemble  # deferred: with the fact fold it reads
         from memlake.context.gate import decide  # deferred: with the fact fold it reads
         from memlake.context.plans import (  # deferred: with the fact fold it reads
             Ask,
@@ -463,20 +496,24 @@ class Memory:
         )
         from memlake.embedding import count_packaged_tokens
 
-        if mode not in ("compact", "full"):
-            raise ValueError(f"unknown context mode {mode!r}: compact or full")
-        budget = (self.settings.context_budget_tokens if mode == "compact" else FULL_BUDGET) if budget is None \
-            else budget
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ValueError(f"a context budget is a whole number of tokens from 1, got {budget!r}")
-        _check_text("query", query)
-        if not query or not query.strip():
-            raise ValueError(f"a context block needs a question, got {query!r}")
-        moment = as_utc_or_none(as_of, end_of_day=True)
         current = self.facts(agent_id, as_of=moment)
-        decision = decide(query, gate, known_subjects=current["subject"].unique().to_list(),
-                          known_names=names_said(self, agent_id, moment))
+        subjects, names = current["subject"].unique().to_list(), names_said(self, agent_id, moment)
+        model_gate = self._model_gate() if gate == "llm" else None
+        if model_gate is not None:
+            decision = model_gate.decide(query, subjects, names)
+        else:
+            decision = decide(query, "off" if gate == "off" else "heuristic", subjects, names)
+            if gate == "llm":
+                decision = replace(decision, reason=f"{decision.reason} (heuristic: no core model is configured)")
         ask = Ask(self, query, agent_id, decision, current, moment)
         plans = compact_plans(ask) if mode == "compact" else full_plans(ask)
         today = (moment or datetime.now(UTC)).date()
         return assemble(today, decision, mode, plans, budget, count_packaged_tokens)
+
+    def _model_gate(self) -> Any:
+        """The llm gate of the home's core model (one per Memory: its answers are cached), None without one."""
+        if not hasattr(self, "_model_gate_cache"):
+            from memlake.context.llm_gate import ModelGate  # deferred: openai and instructor, ~1 s
+
+            self._model_gate_cache = ModelGate.for_settings(self.settings)
+        return self._model_gate_cache

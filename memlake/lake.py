@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.dataset  # noqa: F401  # read_table imports it on first use; never first on a reader thread
 import pyarrow.parquet as pq
 
+from memlake.changes import mark_changed
 from memlake.schemas import PARTITION_COLUMN, TABLES, Table
 
 DATA_FILE = "data.parquet"
@@ -113,6 +114,7 @@ class Lake:
             raise ValueError(f"{table.path} is partitioned: use write_partition")
         conformed = _stamped(conform(table, data), stamp)
         _atomic_write(self.table_dir(table) / DATA_FILE, conformed)
+        mark_changed(self.root)
         return conformed.num_rows
 
     def write_partition(
@@ -123,6 +125,7 @@ class Lake:
             raise ValueError(f"{table.path} is not partitioned: use write")
         conformed = conform(table, data)
         _atomic_write(self.partition_file(table, day), conformed)
+        mark_changed(self.root)
         return conformed.num_rows
 
     def write_partitions(
@@ -139,6 +142,7 @@ class Lake:
         conformed = {day: _stamped(conform(table, data), stamp) for day, data in by_day.items()}
         with ThreadPoolExecutor(_FILE_THREADS) as pool:
             list(pool.map(lambda day: _atomic_write(self.partition_file(table, day), conformed[day]), conformed))
+        mark_changed(self.root)
         return _with_days(table, list(conformed.values()), list(conformed))
 
     def partitions(self, table: Table) -> list[str]:

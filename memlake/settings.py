@@ -165,6 +165,15 @@ class Settings(BaseSettings):
         "next ~0.1 s each until the snapshot is ready).",
     )
     context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
+    context_gate: Literal["heuristic", "llm", "off"] = Field(
+        "heuristic", description="Relevance gate of the context block: cues in the question (heuristic), the core "
+        "model (llm: one short call per new question, cached; the heuristic when no model is set or it fails), "
+        "or off (facts for every question).")
+    context_gate_timeout_seconds: float = Field(
+        5.0, description="The llm gate's wait for the model (one try) before it falls back to the heuristic.")
+    context_cache_seconds: float = Field(
+        10.0, description="How long a context block is reused for the same request; any write to the agent's "
+        "memory, by any process, ends it sooner. 0 = no cache.")
 
     @property
     def landing_dir(self) -> Path:

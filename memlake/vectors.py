@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
+from memlake.changes import mark_changed
 from memlake.moments import EPOCH, micros, utc
 from memlake.schemas import ROLES, check_agent_id, check_day
 
@@ -199,6 +200,7 @@ class VectorStore:
             self._forget_snapshots(name, None)
         if self.exists(name):
             self.db.drop_table(name)
+            mark_changed(self.path)
 
     def _create(self, name: str, schema: pa.Schema, embedder: str) -> Any:
         schema = schema.with_metadata({"memlake.embedder": embedder})
@@ -355,6 +357,7 @@ class VectorStore:
             created = True
         if not created:
             table.optimize()  # folds unindexed rows into the indexes and compacts small fragments
+        mark_changed(self.path)  # `sync` ends here too: its rows are in
 
     # -- snapshots ------------------------------------------------------------------------
 

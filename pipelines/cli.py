@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated
@@ -363,7 +364,8 @@ def context(
     mode: Annotated[str, typer.Option(help="compact (one section, 800 tokens) | full (every section)")] = "compact",
     budget: Annotated[int | None, typer.Option(help="tokens (default: context_budget_tokens; full: 17300)")] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="the block as it would have been then (ISO)")] = None,
-    gate: Annotated[str, typer.Option(help="relevance gate: heuristic | off")] = "heuristic",
+    gate: Annotated[str | None, typer.Option(
+        help="relevance gate: heuristic | llm (the core model) | off (default: the context_gate setting)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="the block, its sections and every line's sources")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -680,8 +682,14 @@ def bench_all(
     report: Annotated[Path, typer.Option(help="the Markdown report")] = REPO_DIR / "docs" / "benchmarks.md",
 ) -> None:
     """Run every benchmark and render docs/benchmarks.md."""
-    run_locomo(data, out_dir / "locomo.json", log=typer.echo, pipeline=runs().IN_PROCESS)
+    from memlake.bench.context import run_context  # deferred: as in `bench context`
     from memlake.bench.scale import run_scale  # deferred: as in `bench scale`
+
+    with tempfile.TemporaryDirectory(prefix="memlake-bench-") as tmp:  # one LoCoMo home for both benchmarks
+        home = Path(tmp) / "locomo"
+        run_locomo(data, out_dir / "locomo.json", home=home, log=typer.echo, pipeline=runs().IN_PROCESS)
+        run_context(data, out_dir / "context.json", home=home, reuse=True, log=typer.echo,
+                    pipeline=runs().IN_PROCESS)
 
     run_scale(out_dir / "scale.json", log=typer.echo)
     run_distill_benchmark(data, out_dir / "distill.json", log=typer.echo)

@@ -43,19 +43,7 @@ class CoreModelResource(dg.ConfigurableResource):
         # deferred: openai and instructor cost seconds to import, and load only when a model is set
         from memlake.distill.client import CoreConfig
 
-        settings = self.settings
-        return CoreConfig(
-            base_url=(settings.core_base_url or "").strip(),
-            model=settings.core_model,
-            api_key=self.api_key if self.api_key is not None else settings.core_api_key,
-            mode=settings.core_mode,
-            timeout_seconds=settings.core_timeout_seconds,
-            max_tries=settings.core_max_tries,
-            backoff_seconds=settings.core_backoff_seconds,
-            breaker_fail_max=settings.core_breaker_fail_max,
-            breaker_reset_seconds=settings.core_breaker_reset_seconds,
-            context_tokens=settings.core_context_tokens,
-        )
+        return CoreConfig.from_settings(self.settings, self.api_key)
 
     def distiller(self) -> Distiller | None:
         """A fresh distiller (its usage counts from zero); None when there is none to use."""

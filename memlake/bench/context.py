@@ -1,11 +1,12 @@
 """Context block benchmark: how often the assembled block holds a LoCoMo question's evidence turn.
 
 The same home and questions as the LoCoMo retrieval benchmark (`memlake.bench.locomo`). Each question is
-asked through `Memory.context` in compact mode at 800 tokens and in full mode (its default budget); a block
-holds the evidence when a line's provenance names one of the evidence turns' message ids (a turn hit, or a
-fact or summary drawn from that turn). Beside them, in the same run, the baseline a caller would write
-without `Memory.context`: the plain `Memory.search` hits, best first, cut to the same 800 tokens by the
-same assembler and the same token counter (`count_packaged_tokens`).
+asked through `Memory.context`, as of the question's time, in compact mode at 800 tokens and in full mode (its
+default budget); a block holds the evidence when a turn line or a fact line names one of the evidence turns'
+message ids. Summary lines do not count: an episode cites every message of its conversation, so it would
+"hold" any evidence of that session while saying nothing of it. Beside them, in the same run, the baseline a
+caller would write without `Memory.context`: the plain `Memory.search` hits, best first, cut to the same 800
+tokens by the same assembler and the same token counter (`count_packaged_tokens`).
 
 Per mode: the evidence share (any evidence turn in the block, and every one) over all questions, the
 tuning half (conversations 0-4) and the held-back half (5-9); tokens per block, mean and p95; assembly
@@ -18,6 +19,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,15 +45,17 @@ from memlake.settings import load_settings
 COMPACT_BUDGET = 800
 
 
+EVIDENCE_KINDS = ("turn", "fact")  # lines that name the messages they say
+
+
 def block_message_ids(block: ContextBlock) -> set[str]:
-    """Every message id the block's lines came from."""
-    return {mid for line in block.provenance for mid in line["message_ids"]}
+    """The message ids the block's turn and fact lines came from (`EVIDENCE_KINDS`)."""
+    return {mid for line in block.provenance if line["kind"] in EVIDENCE_KINDS for mid in line["message_ids"]}
 
 
 def context_block(memory: Memory, q: Question, mode: str, budget: int | None) -> ContextBlock:
-    """`Memory.context` as of the question's day: a date means its end, while a datetime `as_of` becomes the
-    searches' exclusive `until` and would leave out the last session, said at exactly the question's time."""
-    return memory.context(q.question, q.agent_id, mode=mode, budget=budget, as_of=q.as_of.date().isoformat())
+    """`Memory.context` as of the question's time."""
+    return memory.context(q.question, q.agent_id, mode=mode, budget=budget, as_of=q.as_of)
 
 
 def search_block(memory: Memory, q: Question, budget: int) -> ContextBlock:
@@ -69,18 +73,20 @@ def score_mode(qs: Sequence[Question], make_block: Callable[[Question], ContextB
     if not qs:
         return {"n": 0}
     make_block(qs[0])  # warm: models, tokenizer and tables loaded before timing
-    rows = []
+    rows: list[dict[str, Any]] = []
     for q in qs:
         started = time.perf_counter()
         block = make_block(q)
         seconds = time.perf_counter() - started
         inside = block_message_ids(block) & set(q.evidence)
         rows.append({"sample": q.sample_index, "any": float(bool(inside)), "all": float(len(inside) == len(q.evidence)),
-                     "tokens": block.token_count, "budget": block.budget, "ms": seconds * 1000.0})
+                     "tokens": block.token_count, "budget": block.budget, "ms": seconds * 1000.0,
+                     "section": block.gate.section})
     return {
         "evidence_in_block": {"all": _shares(rows),
                               "tune_0_4": _shares(r for r in rows if r["sample"] in TUNE),
                               "held_5_9": _shares(r for r in rows if r["sample"] in HELD)},
+        "gate_sections": dict(Counter(r["section"] for r in rows).most_common()),
         "budget": rows[0]["budget"],
         "over_budget_blocks": sum(r["tokens"] > r["budget"] for r in rows),
         "tokens_mean": round(statistics.fmean(r["tokens"] for r in rows), 1),
@@ -133,7 +139,42 @@ def run_context(
         "ingest": ingest,
         "modes": modes,
     }
+    report["markdown"] = render_markdown(report)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, default=str) + "\n")
     return report
+
+
+_MODE_LABELS = {"compact_800": "`Memory.context` compact, 800 tokens", "full": "`Memory.context` full",
+                "search_top_k_800": f"baseline: `Memory.search` top {SEARCH_K} cut to 800 tokens"}
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The benchmark's section of docs/benchmarks.md."""
+    rows: list[str] = []
+    for name, mode in report["modes"].items():
+        if not mode.get("evidence_in_block"):
+            continue
+        shares = mode["evidence_in_block"]
+        rows.append(f"| {_MODE_LABELS.get(name, name)} | {shares['all']['any']:.3f} | "
+                    f"{shares['tune_0_4'].get('any', 0):.3f} | {shares['held_5_9'].get('any', 0):.3f} | "
+                    f"{shares['all']['all']:.3f} | {mode['tokens_mean']} | {mode['tokens_p95']} | "
+                    f"{mode['over_budget_blocks']} | {mode['assembly_ms_p50']} | {mode['assembly_ms_p95']} | "
+                    f"{', '.join(f'{k} {v}' for k, v in mode['gate_sections'].items())} |")
+    machine = report["machine"]
+    return "\n".join([
+        "## Context blocks (LoCoMo)",
+        "",
+        f"Measured {report['date']} with `memlake bench context` on {machine.get('cores')} cores (1-minute load "
+        f"{machine.get('load_average_1m')}; above 2 the machine was shared and timings are inflated), "
+        f"{report['data']['questions']} questions. Evidence in block: a turn line or a fact line of the block "
+        "names an evidence turn's message (summary lines do not count); any = one of the evidence turns, "
+        "all = every one. Conversations 0-4 are the half the search was tuned on, 5-9 the held-back half.",
+        "",
+        "| block | evidence, any | tune 0-4 | held 5-9 | evidence, all | tokens mean | tokens p95 | over budget "
+        "| assembly ms p50 | p95 | gate sections |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ])

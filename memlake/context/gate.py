@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-GATE_MODES = ("heuristic", "off")
+GATE_MODES = ("heuristic", "llm", "off")  # llm: memlake.context.llm_gate, on top of this one
 SECTIONS = ("transcript", "episodes", "identity", "facts", "excerpts", "none")
 
 _TRANSCRIPT = ("exact words", "verbatim", "word for word", "exactly what i said", "exactly what you said", "quote")
@@ -71,8 +71,8 @@ def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = 
            known_names: Iterable[str] = ()) -> GateDecision:
     """The gate's decision for `query`; `known_subjects` are the names the agent's facts are about,
     `known_names` the other names its conversations hold (speakers, episodes' entities)."""
-    if mode not in GATE_MODES:
-        raise ValueError(f"unknown gate mode {mode!r}: one of {', '.join(GATE_MODES)}")
+    if mode not in ("heuristic", "off"):
+        raise ValueError(f"unknown gate mode {mode!r}: heuristic or off (llm is ModelGate's)")
     text = _words(query)
     history = _first_in(text, _PAST_OR_CHANGE) is not None
     slots = tuple(slot for slot, cues in _SLOT_CUES.items() if _first_in(text, cues))

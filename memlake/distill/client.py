@@ -32,10 +32,12 @@ import instructor
 import openai
 import pybreaker
 from instructor.core import InstructorRetryException
+from pydantic import BaseModel
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from memlake.distill.models import CircuitOpen, Conversation, DistilledSession, DistillError, Usage
 from memlake.distill.prompt import PROMPT_VERSION, build_messages, merge_sessions, split_conversation
+from memlake.settings import Settings
 
 Mode = Literal["tools", "json", "json_schema"]
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -57,6 +59,22 @@ class CoreConfig:
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 60.0
     context_tokens: int = 12000
+
+    @classmethod
+    def from_settings(cls, settings: Settings, api_key: str | None = None) -> CoreConfig:
+        """The home's `core_*` settings; `api_key` (given) in place of `core_api_key`."""
+        return cls(
+            base_url=(settings.core_base_url or "").strip(),
+            model=settings.core_model,
+            api_key=api_key if api_key is not None else settings.core_api_key,
+            mode=settings.core_mode,
+            timeout_seconds=settings.core_timeout_seconds,
+            max_tries=settings.core_max_tries,
+            backoff_seconds=settings.core_backoff_seconds,
+            breaker_fail_max=settings.core_breaker_fail_max,
+            breaker_reset_seconds=settings.core_breaker_reset_seconds,
+            context_tokens=settings.core_context_tokens,
+        )
 
 
 _BREAKERS: dict[tuple[str, str], pybreaker.CircuitBreaker] = {}
@@ -136,11 +154,14 @@ def describe(exc: BaseException) -> str:
 
 @dataclass
 class CoreModelDistiller:
-    """Distils conversations with the core model; one instance per run (usage is per instance)."""
+    """Distils conversations with the core model; one instance per run (usage is per instance). Other callers
+    of the core model (profiles, the context gate) `ask` it for their own `response_model` through the same
+    retries, breaker and usage counts."""
 
     config: CoreConfig
     sleep: Callable[[float], None] = time.sleep
     usage: Usage = field(default_factory=Usage)
+    response_model: type[BaseModel] = DistilledSession
 
     def __post_init__(self) -> None:
         self._openai = openai.OpenAI(
@@ -174,11 +195,12 @@ class CoreModelDistiller:
         results = []
         for number, messages in enumerate(parts, start=1):
             request = build_messages(conversation, messages, number, len(parts))
-            results.append(self._call(request))
+            results.append(self.ask(request))
         session, _dropped = merge_sessions(results).restricted_to(conversation.message_roles)
         return session
 
-    def _call(self, messages: list[dict[str, Any]]) -> DistilledSession:
+    def ask(self, messages: list[dict[str, Any]]) -> Any:
+        """One validated `response_model` answer to `messages`, or DistillError."""
         retrying = Retrying(
             stop=stop_after_attempt(max(1, self.config.max_tries)),
             wait=wait_exponential(
@@ -206,11 +228,11 @@ class CoreModelDistiller:
                 self.usage.calls += 1
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _create(self, messages: list[dict[str, Any]]) -> DistilledSession:
+    def _create(self, messages: list[dict[str, Any]]) -> Any:
         return self._client.create(
             model=self.config.model,
             messages=messages,  # type: ignore[arg-type]
-            response_model=DistilledSession,
+            response_model=self.response_model,
             max_retries=REASKS,
             strict=False,
             temperature=0,

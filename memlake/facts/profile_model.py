@@ -168,22 +168,9 @@ class ProfileWriter:
     validation: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
-        from memlake.distill.client import REASKS, CoreModelDistiller  # deferred: openai and instructor, ~1 s
+        from memlake.distill.client import CoreModelDistiller  # deferred: openai and instructor, ~1 s
 
-        response_model = ProfileAnswer
-
-        class _Client(CoreModelDistiller):
-            def _create(self, messages: list[dict[str, Any]]) -> Any:  # type: ignore[override]
-                return self._client.create(
-                    model=self.config.model,
-                    messages=messages,  # type: ignore[arg-type]
-                    response_model=response_model,
-                    max_retries=REASKS,
-                    strict=False,
-                    temperature=0,
-                )
-
-        self.client = _Client(self.config)
+        self.client = CoreModelDistiller(self.config, response_model=ProfileAnswer)
 
     @property
     def name(self) -> str:
@@ -209,7 +196,7 @@ class ProfileWriter:
         if not active:
             return assembled, WRITER
         try:
-            answer = self.client._call(build_messages(agent_id, listing))
+            answer = self.client.ask(build_messages(agent_id, listing))
         except DistillError as exc:
             self.stats["fallbacks"] += 1
             self.fallbacks[str(getattr(exc, "reason", exc))] += 1

@@ -62,7 +62,7 @@ def test_memlake_context_prints_the_block_and_its_sources_as_json(samples_home):
 @pytest.mark.parametrize(("args", "message"), [
     (["--budget", "0"], "a context budget is a whole number"),
     (["--mode", "fuller"], "unknown context mode 'fuller'"),
-    (["--gate", "llm"], "unknown gate mode 'llm'"),
+    (["--gate", "oracle"], "unknown gate mode 'oracle'"),
 ])
 def test_a_bad_context_request_is_one_clear_line(samples_home, monkeypatch, capsys, args, message):
     code, printed = typed(monkeypatch, capsys, "context", "where do I live now?", "--agent", "demo", *args)

@@ -1,0 +1,42 @@
+"""Marks that a home's memory changed, so that a cache in any process (the context block's) knows to stop.
+
+A write marks the store it wrote: the lake and the indexes mark their whole store (rewriting a day may drop any
+agent's rows), the input logs (remember, reject, forget, access) mark the one agent whose entry they wrote. A
+mark holds a fresh random token, swapped in whole: a reader that compares tokens sees every write, where file
+times are too coarse (a few milliseconds) to tell two writes apart.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+from memlake.settings import Settings
+
+MARK = ".changed"
+
+
+def mark_changed(folder: Path, name: str = MARK) -> None:
+    """Say that what `folder` holds changed (`name`: one agent's mark inside it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+    tmp.write_text(uuid.uuid4().hex)
+    os.replace(tmp, folder / name)
+
+
+def agent_mark(agent_id: str) -> str:
+    return f"{MARK}-{agent_id}"  # agent ids are checked names (schemas.agent_id_problem): safe in a file name
+
+
+def _token(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""
+
+
+def memory_state(settings: Settings, agent_id: str) -> tuple[str, ...]:
+    """What changes whenever anything the agent's memory is read from was written, by any process."""
+    return (_token(settings.lake_dir / MARK), _token(settings.lancedb_dir / MARK),
+            _token(settings.inputs_dir / agent_mark(agent_id)))
