@@ -21,17 +21,20 @@ _NOT_NAMES = {"user", "assistant", "system", "tool", "me", "you"}
 
 
 def names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
-    """The proper names in an agent's conversations by `as_of` (speakers, episodes' entities), longest first so
-    that "Mary Ann" is found before "Mary": what the gate recognises as something said before."""
+    """The proper names in an agent's conversations by `as_of` (speakers, episodes' entities and the first names
+    of their people), longest first so that "Mary Ann" is found before "Mary": what the gate recognises as
+    something said before."""
     episodes = memory.episodes(agent_id, until=as_of)
-    entities = [e["name"] for row in episodes["entities"].to_list() for e in (row or []) if e and e["name"]]
+    entities = [e for row in episodes["entities"].to_list() for e in (row or []) if e and e["name"]]
+    # a person is called by the first name too ("Tomás" for "Tomás Ruiz")
+    first_names = [e["name"].split()[0] for e in entities if e["type"] == "person" and " " in e["name"].strip()]
     sql = "SELECT DISTINCT speaker FROM transcripts.turns WHERE agent_id = ? AND speaker IS NOT NULL"
     params: list[Any] = [agent_id]
     if as_of is not None:
         sql += " AND created_at <= ?"
         params.append(as_of)
     speakers = [row[0] for row in memory.lake.connect().execute(sql, params).fetchall()]
-    names = {n.strip() for n in [*speakers, *entities]
+    names = {n.strip() for n in [*speakers, *(e["name"] for e in entities), *first_names]
              if len(n.strip()) >= 3 and n.strip()[0].isupper() and n.strip().lower() not in _NOT_NAMES}
     return sorted(names, key=lambda n: (-len(n), n))
 

@@ -119,3 +119,9 @@ def test_a_name_said_in_past_conversations_asks_for_excerpts_of_them(samples_hom
     block = Memory(settings=samples_home).context("What did Priya say about ORD-58213?", "demo")
     assert (block.gate.section, block.gate.fired) == ("excerpts", "Priya")
     assert "ord-58213" in block.provenance[0]["text"].lower()
+
+
+def test_a_person_of_past_conversations_is_known_by_the_first_name_too(samples_home):
+    block = Memory(settings=samples_home).context("What did Tomás say about the load test?", "demo")
+    assert (block.gate.section, block.gate.fired) == ("excerpts", "Tomás")
+    assert "Tomás wants the load test done" in block.text
