@@ -99,6 +99,20 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
+def caller_of(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
+    """Who is asking, from the bearer token (every agent when the home has no tokens)."""
+    service: Service = request.app.state.service
+    return service.caller(authorization)
+
+
+# at module level: the routes' string annotations are resolved here
+CallerDep = Annotated[Caller, Depends(caller_of)]
+AgentHeader = Annotated[str | None, Header(alias="X-Memlake-Agent-Id", max_length=200)]
+AgentQuery = Annotated[str | None, Query(max_length=200, description="Whose memory; default the X-Memlake-Agent-Id "
+                                         "header or the token's only agent.")]
+Moment = Annotated[datetime | None, Query(description="An ISO date or time (UTC)")]
+
+
 def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: bool = True) -> FastAPI:
     """The service over one `Memory`."""
     config = config or ServiceSettings()
@@ -124,15 +138,6 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
     _add_error_handlers(app)
 
-    def caller(authorization: Annotated[str | None, Header()] = None) -> Caller:
-        return service.caller(authorization)
-
-    CallerDep = Annotated[Caller, Depends(caller)]
-    AgentHeader = Annotated[str | None, Header(alias="X-Memlake-Agent-Id", max_length=200)]
-    AgentQuery = Annotated[str | None, Query(max_length=200, description="Whose memory; default the "
-                                             "X-Memlake-Agent-Id header or the token's only agent.")]
-    Moment = Annotated[datetime | None, Query(description="An ISO date or time (UTC)")]
-
     @app.get("/healthz", response_model=m.Health, tags=["service"])
     def health() -> m.Health:
         return m.Health(status="ok", tokens=service.tokens.configured)
@@ -146,9 +151,9 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
 
     @app.get("/v1/memory/search", response_model=m.SearchResponse, tags=["memory"])
     def search(
-        who: CallerDep, header: AgentHeader,
+        who: CallerDep,
         q: Annotated[str, Query(min_length=1, max_length=m.MAX_TEXT, description="What to look for")],
-        agent_id: AgentQuery = None,
+        header: AgentHeader = None, agent_id: AgentQuery = None,
         scope: Annotated[str, Query(pattern="^(chunks|episodes|facts)$")] = "chunks",
         k: Annotated[int, Query(ge=1, le=100)] = 10,
         as_of: Moment = None, since: Moment = None, until: Moment = None,
@@ -161,7 +166,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                                 mode=first.get("mode"), note=first.get("note"))
 
     @app.post("/v1/memory/context", response_model=m.ContextResponse, tags=["memory"])
-    def context(who: CallerDep, header: AgentHeader, body: m.ContextRequest) -> m.ContextResponse:
+    def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> m.ContextResponse:
         """The context block to put before the model for a question."""
         agent = who.agent(body.agent_id, header)
         block = service.run(memory.context, body.query, agent, mode=body.mode, budget=body.budget,
@@ -170,7 +175,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
 
     @app.get("/v1/memory/facts", response_model=m.Rows, tags=["memory"])
     def facts(
-        who: CallerDep, header: AgentHeader, agent_id: AgentQuery = None,
+        who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
         type: Annotated[str | None, Query(max_length=40)] = None,  # noqa: A002 - the fact type, as in the schema
         subject: Annotated[str | None, Query(max_length=500)] = None,
         as_of: Moment = None, include_history: bool = False,
@@ -181,41 +186,41 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                                        include_history=include_history))
 
     @app.get("/v1/memory/episodes", response_model=m.Rows, tags=["memory"])
-    def episodes(who: CallerDep, header: AgentHeader, agent_id: AgentQuery = None, since: Moment = None,
+    def episodes(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None, since: Moment = None,
                  until: Moment = None) -> m.Rows:
         """The agent's episodes (one per distilled conversation), oldest first."""
         agent = who.agent(agent_id, header)
         return rows(agent, service.run(memory.episodes, agent, since=since, until=until))
 
     @app.get("/v1/memory/profile", response_model=m.Rows, tags=["memory"])
-    def profile(who: CallerDep, header: AgentHeader, agent_id: AgentQuery = None,
+    def profile(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
                 version: Annotated[int | None, Query(ge=1, le=1_000_000)] = None) -> m.Rows:
         """The agent's profile (the latest version unless `version`)."""
         agent = who.agent(agent_id, header)
         return rows(agent, service.run(memory.profile, agent, version))
 
     @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"])
-    def history(who: CallerDep, header: AgentHeader, fact_id: Annotated[str, Path(max_length=200)],
+    def history(who: CallerDep, fact_id: Annotated[str, Path(max_length=200)], header: AgentHeader = None,
                 agent_id: AgentQuery = None) -> m.Rows:
         """Every version of one of the agent's facts, oldest first."""
         agent = who.agent(agent_id, header)
         return rows(agent, service.run(memory.history, fact_id, agent))
 
     @app.post("/v1/memory/remember", response_model=m.Rows, tags=["memory"])
-    def remember(who: CallerDep, header: AgentHeader, body: m.RememberRequest) -> m.Rows:
+    def remember(who: CallerDep, body: m.RememberRequest, header: AgentHeader = None) -> m.Rows:
         """Remember a fact (a user override: it wins over what was extracted)."""
         agent = who.agent(body.agent_id, header)
         fields = body.model_dump(exclude={"agent_id", "content"})
         return rows(agent, service.run(memory.remember, agent, body.content, author="api", **fields))
 
     @app.post("/v1/memory/reject", response_model=m.Rows, tags=["memory"])
-    def reject(who: CallerDep, header: AgentHeader, body: m.RejectRequest) -> m.Rows:
+    def reject(who: CallerDep, body: m.RejectRequest, header: AgentHeader = None) -> m.Rows:
         """Reject an extracted fact by id."""
         agent = who.agent(body.agent_id, header)
         return rows(agent, service.run(memory.reject, agent, body.fact_id))
 
     @app.post("/v1/memory/forget", response_model=m.Rows, tags=["memory"])
-    def forget(who: CallerDep, header: AgentHeader, body: m.ForgetRequest) -> m.Rows:
+    def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None) -> m.Rows:
         """Forget one fact, one conversation's facts, or all the agent's facts (`everything`)."""
         agent = who.agent(body.agent_id, header)
         return rows(agent, service.run(memory.forget, agent, fact_id=body.fact_id,
@@ -228,13 +233,13 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         return m.ToolsResponse(tools=TOOLS)
 
     @app.post("/v1/memory/tools", tags=["tools"])
-    def call_tool(who: CallerDep, header: AgentHeader, body: m.ToolCallRequest) -> dict[str, Any]:
+    def call_tool(who: CallerDep, body: m.ToolCallRequest, header: AgentHeader = None) -> dict[str, Any]:
         """Run one memory tool call for the agent; the result says ok or why not, as a model should see it."""
         agent = who.agent(body.agent_id, header)
         return service.run(MemoryTools(memory, agent).call, body.name, body.arguments)
 
     @app.post("/memory/ingest", status_code=202, response_model=m.IngestAccepted, tags=["ingest"])
-    def ingest(who: CallerDep, header: AgentHeader, body: m.IngestRequest) -> m.IngestAccepted:
+    def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None) -> m.IngestAccepted:
         """Land a conversation in the agent's landing folder; the next run (or the landing sensor) reads it."""
         agent = who.agent(body.agent_id, header)
         conversation = body.model_dump(mode="json", exclude_none=True)
@@ -244,7 +249,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                                 file=path.relative_to(memory.settings.landing_dir).as_posix())
 
     @app.get("/memory/ingest/{ingest_id}", response_model=m.IngestStatusResponse, tags=["ingest"])
-    def ingest_state(who: CallerDep, header: AgentHeader, ingest_id: Annotated[str, Path(max_length=100)],
+    def ingest_state(who: CallerDep, ingest_id: Annotated[str, Path(max_length=100)], header: AgentHeader = None,
                      agent_id: AgentQuery = None) -> m.IngestStatusResponse:
         """Whether an ingest landed, was read, was quarantined (and why), and is searchable yet."""
         agent = who.agent(agent_id, header)
@@ -255,7 +260,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                                       reason=status.reason, searchable=status.searchable,
                                       conversation_ids=status.conversation_ids)
 
-    add_proxy_routes(app, service, caller)
+    add_proxy_routes(app, service)
     return app
 
 

@@ -10,7 +10,7 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from service.calls import Caller, Service, ServiceError, error_response
+from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
 
@@ -134,7 +134,7 @@ class Exchange:
         return ingest_id
 
 
-def add_proxy_routes(app: FastAPI, service: Service, caller: Callable[[str | None], Caller]) -> None:
+def add_proxy_routes(app: FastAPI, service: Service) -> None:
     """`POST /v1/chat/completions` and `GET /v1/models` on `app`."""
 
     @app.post("/v1/chat/completions", tags=["proxy"], response_model=None,
@@ -145,7 +145,7 @@ def add_proxy_routes(app: FastAPI, service: Service, caller: Callable[[str | Non
     async def chat_completions(request: Request) -> Response:
         """An OpenAI chat completion with the agent's memory put first (header X-Memlake-Agent-Id, or the
         token's only agent); `X-Memlake-Store: false` keeps the exchange out of memory."""
-        who = caller(request.headers.get("authorization"))
+        who = service.caller(request.headers.get("authorization"))
         agent = who.agent(request.headers.get(AGENT_HEADER))
         body = _checked_body(await request.body())
         upstream: Upstream = request.app.state.upstream
@@ -181,7 +181,7 @@ def add_proxy_routes(app: FastAPI, service: Service, caller: Callable[[str | Non
     @app.get("/v1/models", tags=["proxy"], response_model=None)
     async def models(request: Request) -> Response:
         """The upstream's models, passed through."""
-        caller(request.headers.get("authorization"))
+        service.caller(request.headers.get("authorization"))
         upstream: Upstream = request.app.state.upstream
         try:
             answer = await upstream.client.get(upstream.url("/models"), headers=upstream.headers())  # type: ignore[union-attr]
