@@ -21,7 +21,7 @@ from tests.conftest import REPO, land
 from tests.service.echo_upstream import EchoUpstream
 from tests.transcripts.helpers import jsonl, msg
 
-AGENTS = ("alice", "bob", "carol")
+AGENTS = ("alice", "bob", "carol", "dave")  # dave: the schema fuzz writes there, nobody else reads it
 # one word each, so full-text search finds them; a chat canary and a fact canary per agent
 CANARIES = {agent: (f"LOCKER{agent.upper()}4471", f"PASSPHRASE{agent.upper()}0913") for agent in AGENTS}
 
@@ -40,7 +40,7 @@ def chat(agent: str) -> str:
 class Served:
     url: str
     home: Path
-    tokens: dict[str, str]  # name -> secret: "alice", "bob", "alice+carol"
+    tokens: dict[str, str]  # name -> secret: "alice", "bob", "alice+carol", "fuzz" (dave)
     grants: dict[str, tuple[str, ...]]  # name -> agents
     upstream: EchoUpstream
     process: subprocess.Popen  # type: ignore[type-arg]
@@ -115,7 +115,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
     home = build_home(tmp_path_factory.mktemp("served"))
     store = TokenStore(home)
-    grants = {"alice": ("alice",), "bob": ("bob",), "alice+carol": ("alice", "carol")}
+    grants = {"alice": ("alice",), "bob": ("bob",), "alice+carol": ("alice", "carol"), "fuzz": ("dave",)}
     tokens = {name: store.add(list(agents))[0] for name, agents in grants.items()}
     upstream = EchoUpstream()
     with upstream:

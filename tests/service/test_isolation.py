@@ -23,7 +23,7 @@ QUERIES = ["passphrase", "gym locker code", "what is my passphrase", "tea", "whe
 @pytest.fixture(scope="module")
 def fact_ids(served: Served) -> dict[str, list[str]]:
     """Every agent's fact ids, read with a token of its own: the history endpoint is asked for all of them."""
-    own = {"alice": "alice", "bob": "bob", "carol": "alice+carol"}
+    own = {"alice": "alice", "bob": "bob", "carol": "alice+carol", "dave": "fuzz"}
     return {agent: [row["fact_id"] for row in served.client(served.tokens[own[agent]]).get(
         "/v1/memory/facts", params={"agent_id": agent}).json()["rows"]] for agent in AGENTS}
 
@@ -60,7 +60,7 @@ ENDPOINTS = ["agents", "search-chunks", "search-facts", "search-episodes", "cont
 
 
 @hypothesis_settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(token=st.sampled_from(["alice", "bob", "alice+carol", None, "forged"]),
+@given(token=st.sampled_from(["alice", "bob", "alice+carol", "fuzz", None, "forged"]),
        agent=st.sampled_from([*AGENTS, None]),
        endpoint=st.sampled_from(ENDPOINTS),
        query=st.one_of(st.sampled_from(QUERIES), st.text("abcdefghijklmnopqrstuvwxyz ?", min_size=1, max_size=30)
