@@ -124,7 +124,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
             service.warm()
         app.state.upstream = Upstream(config)
         log.info("memlake serve: home %s, %s", memory.settings.home,
-                 "tokens required" if service.tokens.configured else "no tokens: every agent, loopback only")
+                 "tokens required" if service.tokens.required else "no tokens: every agent, loopback only")
         yield
         await app.state.upstream.close()
 
@@ -140,7 +140,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
 
     @app.get("/healthz", response_model=m.Health, tags=["service"])
     def health() -> m.Health:
-        return m.Health(status="ok", tokens=service.tokens.configured)
+        return m.Health(status="ok", tokens=service.tokens.required)
 
     @app.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
     def agents(who: CallerDep) -> m.AgentsResponse:

@@ -77,7 +77,7 @@ class Service:
 
     def caller(self, authorization: str | None) -> Caller:
         self.tokens.refresh()
-        if not self.tokens.configured:
+        if not self.tokens.required:
             return Caller(None)
         scheme, _, token = (authorization or "").partition(" ")
         agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" and token.strip() else None

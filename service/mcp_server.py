@@ -128,4 +128,4 @@ def http_app(memory: Memory, agent_id: str, host: str) -> ASGIApp:
     """The streamable HTTP app at /mcp, behind the token gate when the home has tokens."""
     app: ASGIApp = build_server(memory, agent_id).streamable_http_app(host=host)
     tokens = TokenStore(memory.settings.home)
-    return TokenGate(app, tokens, agent_id) if tokens.configured else app
+    return TokenGate(app, tokens, agent_id) if tokens.required else app

@@ -1,8 +1,9 @@
 """Bearer tokens of `memlake serve`: `<home>/service/tokens.json` maps each token, stored as its sha256 only, to
 the agents it may read and write.
 
-No tokens file (or one with no token) means no tokens: the service then listens on loopback only and every
-caller may use every agent. With a token configured, every request needs one.
+No tokens file means no tokens: the service then listens on loopback only and every caller may use every agent.
+Once the file exists, every request needs a token, even after the last one is revoked (then none gets in):
+revoking must never open the service.
 """
 
 from __future__ import annotations
@@ -79,7 +80,13 @@ class TokenStore:
             raise ValueError(f"the tokens file {self.path} is not readable ({exc}): fix or remove it") from None
 
     @property
+    def required(self) -> bool:
+        """Whether requests need a token: the file exists (it may have no token left)."""
+        return self._stamp is not None
+
+    @property
     def configured(self) -> bool:
+        """Whether there is a token to use: what listening beyond loopback needs."""
         return bool(self.entries)
 
     def agents_of(self, token: str) -> tuple[str, ...] | None:
