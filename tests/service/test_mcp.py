@@ -5,16 +5,32 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from memlake.tools import TOOLS
 from tests.conftest import REPO
-from tests.service.conftest import CANARIES, Served
+from tests.service.conftest import CANARIES, Served, free_port, stop
+
+
+def wait_until_listening(port: int, process: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stdout.read().decode()[-2000:]  # type: ignore[union-attr]
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError("memlake mcp did not listen within 90 s")
 
 
 def run_session(served: Served, agent: str, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
@@ -56,3 +72,27 @@ def test_an_unknown_tool_or_bad_arguments_are_errors_the_model_can_read(served: 
     _, (unknown, bad) = run_session(served, "carol", [("teleport", {}), ("context", {"query": 42})])
     assert unknown.is_error and "no tool 'teleport'" in unknown.content[0].text
     assert bad.is_error and "query" in bad.content[0].text
+
+
+def test_streamable_http_lets_in_only_a_token_of_its_agent(served: Served) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.cli", "mcp", "--agent", "carol", "--transport", "http", "--port", str(port),
+         "--home", str(served.home)], env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        wait_until_listening(port, process)
+
+        async def listed_with(token: str) -> list[str]:
+            headers = {"Authorization": f"Bearer {token}"}
+            async with httpx2.AsyncClient(headers=headers, timeout=60) as http, \
+                    Client(streamable_http_client(url, http_client=http)) as client:
+                return [tool.name for tool in (await client.list_tools()).tools]
+
+        assert anyio.run(listed_with, served.tokens["alice+carol"]) == ["recall", "store", "forget", "list", "context"]
+        for headers in ({}, {"Authorization": f"Bearer {served.tokens['bob']}"}):
+            refused = httpx2.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+            assert refused.status_code == 401 and "of agent 'carol'" in refused.json()["error"]["message"]
+    finally:
+        stop(process)
