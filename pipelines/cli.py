@@ -742,6 +742,21 @@ def bench_context(
                    f"{mode['tokens_mean']}, assembly p50 {mode['assembly_ms_p50']} ms -> {out}")
 
 
+@bench_app.command("serve")
+def bench_serve(
+    home: Annotated[Path, typer.Option(help="an existing home (built by `memlake run` or a benchmark's --home)")],
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "serve.json",
+    token: Annotated[str | None, typer.Option(help="a token of every agent, when the home has tokens")] = None,
+    rounds: Annotated[int, typer.Option(min=1, help="how many times each query is asked")] = 2,
+) -> None:
+    """Search and context p50/p95 through `memlake serve` at 1, 8 and 32 concurrent clients, errors, and the
+    same calls in process."""
+    from service.bench import run_serve_bench  # deferred: the HTTP client and the service, for this one
+
+    run_serve_bench(existing_home(load_settings(home)).home, out, token=token, rounds=rounds, log=typer.echo)
+    typer.echo(f"-> {out}")
+
+
 @bench_app.command("scale")
 def bench_scale(
     out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "scale.json",
