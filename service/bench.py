@@ -49,21 +49,24 @@ def _percentiles(latencies_ms: list[float]) -> dict[str, float]:
             "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2), "n": len(ordered)}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
-def _start_server(home: Path) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
-    port = _free_port()
+def start_server(home: Path, env: dict[str, str] | None = None, *args: str) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
+    """A `memlake serve` process on a free loopback port, once it answers: its URL and the process (its log,
+    stdout and stderr together, on `process.stdout`)."""
+    port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--home", str(home), "--port",
-                                str(port)], env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                str(port), *args], env=env or dict(os.environ), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"memlake serve exited: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+            raise RuntimeError(f"memlake serve exited: {process.stdout.read().decode()[-3000:]}")  # type: ignore[union-attr]
         try:
             if httpx2.get(f"{url}/healthz", timeout=1).status_code == 200:
                 return url, process
@@ -124,7 +127,7 @@ def run_serve_bench(home: Path, out: Path, *, token: str | None = None, rounds: 
                               "in_process": {kind: _in_process(memory, kind, calls) for kind in ("search", "context")},
                               "http": {}}
     log(f"in process: {report['in_process']}")
-    url, process = _start_server(home)
+    url, process = start_server(home)
     try:
         for kind in ("search", "context"):
             _over_http(url, token, kind, queries[:8], 4)  # warm the server's connections and caches

@@ -5,10 +5,7 @@ echo model upstream. Started once per session as a real process on a free loopba
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +14,7 @@ import dagster as dg
 import httpx2
 import pytest
 
+from service.bench import start_server
 from tests.conftest import REPO, land
 from tests.service.echo_upstream import EchoUpstream
 from tests.transcripts.helpers import jsonl, msg
@@ -50,12 +48,6 @@ class Served:
         return httpx2.Client(base_url=self.url, headers={**auth, **headers}, timeout=60)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def build_home(root: Path) -> Path:
     """The three agents' chats through the pipeline, and a remembered fact each."""
     from memlake.api import Memory
@@ -78,25 +70,11 @@ def build_home(root: Path) -> Path:
     return settings.home
 
 
-def start_server(home: Path, upstream: EchoUpstream, *args: str) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
-    port = free_port()
+def start_served(home: Path, upstream: EchoUpstream) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
     env = {**os.environ, "PYTHONPATH": str(REPO), "MEMLAKE_HOME": str(home), "MEMLAKE_EMBEDDING_MODEL": "hash",
            "MEMLAKE_UPSTREAM_BASE_URL": upstream.base_url, "MEMLAKE_UPSTREAM_API_KEY": "upstream-secret",
            "MEMLAKE_UPSTREAM_MODEL_MAP": "memlake-echo=echo"}
-    process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--home", str(home), "--port",
-                                str(port), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"memlake serve exited: {process.stdout.read().decode()[-3000:]}")  # type: ignore[union-attr]
-        try:
-            if httpx2.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return url, process
-        except httpx2.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("memlake serve did not answer within 90 s")
+    return start_server(home, env)
 
 
 def stop(process: subprocess.Popen) -> str:  # type: ignore[type-arg]
@@ -119,7 +97,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tokens = {name: store.add(list(agents))[0] for name, agents in grants.items()}
     upstream = EchoUpstream()
     with upstream:
-        url, process = start_server(home, upstream)
+        url, process = start_served(home, upstream)
         yield Served(url, home, tokens, grants, upstream, process)
         log = stop(process)
     for said, remembered in CANARIES.values():  # progress and errors are logged, memory text never

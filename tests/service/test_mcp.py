@@ -18,8 +18,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memlake.tools import TOOLS
+from service.bench import free_port
 from tests.conftest import REPO
-from tests.service.conftest import CANARIES, Served, free_port, stop
+from tests.service.conftest import CANARIES, Served, stop
 
 
 def wait_until_listening(port: int, process: subprocess.Popen) -> None:  # type: ignore[type-arg]
