@@ -101,6 +101,8 @@ class Exchange:
     def __init__(self, service: Service, agent_id: str, question: str, store: bool) -> None:
         self.service, self.agent_id, self.question, self.store = service, agent_id, question, store
         self.answer: list[str] = []
+        self.done = False  # the stream's `data: [DONE]` was read
+        self.saved = False
         self._pending = ""
 
     def read_sse(self, chunk: bytes) -> None:
@@ -109,7 +111,9 @@ class Exchange:
         *lines, self._pending = self._pending.split("\n")
         for line in lines:
             data = line.strip()
-            if not data.startswith("data:") or data == "data: [DONE]":
+            if data == "data: [DONE]":
+                self.done = True
+            if not data.startswith("data:") or self.done:
                 continue
             try:
                 event = json.loads(data[5:])
@@ -122,10 +126,11 @@ class Exchange:
             self.answer.append(data["choices"][0]["message"]["content"] or "")
 
     def save(self) -> str | None:
-        """Land the exchange for later distillation; the id of the ingest, or None when not stored."""
+        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
         answer = "".join(self.answer)
-        if not self.store or not self.question.strip() or not answer.strip():
+        if self.saved or not self.store or not self.question.strip() or not answer.strip():
             return None
+        self.saved = True
         ingest_id, _ = write_ingest(self.service.memory.settings, {
             "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
             "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
@@ -210,6 +215,8 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
         try:
             async for chunk in answer.aiter_raw():
                 exchange.read_sse(chunk)
+                if exchange.done:  # landed before the client reads [DONE]: its next request can see it
+                    await run_in_threadpool(exchange.save)
                 yield chunk
             complete = True
         except httpx2.HTTPError as exc:  # the stream broke off: say so in the stream, store nothing

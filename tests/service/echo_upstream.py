@@ -6,12 +6,14 @@ core-model tests, with another handler."""
 from __future__ import annotations
 
 import json
+import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.openai_stub_server import StubServer
 
 CHUNK = 40  # characters of the echo per SSE chunk: a real stream comes in many pieces
+DONE_TO_CLOSE_S = 0.5  # a real upstream may close the stream a while after its [DONE]
 
 
 class EchoUpstream(StubServer):
@@ -56,6 +58,7 @@ class EchoUpstream(StubServer):
                                           "finish_reason": None}]}
                     self._chunk(f"data: {json.dumps(event)}\n\n".encode())
                 self._chunk(b"data: [DONE]\n\n")
+                time.sleep(DONE_TO_CLOSE_S)
                 self._chunk(b"")
 
             def _chunk(self, data: bytes) -> None:
