@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import polars as pl
 import typer
@@ -34,6 +34,9 @@ from memlake.parsers import ParseLimits
 from memlake.report import render_ingest_report, retried_lines
 from memlake.schemas import FACTS, LANDING_MANIFEST, PENDING, agent_folder
 from memlake.settings import existing_home, load_settings, write_home_setting
+
+if TYPE_CHECKING:
+    from service.tokens import TokenStore
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
@@ -576,6 +579,108 @@ def distill(
         raise typer.Exit(1)
 
 
+# The service: `memlake serve` (HTTP API and OpenAI-compatible proxy), `memlake mcp`, and the tokens they check.
+# service/ is imported where used: FastAPI, uvicorn and the MCP SDK are for these commands only.
+
+ServeHost = Annotated[str, typer.Option(help="address to listen on; other than loopback only with tokens "
+                                             "(`memlake token add`)")]
+
+
+def _loopback_or_tokens(host: str, home: Path) -> None:
+    """Refuse to listen beyond this machine while every caller may read every agent."""
+    from service.config import LOOPBACK_HOSTS  # deferred: the service's packages, for its commands only
+    from service.tokens import TokenStore, tokens_path
+
+    if host not in LOOPBACK_HOSTS and not TokenStore(home).configured:
+        raise ValueError(f"--host {host} would let anyone who reaches it read every agent's memory: add a token "
+                         f"first (`memlake token add --agent A`, stored in {tokens_path(home)}) or listen on "
+                         "127.0.0.1")
+
+
+@app.command()
+def serve(
+    host: ServeHost = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="port (0: any free one)")] = 8420,
+    access_log: Annotated[bool, typer.Option(help="log every request line (queries included)")] = False,
+    home: HomeOption = None,
+) -> None:
+    """The HTTP API over this home (OpenAPI at /docs), with an OpenAI-compatible proxy at /v1/chat/completions
+    that puts the agent's memory before the upstream model (MEMLAKE_UPSTREAM_BASE_URL)."""
+    import uvicorn  # deferred: the HTTP server, for this command only
+
+    from service.app import create_app  # deferred: FastAPI and the service, for this command only
+    from service.config import ServiceSettings
+
+    memory = Memory(home)
+    _loopback_or_tokens(host, memory.settings.home)
+    uvicorn.run(create_app(memory, ServiceSettings()), host=host, port=port, access_log=access_log,
+                log_level="info")
+
+
+@app.command()
+def mcp(
+    agent: AgentOption,
+    transport: Annotated[str, typer.Option(help="stdio | http (streamable HTTP at /mcp)")] = "stdio",
+    host: ServeHost = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="port of the http transport")] = 8421,
+    home: HomeOption = None,
+) -> None:
+    """An MCP server of one agent's memory: the tools recall, store, forget, list and context."""
+    from service.mcp_server import http_app, run_stdio  # deferred: the MCP SDK, for this command only
+
+    memory = Memory(home)
+    if transport == "stdio":
+        run_stdio(memory, agent)
+        return
+    if transport != "http":
+        raise ValueError(f"unknown transport {transport!r}: stdio or http")
+    import uvicorn  # deferred: the HTTP server, for this transport only
+
+    _loopback_or_tokens(host, memory.settings.home)
+    uvicorn.run(http_app(memory, agent, host), host=host, port=port, log_level="info")
+
+
+token_app = typer.Typer(no_args_is_help=True, help="Bearer tokens of `memlake serve`: each maps to the agents it "
+                        "may use.")
+app.add_typer(token_app, name="token")
+
+
+def _token_store(home: Path | None) -> TokenStore:
+    from service.tokens import TokenStore  # deferred: the service's packages, for its commands only
+
+    return TokenStore(existing_home(load_settings(home)).home)
+
+
+@token_app.command("add")
+def token_add(
+    agent: Annotated[list[str], typer.Option("--agent", help="an agent the token may use (repeat for more)")],
+    note: Annotated[str, typer.Option(help="what the token is for")] = "",
+    home: HomeOption = None,
+) -> None:
+    """Make a token for these agents; it is printed once and stored only as its hash."""
+    secret, entry = _token_store(home).add(agent, note)
+    typer.echo(secret)
+    typer.echo(f"token {entry.token_id} for {', '.join(entry.agents)}: keep it now, it is not shown again", err=True)
+
+
+@token_app.command("list")
+def token_list(home: HomeOption = None) -> None:
+    """The tokens: id, agents, when made, note (never the token)."""
+    entries = _token_store(home).entries
+    if not entries:
+        typer.echo("no tokens: `memlake serve` listens on loopback only and every agent is open", err=True)
+    for entry in entries:
+        typer.echo(f"{entry.token_id}  {','.join(entry.agents)}  {entry.created_at}  {entry.note}".rstrip())
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: Annotated[str, typer.Argument(help="the id `memlake token list` shows")],
+                 home: HomeOption = None) -> None:
+    """Revoke a token: a running `memlake serve` refuses it from its next request."""
+    gone = _token_store(home).revoke(token_id)
+    typer.echo(f"revoked token {gone.token_id} ({', '.join(gone.agents)})")
+
+
 bench_app = typer.Typer(
     no_args_is_help=True,
     help="Benchmarks: LoCoMo retrieval recall, context blocks, search at scale, the distiller, the fact change "
@@ -637,6 +742,21 @@ def bench_context(
     for name, mode in report["modes"].items():
         typer.echo(f"{name}: evidence in block {mode['evidence_in_block']['all']['any']:.3f}, tokens mean "
                    f"{mode['tokens_mean']}, assembly p50 {mode['assembly_ms_p50']} ms -> {out}")
+
+
+@bench_app.command("serve")
+def bench_serve(
+    home: Annotated[Path, typer.Option(help="an existing home (built by `memlake run` or a benchmark's --home)")],
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "serve.json",
+    token: Annotated[str | None, typer.Option(help="a token of every agent, when the home has tokens")] = None,
+    rounds: Annotated[int, typer.Option(min=1, help="how many times each query is asked")] = 2,
+) -> None:
+    """Search and context p50/p95 through `memlake serve` at 1, 8 and 32 concurrent clients, errors, and the
+    same calls in process."""
+    from service.bench import run_serve_bench  # deferred: the HTTP client and the service, for this one
+
+    run_serve_bench(existing_home(load_settings(home)).home, out, token=token, rounds=rounds, log=typer.echo)
+    typer.echo(f"-> {out}")
 
 
 @bench_app.command("scale")

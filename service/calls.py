@@ -1,0 +1,87 @@
+"""What every route of `memlake serve` shares: who the caller is and which agent a request may touch
+(`Caller.agent`), the warm `Memory` behind one lock (`Service`), and the one shape of a refusal."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from fastapi.responses import JSONResponse
+
+from memlake.api import Memory
+from memlake.schemas import agent_id_problem
+from service.config import ServiceSettings
+from service.tokens import TokenStore
+
+T = TypeVar("T")
+
+
+class ServiceError(Exception):
+    """A refusal with its HTTP status, rendered as an OpenAI-style error."""
+
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        super().__init__(message)
+        self.status, self.message, self.kind = status, message, kind
+
+
+def error_response(status: int, message: str, kind: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: the agents their token grants (None: no tokens configured, every agent)."""
+
+    agents: tuple[str, ...] | None
+
+    def agent(self, *asked: str | None) -> str:
+        """The one agent this request is about: the ones it names (body or query, header) must agree, else the
+        token's only agent; checked against the id rule and the token."""
+        named = {a for a in asked if a is not None}
+        if len(named) > 1:
+            raise ServiceError(400, f"the request names two agents ({', '.join(sorted(map(repr, named)))}): name one")
+        if not named:
+            if self.agents is not None and len(self.agents) == 1:
+                return self.agents[0]
+            raise ServiceError(400, "which agent? give agent_id or the X-Memlake-Agent-Id header")
+        agent_id = named.pop()
+        problem = agent_id_problem(agent_id)
+        if problem is not None:
+            raise ServiceError(400, f"invalid agent id {agent_id[:80]!r}: {problem}")
+        if self.agents is not None and agent_id not in self.agents:
+            raise ServiceError(403, f"this token may not use agent {agent_id!r}", "permission_error")
+        return agent_id
+
+
+class Service:
+    """What the routes share: the warm `Memory`, one lock around it (its caches are not made for threads), the
+    tokens and the settings."""
+
+    def __init__(self, memory: Memory, config: ServiceSettings) -> None:
+        self.memory = memory
+        self.config = config
+        self.tokens = TokenStore(memory.settings.home)
+        self._lock = threading.Lock()
+
+    def run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            return call(*args, **kwargs)
+
+    def warm(self) -> None:
+        """Load the embedding model and open the indexes now, not on the first request."""
+        with contextlib.suppress(ValueError):  # an index to rebuild says so on a real request
+            self.run(self.memory.search, "warm up", "memlake-warm-up", k=1)
+
+    def caller(self, authorization: str | None) -> Caller:
+        self.tokens.refresh()
+        if not self.tokens.required:
+            return Caller(None)
+        scheme, _, token = (authorization or "").partition(" ")
+        agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        if agents is None:
+            raise ServiceError(401, "a valid bearer token is required (Authorization: Bearer <token>)",
+                               "authentication_error")
+        return Caller(agents)

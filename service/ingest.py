@@ -1,0 +1,98 @@
+"""`POST /memory/ingest`: a conversation written as an ingest JSON file into its agent's landing folder, and what
+became of it since (`GET /memory/ingest/{id}`).
+
+The file appears whole or not at all (written hidden, then renamed: the landing scan skips hidden names), in
+the format `memlake.parsers.ingest_json` reads, so the landing sensor or the next run takes it like a dropped one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from memlake.lake import Lake
+from memlake.parsers.ingest_json import parse_ingest_json
+from memlake.parsers.parsed import ShapeError
+from memlake.schemas import CHUNK_INDEX, LANDING_MANIFEST, agent_folder, path_inside
+from memlake.settings import Settings
+
+INGEST_ID = re.compile(r"^\d{8}T\d{6}-[0-9a-f]{12}$")
+
+
+def ingest_file_name(ingest_id: str) -> str:
+    return f"ingest-{ingest_id}.json"
+
+
+def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str, Path]:
+    """Land one ingest conversation for its agent; returns its id and path. A conversation the parser would
+    refuse is refused here (ValueError), before anything is written."""
+    try:
+        parsed = parse_ingest_json(conversation)
+    except ShapeError as exc:
+        raise ValueError(f"not an ingest conversation: {exc}") from None
+    if not any(c.messages for c in parsed):
+        raise ValueError("the conversation has no turn with text: nothing to remember")
+    folder = agent_folder(settings.landing_dir, conversation["agent_id"])
+    ingest_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
+    path = path_inside(folder, ingest_file_name(ingest_id))
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".ingest-", suffix=".tmp")  # hidden: the scan skips it
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(conversation, fh, ensure_ascii=False)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return ingest_id, path
+
+
+@dataclass(frozen=True)
+class IngestStatus:
+    """What became of a landed ingest file."""
+
+    state: str  # waiting (landed, not read yet) | ingested | duplicate | quarantined
+    reason: str | None
+    searchable: bool  # its turns are in the agent's search index
+    conversation_ids: list[str]
+
+
+def ingest_status(settings: Settings, agent_id: str, ingest_id: str) -> IngestStatus | None:
+    """The state of an ingest of the agent, or None when the agent has no such ingest."""
+    if not INGEST_ID.fullmatch(ingest_id):
+        return None
+    folder = agent_folder(settings.landing_dir, agent_id)
+    relative = f"{agent_id}/{ingest_file_name(ingest_id)}"
+    lake = Lake(settings.lake_dir)
+    manifest = lake.read(LANDING_MANIFEST).filter(pl.col("source_file") == relative)
+    if manifest.height == 0:
+        landed = path_inside(folder, ingest_file_name(ingest_id)).is_file()
+        return IngestStatus("waiting", None, False, []) if landed else None
+    quarantined = manifest.filter(pl.col("status") == "quarantined")
+    if quarantined.height:
+        return IngestStatus("quarantined", quarantined["reason"][0], False, [])
+    conversations = sorted(set(manifest["conversation_id"].drop_nulls().to_list()))
+    state = "ingested" if (manifest["status"] == "ingested").any() else "duplicate"
+    return IngestStatus(state, None, _indexed(settings, agent_id, conversations), conversations)
+
+
+def _indexed(settings: Settings, agent_id: str, conversation_ids: list[str]) -> bool:
+    from memlake.vectors import Filters, VectorStore  # deferred: LanceDB, ~1 s
+
+    if not conversation_ids or not settings.lancedb_dir.is_dir():
+        return False
+    store = VectorStore(settings.lancedb_dir, snapshot_rows=0)
+    if not store.exists(CHUNK_INDEX):
+        return False
+    found = store.rows(CHUNK_INDEX, agent_id, Filters(conversation_ids=tuple(conversation_ids)),
+                       columns=["conversation_id"], limit=1)
+    return found.height > 0

@@ -1,0 +1,131 @@
+"""`memlake mcp`: the memory tools (recall, store, forget, list) and `context` as an MCP server for one agent,
+given on the command line: no tool takes an agent, so no call can reach another one's memory.
+
+The four memory tools are `memlake.tools` unchanged (their schemas, their dispatcher); `context` is
+`Memory.context`. Over stdio, or streamable HTTP on loopback (elsewhere only with a token of that agent).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memlake.api import Memory
+from memlake.schemas import check_agent_id
+from memlake.tools import TOOLS, MemoryTools
+from service.calls import error_response
+from service.tokens import TokenStore
+
+CONTEXT_TOOL = {
+    "name": "context",
+    "description": "The user's long-term memory relevant to a question, as one block to read before answering: "
+                   "the date, the user's own statements of fact, then what the question calls for (facts, past "
+                   "conversations or what was said), each line with the day it was said.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The question or task, in words."},
+            "mode": {"type": ["string", "null"], "enum": ["compact", "full", None],
+                     "description": "compact (default): one budget for what the question needs; full: every "
+                                    "section."},
+            "budget": {"type": ["integer", "null"], "minimum": 50, "maximum": 100000,
+                       "description": "Tokens at most (default: the home's setting)."},
+        },
+        "required": ["query", "mode", "budget"],
+        "additionalProperties": False,
+    },
+}
+
+
+def _tools() -> list[types.Tool]:
+    specs = [tool["function"] for tool in TOOLS] + [CONTEXT_TOOL]
+    return [types.Tool(name=s["name"], description=s["description"], input_schema=s["parameters"]) for s in specs]
+
+
+def _result(payload: dict[str, Any]) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=json.dumps(payload, ensure_ascii=False))],
+                                structured_content=payload, is_error=not payload.get("ok", False))
+
+
+def context_call(memory: Memory, agent_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The `context` tool: the block as a dict, or why not, in the memory tools' result shape."""
+    unknown = sorted(set(arguments) - {"query", "mode", "budget"})
+    query, mode, budget = arguments.get("query"), arguments.get("mode") or "compact", arguments.get("budget")
+    try:
+        if unknown:
+            raise ValueError(f"context takes no argument {', '.join(map(repr, unknown))}; it takes query, mode, "
+                             "budget")
+        if not isinstance(query, str):
+            raise ValueError("query: expected a string")
+        block = memory.context(query, agent_id, mode=mode, budget=budget)
+    except ValueError as exc:
+        return {"ok": False, "tool": "context", "error": {"kind": "refused", "message": str(exc)}}
+    return {"ok": True, "tool": "context", **block.as_dict()}
+
+
+def build_server(memory: Memory, agent_id: str) -> Server[Any]:
+    """An MCP server whose every tool reads and writes `agent_id`'s memory only."""
+    agent_id = check_agent_id(agent_id)
+    tools = MemoryTools(memory, agent_id)
+    lock = anyio.Lock()  # one call at a time on the one Memory
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=_tools())
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = params.arguments or {}
+        async with lock:
+            if params.name == "context":
+                payload = await anyio.to_thread.run_sync(context_call, memory, agent_id, arguments)
+            else:
+                payload = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
+        return _result(payload)
+
+    return Server(f"memlake ({agent_id})", version="0.1.0",
+                  instructions=f"Long-term memory of agent {agent_id}: recall before answering, store what the "
+                               "user asks you to remember.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def run_stdio(memory: Memory, agent_id: str) -> None:
+    server = build_server(memory, agent_id)
+
+    async def serve() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(serve)
+
+
+class TokenGate:
+    """Streamable HTTP with tokens configured: only a bearer token that grants the server's agent gets in."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenStore, agent_id: str) -> None:
+        self.app, self.tokens, self.agent_id = app, tokens, agent_id
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            scheme, _, token = header.partition(" ")
+            agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" else None
+            if agents is None or self.agent_id not in agents:
+                response = error_response(401, f"a bearer token of agent {self.agent_id!r} is required",
+                                          "authentication_error")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(memory: Memory, agent_id: str, host: str) -> ASGIApp:
+    """The streamable HTTP app at /mcp, behind the token gate when the home has tokens."""
+    app: ASGIApp = build_server(memory, agent_id).streamable_http_app(host=host)
+    tokens = TokenStore(memory.settings.home)
+    return TokenGate(app, tokens, agent_id) if tokens.required else app

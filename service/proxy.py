@@ -1,0 +1,233 @@
+"""`POST /v1/chat/completions`, an OpenAI-compatible proxy: the agent's context block goes before the request
+as a system message, the request goes to the upstream model (`MEMLAKE_UPSTREAM_BASE_URL`), its answer (SSE
+chunks passed on as they come) goes back, and the finished exchange lands in the agent's landing folder as an
+ingest file for later distillation (`X-Memlake-Store: false` opts out). `GET /v1/models` passes through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx2
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from service.calls import Service, ServiceError, error_response
+from service.config import ServiceSettings
+from service.ingest import write_ingest
+
+log = logging.getLogger("memlake.service.proxy")
+AGENT_HEADER = "x-memlake-agent-id"
+STORE_HEADER = "x-memlake-store"
+
+
+class Upstream:
+    """The upstream OpenAI-compatible model: one pooled async client, its key, its model names."""
+
+    def __init__(self, config: ServiceSettings) -> None:
+        self.config = config
+        self.client = httpx2.AsyncClient(timeout=config.upstream_timeout_seconds) \
+            if config.upstream_base_url else None
+
+    def url(self, path: str) -> str:
+        if self.client is None or not self.config.upstream_base_url:
+            raise ServiceError(503, "no upstream model: set MEMLAKE_UPSTREAM_BASE_URL (an OpenAI-compatible "
+                               "endpoint, e.g. http://localhost:11434/v1)", "upstream_not_configured")
+        return self.config.upstream_base_url.rstrip("/") + path
+
+    def headers(self) -> dict[str, str]:
+        key = self.config.upstream_api_key
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+
+def last_user_text(messages: list[Any]) -> str:
+    """The text of the last user message (its text parts, for content given as parts): what memory is for."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "\n".join(part["text"] for part in content
+                                 if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return ""
+
+
+def _checked_body(raw: bytes) -> dict[str, Any]:
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ServiceError(400, "the body is not JSON: a chat completion request is a JSON object") from None
+    if not isinstance(body, dict):
+        raise ServiceError(400, "a chat completion request is a JSON object")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages or not all(isinstance(x, dict) for x in messages):
+        raise ServiceError(400, "messages: a non-empty list of message objects is required")
+    if not isinstance(body.get("model"), str):
+        raise ServiceError(400, "model: a model name (string) is required")
+    return body
+
+
+def _upstream_error(status: int, raw: bytes) -> JSONResponse:
+    """The upstream's refusal, as an OpenAI-style error whatever shape it came in."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]:
+        return JSONResponse(data, status_code=status)
+    text = raw.decode("utf-8", "replace")[:500]
+    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error")
+
+
+def _unreachable(exc: Exception) -> JSONResponse:
+    return error_response(502, f"the upstream model did not answer: {type(exc).__name__}: {exc}", "upstream_error")
+
+
+class Exchange:
+    """What the proxy stores of one request: the user's question and the answer, once it is complete."""
+
+    def __init__(self, service: Service, agent_id: str, question: str, store: bool) -> None:
+        self.service, self.agent_id, self.question, self.store = service, agent_id, question, store
+        self.answer: list[str] = []
+        self.done = False  # the stream's `data: [DONE]` was read
+        self.saved = False
+        self._pending = ""
+
+    def read_sse(self, chunk: bytes) -> None:
+        """Collect the answer's text from SSE `data:` lines (a line may span chunks)."""
+        self._pending += chunk.decode("utf-8", "replace")
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            data = line.strip()
+            if data == "data: [DONE]":
+                self.done = True
+            if not data.startswith("data:") or self.done:
+                continue
+            try:
+                event = json.loads(data[5:])
+                self.answer.append(event["choices"][0]["delta"].get("content") or "")
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                continue
+
+    def read_completion(self, data: Any) -> None:
+        with contextlib.suppress(KeyError, IndexError, TypeError):  # an answer with no text: nothing to store
+            self.answer.append(data["choices"][0]["message"]["content"] or "")
+
+    def save(self) -> str | None:
+        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
+        answer = "".join(self.answer)
+        if self.saved or not self.store or not self.question.strip() or not answer.strip():
+            return None
+        self.saved = True
+        ingest_id, _ = write_ingest(self.service.memory.settings, {
+            "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
+            "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
+            "turns": [{"user": self.question, "assistant": answer}],
+        })
+        return ingest_id
+
+
+def add_proxy_routes(app: FastAPI, service: Service) -> None:
+    """`POST /v1/chat/completions` and `GET /v1/models` on `app`."""
+
+    @app.post("/v1/chat/completions", tags=["proxy"], response_model=None,
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                  "type": "object", "required": ["model", "messages"],
+                  "properties": {"model": {"type": "string"}, "stream": {"type": "boolean"},
+                                 "messages": {"type": "array", "minItems": 1, "items": {"type": "object"}}}}}}}})
+    async def chat_completions(request: Request) -> Response:
+        """An OpenAI chat completion with the agent's memory put first (header X-Memlake-Agent-Id, or the
+        token's only agent); `X-Memlake-Store: false` keeps the exchange out of memory."""
+        who = service.caller(request.headers.get("authorization"))
+        agent = who.agent(request.headers.get(AGENT_HEADER))
+        body = _checked_body(await request.body())
+        upstream: Upstream = request.app.state.upstream
+        url = upstream.url("/chat/completions")
+        question = last_user_text(body["messages"])
+        injected = 0
+        if question.strip():
+            block = await run_in_threadpool(service.run, service.memory.context, question, agent)
+            body["messages"] = [{"role": "system", "content": block.text}, *body["messages"]]
+            injected = block.token_count
+        body["model"] = service.config.models.get(body["model"], body["model"])
+        store = request.headers.get(STORE_HEADER, "true").strip().lower() not in ("false", "0", "no", "off")
+        exchange = Exchange(service, agent, question, store)
+        log.info("chat for agent %s: %d memory tokens, stream %s, store %s", agent, injected,
+                 bool(body.get("stream")), store)
+        if body.get("stream"):
+            return await _stream(upstream, url, body, exchange)
+        try:
+            answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
+        except httpx2.HTTPError as exc:
+            return _unreachable(exc)
+        if answer.status_code >= 400:
+            return _upstream_error(answer.status_code, answer.content)
+        try:
+            data = answer.json()
+        except ValueError:
+            return error_response(502, "the upstream model answered with something that is not JSON",
+                                  "upstream_error")
+        exchange.read_completion(data)
+        await run_in_threadpool(exchange.save)
+        return JSONResponse(data, status_code=answer.status_code)
+
+    @app.get("/v1/models", tags=["proxy"], response_model=None)
+    async def models(request: Request) -> Response:
+        """The upstream's models, passed through."""
+        service.caller(request.headers.get("authorization"))
+        upstream: Upstream = request.app.state.upstream
+        try:
+            answer = await upstream.client.get(upstream.url("/models"), headers=upstream.headers())  # type: ignore[union-attr]
+        except httpx2.HTTPError as exc:
+            return _unreachable(exc)
+        if answer.status_code >= 400:
+            return _upstream_error(answer.status_code, answer.content)
+        return Response(answer.content, status_code=answer.status_code, media_type="application/json")
+
+
+async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: Exchange) -> Response:
+    """Pass the upstream's SSE chunks on as they come; land the exchange once the stream has ended."""
+    assert upstream.client is not None  # upstream.url said so
+    request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
+    try:
+        answer = await upstream.client.send(request, stream=True)
+    except httpx2.HTTPError as exc:
+        return _unreachable(exc)
+    if answer.status_code >= 400:
+        raw = await answer.aread()
+        await answer.aclose()
+        return _upstream_error(answer.status_code, raw)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        complete = False
+        try:
+            async for chunk in answer.aiter_raw():
+                exchange.read_sse(chunk)
+                if exchange.done:  # landed before the client reads [DONE]: its next request can see it
+                    await run_in_threadpool(exchange.save)
+                yield chunk
+            complete = True
+        except httpx2.HTTPError as exc:  # the stream broke off: say so in the stream, store nothing
+            log.warning("the upstream stream broke off: %s", type(exc).__name__)
+            error = {"error": {"message": f"the upstream stream broke off: {type(exc).__name__}",
+                               "type": "upstream_error"}}
+            yield f"data: {json.dumps(error)}\n\n".encode()
+        finally:
+            await answer.aclose()
+        if complete:
+            await run_in_threadpool(exchange.save)
+
+    media_type = answer.headers.get("content-type", "text/event-stream")
+    return StreamingResponse(chunks(), status_code=answer.status_code, media_type=media_type)

@@ -1,0 +1,137 @@
+"""Bearer tokens of `memlake serve`: `<home>/service/tokens.json` maps each token, stored as its sha256 only, to
+the agents it may read and write.
+
+No tokens file means no tokens: the service then listens on loopback only and every caller may use every agent.
+Once the file exists, every request needs a token, even after the last one is revoked (then none gets in):
+revoking must never open the service.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memlake.schemas import check_agent_id
+
+TOKEN_PREFIX = "mlk_"  # so a token pasted into a config or a log is recognisable as a memlake one
+
+
+def tokens_path(home: Path) -> Path:
+    return home / "service" / "tokens.json"
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class TokenEntry:
+    """One token as stored: its id (shown, never the secret), its hash and its agents."""
+
+    token_id: str
+    sha256: str
+    agents: tuple[str, ...]
+    created_at: str
+    note: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"token_id": self.token_id, "sha256": self.sha256, "agents": list(self.agents),
+                "created_at": self.created_at, "note": self.note}
+
+
+class TokenStore:
+    """The tokens file of one home: read at each change, written whole by temp file and rename."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = tokens_path(home)
+        self._stamp = self._file_stamp()
+        self.entries = self._read()
+
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def refresh(self) -> None:
+        """Read the file again if it changed: a token added or revoked counts from the next request."""
+        stamp = self._file_stamp()
+        if stamp != self._stamp:
+            self._stamp = stamp
+            self.entries = self._read()
+
+    def _read(self) -> list[TokenEntry]:
+        if not self.path.is_file():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return [TokenEntry(e["token_id"], e["sha256"], tuple(check_agent_id(a) for a in e["agents"]),
+                               e["created_at"], e.get("note", "")) for e in data["tokens"]]
+        except (ValueError, KeyError, TypeError) as exc:  # refuse to start open when the file is damaged
+            raise ValueError(f"the tokens file {self.path} is not readable ({exc}): fix or remove it") from None
+
+    @property
+    def required(self) -> bool:
+        """Whether requests need a token: the file exists (it may have no token left)."""
+        return self._stamp is not None
+
+    @property
+    def configured(self) -> bool:
+        """Whether there is a token to use: what listening beyond loopback needs."""
+        return bool(self.entries)
+
+    def agents_of(self, token: str) -> tuple[str, ...] | None:
+        """The agents a presented token may use, or None for no valid token. Every entry is compared, in
+        constant time, so the time taken says nothing about which hash was near."""
+        presented = _digest(token)
+        found: tuple[str, ...] | None = None
+        for entry in self.entries:
+            if hmac.compare_digest(presented, entry.sha256):
+                found = entry.agents
+        return found
+
+    def add(self, agents: list[str], note: str = "") -> tuple[str, TokenEntry]:
+        """A new token for `agents`: the secret (shown once, never stored) and its entry."""
+        if not agents:
+            raise ValueError("a token needs at least one agent (--agent)")
+        checked = tuple(dict.fromkeys(check_agent_id(a) for a in agents))
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        entry = TokenEntry(secrets.token_hex(4), _digest(token), checked,
+                           datetime.now(UTC).isoformat(timespec="seconds"), note)
+        self.entries = [*self._read(), entry]  # the file as it is now: another process may have changed it
+        self._write()
+        return token, entry
+
+    def revoke(self, token_id: str) -> TokenEntry:
+        self.entries = self._read()
+        kept = [e for e in self.entries if e.token_id != token_id]
+        if len(kept) == len(self.entries):
+            known = ", ".join(e.token_id for e in self.entries) or "none"
+            raise ValueError(f"no token with id {token_id!r}; token ids: {known}")
+        gone = next(e for e in self.entries if e.token_id == token_id)
+        self.entries = kept
+        self._write()
+        return gone
+
+    def _write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = json.dumps({"tokens": [e.as_json() for e in self.entries]}, indent=2)
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(payload)
+            os.chmod(temp, 0o600)  # hashes only, but nobody else needs to read them
+            os.replace(temp, self.path)
+            self._stamp = self._file_stamp()
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,68 @@
+"""An OpenAI-compatible fake model on 127.0.0.1 that echoes what it was sent: the answer's content is the JSON of
+the request's messages, so a test reads exactly what the proxy forwarded. Streams in several SSE chunks when
+asked; the model name `fail-<status>` answers that status with an OpenAI-style error. The stub server of the
+core-model tests, with another handler."""
+
+from __future__ import annotations
+
+import json
+import time
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from tests.openai_stub_server import StubServer
+
+CHUNK = 40  # characters of the echo per SSE chunk: a real stream comes in many pieces
+DONE_TO_CLOSE_S = 0.5  # a real upstream may close the stream a while after its [DONE]
+
+
+class EchoUpstream(StubServer):
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        upstream = self
+        stub_handler: Any = super()._handler()
+
+        class Handler(stub_handler):  # type: ignore[misc, valid-type]
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._send(200, {"object": "list", "data": [{"id": "echo", "object": "model", "created": 0,
+                                                            "owned_by": "test"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                upstream._next(body, {k.lower(): v for k, v in self.headers.items()})  # kept for the test
+                model = str(body.get("model", ""))
+                if model.startswith("fail-"):
+                    status = int(model.removeprefix("fail-"))
+                    self._send(status, {"error": {"message": f"upstream says {status}", "type": "server_error",
+                                                  "code": None, "param": None}})
+                    return
+                echo = json.dumps(body.get("messages"), ensure_ascii=False)
+                if body.get("stream"):
+                    self._stream(model, echo)
+                    return
+                self._send(200, {
+                    "id": "chatcmpl-echo", "object": "chat.completion", "created": 0, "model": model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": echo},
+                                 "finish_reason": "stop", "logprobs": None}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+
+            def _stream(self, model: str, echo: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for start in range(0, len(echo), CHUNK):
+                    event = {"id": "chatcmpl-echo", "object": "chat.completion.chunk", "created": 0, "model": model,
+                             "choices": [{"index": 0, "delta": {"content": echo[start:start + CHUNK]},
+                                          "finish_reason": None}]}
+                    self._chunk(f"data: {json.dumps(event)}\n\n".encode())
+                self._chunk(b"data: [DONE]\n\n")
+                time.sleep(DONE_TO_CLOSE_S)
+                self._chunk(b"")
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+        return Handler

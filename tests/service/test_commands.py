@@ -1,0 +1,60 @@
+"""`memlake serve`, `memlake mcp` and `memlake token`: a token is shown once and stored hashed, a revoked one is
+refused at the next request, and listening beyond loopback needs a token first."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from starlette.testclient import TestClient
+
+from memlake.api import Memory
+from pipelines.cli import main
+from service.app import create_app
+from service.tokens import tokens_path
+
+
+def typed(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """`memlake ARGS` through the console entry point: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["memlake", *args])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    printed = capsys.readouterr()
+    return int(ended.value.code or 0), printed.out, printed.err
+
+
+@pytest.mark.parametrize("command", [["serve", "--host", "0.0.0.0"], ["mcp", "--agent", "ann", "--transport", "http",
+                                                                        "--host", "10.1.2.3"]])
+def test_listening_beyond_loopback_without_a_token_is_refused(settings, monkeypatch, capsys, command) -> None:
+    code, _, err = typed(monkeypatch, capsys, *command, "--home", str(settings.home))
+    assert code == 2 and err.startswith("error: --host") and "memlake token add" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_token_is_shown_once_stored_hashed_and_revoked_at_the_next_request(settings, monkeypatch, capsys) -> None:
+    home = str(settings.home)
+    code, secret, _ = typed(monkeypatch, capsys, "token", "add", "--agent", "ann", "--agent", "ben", "--note", "bot",
+                            "--home", home)
+    secret = secret.strip()
+    assert code == 0 and secret.startswith("mlk_")
+    stored = tokens_path(settings.home).read_text()
+    assert secret not in stored and json.loads(stored)["tokens"][0]["agents"] == ["ann", "ben"]
+    code, listed, _ = typed(monkeypatch, capsys, "token", "list", "--home", home)
+    token_id = listed.split()[0]
+    assert code == 0 and "ann,ben" in listed and "bot" in listed and secret not in listed
+
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:
+        auth = {"Authorization": f"Bearer {secret}"}
+        assert [a["agent_id"] for a in client.get("/agents", headers=auth).json()["agents"]] == ["ann", "ben"]
+        assert typed(monkeypatch, capsys, "token", "revoke", token_id, "--home", home)[0] == 0
+        assert client.get("/agents", headers=auth).status_code == 401
+    code, _, err = typed(monkeypatch, capsys, "token", "revoke", token_id, "--home", home)
+    assert code == 2 and f"no token with id {token_id!r}" in err
+
+
+def test_a_token_for_a_bad_agent_id_is_refused(settings, monkeypatch, capsys) -> None:
+    code, out, err = typed(monkeypatch, capsys, "token", "add", "--agent", "../x", "--home", str(settings.home))
+    assert code == 2 and "invalid agent id" in err and not out
+    assert not tokens_path(settings.home).exists()

@@ -1,0 +1,168 @@
+"""The REST API of `memlake serve`: each endpoint reads or writes the asked agent's memory through `Memory`, and a
+mistake in a request is a 4xx that says what is wrong."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+
+from memlake.api import Memory
+from service.app import create_app
+from tests.service.conftest import CANARIES, Served
+from tests.transcripts.helpers import jsonl, msg
+
+
+def error_of(response) -> str:  # type: ignore[no-untyped-def]
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["message"], body
+    return str(body["error"]["message"])
+
+
+def test_health_and_the_callers_agents(served: Served) -> None:
+    assert served.client().get("/healthz").json() == {"status": "ok", "tokens": True}
+    agents = served.client(served.tokens["alice+carol"]).get("/agents").json()["agents"]
+    assert [a["agent_id"] for a in agents] == ["alice", "carol"] and all(a["has_turns"] for a in agents)
+
+
+def test_search_context_and_reads_of_the_agent(served: Served) -> None:
+    alice = served.client(served.tokens["alice"])
+    found = alice.get("/v1/memory/search", params={"q": "gym locker code"}).json()
+    assert found["agent_id"] == "alice" and found["count"] > 0 and found["mode"] == "hybrid"
+    assert any(CANARIES["alice"][0] in row["text"] for row in found["rows"])
+    assert all(row["conversation_id"] and row["message_ids"] for row in found["rows"])
+    block = alice.post("/v1/memory/context", json={"query": "What is my passphrase?"}).json()
+    assert CANARIES["alice"][1] in block["text"] and block["token_count"] <= block["budget"]
+    assert block["provenance"] and block["gate"]["section"]
+    facts = alice.get("/v1/memory/facts").json()
+    assert any(CANARIES["alice"][1] in row["content"] for row in facts["rows"])
+    fact_id = next(row["fact_id"] for row in facts["rows"] if CANARIES["alice"][1] in row["content"])
+    assert alice.get(f"/v1/memory/history/{fact_id}").json()["count"] >= 1
+    assert alice.get("/v1/memory/episodes").status_code == 200
+    assert alice.get("/v1/memory/profile").status_code == 200
+    json.dumps(found), json.dumps(facts)
+
+
+def test_remember_reject_and_forget_a_fact(served: Served) -> None:
+    alice = served.client(served.tokens["alice"])
+    made = alice.post("/v1/memory/remember", json={"content": "My favourite colour is teal."}).json()
+    fact_id = made["rows"][0]["fact_id"]
+    assert any(r["fact_id"] == fact_id for r in alice.get("/v1/memory/facts").json()["rows"])
+    gone = alice.post("/v1/memory/forget", json={"fact_id": fact_id, "reason": "test"}).json()
+    assert gone["count"] >= 1
+    assert not any(r["fact_id"] == fact_id for r in alice.get("/v1/memory/facts").json()["rows"])
+    refused = alice.post("/v1/memory/reject", json={"fact_id": "f_no_such_fact"})
+    assert refused.status_code == 400 and error_of(refused)
+
+
+def test_the_memory_tools_for_a_function_calling_agent(served: Served) -> None:
+    alice = served.client(served.tokens["alice"])
+    assert [t["function"]["name"] for t in alice.get("/v1/memory/tools").json()["tools"]] == [
+        "recall", "store", "forget", "list"]
+    recalled = alice.post("/v1/memory/tools", json={
+        "name": "recall", "arguments": json.dumps({"query": "passphrase", "scope": "all"})}).json()
+    assert recalled["ok"] is True and recalled["results"]
+    crossing = alice.post("/v1/memory/tools", json={
+        "name": "recall", "arguments": {"query": "passphrase", "scope": "all", "agent_id": "bob"}}).json()
+    assert crossing["ok"] is False and "the agent is fixed" in crossing["error"]["message"]
+
+
+def test_ingest_lands_a_file_the_parser_reads_and_says_it_waits(served: Served) -> None:
+    alice = served.client(served.tokens["alice"])
+    accepted = alice.post("/memory/ingest", json={
+        "agent_id": "alice", "conversation_id": "api-1", "session_date": "2024-04-01T09:00:00Z",
+        "turns": [{"user": "I adopted a cat named Miso.", "assistant": "Congratulations!"}]})
+    assert accepted.status_code == 202, accepted.text
+    body = accepted.json()
+    landed = served.home / "landing" / body["file"]
+    assert json.loads(landed.read_text())["turns"][0]["user"] == "I adopted a cat named Miso."
+    assert not [p for p in landed.parent.iterdir() if p.name.startswith(".")]  # no temp file left
+    status = alice.get(f"/memory/ingest/{body['ingest_id']}").json()
+    assert status["state"] == "waiting" and status["searchable"] is False
+    assert served.client(served.tokens["bob"]).get(
+        f"/memory/ingest/{body['ingest_id']}", params={"agent_id": "alice"}).status_code == 403
+    assert served.client(served.tokens["bob"]).get(f"/memory/ingest/{body['ingest_id']}").status_code == 404
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "status", "message"), [
+    ("post", "/memory/ingest", {"json": {"agent_id": "alice", "conversation_id": "c", "turns": []}}, 422,
+     "turns"),
+    ("post", "/memory/ingest", {"json": {"agent_id": "alice", "conversation_id": "c", "turns": [{"user": " "}]}},
+     400, "no turn with text"),
+    ("post", "/memory/ingest", {"json": {"agent_id": "alice", "conversation_id": "c", "turns": [{"user": "x"}],
+                                         "session_date": "last tuesday"}}, 422, "session_date"),
+    ("get", "/v1/memory/search", {"params": {"q": "tea", "scope": "everything"}}, 422, "scope"),
+    ("get", "/v1/memory/search", {"params": {"q": "tea", "as_of": "someday"}}, 422, "as_of"),
+    ("get", "/v1/memory/search", {"params": {"q": "tea", "since": "2024-05-01", "until": "2024-04-01"}}, 400,
+     "is not before until"),
+    ("get", "/v1/memory/facts", {"params": {"type": "rumour"}}, 400, "unknown fact type"),
+    ("post", "/v1/memory/context", {"json": {"query": "tea", "budget": 3}}, 400, "budget"),
+    ("post", "/v1/memory/context", {"content": b"{not json", "headers": {"content-type": "application/json"}},
+     422, "JSON"),
+    ("post", "/v1/memory/remember", {"json": {"content": "x", "agent_id": "alice", "surprise": 1}}, 422,
+     "surprise"),
+    ("post", "/v1/chat/completions", {"json": {"model": "echo", "messages": "hello"}}, 400, "messages"),
+    ("post", "/v1/memory/context", {"json": {"query": "tea"}, "headers": {"X-Memlake-Agent-Id": "bob"}}, 403,
+     "may not use agent 'bob'"),
+    ("post", "/v1/memory/context", {"json": {"query": "tea", "agent_id": "carol"},
+                                    "headers": {"X-Memlake-Agent-Id": "alice"}}, 400, "two agents"),
+])
+def test_a_bad_request_is_a_4xx_that_says_why(served: Served, method: str, path: str, kwargs: dict, status: int,
+                                              message: str) -> None:
+    token = served.tokens["alice" if status != 400 or "two agents" not in message else "alice+carol"]
+    response = getattr(served.client(token), method)(path, **kwargs)
+    assert response.status_code == status, response.text
+    assert message.lower() in error_of(response).lower()
+
+
+def test_which_agent_must_be_said_when_the_token_has_several(served: Served) -> None:
+    response = served.client(served.tokens["alice+carol"]).get("/v1/memory/facts")
+    assert response.status_code == 400 and "which agent" in error_of(response)
+
+
+def test_no_or_a_wrong_token_is_refused(served: Served) -> None:
+    for client in (served.client(), served.client("mlk_wrong"), served.client(served.tokens["alice"] + "x")):
+        response = client.get("/v1/memory/facts", params={"agent_id": "alice"})
+        assert response.status_code == 401 and "bearer token" in error_of(response)
+
+
+def test_a_body_over_the_bound_is_refused_before_it_is_read(served: Served) -> None:
+    huge = {"agent_id": "alice", "conversation_id": "big", "turns": [{"user": "x" * 1_100_000}]}
+    response = served.client(served.tokens["alice"]).post("/memory/ingest", json=huge)
+    assert response.status_code == 413 and "over" in error_of(response)
+
+
+def test_the_openapi_schema_is_served(served: Served) -> None:
+    schema = served.client().get("/openapi.json").json()
+    assert {"/v1/memory/search", "/v1/memory/context", "/memory/ingest", "/v1/chat/completions"} <= set(
+        schema["paths"])
+
+
+def test_an_ingest_is_read_by_the_next_run_then_searchable_or_quarantined_with_the_reason(
+        settings, run_pipeline) -> None:
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:  # no tokens in this home: every agent
+        good = client.post("/memory/ingest", json={
+            "agent_id": "dora", "conversation_id": "c1", "session_date": "2024-04-01",
+            "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]}).json()
+        broken = settings.landing_dir / "dora" / "ingest-20240401T000000-0123456789ab.json"
+        broken.write_text('{"agent_id": "dora", "conversation_id": "c2", "turns": "not a list"}')
+        assert run_pipeline().success
+        status = client.get(f"/memory/ingest/{good['ingest_id']}", params={"agent_id": "dora"}).json()
+        assert status["state"] == "ingested" and status["searchable"] is True
+        assert status["conversation_ids"]
+        refused = client.get("/memory/ingest/20240401T000000-0123456789ab", params={"agent_id": "dora"}).json()
+        assert refused["state"] == "quarantined" and "turns" in refused["reason"]
+        found = client.get("/v1/memory/search", params={"q": "sister Lisbon", "agent_id": "dora"}).json()
+        assert any("Lisbon" in row["text"] for row in found["rows"])
+
+
+def test_without_tokens_every_agent_is_open_on_loopback(settings) -> None:
+    land = settings.landing_dir / "erin"
+    land.mkdir(parents=True)
+    (land / "chat.jsonl").write_text(jsonl(msg("c", 0, "user", "hello")))
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:
+        assert client.get("/healthz").json()["tokens"] is False
+        assert client.get("/v1/memory/facts", params={"agent_id": "erin"}).status_code == 200
