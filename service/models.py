@@ -64,7 +64,7 @@ class ContextRequest(Strict):
     mode: Literal["compact", "full"] = "compact"
     budget: int | None = Field(None, ge=1, le=100_000)
     as_of: datetime | None = None
-    gate: Literal["heuristic", "off"] = "heuristic"
+    gate: Literal["heuristic", "llm", "off"] | None = None  # None: the home's `context_gate` setting
 
 
 class ContextResponse(BaseModel):
