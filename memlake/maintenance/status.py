@@ -47,8 +47,8 @@ def with_sweep_status(facts: pl.DataFrame, latest: pl.DataFrame) -> pl.DataFrame
     joined = (facts.join(consolidation, on=["fact_id", "version"], how="left")
               .join(lint, on=["fact_id", "version"], how="left"))
     active = pl.col("status") == "active"
-    evicted = active & (pl.col("_c_status") == "evicted")
-    superseded = active & ~evicted & (pl.col("_l_status") == "superseded")
+    evicted = (active & (pl.col("_c_status") == "evicted")).fill_null(False)  # no row of a sweep: not evicted
+    superseded = (active & ~evicted & (pl.col("_l_status") == "superseded")).fill_null(False)
     return joined.with_columns(
         pl.when(evicted).then(pl.lit("evicted")).when(superseded).then(pl.lit("superseded"))
         .otherwise(pl.col("status")).alias("status"),
