@@ -67,19 +67,21 @@ def sweep_run_config(kind: str, as_of: str = "") -> dict[str, object]:
     return {"ops": {maintenance.SWEEP_OP: {"config": {"kind": kind, "as_of": as_of}}}}
 
 
-consolidation_job = dg.define_asset_job(
-    "consolidation_job",
-    selection=maintenance_selection,
-    config=sweep_run_config("consolidation"),
-    description="Consolidate memory as of a time: decay by kind, promote, evict idle facts, merge near-duplicate "
-    "episodes, prune past the retention; then the memory-health checks.",
+def sweep_job(kind: str, description: str):  # type: ignore[no-untyped-def]  # dagster does not export the type
+    """The job of one sweep kind: the sweep asset (configured as `kind`, as of when it runs) and its checks."""
+    return dg.define_asset_job(f"{kind}_job", selection=maintenance_selection, config=sweep_run_config(kind),
+                               description=description)
+
+
+consolidation_job = sweep_job(
+    "consolidation",
+    "Consolidate memory as of a time: decay by kind, promote, evict idle facts, merge near-duplicate episodes, "
+    "prune past the retention; then the memory-health checks.",
 )
-lint_job = dg.define_asset_job(
-    "lint_job",
-    selection=maintenance_selection,
-    config=sweep_run_config("lint"),
-    description="Lint memory as of a time: stale facts, redundancy, orphan episodes, contradictions (offline "
-    "rules, and the core model when configured); then the memory-health checks.",
+lint_job = sweep_job(
+    "lint",
+    "Lint memory as of a time: stale facts, redundancy, orphan episodes, contradictions (offline rules, and the "
+    "core model when configured); then the memory-health checks.",
 )
 
 JOBS = [landing_job, manifest_job, reindex_job, rechunk_job, facts_job, pending_job, consolidation_job, lint_job]
