@@ -450,18 +450,29 @@ RELATIONS = Table(
     key=("relation_id", "version"),
 )
 
+# The maintenance layer, written by the sweeps (`memlake.maintenance`) only; reads join the latest
+# sweep's fact_status (`memlake.maintenance.status`), so a sweep never rewrites `facts/*`.
+SWEEP_KINDS = ("consolidation", "lint")
+SWEEP_FLAGS = ("stale", "redundant", "conflicting", "promoted")
+
 FACT_STATUS = Table(
     "maintenance",
     "fact_status",
     pa.schema(
         [
-            ("sweep_id", pa.string()),
+            ("sweep_id", pa.string()),  # <kind>-<as_of>: a rerun at the same as_of replaces its own rows
+            ("kind", pa.string()),  # SWEEP_KINDS
+            ("as_of", UTC_TS),
             ("agent_id", pa.string()),
             ("fact_id", pa.string()),
             ("version", pa.int32()),
-            ("status", pa.string()),
-            ("decay_score", pa.float64()),
-            ("as_of", UTC_TS),
+            ("status", pa.string()),  # FACT_STATUSES: the fact's status as reads see it after the sweep
+            ("flag", pa.string()),  # SWEEP_FLAGS or null: what the sweep found without changing the status
+            ("salience", pa.float64()),  # importance decayed by kind from the last activity (consolidation)
+            ("last_active_at", UTC_TS),  # the latest of said, confirmed and used, up to as_of
+            ("use_count", pa.int32()),  # uses in the access log up to as_of
+            ("reason", pa.string()),
+            ("related_fact_ids", pa.list_(pa.string())),  # the other side of a conflict or a redundancy
         ]
     ),
     key=("sweep_id", "fact_id", "version"),
@@ -475,11 +486,14 @@ REPORTS = Table(
             ("sweep_id", pa.string()),
             ("kind", pa.string()),
             ("as_of", UTC_TS),
-            ("agent_id", pa.string()),
-            ("findings", pa.string()),  # JSON
+            ("agents", pa.int32()),
+            ("counts", pa.string()),  # JSON: step -> count
+            ("durations", pa.string()),  # JSON: step -> seconds
+            ("judge", pa.string()),  # the contradiction judges used (lint)
+            ("ran_at", UTC_TS),  # wall clock, for the "no sweep in 48 h" check; not used by any step
         ]
     ),
-    key=("sweep_id", "agent_id"),
+    key=("sweep_id",),
 )
 
 AUDIT = Table(
@@ -487,16 +501,35 @@ AUDIT = Table(
     "audit",
     pa.schema(
         [
-            ("at", UTC_TS),
+            ("sweep_id", pa.string()),
+            ("at", UTC_TS),  # the sweep's as_of
             ("agent_id", pa.string()),
-            ("object_kind", pa.string()),
-            ("object_id", pa.string()),
-            ("from_status", pa.string()),
-            ("to_status", pa.string()),
+            ("object_kind", pa.string()),  # fact | episode
+            ("object_id", pa.string()),  # fact_id@version, or the conversation id
+            ("field", pa.string()),  # status | flag
+            ("old_value", pa.string()),
+            ("new_value", pa.string()),
             ("reason", pa.string()),
         ]
     ),
-    key=("at", "object_kind", "object_id"),
+    key=("sweep_id", "object_kind", "object_id", "field"),
+)
+
+# The contradiction judge's answers (written by the sweep only): one row per pair of fact texts judged by
+# a model, key = sha256(prompt version, model, the pair's texts in order), so a rerun never pays twice.
+JUDGE_CACHE = Table(
+    "maintenance",
+    "judge_cache",
+    pa.schema(
+        [
+            ("cache_key", pa.string()),
+            ("judge", pa.string()),
+            ("prompt_version", pa.string()),
+            ("contradicts", pa.bool_()),
+            ("reason", pa.string()),
+        ]
+    ),
+    key=("cache_key",),
 )
 
 # The append-only logs people write (`<home>/inputs/<name>/`, one uniquely named Parquet file per
@@ -585,6 +618,7 @@ TABLES: dict[str, Table] = {
         FACT_STATUS,
         REPORTS,
         AUDIT,
+        JUDGE_CACHE,
     )
 }
 

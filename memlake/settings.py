@@ -106,6 +106,26 @@ class Settings(BaseSettings):
         },
         description="Decay half-life per fact type, in days.",
     )
+    # Maintenance sweeps (memlake.maintenance): consolidation and lint, computed as of a time the run gives
+    maintenance_salience_floor: float = Field(
+        0.1, ge=0, description="Salience below which an idle fact is evicted (hidden from now-reads and the "
+        "context block, kept in history); salience = importance x 0.5^(idle days / its type's half-life).")
+    maintenance_idle_days: float = Field(30.0, ge=0, description="Days without being said, confirmed or used "
+                                         "before a fact below the salience floor is evicted.")
+    maintenance_retention_days: float | None = Field(
+        None, gt=0, description="Episodes and facts idle longer than this are pruned (hidden, never deleted); "
+        "unset = kept forever.")
+    maintenance_episode_merge_jaccard: float = Field(
+        0.9, description="Jaccard of two episodes' summaries at or above which the later is merged into the earlier.")
+    maintenance_promote_episodes: int = Field(
+        3, description="Recent episodes that must overlap a fact (half its words in one) to promote it.")
+    maintenance_promote_window_days: float = Field(30.0, description="How far back from as_of an episode is recent.")
+    maintenance_stale_half_lives: float = Field(
+        2.0, description="A fact idle longer than this many of its type's half-lives is flagged stale (lint).")
+    maintenance_contradiction_cosine: float = Field(
+        0.3, description="Cosine at or above which two facts of one subject are a contradiction candidate pair "
+        "(without an embedder: Jaccard >= contradict_jaccard, or the same slot).")
+    maintenance_judge_batch: int = Field(10, ge=1, description="Candidate pairs per core-model judge call.")
     profile_regenerate_threshold: int = Field(10, description="New contributions before a new profile version.")
 
     # Search and context

@@ -8,6 +8,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Annotated
@@ -30,6 +31,7 @@ from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
 from memlake.landing import quarantine_reasons, sha256_file
+from memlake.moments import as_utc
 from memlake.parsers import ParseLimits
 from memlake.report import render_ingest_report, retried_lines
 from memlake.schemas import FACTS, LANDING_MANIFEST, PENDING, agent_folder
@@ -358,6 +360,34 @@ def turns(
         return
     for row in frame.iter_rows(named=True):
         typer.echo(f"[{row['created_at']:%Y-%m-%d %H:%M}] {row['conversation_id']} {row['role']}: {row['content']}")
+
+
+@app.command()
+def maintain(
+    lint: Annotated[bool, typer.Option("--lint", help="the lint sweep (default: consolidation)")] = False,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="compute the sweep as of this time (ISO; "
+                                                            "default now)")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Run a maintenance sweep now (consolidation, or lint) over every agent and print each step's counts."""
+    settings = existing_home(load_settings(home))
+    when = as_utc(as_of) if as_of is not None else datetime.now(UTC)  # a bad time: one `error:` line
+    outcome = runs().run_maintenance(settings, "lint" if lint else "consolidation", when)
+    report = outcome.report
+    if report is None:
+        typer.echo(f"run {outcome.run_id}: FAILED, no sweep written (see the run in `memlake dev`)", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{report.sweep_id} (run {outcome.run_id}): {report.kind} as of {report.as_of.isoformat()}")
+    width = max(len(name) for name in report.counts)
+    for name, count in report.counts.items():
+        typer.echo(f"  {name:<{width}}  {count}")
+    typer.echo("seconds: " + ", ".join(f"{step} {seconds:.2f}" for step, seconds in report.durations.items()))
+    if report.judge:
+        typer.echo(f"judges: {report.judge}")
+    for name, (passed, what) in sorted(outcome.checks.items()):
+        typer.echo(f"check {name}: {'ok' if passed else 'WARN'} ({what})")
+    if not outcome.success:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -1,8 +1,10 @@
-"""The one Dagster code location of memlake: every layer's assets and checks, the jobs, and the sensors."""
+"""The one Dagster code location of memlake: every layer's assets and checks, the jobs, the sensors and the
+maintenance schedules."""
 
 import dagster as dg
 
 from pipelines.jobs import ASSETS, CHECKS, JOBS
+from pipelines.schedules import SCHEDULES
 from pipelines.sensors import SENSORS
 from resources import build_resources
 
@@ -25,6 +27,7 @@ def build_definitions(resources: dict[str, object] | None = None) -> dg.Definiti
         asset_checks=CHECKS,
         jobs=JOBS,
         sensors=[*SENSORS, automation_sensor],
+        schedules=SCHEDULES,
         resources=resources or build_resources(),
     )
 

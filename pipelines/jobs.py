@@ -2,16 +2,19 @@
 
 import dagster as dg
 
-from assets import chunks, episodes, facts, search, transcripts
+from assets import chunks, episodes, facts, maintenance, search, transcripts
 from assets.episodes import EPISODES_KEY, PENDING_KEY
 from assets.facts import EDGES_KEY, FACTS_KEY
 
-LAYERS = [transcripts, chunks, episodes, facts, search]
+LAYERS = [transcripts, chunks, episodes, facts, search, maintenance]
 ASSETS = [a for layer in LAYERS for a in layer.ASSETS]
 CHECKS = [c for layer in LAYERS for c in layer.CHECKS]
 
+# The maintenance sweeps (consolidation, lint) run on their schedules or on demand, never as part of a
+# landing, fold or distill run: those selections leave them out.
+maintenance_selection = dg.AssetSelection.assets(maintenance.maintenance_sweep)
 # New landing files: the manifest, the touched days of turns, and everything downstream, in one run.
-landing_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest).downstream()
+landing_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest).downstream() - maintenance_selection
 manifest_job_selection = dg.AssetSelection.assets(transcripts.landing_manifest)
 landing_job = dg.define_asset_job(
     "landing_job",
@@ -35,7 +38,7 @@ reindex_job = dg.define_asset_job(
     description="Rebuild the LanceDB indexes of the chosen days from the lake (no landing file is read).",
 )
 # Override and forget entries written since the last fold, with no new chats: the facts, the profiles, fact search.
-facts_selection = dg.AssetSelection.assets(FACTS_KEY, EDGES_KEY).downstream()
+facts_selection = dg.AssetSelection.assets(FACTS_KEY, EDGES_KEY).downstream() - maintenance_selection
 facts_job = dg.define_asset_job(
     "facts_job",
     selection=facts_selection,
@@ -49,11 +52,36 @@ manifest_job = dg.define_asset_job(
     description="Fold the landing folder into the manifest (quarantines bad files).",
 )
 # Conversations waiting for the distiller, and what is built from their episodes.
-pending_selection = dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream()
+pending_selection = dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream() - maintenance_selection
 pending_job = dg.define_asset_job(
     "pending_job",
     selection=pending_selection,
     description="Distil the conversations still pending (model back, debounce over) and rebuild what follows.",
 )
 
-JOBS = [landing_job, manifest_job, reindex_job, rechunk_job, facts_job, pending_job]
+# The maintenance sweeps: the sweep asset and its memory-health checks, as consolidation or as lint.
+
+
+def sweep_run_config(kind: str, as_of: str = "") -> dict[str, object]:
+    """The run config of one sweep of `kind` as of `as_of` (ISO; empty = when it runs)."""
+    return {"ops": {maintenance.SWEEP_OP: {"config": {"kind": kind, "as_of": as_of}}}}
+
+
+def sweep_job(kind: str, description: str):  # type: ignore[no-untyped-def]  # dagster does not export the type
+    """The job of one sweep kind: the sweep asset (configured as `kind`, as of when it runs) and its checks."""
+    return dg.define_asset_job(f"{kind}_job", selection=maintenance_selection, config=sweep_run_config(kind),
+                               description=description)
+
+
+consolidation_job = sweep_job(
+    "consolidation",
+    "Consolidate memory as of a time: decay by kind, promote, evict idle facts, merge near-duplicate episodes, "
+    "prune past the retention; then the memory-health checks.",
+)
+lint_job = sweep_job(
+    "lint",
+    "Lint memory as of a time: stale facts, redundancy, orphan episodes, contradictions (offline rules, and the "
+    "core model when configured); then the memory-health checks.",
+)
+
+JOBS = [landing_job, manifest_job, reindex_job, rechunk_job, facts_job, pending_job, consolidation_job, lint_job]

@@ -28,9 +28,10 @@ from assets.partitions import DAYS, days_of_run, register_days
 from memlake.bench.pipeline import HomeRun
 from memlake.lake import Lake
 from memlake.landing import IgnoredFile
+from memlake.maintenance.sweep import SweepReport
 from memlake.run_lock import one_run_at_a_time, process_alive
 from memlake.run_plan import plan_run, read_landing_state
-from memlake.schemas import TURNS
+from memlake.schemas import REPORTS, TURNS
 from memlake.settings import Settings
 from pipelines.jobs import (
     ASSETS,
@@ -38,10 +39,12 @@ from pipelines.jobs import (
     facts_selection,
     landing_job,
     landing_job_selection,
+    maintenance_selection,
     manifest_job_selection,
     pending_selection,
     rechunk_selection,
     reindex_selection,
+    sweep_run_config,
 )
 from pipelines.run_status import HOST_TAG, LANDING_TRIGGER, PID_TAG, TRIGGER_TAG, landing_run_going
 from resources import build_resources
@@ -361,3 +364,44 @@ def _home_run(outcome: RunOutcome, instance: dg.DagsterInstance) -> HomeRun:
     numbers = {key: float(value.value) for key, value in metadata.items()  # type: ignore[arg-type]
                if isinstance(value.value, int | float) and not isinstance(value.value, bool)}
     return HomeRun(success=outcome.success, detail=str(outcome), step_seconds=steps, chunk_index=numbers)
+
+
+@dataclass
+class SweepOutcome:
+    """What `memlake maintain` ran: the Dagster run, the sweep's report and the memory-health checks."""
+
+    success: bool
+    run_id: str
+    report: SweepReport | None = None
+    checks: dict[str, tuple[bool, str]] = field(default_factory=dict)  # check name -> (passed, what it saw)
+
+
+def run_maintenance(
+    settings: Settings,
+    kind: str,
+    as_of: datetime,
+    resources: dict[str, object] | None = None,
+    instance: dg.DagsterInstance | None = None,
+) -> SweepOutcome:
+    """One maintenance sweep of `kind` as of `as_of`, in process and recorded in the home's Dagster instance."""
+    settings.ensure_dirs()
+    instance = instance or _home_instance(settings)
+    result = dg.materialize(
+        [*ASSETS, *CHECKS],
+        selection=maintenance_selection,
+        resources=resources or build_resources(settings),
+        instance=instance,
+        run_config={"loggers": CONSOLE_INFO, **sweep_run_config(kind, as_of.isoformat())},
+        tags={"memlake/trigger": "memlake maintain"},
+        raise_on_error=False,
+    )
+    outcome = SweepOutcome(success=result.success, run_id=result.run_id)
+    for event in result.get_asset_materialization_events():
+        metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]
+        if "sweep_id" in metadata and "kind" in metadata:
+            sweep = metadata["sweep_id"].value
+            rows = Lake(settings.lake_dir).read(REPORTS).filter(pl.col("sweep_id") == sweep)
+            outcome.report = SweepReport.from_row(rows.row(0, named=True)) if rows.height else None
+    for evaluation in result.get_asset_check_evaluations():
+        outcome.checks[evaluation.check_name] = (evaluation.passed, evaluation.description or "")
+    return outcome

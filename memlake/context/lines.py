@@ -15,9 +15,12 @@ IDENTITY_SLOTS = ("name", "home_city", "employer", "job_title", "partner", "sibl
 
 def fact_line(row: dict[str, Any], past: bool = False) -> ContextLine:
     """A fact row (of `Memory.facts`) as a line; a `past` value (no longer true at the block's time) carries
-    the day it ended. A current one carries none, even if it has ended since: an `as_of` block knows no later."""
+    the day it ended. A current one carries none, even if it has ended since: an `as_of` block knows no later.
+    A fact a lint sweep found in conflict carries the sweep's note ("conflicting: with …") after its text."""
+    note = row.get("sweep_note") if row.get("sweep_flag") == "conflicting" else None
     return ContextLine(
-        text=row["content"], kind="fact", ref=f"{row['fact_id']}@{row['version']}", said_at=row["created_at"],
+        text=f"{row['content']} ({note})" if note else row["content"], kind="fact",
+        ref=f"{row['fact_id']}@{row['version']}", said_at=row["created_at"],
         conversation_ids=tuple(row["source_conversation_ids"] or ()),
         message_ids=tuple(row["source_message_ids"] or ()),
         until=row["valid_until"] if past else None,

@@ -37,8 +37,9 @@ from memlake.facts.overrides import (
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
+from memlake.maintenance.status import latest_fact_status, with_sweep_status
 from memlake.moments import parse_as_of
-from memlake.schemas import FACT_EDGES, FACTS, FORGET, OVERRIDES, PROFILES
+from memlake.schemas import FACT_EDGES, FACT_STATUS, FACTS, FORGET, OVERRIDES, PROFILES
 from memlake.settings import Settings
 
 HIDDEN_STATUSES = ("rejected", "forgotten")
@@ -99,8 +100,11 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     edges = lake.read(FACT_EDGES).filter(pl.col("agent_id") == agent_id)
     # a held-back agent's rows are those of an earlier fold: entries the last run read may not be in them
     held_back = agent_id in held_back_agents(lake.stamp(FACTS, HELD_BACK))
-    return _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
-                          read_forgets(settings, agent_id), embed_factory, held_back)
+    tables = _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
+                            read_forgets(settings, agent_id), embed_factory, held_back)
+    # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
+    tables.facts = with_sweep_status(tables.facts, latest_fact_status(lake, agent_id))
+    return tables
 
 
 def _merge_pending(
@@ -161,7 +165,7 @@ class FactReads:
         """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
         lake = Lake(self.settings.lake_dir)
         files = []
-        for table in (FACTS, FACT_EDGES):
+        for table in (FACTS, FACT_EDGES, FACT_STATUS):
             for path in lake.files(table):
                 stat = path.stat()
                 files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
@@ -229,8 +233,12 @@ def select_facts(
         current = frame.filter((pl.col("status") == "active") & ~ended)
     else:
         open_then = pl.col("valid_until").is_null() | (pl.col("valid_until") > when) | pl.col("_closed_after")
+        # a fact a sweep evicted by then is hidden then; before the sweep it was still there
+        swept = pl.col("swept_at").is_not_null() & (pl.col("swept_at") <= when) if "swept_at" in frame.columns \
+            else pl.lit(False)
         current = _closed_after(frame, edges, when).filter(
             ~pl.col("status").is_in(HIDDEN_STATUSES)
+            & ~((pl.col("status") == "evicted") & swept)
             & (pl.col("valid_from") <= when)
             & open_then
             & (pl.col("created_at") <= when)

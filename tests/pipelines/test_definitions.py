@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import dagster as dg
 import pytest
@@ -249,6 +250,7 @@ def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings,
     """`turns_expectations` executed alone from its Checks tab failed (`Cannot access partition_key for a
     non-partitioned run`) and the episode checks could not run without their asset: every check now runs
     alone, on every day the lake has, and passes on a good lake."""
+    from memlake.maintenance.sweep import run_sweep
     from pipelines.definitions import build_definitions
     from pipelines.runs import run_landing
 
@@ -257,6 +259,8 @@ def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings,
          '{"conversation_id":"c1","role":"user","content":"I live in Lisbon","created_at":"2024-03-01T10:00:00Z"}\n'
          '{"conversation_id":"c2","role":"user","content":"I moved to Porto","created_at":"2024-03-05T10:00:00Z"}\n')
     assert run_landing(settings, resources=fast_resources, instance=instance).success
+    for kind in ("consolidation", "lint"):  # a swept lake: the memory-health checks pass too
+        run_sweep(settings, kind, datetime(2024, 3, 6, tzinfo=UTC))  # the day after the chats: nothing stale
     nodes = _graphql(instance, CHECK_CAN_EXECUTE)["repositoryOrError"]["assetNodes"]
     executable = {check["name"]: check["canExecuteIndividually"] for node in nodes
                   for check in node["assetChecksOrError"]["checks"]}

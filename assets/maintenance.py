@@ -1,0 +1,116 @@
+"""Maintenance layer: the consolidation and lint sweeps, and memory-health checks.
+
+One multi-asset writes the layer's tables (each has this one writer): run as `kind: consolidation` by the
+daily schedule, as `kind: lint` by the nightly one, or on demand from the UI's launchpad or `memlake maintain`.
+`as_of` is the time the sweep is computed as of (the schedule's tick; empty: now), so a sweep again at the
+same as_of writes the same rows.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import dagster as dg
+from pydantic import Field
+
+from assets.episodes import EPISODES_KEY
+from assets.facts import FACTS_KEY
+from assets.shared import LAKE_WRITERS
+from assets.transcripts import turns
+from memlake.maintenance.health import MAX_DUPLICATE_RATE, MAX_HOURS_WITHOUT_SWEEP, MAX_STALE_SHARE, memory_health
+from memlake.maintenance.judge import ModelJudge
+from memlake.maintenance.sweep import run_sweep
+from memlake.moments import as_utc
+from memlake.schemas import SWEEP_KINDS
+from resources import CoreModelResource
+from resources.embedder import EmbedderResource
+from resources.lake import LakeResource
+
+FACT_STATUS_KEY = dg.AssetKey(["maintenance", "fact_status"])
+REPORTS_KEY = dg.AssetKey(["maintenance", "reports"])
+AUDIT_KEY = dg.AssetKey(["maintenance", "audit"])
+JUDGE_CACHE_KEY = dg.AssetKey(["maintenance", "judge_cache"])
+SWEEP_OP = "maintenance_sweep"
+
+
+class SweepConfig(dg.Config):
+    kind: str = Field("consolidation", description="consolidation or lint")
+    as_of: str = Field("", description="ISO time the sweep is computed as of; empty = now")
+
+
+def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
+    return dg.AssetSpec(key, deps=[FACTS_KEY, EPISODES_KEY, turns], group_name="maintenance",
+                        kinds={"polars", "parquet"}, description=description)
+
+
+@dg.multi_asset(
+    name=SWEEP_OP,
+    specs=[
+        _spec(FACT_STATUS_KEY, "One row per fact version per sweep: status, flag, salience, reason."),
+        _spec(REPORTS_KEY, "One row per sweep: kind, as_of, counts and durations per step."),
+        _spec(AUDIT_KEY, "One row per state change a sweep made: old and new value, why, sweep id."),
+        _spec(JUDGE_CACHE_KEY, "One row per fact pair the model judged: its verdict, by pair content."),
+    ],
+    pool=LAKE_WRITERS,
+)
+def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, lake: LakeResource,  # type: ignore[no-untyped-def]
+                      embedder: EmbedderResource, core_model: CoreModelResource):
+    """One sweep (consolidation or lint) over every agent as of `as_of`, written to maintenance/*."""
+    if config.kind not in SWEEP_KINDS:
+        raise dg.Failure(f"unknown sweep kind {config.kind!r}: one of {', '.join(SWEEP_KINDS)}")
+    try:
+        as_of = as_utc(config.as_of) if config.as_of.strip() else datetime.now(UTC)
+    except ValueError as exc:
+        raise dg.Failure(f"as_of {config.as_of!r} is not a time: {exc}") from exc
+    embed = judge = None
+    if config.kind == "lint":
+        core = embedder.core()
+        embed = core.embed if core is not None else None
+        if core_model.configured:
+            judge = ModelJudge(core_model.config(), batch=lake.settings.maintenance_judge_batch)
+    report = run_sweep(lake.settings, config.kind, as_of, embed, judge)
+    context.log.info(f"{report.sweep_id}: {report.counts}")
+    metadata: dict[str, Any] = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat(),
+                "report": dg.MetadataValue.md(report.markdown()), **{f"count/{k}": v for k, v in report.counts.items()}}
+    yield dg.MaterializeResult(asset_key=FACT_STATUS_KEY, metadata=metadata)
+    yield dg.MaterializeResult(asset_key=REPORTS_KEY, metadata={"sweep_id": report.sweep_id})
+    yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={"sweep_id": report.sweep_id,
+                                                              "changes": report.counts.get("audited_changes", 0)})
+    yield dg.MaterializeResult(asset_key=JUDGE_CACHE_KEY, metadata={"judge": report.judge or "none"})
+
+
+def _check(passed: bool, what: str, **values: float | int | None) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, description=what,
+                               metadata={k: v for k, v in values.items() if v is not None})
+
+
+@dg.asset_check(asset=FACT_STATUS_KEY, description="Current facts the latest lint sweep found in conflict.")
+def open_contradictions(lake: LakeResource) -> dg.AssetCheckResult:
+    health = memory_health(lake.lake, datetime.now(UTC))
+    return _check(health.open_contradictions == 0, f"{health.open_contradictions} conflicting current facts",
+                  open_contradictions=health.open_contradictions, current_facts=health.current_facts)
+
+
+@dg.asset_check(asset=FACT_STATUS_KEY, description=f"Share of current facts redundant (at most {MAX_DUPLICATE_RATE}).")
+def duplicate_rate(lake: LakeResource) -> dg.AssetCheckResult:
+    health = memory_health(lake.lake, datetime.now(UTC))
+    return _check(health.duplicate_rate <= MAX_DUPLICATE_RATE, f"duplicate rate {health.duplicate_rate:.1%}",
+                  duplicate_rate=health.duplicate_rate, current_facts=health.current_facts)
+
+
+@dg.asset_check(asset=FACT_STATUS_KEY, description=f"Share of current facts stale (at most {MAX_STALE_SHARE}).")
+def stale_share(lake: LakeResource) -> dg.AssetCheckResult:
+    health = memory_health(lake.lake, datetime.now(UTC))
+    return _check(health.stale_share <= MAX_STALE_SHARE, f"stale share {health.stale_share:.1%}",
+                  stale_share=health.stale_share, current_facts=health.current_facts)
+
+
+@dg.asset_check(asset=FACT_STATUS_KEY, description=f"A sweep ran in the last {MAX_HOURS_WITHOUT_SWEEP:g} hours.")
+def recent_sweep(lake: LakeResource) -> dg.AssetCheckResult:
+    hours = memory_health(lake.lake, datetime.now(UTC)).hours_since_sweep
+    passed = hours is not None and hours <= MAX_HOURS_WITHOUT_SWEEP
+    return _check(passed, "no sweep yet" if hours is None else f"last sweep {hours:.1f} h ago",
+                  hours_since_sweep=hours)
+
+
+ASSETS = [maintenance_sweep]
+CHECKS = [open_contradictions, duplicate_rate, stale_share, recent_sweep]

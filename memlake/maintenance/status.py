@@ -1,0 +1,59 @@
+"""The one join of the maintenance sweeps onto the facts a read sees (`memlake.facts.reads` calls it).
+
+The latest consolidation sweep of an agent says which active fact versions are evicted (or pruned); the latest
+lint sweep flags facts (stale, redundant, conflicting) and, under the `supersede` contradiction policy, marks
+the older side of a judged contradiction superseded. A read gets three columns more: `sweep_flag`,
+`sweep_note` (what the read path shows, e.g. "conflicting: …") and `swept_at` (the as_of of the sweep that
+changed the status, so a read as of an earlier time still sees the fact).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from memlake.lake import Lake
+from memlake.schemas import FACT_STATUS, SWEEP_KINDS
+
+SWEEP_COLUMNS: dict[str, pl.DataType] = {"sweep_flag": pl.String(), "sweep_note": pl.String(),
+                                         "swept_at": pl.Datetime("us", "UTC")}
+# statuses a sweep may give an active fact
+SWEPT_STATUSES = ("evicted", "superseded")
+
+
+def latest_fact_status(lake: Lake, agent_id: str | None = None) -> pl.DataFrame:
+    """The rows of each agent's latest sweep of each kind (latest as_of, then sweep id)."""
+    rows = lake.read(FACT_STATUS)
+    if agent_id is not None:
+        rows = rows.filter(pl.col("agent_id") == agent_id)
+    if rows.height == 0:
+        return rows
+    latest = (rows.select("agent_id", "kind", "as_of", "sweep_id").unique()
+              .sort("as_of", "sweep_id").group_by("agent_id", "kind").last())
+    return rows.join(latest.select("sweep_id", "agent_id"), on=["sweep_id", "agent_id"], how="semi")
+
+
+def with_sweep_status(facts: pl.DataFrame, latest: pl.DataFrame) -> pl.DataFrame:
+    """`facts` with the latest sweeps' verdicts: an active version a sweep evicted or superseded takes that
+    status; every version gets `sweep_flag`, `sweep_note` and `swept_at` (null when no sweep said anything)."""
+    if latest.height == 0 or facts.height == 0:
+        return facts.with_columns(pl.lit(None, dtype=dtype).alias(name) for name, dtype in SWEEP_COLUMNS.items())
+    by_kind = {kind: latest.filter(pl.col("kind") == kind) for kind in SWEEP_KINDS}
+    consolidation = by_kind["consolidation"].select(
+        "fact_id", "version", pl.col("status").alias("_c_status"), pl.col("as_of").alias("_c_at"),
+        pl.col("reason").alias("_c_reason"))
+    lint = by_kind["lint"].select(
+        "fact_id", "version", pl.col("status").alias("_l_status"), pl.col("as_of").alias("_l_at"),
+        pl.col("flag").alias("_l_flag"), pl.col("reason").alias("_l_reason"))
+    joined = (facts.join(consolidation, on=["fact_id", "version"], how="left")
+              .join(lint, on=["fact_id", "version"], how="left"))
+    active = pl.col("status") == "active"
+    evicted = (active & (pl.col("_c_status") == "evicted")).fill_null(False)  # no row of a sweep: not evicted
+    superseded = (active & ~evicted & (pl.col("_l_status") == "superseded")).fill_null(False)
+    return joined.with_columns(
+        pl.when(evicted).then(pl.lit("evicted")).when(superseded).then(pl.lit("superseded"))
+        .otherwise(pl.col("status")).alias("status"),
+        pl.when(evicted).then(pl.lit("evicted")).otherwise(pl.col("_l_flag")).alias("sweep_flag"),
+        pl.when(evicted).then(pl.col("_c_reason")).when(pl.col("_l_flag").is_not_null())
+        .then(pl.col("_l_reason")).alias("sweep_note"),
+        pl.when(evicted).then(pl.col("_c_at")).when(superseded).then(pl.col("_l_at")).alias("swept_at"),
+    ).drop("_c_status", "_c_at", "_c_reason", "_l_status", "_l_at", "_l_flag", "_l_reason")

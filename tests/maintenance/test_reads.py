@@ -1,0 +1,43 @@
+"""What reads see after a sweep: an evicted fact leaves `Memory.context` and "now" reads, stays in history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import polars as pl
+import pytest
+
+from memlake.api import Memory
+from memlake.maintenance.sweep import run_sweep
+from tests.conftest import land_samples
+
+LATER = datetime(2030, 1, 1, tzinfo=UTC)  # years after the samples' chats: every extracted fact is idle
+
+
+@pytest.fixture
+def samples_home(settings, run_pipeline):
+    land_samples(settings)
+    assert run_pipeline().success
+    return settings
+
+
+def test_an_evicted_fact_leaves_the_context_block_but_stays_in_history(samples_home) -> None:
+    memory = Memory(settings=samples_home)
+    lisbon = memory.facts("demo").filter((pl.col("slot") == "home_city") & (pl.col("subject") == "user"))
+    assert lisbon.height == 1 and "Lisbon" in lisbon["content"][0]
+    assert "Lisbon" in memory.context("where do I live now?", "demo").text
+    memory.remember("demo", "I am allergic to cats")  # a user override: never evicted
+
+    report = run_sweep(samples_home, "consolidation", LATER)
+
+    assert report.counts["evicted"] >= 1
+    block = memory.context("where do I live now?", "demo")
+    assert "allergic to cats" in block.text
+    assert not any(lisbon["fact_id"][0] in row["ref"] for row in block.provenance)
+    assert lisbon["fact_id"][0] not in memory.facts("demo")["fact_id"].to_list()
+    history = memory.history(lisbon["fact_id"][0], "demo").filter(
+        pl.col("version") == lisbon["version"][0])
+    assert history["status"].to_list() == ["evicted"]
+    assert history["sweep_note"][0].startswith("evicted: salience")
+    # as of a day before the sweep, the fact was still there
+    assert lisbon["fact_id"][0] in memory.facts("demo", as_of="2025-01-01")["fact_id"].to_list()

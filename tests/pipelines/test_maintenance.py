@@ -1,0 +1,66 @@
+"""The maintenance sweeps in Dagster: the schedules are in the code location, `memlake maintain` runs a sweep
+and prints its counts, the sweep's asset metadata carries its report, and the memory-health checks run."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from memlake.lake import Lake
+from memlake.schemas import AUDIT, FACT_STATUS, REPORTS
+from pipelines.definitions import defs
+from tests.maintenance.helpers import AS_OF, fact, write_home
+from tests.maintenance.test_lint import PLANTED, UNRELATED
+from tests.pipelines.test_cli import typed
+
+
+def test_the_daily_consolidation_and_nightly_lint_schedules_are_in_the_definitions() -> None:
+    consolidation = defs.resolve_schedule_def("daily_consolidation")
+    lint = defs.resolve_schedule_def("nightly_lint")
+    assert (consolidation.job_name, consolidation.cron_schedule) == ("consolidation_job", "0 3 * * *")
+    assert (lint.job_name, lint.cron_schedule) == ("lint_job", "0 2 * * *")
+    assert consolidation.default_status == lint.default_status == dg.DefaultScheduleStatus.RUNNING
+    tick = datetime(2026, 11, 25, 2, 0, tzinfo=UTC)
+    [request] = lint.evaluate_tick(dg.build_schedule_context(scheduled_execution_time=tick)).run_requests or []
+    assert request.run_config == {"ops": {"maintenance_sweep": {"config": {"kind": "lint",
+                                                                          "as_of": tick.isoformat()}}}}
+    job = defs.resolve_job_def("lint_job")
+    assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
+        "maintenance/fact_status", "maintenance/reports", "maintenance/audit", "maintenance/judge_cache"}
+
+
+def test_memlake_maintain_lint_prints_each_steps_counts_and_the_health_checks(settings, monkeypatch, capsys) -> None:
+    write_home(settings, PLANTED + UNRELATED)
+    code, out = typed(monkeypatch, capsys, "maintain", "--lint", "--as-of", AS_OF.isoformat(),
+                      "--home", str(settings.home))
+    assert code == 0, out
+    assert "lint-2025-06-01T00:00:00.000000Z" in out
+    assert "  contradictions            3" in out and "  stale                     0" in out
+    assert "check open_contradictions: WARN (6 conflicting current facts)" in out
+    assert "check recent_sweep: ok" in out
+    lake = Lake(settings.lake_dir)
+    assert lake.read(REPORTS)["kind"].to_list() == ["lint"]
+    assert lake.read(FACT_STATUS).filter(pl.col("flag") == "conflicting").height == 6
+
+
+def test_memlake_maintain_consolidates_and_the_sweep_metadata_is_its_report(settings, monkeypatch, capsys) -> None:
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    code, out = typed(monkeypatch, capsys, "maintain", "--as-of", AS_OF.isoformat(), "--home", str(settings.home))
+    assert code == 0, out
+    assert "  evicted          1" in out
+    assert Lake(settings.lake_dir).read(AUDIT)["new_value"].to_list() == ["evicted"]
+    instance = dg.DagsterInstance.get()  # the home's instance, where `memlake maintain` recorded its run
+    event = instance.get_latest_materialization_event(dg.AssetKey(["maintenance", "fact_status"]))
+    assert event is not None and event.asset_materialization is not None
+    report = event.asset_materialization.metadata["report"].value
+    assert "| evicted | 1 |" in str(report) and "**consolidation sweep**" in str(report)
+
+
+@pytest.mark.parametrize("as_of", ["last tuesday", "2025-13-01"])
+def test_a_bad_as_of_is_one_error_line(settings, monkeypatch, capsys, as_of) -> None:
+    write_home(settings, [])
+    code, out = typed(monkeypatch, capsys, "maintain", "--as-of", as_of, "--home", str(settings.home))
+    assert code == 2 and out.startswith("error: ") and "Traceback" not in out
