@@ -134,9 +134,11 @@ def promote(frame: pl.DataFrame, episodes: pl.DataFrame, as_of: datetime, config
 
 
 def _evictable() -> pl.Expr:
-    """Active, not a user override, not promoted by this sweep."""
+    """Active, not a user override, not promoted by this sweep, and no slot's value: where one lives, one's name
+    or employer is a state that stays true however long nobody mentions it (only a later value ends it), so
+    idleness never hides it; a happening, a preference or a passing remark fades."""
     return ((pl.col("status") == "active") & (pl.col("source_interface") != "override")
-            & (pl.col("flag").fill_null("") != "promoted"))
+            & (pl.col("flag").fill_null("") != "promoted") & pl.col("slot").is_null())
 
 
 def evict(frame: pl.DataFrame, config: MaintenanceConfig) -> pl.DataFrame:

@@ -44,9 +44,11 @@ def test_idle_facts_below_the_floor_are_evicted_with_the_reason_but_never_an_ove
         fact("old", "The user went to a concert.", type="event", said_days_ago=120),
         fact("mine", "The user went to a gig.", type="event", said_days_ago=120, override=True),
         fact("new", "The user went to a play.", type="event", said_days_ago=2),
+        fact("home", "The user lives in Porto.", slot="home_city", value="Porto", said_days_ago=900),
     ])
     report = run_sweep(settings, "consolidation", AS_OF)
     rows = status_rows(lake, "consolidation")
+    assert rows["home"]["status"] == "active"  # a slot's value stays true, however idle
     assert rows["old"]["status"] == "evicted" and rows["old"]["reason"].startswith("evicted: salience")
     assert rows["mine"]["status"] == "active" and rows["mine"]["salience"] == pytest.approx(0.6)
     assert rows["new"]["status"] == "active"
