@@ -194,19 +194,6 @@ def render(lines: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def without_forgotten(profiles: pl.DataFrame, kept_fact_ids: set[str]) -> pl.DataFrame:
-    """Profile rows with every line whose cited facts are all gone (forgotten) left out, and the text of a row
-    that lost a line rendered again from what is left: what the next run writes, before it runs."""
-    rows = []
-    for row in profiles.iter_rows(named=True):
-        lines = [line for line in row["lines"] or []
-                 if not line["fact_ids"] or any(f in kept_fact_ids for f in line["fact_ids"])]
-        if len(lines) != len(row["lines"] or []):
-            row = {**row, "lines": lines, "text": render(lines)}
-        rows.append(row)
-    return pl.DataFrame(rows, schema=profiles.schema) if rows else profiles
-
-
 def _contributions(facts: pl.DataFrame, edges: pl.DataFrame) -> list[dict[str, Any]]:
     blocked = {
         (r["to_fact_id"], r["to_version"])

@@ -34,6 +34,7 @@ from memlake.facts.overrides import (
     write_forget,
     write_override,
 )
+from memlake.facts.profile import profile_versions
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
@@ -55,6 +56,8 @@ class AgentFacts:
     pending_forgets: int = 0
     # content -> vector, from the configured embedder, of every version the read folded (empty otherwise)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    # the profile versions built from these tables when entries are pending (`profile`), once a read asked
+    profiles: pl.DataFrame | None = None
 
     @property
     def pending(self) -> bool:
@@ -259,9 +262,20 @@ def fact_history(facts: pl.DataFrame, edges: pl.DataFrame, fact_id: str) -> pl.D
     return history.sort("created_at", "fact_id", "version")
 
 
-def profile(settings: Settings, agent_id: str, version: int | None = None) -> pl.DataFrame:
-    """One profile version of the agent (the latest unless `version`), as a one-row frame (empty if none)."""
+def profile(
+    settings: Settings, agent_id: str, version: int | None = None, tables: AgentFacts | None = None
+) -> pl.DataFrame:
+    """One profile version of the agent (the latest unless `version`), as a one-row frame (empty if none).
+
+    With the agent's `tables` as reads see them, and log entries pending in them (a fact remembered, rejected
+    or forgotten since the last run), the versions are those the next run will write from those tables:
+    a remembered fact shows at once, a rejected or forgotten one is gone at once. They are assembled (with a
+    core model configured, the run writes them with it). An agent the runs wrote no profile for has none yet."""
     frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
+    if tables is not None and tables.pending and frame.height:
+        if tables.profiles is None:
+            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
+        frame = tables.profiles
     if version is not None:
         return frame.filter(pl.col("version") == version)
     return frame.sort("version").tail(1)
@@ -294,8 +308,46 @@ def remember(
         settings, agent_id, action, content=content, fact_id=target_id, target=target, author=author, at=now,
         **fields,
     )
-    facts = agent_facts(settings, agent_id, embed_factory).facts
-    return facts.filter(pl.col("override_ids").list.contains(override.override_id))
+    tables = agent_facts(settings, agent_id, embed_factory)
+    return what_it_wrote(tables.facts, tables.edges, override.override_id, action)
+
+
+# What `remember` reports per row: the change it made, what that version replaced in its chain, what it closed.
+CHANGES = ("new fact", "new version", "confirmed", "rejected")
+
+
+def what_it_wrote(facts: pl.DataFrame, edges: pl.DataFrame, override_id: str, action: str) -> pl.DataFrame:
+    """The fact rows an override made or touched, with what it did to each: `change` (a new fact, a new version of
+    its chain, a confirmation of the value there, or a rejection), the version it replaced in the chain
+    (`previous_version`, `previous_value`, `previous_content`) and the versions of other chains it closed
+    (`closed`: "fact_id vN: content (why)", a plan it carried out or a state it ended)."""
+    rows = facts.filter(pl.col("override_ids").list.contains(override_id))
+    by_key = {(r["fact_id"], r["version"]): r for r in facts.iter_rows(named=True)}
+    replaced = edges.filter(pl.col("edge_type") == "update")
+    reports = []
+    for row in rows.iter_rows(named=True):
+        made_here = row["source_interface"] == "override" and (row["override_ids"] or [None])[0] == override_id
+        change = "rejected" if action == "reject" else (
+            ("new fact" if row["version"] == 1 else "new version") if made_here else "confirmed")
+        previous: dict[str, Any] | None = None
+        closed = []
+        if made_here and action != "reject":
+            for edge in replaced.filter((pl.col("from_fact_id") == row["fact_id"])
+                                        & (pl.col("from_version") == row["version"])).iter_rows(named=True):
+                old = by_key.get((edge["to_fact_id"], edge["to_version"]))
+                if old is None:
+                    continue
+                if old["fact_id"] == row["fact_id"]:
+                    previous = old
+                else:
+                    closed.append(f"{old['fact_id']} v{old['version']}: {old['content']} ({edge['reason']})")
+        reports.append({"change": change, "previous_version": previous["version"] if previous else None,
+                        "previous_value": previous["value"] if previous else None,
+                        "previous_content": previous["content"] if previous else None, "closed": sorted(closed)})
+    report = pl.DataFrame(reports, schema={"change": pl.String, "previous_version": pl.Int32,
+                                           "previous_value": pl.String, "previous_content": pl.String,
+                                           "closed": pl.List(pl.String)})
+    return pl.concat([rows, report], how="horizontal")
 
 
 def forget(
