@@ -302,14 +302,16 @@ def remember(
         target = known.sort("version").row(-1, named=True)
     action = "reject" if reject is not None else "correct" if replaces is not None else "add"
     now = datetime.now(UTC)
+    statements = [(fields, content)]
     if content and action != "reject" and not fields.get("slot") and not fields.get("type"):
-        fields, content = _structured(content, now, target, fields)
-    override = write_override(
-        settings, agent_id, action, content=content, fact_id=target_id, target=target, author=author, at=now,
-        **fields,
-    )
+        statements = _structured(content, now, target, fields)
+    overrides = [
+        write_override(settings, agent_id, action, content=text, fact_id=target_id, target=target, author=author,
+                       at=now, **statement)
+        for statement, text in statements
+    ]
     tables = agent_facts(settings, agent_id, embed_factory)
-    return what_it_wrote(tables.facts, tables.edges, override.override_id, action)
+    return pl.concat([what_it_wrote(tables.facts, tables.edges, o.override_id, action) for o in overrides])
 
 
 # What `remember` reports per row: the change it made, what that version replaced in its chain, what it closed.
@@ -397,13 +399,21 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
 
 def _structured(
     content: str, now: datetime, target: dict[str, Any] | None, fields: dict[str, Any]
-) -> tuple[dict[str, Any], str]:
-    """Fill type, subject, slot and value of a remembered statement from the offline rules, when they fit."""
+) -> list[tuple[dict[str, Any], str | None]]:
+    """The fields and content of each fact a remembered statement holds, by the offline rules (the statement as
+    said when they recognise none). A correction is one fact: the one of the attribute it corrects."""
     found = structure_statement(content, now)
-    if found is None:
-        return fields, content
-    if target is not None and found["slot"] != target.get("slot"):
-        return fields, content  # the rules read it as another attribute than the fact it corrects
+    if target is not None:
+        found = [f for f in found if f["slot"] == target.get("slot")][:1]  # else another attribute: as said
+    if not found:
+        return [(fields, content)]
+    return [(_filled(fields, one, now, target), one["content"]) for one in found]
+
+
+def _filled(
+    fields: dict[str, Any], found: dict[str, Any], now: datetime, target: dict[str, Any] | None
+) -> dict[str, Any]:
+    """`fields` with type, subject, slot, value and dates the offline rules found where none was given."""
     out = dict(fields)
     for name in ("type", "subject", "slot", "value"):
         if out.get(name) is None and found.get(name) is not None and (target is None or name == "value"):
@@ -413,4 +423,4 @@ def _structured(
         out["valid_from"] = stated_from
     if out.get("valid_until") is None and found.get("valid_until"):
         out["valid_until"] = found["valid_until"]
-    return out, found["content"]
+    return out

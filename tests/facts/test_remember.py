@@ -104,3 +104,15 @@ def test_the_profile_shows_remember_and_reject_at_once(planned: Settings) -> Non
     shown = memory.profile("carol")
     assert shown.select("version", "contributions", "text").rows() == written.select(
         "version", "contributions", "text").rows()
+
+
+def test_remember_writes_every_fact_a_statement_holds(tmp_path: Path) -> None:
+    """"I work at Initech as a senior data scientist" is an employer and a job title: both are written, though
+    the employer was known already (a confirmation) and the title is new."""
+    settings = folded(tmp_path, [said(0, "fact", "The user works at Initech.", "employer", "Initech")])
+    memory = Memory(settings=settings)
+    made = memory.remember("carol", "I work at Initech as a senior data scientist")
+    assert sorted(made.select("change", "slot", "value").rows()) == [
+        ("confirmed", "employer", "Initech"), ("new fact", "job_title", "senior data scientist")]
+    assert memory.facts("carol").filter(pl.col("slot") == "job_title")["value"].to_list() == [
+        "senior data scientist"]
