@@ -46,8 +46,10 @@ PAST = "past events"
 # few weeks, short enough that last season's launch and a finished move stop reading as what the user is doing.
 CURRENT_DAYS = 30
 HAPPENINGS = ("event", "decision", "commitment")
-# Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`).
-PROFILE_RULES = "profile-2"
+# Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`),
+# the facts folded again with it. profile-3: the fold closes plans carried out and states ended (issue 23), so a
+# profile built before lists a finished move's plan; the next run, even with no new chat, folds and builds again.
+PROFILE_RULES = "profile-3"
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"

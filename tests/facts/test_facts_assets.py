@@ -366,7 +366,7 @@ def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_
 
     settings, run = sample_home(tmp_path / "home")
     lake = Lake(settings.lake_dir)
-    lake.write(PROFILES, lake.read(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-1"})
+    lake.write(PROFILES, lake.read(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-2"})  # before issue 23
 
     outcome = run()
     assert outcome.refolded and not outcome.new_files and not outcome.days
