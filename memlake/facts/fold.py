@@ -311,11 +311,29 @@ def _is_atomic(value: str | None) -> bool:
     return bool(value) and len(_value_words(value)) <= _ATOMIC_WORDS
 
 
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def _capitalised_names(text: str) -> list[str]:
+    """The runs of capitalised words in `text` ("The", "Acme Robotics")."""
+    runs: list[list[str]] = [[]]
+    for token in _TOKEN.findall(text):
+        if token[0].isupper():
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    return [" ".join(run) for run in runs if run]
+
+
 def _names(text: str, value: str | None) -> bool:
     """Whether `text` names `value`: every content word of the value is in it ("Acme Robotics" in "left Acme
-    Robotics")."""
+    Robotics"), or a capitalised name in it is the value loosely, as slot values compare ("left Acme")."""
     value_words = _value_words(value)
-    return bool(value_words) and value_words <= _value_words(text)
+    if not value_words:
+        return False
+    if value_words <= _value_words(text):
+        return True
+    return any(_value_words(name) and same_value_loosely(name, value) for name in _capitalised_names(text))
 
 
 def _names_goal(text: str, value: str | None) -> bool:

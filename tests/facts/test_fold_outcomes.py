@@ -166,3 +166,14 @@ def test_a_rerun_over_the_same_inputs_changes_nothing() -> None:
     random.Random(7).shuffle(shuffled)
     again = fold(shuffled + events)  # the same statements again, in another order
     assert once.facts.equals(again.facts) and once.edges.equals(again.edges)
+
+
+def test_a_value_named_short_is_still_named() -> None:
+    """People shorten names: "I left Acme" ends employer Acme Robotics, as "Acme" and "Acme Robotics" are one
+    employer to the slot rules."""
+    works = "The user works at Acme Robotics."
+    left = "The user left Acme around 2024-07-01."
+    result = fold([said(0, "fact", works, "employer", "Acme Robotics"),
+                   said(40, "event", left, value="left Acme", valid_from=T0 + timedelta(days=30))])
+    assert current(result) == [left]
+    assert row(result, works)["valid_until"] == T0 + timedelta(days=30)
