@@ -205,22 +205,19 @@ class Memory:
     def profile(self, agent_id: str, version: int | None = None) -> pl.DataFrame:
         """The agent's profile (latest version unless `version`): one row with cited lines and Markdown text.
 
-        No profile yet gives an empty frame; a `version` the agent does not have is an error. A fact forgotten
-        since the last run is already gone from it, as from every other read."""
-        from memlake.facts.profile import without_forgotten  # deferred: ~20 ms
+        No profile yet gives an empty frame; a `version` the agent does not have is an error. A fact remembered,
+        rejected or forgotten since the last run already shows in it, as in every other read."""
         from memlake.facts.reads import profile  # deferred: the fact fold, ~50 ms
 
         agent_id = check_agent_id(agent_id)
         if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
             raise ValueError(f"a profile version is a whole number from 1, got {version!r}")
-        frame = profile(self.settings, agent_id, version)
+        tables = self._fact_reads().get(agent_id)
+        frame = profile(self.settings, agent_id, version, tables)
         if frame.height == 0 and version is not None:
-            latest = profile(self.settings, agent_id)
+            latest = profile(self.settings, agent_id, tables=tables)
             have = f"the latest is {latest['version'][0]}" if latest.height else "it has no profile yet"
             raise ValueError(f"agent {agent_id!r} has no profile version {version}; {have}")
-        tables = self._fact_reads().get(agent_id) if frame.height else None
-        if tables is not None and tables.pending_forgets:
-            frame = without_forgotten(frame, set(tables.facts["fact_id"].to_list()))
         return frame
 
     def remember(
@@ -242,7 +239,9 @@ class Memory:
         """Append a user override: a new fact, or a correction of `replaces` (a fact id). Overrides always win.
 
         Without type/slot, the statement is structured by the offline distiller's rules when they
-        recognise it ("I moved to Paris" -> home_city = Paris). Returns the fact rows it made or confirmed.
+        recognise it ("I moved to Paris" -> home_city = Paris). It always writes: returns the fact rows it made or
+        confirmed, each with `change` (new fact, new version, confirmed), what a new version replaced in its chain
+        (`previous_version`, `previous_value`, `previous_content`) and the plans or states it closed (`closed`).
         """
         from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
@@ -253,7 +252,8 @@ class Memory:
         )
 
     def reject(self, agent_id: str, fact_id: str) -> pl.DataFrame:
-        """Append a user override rejecting an (extracted) fact by id; returns the rejected row."""
+        """Append a user override rejecting an (extracted) fact by id; returns the rejected row (`change`
+        rejected)."""
         from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
         return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id, embed_factory=self._fact_embed)

@@ -487,7 +487,24 @@ def remember(
     """Tell the agent a fact (a user override: it always wins over what was extracted)."""
     frame = Memory(home).remember(agent, content, replaces=replaces, author="cli")
     for row in frame.iter_rows(named=True):
-        typer.echo(f"remembered {_fact_line(row)}")
+        typer.echo(f"remembered: {_change_line(row)}")
+        typer.echo(f"  {_fact_line(row)}")
+        for closed in row["closed"]:
+            typer.echo(f"  closed {closed}")
+
+
+def _change_line(row: dict) -> str:  # type: ignore[type-arg]
+    """What `remember` did, with the values: a new fact, a new version of which chain (old -> new), a confirmation."""
+    what = f"{row['slot']}" if row["slot"] else f"{row['type']}"
+    if row["change"] == "new version":
+        old = row["previous_value"] or row["previous_content"]
+        new = row["value"] or row["content"]
+        versions = f"v{row['previous_version']} -> v{row['version']}"
+        return f"new version of {row['fact_id']} ({versions}), {what}: {old} -> {new}"
+    if row["change"] == "confirmed":
+        value = f"{row['slot']}={row['value']}" if row["slot"] else row["content"]
+        return f"confirmed {row['fact_id']} v{row['version']} {value} (confirmed {row['confirmation_count']} time(s))"
+    return f"new fact {row['fact_id']}, {what}: {row['value'] or row['content']}"
 
 
 @app.command()

@@ -13,7 +13,8 @@ and the first rule that applies decides:
    `contradict_jaccard` with cosine >= `near_duplicate_cosine`) confirms the
    old fact: confirmation_count, source_count, last_confirmed_at, sources;
    but an event that duplicates a commitment carries the plan out: it
-   supersedes it in its chain (the plan valid until the event);
+   supersedes it in its chain (the plan valid until the event), and a
+   statement of another type that duplicates a plan is a new fact;
 3. an explicit change (type correction, or "instead of", "no longer",
    "switched", ... ) supersedes the closest fact it shares words with
    (Jaccard >= `contradict_jaccard`);
@@ -21,6 +22,18 @@ and the first rule that applies decides:
    left out when exactly one side is negated): a `contradict` edge, both stay
    active (`contradiction_policy` = supersede makes the newer supersede);
 5. otherwise a new fact.
+
+A statement that says a value it names ended ("I left Acme": an end cue and a
+current slot value) is a new fact before rule 3. Then outcomes (`_settle`):
+what a new version carried out or ended is closed as of the day it says it
+happened (status superseded, valid_until, superseded_by and an `update` edge
+whose reason says why), whatever its type: a slot's new value carries out
+the subject's plans and open events naming it as their goal ("plans to move
+to Montreal", "is interviewing at Initech"); a slot value replaced or ended
+ends the subject's plans, states and open events naming it ("works with
+Tomás at Acme"), and an ended value stays its slot's current version, with
+valid_until; a plan that a statement of another type duplicates is carried
+out by it (not confirmed). Plans and decisions carry nothing out.
 
 Overrides always win: an active version that an override made or confirmed
 is never superseded by an extraction; such an extraction is kept as a version
@@ -72,6 +85,17 @@ _CHANGE_CUE = re.compile(
     r"used to|replaced)\b",
     re.IGNORECASE,
 )
+# A statement that says a value it names ended ("I left Acme", "we moved out of Berlin").
+_END_CUE = re.compile(
+    r"\b(left|leaving|quit|quitting|resigned|no longer|not any ?more|moved (?:away |out )?(?:of|from))\b",
+    re.IGNORECASE,
+)
+# Types that look ahead: they carry nothing out, and a statement of another type carries a plan out.
+PLAN_TYPES = ("commitment", "decision")
+# What a later statement carries out (it names the new value as its goal): plans and events still open.
+GOAL_TYPES = ("commitment", "event")
+# What a value's end ends (it names the value): states as well as plans and open events.
+STATE_TYPES = ("commitment", "event", "fact", "relationship")
 _KIND_RANK = {"candidate": 0, "override": 1, "forget": 2}
 _ATOMIC_WORDS = 2  # values of at most this many content words are compared as atoms
 
@@ -287,6 +311,41 @@ def _is_atomic(value: str | None) -> bool:
     return bool(value) and len(_value_words(value)) <= _ATOMIC_WORDS
 
 
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def _capitalised_names(text: str) -> list[str]:
+    """The runs of capitalised words in `text` ("The", "Acme Robotics")."""
+    runs: list[list[str]] = [[]]
+    for token in _TOKEN.findall(text):
+        if token[0].isupper():
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    return [" ".join(run) for run in runs if run]
+
+
+def _names(text: str, value: str | None) -> bool:
+    """Whether `text` names `value`: every content word of the value is in it ("Acme Robotics" in "left Acme
+    Robotics"), or a capitalised name in it is the value loosely, as slot values compare ("left Acme")."""
+    value_words = _value_words(value)
+    if not value_words:
+        return False
+    if value_words <= _value_words(text):
+        return True
+    return any(_value_words(name) and same_value_loosely(name, value) for name in _capitalised_names(text))
+
+
+def _names_goal(text: str, value: str | None) -> bool:
+    """Whether `text` names `value` as where it goes, not where it comes from: "move from Berlin to Lisbon"
+    names Lisbon as its goal, and Berlin as its origin."""
+    if not _names(text, value):
+        return False
+    said, named = words(text), words(value)
+    starts = [i for i in range(len(said) - len(named) + 1) if said[i:i + len(named)] == named]
+    return not starts or any(i == 0 or said[i - 1] != "from" for i in starts)
+
+
 def has_change_cue(content: str) -> bool:
     """Whether a statement says something changed ("instead of", "no longer", "switched", …)."""
     return bool(_CHANGE_CUE.search(content))
@@ -442,6 +501,7 @@ class FoldStats:
     confirmed: int = 0
     contradictions: int = 0
     blocked_by_override: int = 0
+    closed: int = 0  # plans carried out and states ended by a later statement
     rejected: int = 0
     forgotten_chains: int = 0
     dropped_by_forget: int = 0
@@ -796,6 +856,13 @@ class Folder:
         self._observe(obs)
 
     def _observe(self, obs: _Obs) -> None:
+        made = self._place(obs)
+        if made is not None and made.status == "active":
+            self._settle(made)
+
+    def _place(self, obs: _Obs) -> FactVersion | None:
+        """Apply the first rule that fits; the version `obs` became (None when it confirmed a fact or an
+        override blocked it)."""
         skey = subject_key(obs.subject)
         # Rule 1: same subject and slot.
         if obs.slot:
@@ -807,57 +874,149 @@ class Folder:
                     rejected = [v for v in chain if v.status == "rejected" and self._same_slot_value(v, obs)]
                     if rejected and not obs.is_override:
                         self._confirm(rejected[-1], obs)
-                    else:
-                        self._new_version(fid, obs)
-                elif self._same_slot_value(current, obs):
+                        return None
+                    return self._new_version(fid, obs)
+                if self._same_slot_value(current, obs):
                     self._confirm(current, obs)
-                elif current.held and not obs.is_override:
+                    return None
+                if current.held and not obs.is_override:
                     self._block(obs, current, chain_fid=fid)
-                else:
-                    self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
-                return
+                    return None
+                return self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
         matches = self._matches(obs, skey, statuses=("active",))
         # Rule 2: duplicate.
         duplicates = [m for m in matches if self._is_duplicate(m)]
         if duplicates:
             best = max(duplicates, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
-            if obs.type == "event" and best.fact.type == "commitment":
-                # "I ran the half marathon yesterday" fulfils the plan to run it: the plan ends there, and the
-                # chain goes on as the event, rather than the event confirming a plan still to come
-                self._replace(best.fact, obs, reason="plan carried out")
-                return
+            if best.fact.type in PLAN_TYPES and obs.type not in PLAN_TYPES:
+                if obs.type == "event" and not obs.slot:
+                    # "I ran the half marathon yesterday" fulfils the plan to run it: the plan ends there, and the
+                    # chain goes on as the event, rather than the event confirming a plan still to come
+                    return self._replace(best.fact, obs, reason="plan carried out")
+                # an outcome of another kind ("I live in Montreal" after the plan to move there) is a fact of its
+                # own, which closes the plan (`_settle`)
+                return self._new_chain(obs)
             self._confirm(best.fact, obs)
             if obs.slot and not best.fact.slot and slot_key(obs.agent_id, obs.subject, obs.slot, obs.value) not in (
                     self.slot_chain):
                 best.fact.slot = obs.slot
                 best.fact.value = best.fact.value or obs.value
                 self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, best.fact.value)] = best.fact.fact_id
-            return
+            return None
+        # A statement that ends a value the subject holds ("I left Acme") is a fact of its own that ends it.
+        if self._ended_values(obs):
+            return self._new_chain(obs)
         # Rule 3: an explicit change supersedes the closest fact.
         related = [m for m in matches if m.jaccard >= self.config.contradict_jaccard]
         if related and (obs.type == "correction" or has_change_cue(obs.content)):
             best = max(related, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
-            self._replace(best.fact, obs, reason="correction" if obs.type == "correction" else "stated change")
-            return
+            return self._replace(best.fact, obs, reason="correction" if obs.type == "correction" else "stated change")
         # A statement the user rejected before only confirms the rejected row.
         blocked = [m for m in self._matches(obs, skey, statuses=("rejected",)) if self._is_duplicate(m)]
         if blocked and not obs.is_override:
             self._confirm(max(blocked, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id)).fact, obs)
-            return
+            return None
         # Rule 4: contradiction candidates.
         contradicted = [m for m in related if m.fact.type == obs.type]
         if contradicted:
             if self.config.contradiction_policy == "supersede":
                 best = max(contradicted, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
-                self._replace(best.fact, obs, reason="contradiction (policy supersede)")
-                return
+                return self._replace(best.fact, obs, reason="contradiction (policy supersede)")
             new = self._new_chain(obs)
             for m in sorted(contradicted, key=lambda m: m.fact.key):
                 self._edge("contradict", new, m.fact, obs.created_at, f"jaccard {m.jaccard:.2f}")
                 self.stats.contradictions += 1
-            return
+            return new
         # Rule 5: a new fact.
-        self._new_chain(obs)
+        return self._new_chain(obs)
+
+    # ---------------------------------------------------------------- outcomes
+
+    def _settle(self, made: FactVersion) -> None:
+        """Close what the statement `made` carried out or ended, as of the day it says it happened.
+
+        A value that became current (a slot's new value) carries out the subject's open plans and states that
+        name it as their goal ("plans to move to Montreal", "is interviewing at Initech"); a value that ended
+        (replaced, or left: `_ended_values`) ends the subject's states that name it ("works with Tomás at
+        Acme"); and a plan that `made` reads like (a duplicate, rule 2) is carried out by it."""
+        if made.type in PLAN_TYPES:
+            return  # a plan or a decision carries nothing out
+        if made.slot and made.value:
+            for item in self._open_items(made, GOAL_TYPES, made.value, as_goal=True):
+                self._close_item(item, made, f"plan carried out: {made.slot} {made.value}")
+        for old in self._replaced_in_slot(made):
+            for item in self._open_items(made, STATE_TYPES, old.value):
+                self._close_item(item, made, f"ended: {old.slot} {old.value} -> {made.value}")
+        for version in self._ended_values(made):
+            if version.held and not made.held:
+                continue  # an override's value is never ended by an extraction
+            self._close(version, made.valid_from)  # still the slot's current version (one per chain), ended
+            self._edge("update", made, version, made.created_at, f"ended: {version.slot} {version.value}")
+            self.stats.closed += 1
+            for item in self._open_items(made, STATE_TYPES, version.value):
+                self._close_item(item, made, f"ended: {version.slot} {version.value}")
+        for m in self._matches(self._obs_of(made), subject_key(made.subject), statuses=("active",)):
+            if m.fact.type == "commitment" and m.fact.created_at < made.created_at and self._is_duplicate(m):
+                self._close_item(m.fact, made, "plan carried out")
+
+    def _open_items(
+        self, made: FactVersion, types: tuple[str, ...], value: str | None, as_goal: bool = False
+    ) -> list[FactVersion]:
+        """The subject's active versions of `types` said before `made`, without a slot, still open, that name
+        `value` (`as_goal`: as where they go). An event is open when it was happening or coming when said: one
+        told after it happened is done, and no later statement ends it."""
+        names = _names_goal if as_goal else _names
+        index = self._index.get((made.agent_id, subject_key(made.subject)))
+        found = []
+        for v in index.versions if index is not None else ():
+            if v.status != "active" or v.slot or v.fact_id == made.fact_id or v.created_at >= made.created_at:
+                continue
+            if v.type not in types or (v.type == "event" and v.valid_from.date() < v.created_at.date()):
+                continue
+            if names(v.content, value):
+                found.append(v)
+        return sorted(found, key=lambda v: v.key)
+
+    def _close_item(self, item: FactVersion, by: FactVersion, reason: str) -> None:
+        """`by` carried out or ended `item`: it holds until the day `by` says, and `by` replaces it."""
+        if item.status != "active" or (item.held and not by.held):
+            return  # an override's fact is never replaced by an extraction
+        item.status = "superseded"
+        item.superseded_by = by.fact_id
+        self._close(item, by.valid_from)
+        self._edge("update", by, item, by.created_at, reason)
+        self.stats.closed += 1
+
+    def _replaced_in_slot(self, made: FactVersion) -> list[FactVersion]:
+        """The slot value `made` replaced in its chain (the version before it, with another value)."""
+        if not made.slot or made.version == 1:
+            return []
+        before = self.chains[made.fact_id][-2] if self.chains[made.fact_id][-1] is made else None
+        if before is None or not before.value or same_value_loosely(before.value, made.value):
+            return []
+        return [before]
+
+    def _ended_values(self, said: _Obs | FactVersion) -> list[FactVersion]:
+        """The subject's current slot values a statement without a slot says ended ("left Acme" ends employer
+        Acme): it has an end cue and names the value."""
+        if said.slot or said.type in PLAN_TYPES or not _END_CUE.search(said.content):
+            return []
+        index = self._index.get((said.agent_id, subject_key(said.subject)))
+        return sorted(
+            (v for v in (index.versions if index is not None else ())
+             if v.status == "active" and v.slot and v.value and _is_atomic(v.value) and v.valid_until is None
+             and v.created_at <= said.created_at and _names(said.content, v.value)),
+            key=lambda v: v.key,
+        )
+
+    def _obs_of(self, version: FactVersion) -> _Obs:
+        return _Obs(
+            agent_id=version.agent_id, type=version.type, subject=version.subject, slot=version.slot,
+            value=version.value, content=version.content, confidence=version.confidence,
+            importance=version.importance, tags=tuple(version.tags), valid_from=version.valid_from,
+            valid_until=version.valid_until, created_at=version.created_at, ingested_at=version.ingested_at,
+            conversation_id=None, message_ids=(),
+        )
 
     def _matches(self, obs: _Obs, skey: str, statuses: tuple[str, ...]) -> list[_Match]:
         """The agent's versions about the same subject, in `statuses`, whose slot does not differ, that could
@@ -1000,12 +1159,12 @@ class Folder:
         self.stats.superseded += 1
         return new
 
-    def _replace(self, old: FactVersion, obs: _Obs, reason: str) -> None:
+    def _replace(self, old: FactVersion, obs: _Obs, reason: str) -> FactVersion | None:
         """Supersede `old` (found by words, not by slot) by `obs` in old's chain, unless an override holds it."""
         if old.held and not obs.is_override:
             self._block(obs, old, chain_fid=None)
-            return
-        self._supersede(old, replace(obs, slot=old.slot or obs.slot), chain_fid=old.fact_id, reason=reason)
+            return None
+        return self._supersede(old, replace(obs, slot=old.slot or obs.slot), chain_fid=old.fact_id, reason=reason)
 
     def _block(self, obs: _Obs, holder: FactVersion, chain_fid: str | None) -> None:
         """An extraction that would replace an override: kept for history, valid for no time."""

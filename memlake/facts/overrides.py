@@ -172,27 +172,28 @@ def read_forgets(settings: Settings, agent_id: str | None = None) -> list[Forget
     return [forget_from_row(r) for r in read_log(settings, FORGET, agent_id).iter_rows(named=True)]
 
 
-def structure_statement(text: str, said_at: datetime) -> dict[str, Any] | None:
-    """Type, subject, slot, value, content and dates of a remembered statement, by the offline distiller's rules.
+def structure_statement(text: str, said_at: datetime) -> list[dict[str, Any]]:
+    """Type, subject, slot, value, content and dates of each fact a remembered statement holds, by the offline
+    distiller's rules, those with a slot first.
 
-    "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. None when the
+    "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. Empty when the
     rules recognise nothing (the override is then stored as said, without a slot).
     """
     message = Message(message_id="remember", role="user", content=text, created_at=said_at)
     try:
         session = distill_offline(Conversation("remember", "remember", None, (message,)))
     except Exception:  # a rule that trips on odd text must not stop a user's override
-        return None
-    candidates = session.fact_candidates
-    if not candidates:
-        return None
-    best = next((c for c in candidates if c.slot), candidates[0])
-    return {
-        "type": best.type,
-        "subject": best.subject,
-        "slot": best.slot,
-        "value": best.value,
-        "content": best.content,
-        "valid_from": best.valid_from,
-        "valid_until": best.valid_until,
-    }
+        return []
+    candidates = sorted(session.fact_candidates, key=lambda c: not c.slot)  # stable: the rules' order otherwise
+    return [
+        {
+            "type": c.type,
+            "subject": c.subject,
+            "slot": c.slot,
+            "value": c.value,
+            "content": c.content,
+            "valid_from": c.valid_from,
+            "valid_until": c.valid_until,
+        }
+        for c in candidates
+    ]

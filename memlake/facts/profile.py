@@ -46,8 +46,10 @@ PAST = "past events"
 # few weeks, short enough that last season's launch and a finished move stop reading as what the user is doing.
 CURRENT_DAYS = 30
 HAPPENINGS = ("event", "decision", "commitment")
-# Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`).
-PROFILE_RULES = "profile-2"
+# Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`),
+# the facts folded again with it. profile-3: the fold closes plans carried out and states ended (issue 23), so a
+# profile built before lists a finished move's plan; the next run, even with no new chat, folds and builds again.
+PROFILE_RULES = "profile-3"
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
@@ -192,19 +194,6 @@ def render(lines: list[dict[str, Any]]) -> str:
             marker = " (override)" if line["is_override"] else ""
             parts.append(f"- {line['text']} [{', '.join(line['fact_ids'])}]{marker}")
     return "\n".join(parts)
-
-
-def without_forgotten(profiles: pl.DataFrame, kept_fact_ids: set[str]) -> pl.DataFrame:
-    """Profile rows with every line whose cited facts are all gone (forgotten) left out, and the text of a row
-    that lost a line rendered again from what is left: what the next run writes, before it runs."""
-    rows = []
-    for row in profiles.iter_rows(named=True):
-        lines = [line for line in row["lines"] or []
-                 if not line["fact_ids"] or any(f in kept_fact_ids for f in line["fact_ids"])]
-        if len(lines) != len(row["lines"] or []):
-            row = {**row, "lines": lines, "text": render(lines)}
-        rows.append(row)
-    return pl.DataFrame(rows, schema=profiles.schema) if rows else profiles
 
 
 def _contributions(facts: pl.DataFrame, edges: pl.DataFrame) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ from memlake.facts.overrides import (
     write_forget,
     write_override,
 )
+from memlake.facts.profile import profile_versions
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
@@ -56,6 +57,8 @@ class AgentFacts:
     pending_forgets: int = 0
     # content -> vector, from the configured embedder, of every version the read folded (empty otherwise)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    # the profile versions built from these tables when entries are pending (`profile`), once a read asked
+    profiles: pl.DataFrame | None = None
 
     @property
     def pending(self) -> bool:
@@ -267,9 +270,20 @@ def fact_history(facts: pl.DataFrame, edges: pl.DataFrame, fact_id: str) -> pl.D
     return history.sort("created_at", "fact_id", "version")
 
 
-def profile(settings: Settings, agent_id: str, version: int | None = None) -> pl.DataFrame:
-    """One profile version of the agent (the latest unless `version`), as a one-row frame (empty if none)."""
+def profile(
+    settings: Settings, agent_id: str, version: int | None = None, tables: AgentFacts | None = None
+) -> pl.DataFrame:
+    """One profile version of the agent (the latest unless `version`), as a one-row frame (empty if none).
+
+    With the agent's `tables` as reads see them, and log entries pending in them (a fact remembered, rejected
+    or forgotten since the last run), the versions are those the next run will write from those tables:
+    a remembered fact shows at once, a rejected or forgotten one is gone at once. They are assembled (with a
+    core model configured, the run writes them with it). An agent the runs wrote no profile for has none yet."""
     frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
+    if tables is not None and tables.pending and frame.height:
+        if tables.profiles is None:
+            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
+        frame = tables.profiles
     if version is not None:
         return frame.filter(pl.col("version") == version)
     return frame.sort("version").tail(1)
@@ -296,14 +310,54 @@ def remember(
         target = known.sort("version").row(-1, named=True)
     action = "reject" if reject is not None else "correct" if replaces is not None else "add"
     now = datetime.now(UTC)
+    statements = [(fields, content)]
     if content and action != "reject" and not fields.get("slot") and not fields.get("type"):
-        fields, content = _structured(content, now, target, fields)
-    override = write_override(
-        settings, agent_id, action, content=content, fact_id=target_id, target=target, author=author, at=now,
-        **fields,
-    )
-    facts = agent_facts(settings, agent_id, embed_factory).facts
-    return facts.filter(pl.col("override_ids").list.contains(override.override_id))
+        statements = _structured(content, now, target, fields)
+    overrides = [
+        write_override(settings, agent_id, action, content=text, fact_id=target_id, target=target, author=author,
+                       at=now, **statement)
+        for statement, text in statements
+    ]
+    tables = agent_facts(settings, agent_id, embed_factory)
+    return pl.concat([what_it_wrote(tables.facts, tables.edges, o.override_id, action) for o in overrides])
+
+
+# What `remember` reports per row: the change it made, what that version replaced in its chain, what it closed.
+CHANGES = ("new fact", "new version", "confirmed", "rejected")
+
+
+def what_it_wrote(facts: pl.DataFrame, edges: pl.DataFrame, override_id: str, action: str) -> pl.DataFrame:
+    """The fact rows an override made or touched, with what it did to each: `change` (a new fact, a new version of
+    its chain, a confirmation of the value there, or a rejection), the version it replaced in the chain
+    (`previous_version`, `previous_value`, `previous_content`) and the versions of other chains it closed
+    (`closed`: "fact_id vN: content (why)", a plan it carried out or a state it ended)."""
+    rows = facts.filter(pl.col("override_ids").list.contains(override_id))
+    by_key = {(r["fact_id"], r["version"]): r for r in facts.iter_rows(named=True)}
+    replaced = edges.filter(pl.col("edge_type") == "update")
+    reports = []
+    for row in rows.iter_rows(named=True):
+        made_here = row["source_interface"] == "override" and (row["override_ids"] or [None])[0] == override_id
+        change = "rejected" if action == "reject" else (
+            ("new fact" if row["version"] == 1 else "new version") if made_here else "confirmed")
+        previous: dict[str, Any] | None = None
+        closed = []
+        if made_here and action != "reject":
+            for edge in replaced.filter((pl.col("from_fact_id") == row["fact_id"])
+                                        & (pl.col("from_version") == row["version"])).iter_rows(named=True):
+                old = by_key.get((edge["to_fact_id"], edge["to_version"]))
+                if old is None:
+                    continue
+                if old["fact_id"] == row["fact_id"]:
+                    previous = old
+                else:
+                    closed.append(f"{old['fact_id']} v{old['version']}: {old['content']} ({edge['reason']})")
+        reports.append({"change": change, "previous_version": previous["version"] if previous else None,
+                        "previous_value": previous["value"] if previous else None,
+                        "previous_content": previous["content"] if previous else None, "closed": sorted(closed)})
+    report = pl.DataFrame(reports, schema={"change": pl.String, "previous_version": pl.Int32,
+                                           "previous_value": pl.String, "previous_content": pl.String,
+                                           "closed": pl.List(pl.String)})
+    return pl.concat([rows, report], how="horizontal")
 
 
 def forget(
@@ -353,13 +407,21 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
 
 def _structured(
     content: str, now: datetime, target: dict[str, Any] | None, fields: dict[str, Any]
-) -> tuple[dict[str, Any], str]:
-    """Fill type, subject, slot and value of a remembered statement from the offline rules, when they fit."""
+) -> list[tuple[dict[str, Any], str | None]]:
+    """The fields and content of each fact a remembered statement holds, by the offline rules (the statement as
+    said when they recognise none). A correction is one fact: the one of the attribute it corrects."""
     found = structure_statement(content, now)
-    if found is None:
-        return fields, content
-    if target is not None and found["slot"] != target.get("slot"):
-        return fields, content  # the rules read it as another attribute than the fact it corrects
+    if target is not None:
+        found = [f for f in found if f["slot"] == target.get("slot")][:1]  # else another attribute: as said
+    if not found:
+        return [(fields, content)]
+    return [(_filled(fields, one, now, target), one["content"]) for one in found]
+
+
+def _filled(
+    fields: dict[str, Any], found: dict[str, Any], now: datetime, target: dict[str, Any] | None
+) -> dict[str, Any]:
+    """`fields` with type, subject, slot, value and dates the offline rules found where none was given."""
     out = dict(fields)
     for name in ("type", "subject", "slot", "value"):
         if out.get(name) is None and found.get(name) is not None and (target is None or name == "value"):
@@ -369,4 +431,4 @@ def _structured(
         out["valid_from"] = stated_from
     if out.get("valid_until") is None and found.get("valid_until"):
         out["valid_until"] = found["valid_until"]
-    return out, found["content"]
+    return out

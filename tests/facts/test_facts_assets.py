@@ -227,11 +227,20 @@ def test_samples_history_shows_both_with_dates_and_user_message_ids(demo) -> Non
     user_messages = set(memory.turns("demo").filter(pl.col("role") == "user")["message_id"].to_list())
     for slot, old, new in (("home_city", "Berlin", "Lisbon"), ("employer", "Acme Robotics", "Northwind Labs")):
         fact_id = memory.facts("demo").filter(pl.col("slot") == slot)["fact_id"][0]
-        history = memory.history(fact_id, "demo")
+        linked = memory.history(fact_id, "demo")
+        history = linked.filter(pl.col("fact_id") == fact_id)
         assert history["value"].to_list() == [old, new]
         assert history["status"].to_list() == ["superseded", "active"]
         first, second = history.row(0, named=True), history.row(1, named=True)
-        assert first["valid_from"] < first["valid_until"] == second["valid_from"] <= second["created_at"]
+        # "I left Acme Robotics at the end of August", then started at Northwind Labs on September 2
+        left = first["valid_until"] if slot == "employer" else second["valid_from"]
+        assert first["valid_from"] < first["valid_until"] == left <= second["valid_from"] <= second["created_at"]
+        # the plan (to move to Lisbon) and the states (interviewing at Northwind Labs) the new value carried out
+        # are in its history, closed the day it began
+        carried_out = linked.filter(pl.col("value").str.contains(new) & (pl.col("fact_id") != fact_id))
+        assert carried_out.height >= 1
+        assert set(carried_out["status"]) == {"superseded"}
+        assert set(carried_out["valid_until"]) == {second["valid_from"]}
         for row in (first, second):
             assert row["source_message_ids"] and set(row["source_message_ids"]) <= user_messages
             assert row["source_conversation_ids"]
@@ -351,13 +360,13 @@ def test_samples_a_lake_built_again_from_landing_keeps_what_was_forgotten_forgot
 
 def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_new_chats(tmp_path: Path) -> None:
     """A home whose profiles older profile rules built gets them rebuilt by the next `memlake run`, though no
-    chat came in: the latest profile then lists Project Heron's launch and the move as past events and keeps
-    the coming half marathon current. A run after that rebuilds nothing."""
+    chat came in: the latest profile then lists Project Heron's launch as a past event, the move's plan not at all
+    (carried out), and keeps the coming half marathon current. A run after that rebuilds nothing."""
     from memlake.facts.profile import PROFILE_RULES_STAMP
 
     settings, run = sample_home(tmp_path / "home")
     lake = Lake(settings.lake_dir)
-    lake.write(PROFILES, lake.read(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-1"})
+    lake.write(PROFILES, lake.read(PROFILES), stamp={PROFILE_RULES_STAMP: "profile-2"})  # before issue 23
 
     outcome = run()
     assert outcome.refolded and not outcome.new_files and not outcome.days
@@ -365,7 +374,9 @@ def test_samples_profiles_built_by_older_rules_are_built_again_by_a_run_with_no_
     lines = Memory(settings=settings).profile("demo")["lines"][0]
     sections = {line["text"]: line["section"] for line in lines}
     assert sections["Project Heron launched on 2024-03-14."] == "past events"
-    assert sections["The user plans to move from Berlin to Lisbon (around 2024-06-01)."] == "past events"
+    # the move was carried out: the plan is history (in the city's history), not a line, and the city is Lisbon
+    assert "The user plans to move from Berlin to Lisbon (around 2024-06-01)." not in sections
+    assert [text for text, section in sections.items() if section == "places" and "Lisbon" in text]
     assert sections["The user plans to run the Lisbon half marathon in October 2024."] == "current projects"
 
     again = run()

@@ -1,0 +1,118 @@
+"""`remember` always writes what the user said and reports what it wrote; the profile shows it at once.
+
+The home uses the packaged embedding model: with it "I live in Montreal" reads like the plan to move to
+Montreal (the case where `remember` once only confirmed the plan and wrote no home city).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from memlake.api import Memory
+from memlake.facts.fold import Candidate, FoldConfig, fold
+from memlake.facts.overrides import read_overrides
+from memlake.facts.profile import profile_versions
+from memlake.lake import Lake
+from memlake.schemas import FACT_EDGES, FACTS, PROFILES
+from memlake.settings import Settings, load_settings
+from pipelines.cli import app
+
+T0 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
+PLAN = "The user plans to move to Montreal (around 2024-07-31)."
+
+
+def said(day: int, type_: str, content: str, slot: str | None = None, value: str | None = None) -> Candidate:
+    return Candidate(agent_id="carol", type=type_, subject="user", content=content, slot=slot, value=value,
+                     created_at=T0 + timedelta(days=day), conversation_id=f"c{day}", message_ids=(f"c{day}-m",))
+
+
+def folded(tmp_path: Path, statements: list[Candidate]) -> Settings:
+    """A home whose lake holds carol's facts, edges and profiles, folded and built as a run would."""
+    settings = load_settings(tmp_path / "home")
+    settings.ensure_dirs()
+    result = fold(statements, config=FoldConfig.from_settings(settings))
+    lake = Lake(settings.lake_dir)
+    lake.write(FACTS, result.facts)
+    lake.write(FACT_EDGES, result.edges)
+    lake.write(PROFILES, profile_versions(result.facts, result.edges, settings.profile_regenerate_threshold))
+    return settings
+
+
+PLANNED = [said(0, "fact", "The user works at Acme.", "employer", "Acme"),
+           said(5, "commitment", PLAN, value="move to Montreal")]
+
+
+@pytest.fixture
+def planned(tmp_path: Path) -> Settings:
+    """Carol told of her plan to move to Montreal, and of her employer; no home city yet."""
+    return folded(tmp_path, PLANNED)
+
+
+def test_remember_writes_the_new_city_after_a_plan_and_reports_it(planned: Settings) -> None:
+    memory = Memory(settings=planned)
+    made = memory.remember("carol", "I live in Montreal")
+    assert made.select("change", "slot", "value", "status").rows() == [("new fact", "home_city", "Montreal", "active")]
+    assert made["closed"][0].to_list() and PLAN in made["closed"][0][0]  # the plan it carried out
+    current = memory.facts("carol")
+    assert current.filter(pl.col("slot") == "home_city")["value"].to_list() == ["Montreal"]
+    assert PLAN not in current["content"].to_list()
+    plan = memory.history(made["fact_id"][0], "carol").filter(pl.col("content") == PLAN)
+    assert plan["status"].to_list() == ["superseded"]  # the city's history keeps the plan it carried out
+
+
+def test_remember_reports_a_new_version_with_the_old_and_new_values_then_a_confirmation(tmp_path: Path) -> None:
+    settings = folded(tmp_path, [said(0, "fact", "The user lives in Toronto.", "home_city", "Toronto")])
+    memory = Memory(settings=settings)
+    made = memory.remember("carol", "I moved to Montreal")
+    assert made.select("change", "value", "previous_value").rows() == [("new version", "Montreal", "Toronto")]
+    assert made["version"][0] == made["previous_version"][0] + 1
+    again = memory.remember("carol", "I live in Montreal")
+    assert again.select("change", "fact_id", "value").rows() == [("confirmed", made["fact_id"][0], "Montreal")]
+
+
+def test_the_cli_says_what_remember_wrote(tmp_path: Path) -> None:
+    settings = folded(tmp_path, [said(0, "fact", "The user lives in Toronto.", "home_city", "Toronto"),
+                                 said(5, "commitment", PLAN, value="move to Montreal")])
+    home = ["--agent", "carol", "--home", str(settings.home)]
+    out = CliRunner().invoke(app, ["remember", "I live in Montreal", *home])
+    assert out.exit_code == 0, out.output
+    assert "new version of" in out.output and "home_city: Toronto -> Montreal" in out.output, out.output
+    assert "closed" in out.output and "plans to move to Montreal" in out.output, out.output
+    again = CliRunner().invoke(app, ["remember", "I live in Montreal", *home])
+    assert again.exit_code == 0 and "confirmed" in again.output and "home_city=Montreal" in again.output, again.output
+
+
+def test_the_profile_shows_remember_and_reject_at_once(planned: Settings) -> None:
+    memory = Memory(settings=planned)
+    before = memory.profile("carol")
+    assert "Montreal" in before["text"][0] and PLAN in before["text"][0]
+    memory.remember("carol", "I live in Montreal")
+    profile = memory.profile("carol")
+    assert profile["contributions"][0] > before["contributions"][0]  # as the next run will write it
+    assert "The user lives in Montreal." in profile["text"][0] and PLAN not in profile["text"][0]
+    employer = memory.facts("carol").filter(pl.col("slot") == "employer")["fact_id"][0]
+    memory.reject("carol", employer)
+    assert "Acme" not in memory.profile("carol")["text"][0]
+    # what the next run writes from the same statements and logs is what the read showed
+    run = fold(PLANNED, read_overrides(planned, "carol"), config=FoldConfig.from_settings(planned))
+    written = profile_versions(run.facts, run.edges, planned.profile_regenerate_threshold).sort("version").tail(1)
+    shown = memory.profile("carol")
+    assert shown.select("version", "contributions", "text").rows() == written.select(
+        "version", "contributions", "text").rows()
+
+
+def test_remember_writes_every_fact_a_statement_holds(tmp_path: Path) -> None:
+    """"I work at Initech as a senior data scientist" is an employer and a job title: both are written, though
+    the employer was known already (a confirmation) and the title is new."""
+    settings = folded(tmp_path, [said(0, "fact", "The user works at Initech.", "employer", "Initech")])
+    memory = Memory(settings=settings)
+    made = memory.remember("carol", "I work at Initech as a senior data scientist")
+    assert sorted(made.select("change", "slot", "value").rows()) == [
+        ("confirmed", "employer", "Initech"), ("new fact", "job_title", "senior data scientist")]
+    assert memory.facts("carol").filter(pl.col("slot") == "job_title")["value"].to_list() == [
+        "senior data scientist"]
