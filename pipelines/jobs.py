@@ -2,11 +2,11 @@
 
 import dagster as dg
 
-from assets import chunks, episodes, facts, search, transcripts
+from assets import chunks, episodes, facts, graph, search, transcripts
 from assets.episodes import EPISODES_KEY, PENDING_KEY
 from assets.facts import EDGES_KEY, FACTS_KEY
 
-LAYERS = [transcripts, chunks, episodes, facts, search]
+LAYERS = [transcripts, chunks, episodes, facts, search, graph]
 ASSETS = [a for layer in LAYERS for a in layer.ASSETS]
 CHECKS = [c for layer in LAYERS for c in layer.CHECKS]
 

@@ -109,11 +109,11 @@ def neighborhood(relations: pl.DataFrame, entities: pl.DataFrame, entity: str, d
     return frame.select("depth", *[c for c in frame.columns if c != "depth"]).sort("depth", *NAMED)
 
 
-def search_graph(entities: pl.DataFrame, relations: pl.DataFrame, query: str, k: int,
-                 embed: Embed | None) -> pl.DataFrame:
-    """Entities (by name and aliases) and active relations (by "source relation target") that match `query`'s
-    words, best first; with an embedder, the names' cosine to the query counts too."""
-    current = named(in_force(relations, None), entities)
+def search_graph(entities: pl.DataFrame, relations: pl.DataFrame, query: str, k: int, embed: Embed | None,
+                 as_of: datetime | None = None) -> pl.DataFrame:
+    """Entities (by name and aliases) and relations in force (by "source relation target") that match `query`'s
+    words, best first; with an embedder, the texts' cosine to the query counts too."""
+    current = named(in_force(relations, as_of), entities)
     rows: list[dict[str, object]] = []
     for e in entities.iter_rows(named=True):
         text = " / ".join([e["name"], *(e["aliases"] or [])])
@@ -123,8 +123,9 @@ def search_graph(entities: pl.DataFrame, relations: pl.DataFrame, query: str, k:
         text = f"{r['source_name']} {r['relation'].replace('_', ' ')} {r['target_name']}"
         rows.append({"kind": "relation", "key": f"{r['relation_id']}@{r['version']}", "text": text, "match": text,
                      "conversation_ids": r["source_conversation_ids"], "message_ids": r["source_message_ids"]})
-    asked = content_words(query)
-    scores = [len(asked & content_words(str(row["match"]))) / len(asked) if asked else 0.0 for row in rows]
+    asked = {_stem(w) for w in content_words(query)}
+    scores = [len(asked & {_stem(w) for w in content_words(str(row["match"]))}) / len(asked) if asked else 0.0
+              for row in rows]
     if embed is not None and rows:
         vectors = embed([query] + [str(row["match"]) for row in rows])
         cosines = np.asarray(vectors[1:] @ vectors[0]).tolist()
@@ -141,6 +142,14 @@ def search_graph(entities: pl.DataFrame, relations: pl.DataFrame, query: str, k:
         "message_ids": pl.List(pl.String()), "mode": pl.String(),
     }
     return pl.DataFrame(out, schema=schema)
+
+
+def _stem(word: str) -> str:
+    """A word without a plain English ending, so "live" finds "lives in" and "working" finds "works at"."""
+    for ending in ("ing", "es", "ed", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)].rstrip("e")
+    return word.rstrip("e") if len(word) > 3 else word
 
 
 def _lexical_or_close(score: float) -> bool:

@@ -40,6 +40,7 @@ class Version:
 
     def confirm(self, said: Observation) -> None:
         self.confidence = max(self.confidence, said.confidence)
+        self.created_at = min(self.created_at, said.at)  # folded by validity: a later statement may date it back
         if said.conversation_id and said.conversation_id not in self.conversations:
             self.conversations.append(said.conversation_id)
         self.messages.extend(m for m in said.message_ids if m not in self.messages)

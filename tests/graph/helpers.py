@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 import polars as pl
 
 from memlake.lake import Lake, conform
@@ -12,14 +13,17 @@ from memlake.schemas import EPISODES, FACTS
 
 def episode(agent: str, conversation: str, day: str, entities: list[tuple[str, str]] = (),  # type: ignore[assignment]
             relations: list[tuple[str, str, str]] = (),  # type: ignore[assignment]
-            ended: dict[tuple[str, str, str], str] | None = None) -> dict[str, object]:
-    """One episode row: the entities (name, type) and relations (source, relation, target) said that day."""
+            ended: dict[tuple[str, str, str], str] | None = None,
+            since: dict[tuple[str, str, str], str] | None = None) -> dict[str, object]:
+    """One episode row: the entities (name, type) and relations (source, relation, target) said that day, valid
+    from that day unless `since` says otherwise, until what `ended` says."""
     started = datetime.fromisoformat(day).replace(tzinfo=UTC)
     ended = ended or {}
     return {
         "agent_id": agent, "conversation_id": conversation, "conversation_started_at": started,
         "conversation_ended_at": started, "summary": "", "entities": [{"name": n, "type": t} for n, t in entities],
-        "relations": [{"source": s, "relation": r, "target": t, "confidence": 0.9, "valid_from": day,
+        "relations": [{"source": s, "relation": r, "target": t, "confidence": 0.9,
+                       "valid_from": (since or {}).get((s, r, t), day),
                        "valid_until": ended.get((s, r, t))} for s, r, t in relations],
         "fact_candidates": [], "message_ids": [f"{conversation}-m1"],
     }
@@ -37,6 +41,4 @@ def no_facts() -> pl.DataFrame:
 
 def same_everything(texts: list[str]):  # type: ignore[no-untyped-def]
     """An embedder that finds every name alike (cosine 1): only the guards keep people apart."""
-    import numpy as np
-
     return np.ones((len(texts), 4), dtype=np.float32) / 2.0

@@ -91,6 +91,19 @@ def test_as_of_gives_the_relation_in_force_then() -> None:
     assert employer("2024-07-01") == ["Globex"]
 
 
+def test_as_of_counts_a_relation_from_when_it_was_first_said_though_a_later_talk_dates_it_back() -> None:
+    graph = _build(episodes(
+        episode("a1", "c1", "2024-01-10", [("Acme", "organization")], [("user", "works_at", "Acme")]),
+        episode("a1", "c2", "2024-09-09", [("Acme", "organization"), ("Globex", "organization")],
+                [("user", "works_at", "Acme"), ("user", "works_at", "Globex")],
+                since={("user", "works_at", "Acme"): "2020-08-05", ("user", "works_at", "Globex"): "2024-09-02"}),
+    ))
+    moment = datetime(2024, 5, 1, tzinfo=UTC)
+    then = select_relations(graph.relations, graph.entities, "user", "works_at", moment)
+    assert then["target_name"].to_list() == ["Acme"]
+    assert then["created_at"].to_list() == [datetime(2024, 1, 10, tzinfo=UTC)]
+
+
 def test_a_relation_said_to_be_over_is_ended_and_a_new_one_opens_a_second_version() -> None:
     graph = _build(episodes(
         episode("a1", "c1", "2024-01-10", [("Lisbon", "place")], [("user", "lives_in", "Lisbon")],
