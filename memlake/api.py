@@ -523,7 +523,7 @@ class Memory:
         from memlake.graph.reads import search_graph  # deferred: with the graph's rules
 
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k is a whole number from 1, got {k!r}")
+            raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
         if set(params) - {"embedder"}:
             raise ValueError(f"a graph search has no setting {', '.join(sorted(set(params) - {'embedder'}))}")
         if "embedder" in params:

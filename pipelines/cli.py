@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated
@@ -597,6 +598,13 @@ def _relation_line(row: dict) -> str:  # type: ignore[type-arg]
             f"{row['relation_id']} v{row['version']}; from {','.join(row['source_conversation_ids'][:3]) or '-'})")
 
 
+def _echo_relations(frame: pl.DataFrame, as_json: bool, line: Callable[[dict], str]) -> None:  # type: ignore[type-arg]
+    for row in frame.iter_rows(named=True):
+        typer.echo(_json_line(row) if as_json else line(row))
+    if frame.height == 0 and not as_json:
+        typer.echo("no relations")
+
+
 @graph_app.command("entities")
 def graph_entities(
     agent: AgentOption,
@@ -640,10 +648,7 @@ def graph_relations(
     frame = memory.relations(agent, entity=entity, relation=relation, as_of=as_of)
     if frame.height == 0:
         _unknown_agent(memory, agent)
-    for row in frame.iter_rows(named=True):
-        typer.echo(_json_line(row) if as_json else _relation_line(row))
-    if frame.height == 0 and not as_json:
-        typer.echo("no relations")
+    _echo_relations(frame, as_json, _relation_line)
 
 
 @graph_app.command("neighborhood")
@@ -657,10 +662,7 @@ def graph_neighborhood(
 ) -> None:
     """The relations within --depth hops of an entity, current ones (or those in force --as-of)."""
     frame = Memory(home).neighborhood(agent, entity, depth=depth, as_of=as_of)
-    for row in frame.iter_rows(named=True):
-        typer.echo(_json_line(row) if as_json else f"{row['depth']}: {_relation_line(row)}")
-    if frame.height == 0 and not as_json:
-        typer.echo("no relations")
+    _echo_relations(frame, as_json, lambda row: f"{row['depth']}: {_relation_line(row)}")
 
 
 @graph_app.command("split")
