@@ -40,11 +40,13 @@ def graph(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     """One row per entity, relation version and merge: rebuilt whole from episodes, facts, the forget log and
     the splits users made."""
     settings = lake.settings
+    forgets = read_forgets(settings)
     forgotten = [(f.agent_id, f.target if f.scope == "conversation" else None)
-                 for f in read_forgets(settings) if f.scope in ("agent", "conversation")]
+                 for f in forgets if f.scope in ("agent", "conversation")]
+    forgotten_facts = [(f.agent_id, f.target, f.written_at) for f in forgets if f.scope == "fact" and f.target]
     core = embedder.core()
     built = build_graph(lake.lake.read(EPISODES), lake.lake.read(FACTS), core.embed if core is not None else None,
-                        settings.graph_entity_cosine, forgotten, read_splits(settings))
+                        settings.graph_entity_cosine, forgotten, read_splits(settings), forgotten_facts)
     closed_now = _closed_since(lake.lake.read(RELATIONS), built.relations)
     lake.lake.write(ENTITIES, built.entities)
     lake.lake.write(RELATIONS, built.relations)

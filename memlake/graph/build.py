@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 import polars as pl
 
@@ -52,9 +53,11 @@ def build_graph(
     threshold: float,
     forgotten: Iterable[tuple[str, str | None]] = (),
     splits: Iterable[Split] = (),
+    forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
 ) -> Graph:
-    """Entities, relation versions and merges of every agent; the same inputs give the same tables."""
-    said = read_said(episodes, facts, forgotten)
+    """Entities, relation versions and merges of every agent; the same inputs give the same tables. `forgotten`
+    and `forgotten_facts` are the forget log's entries (see `read_said`)."""
+    said = read_said(episodes, facts, forgotten, forgotten_facts)
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
+from memlake.facts.fold import chain_id, slot_of
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
 # The distiller's entity types, as the graph's (GRAPH_ENTITY_TYPES).
@@ -23,6 +24,8 @@ SLOT_RELATIONS = {
     "partner": ("partner_of", "person"),
     "sibling": ("sibling_of", "person"),
 }
+
+SLOT_OF_RELATION = {relation: slot for slot, (relation, _) in SLOT_RELATIONS.items()}
 
 # Relation names that mean the same, as one (lowercase snake_case first).
 RELATION_SYNONYMS = {
@@ -191,10 +194,25 @@ def from_facts(facts: pl.DataFrame) -> tuple[list[Mention], list[Observation], d
     return mentions, observations, user_names
 
 
-def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = ()) -> Said:
-    """What episodes and facts say, without what the forget log names: (agent, None) an agent, (agent,
-    conversation) one conversation."""
+def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime]) -> bool:
+    """Whether an episode's relation is the statement of a slot fact the user forgot (and said before that)."""
+    slot = SLOT_OF_RELATION.get(o.relation)
+    if slot is None or not facts_gone:
+        return False
+    fact_id = chain_id(o.agent_id, o.source, slot_of(slot, o.target), "fact", "")
+    forgotten_at = facts_gone.get((o.agent_id, fact_id))
+    return forgotten_at is not None and o.at <= forgotten_at
+
+
+def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
+              forgotten_facts: Iterable[tuple[str, str, datetime]] = ()) -> Said:
+    """What episodes and facts say, without what the forget log names: `forgotten` (agent, None) an agent, (agent,
+    conversation) one conversation; `forgotten_facts` (agent, fact id, when): an episode's relation that states
+    that slot fact (the user's employer), said before then. The facts table has already dropped such facts."""
     gone = set(forgotten)
+    facts_gone: dict[tuple[str, str], datetime] = {}
+    for agent, fact_id, at in forgotten_facts:
+        facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
     fact_mentions, fact_observations, user_names = from_facts(facts)
 
@@ -203,6 +221,8 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
 
     return Said(
         mentions=[m for m in ep_mentions + fact_mentions if kept(m.agent_id, m.conversation_id)],
-        observations=[o for o in ep_observations + fact_observations if kept(o.agent_id, o.conversation_id)],
+        observations=[o for o in ep_observations if kept(o.agent_id, o.conversation_id)
+                      and not _forgotten_fact(o, facts_gone)]
+        + [o for o in fact_observations if kept(o.agent_id, o.conversation_id)],
         user_names={a: names for a, names in user_names.items() if (a, None) not in gone},
     )

@@ -6,8 +6,9 @@ import polars as pl
 import pytest
 
 from memlake.embedding import HashEmbedder
+from memlake.facts.fold import chain_id, slot_of
 from memlake.graph.build import build_graph
-from memlake.graph.reads import neighborhood, select_relations
+from memlake.graph.reads import named, neighborhood, select_relations
 from memlake.graph.resolve import Split
 from tests.graph.helpers import episode, episodes, no_facts, same_everything
 
@@ -204,3 +205,24 @@ def test_names_that_embed_alike_and_are_spelled_alike_merge_with_the_score_recor
     merge = graph.merges.row(0, named=True)
     assert (merge["rule"], merge["score"]) == ("embedding", 1.0)
     assert "cosine 1.00 >= 0.85" in merge["reason"]
+
+
+def test_a_forgotten_employer_fact_takes_the_relation_its_talk_stated_out_of_the_graph() -> None:
+    said = [episode("a1", "c1", "2024-01-10", [("Acme", "organization")], [("user", "works_at", "Acme")]),
+            episode("a1", "c2", "2024-03-10", [("Lisbon", "place")], [("user", "lives_in", "Lisbon")])]
+    employer = chain_id("a1", "user", slot_of("employer", "Acme"), "fact", "")
+    graph = build_graph(episodes(*said), no_facts(), None, 0.85,
+                        forgotten_facts=[("a1", employer, datetime(2024, 2, 1, tzinfo=UTC))])
+    assert named(graph.relations, graph.entities)["relation"].to_list() == ["lives_in"]
+    said_again = episode("a1", "c3", "2024-05-10", [("Acme", "organization")], [("user", "works_at", "Acme")])
+    graph = build_graph(episodes(*said, said_again), no_facts(), None, 0.85,
+                        forgotten_facts=[("a1", employer, datetime(2024, 2, 1, tzinfo=UTC))])
+    assert graph.relations.filter(pl.col("relation") == "works_at")["source_conversation_ids"].to_list() == [["c3"]]
+
+
+def test_a_forgotten_conversation_or_agent_leaves_the_graph() -> None:
+    said = episodes(episode("a1", "c1", "2024-01-10", [("Acme", "organization")], [("user", "works_at", "Acme")]),
+                    episode("a1", "c2", "2024-03-10", [("Lisbon", "place")], [("user", "lives_in", "Lisbon")]),
+                    episode("a2", "c1", "2024-03-10", [("Oslo", "place")], [("user", "lives_in", "Oslo")]))
+    graph = build_graph(said, no_facts(), None, 0.85, forgotten=[("a1", "c1"), ("a2", None)])
+    assert graph.entities.select("agent_id", "name").sort("name").rows() == [("a1", "Lisbon"), ("a1", "user")]
