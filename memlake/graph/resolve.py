@@ -9,7 +9,8 @@ person's ("my brother Alex", "my colleague Alex") is one node per relation. Node
 3. `embedding`: cosine of the names' embeddings at or above `threshold`, within the same type.
 
 Guards keep two people apart: different relations to the user; for a merge by embedding, both named in one
-conversation, or names not spelled alike (as many words, one surname, a close spelling). A merge a user undid
+conversation, or names not spelled alike (as many words, one surname, a close spelling); never two names that
+differ in a number ("Apollo 11", "Apollo 13"). A merge a user undid
 (`splits`) is not made, and the two never end up in one entity through a third. The user is its own entity,
 named by what they said their name is.
 """
@@ -201,14 +202,19 @@ def _conflict(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and not (a & b)
 
 
-def _alias(short: Node, long: Node) -> bool:
-    """Whether `short`'s words are a part of `long`'s (a person's first names agreeing)."""
-    a, b = name_tokens(short.name, short.type), name_tokens(long.name, long.type)
-    if a and a == b:
+def _alias(short: tuple[str, ...], long: tuple[str, ...], type_: str) -> bool:
+    """Whether the words of one name (`name_tokens`) are a part of another's (a person's first names agreeing)."""
+    if _numbers(short) != _numbers(long):
+        return False  # "Heron 2" is not "Heron"
+    if short and short == long:
         return True  # the same words but for an initial, an honorific or a company suffix
-    if not a or len(a) >= len(b) or not set(a) < set(b):
+    if not short or len(short) >= len(long) or not set(short) < set(long):
         return False
-    return short.type != "person" or a[0] == b[0]
+    return type_ != "person" or short[0] == long[0]
+
+
+def _numbers(words: Iterable[str]) -> set[str]:
+    return {w for w in words if any(ch.isdigit() for ch in w)}
 
 
 @dataclass
@@ -245,16 +251,17 @@ def _candidates(nodes: list[Node], embed: Embed | None, threshold: float,
             if n.type == "person" and not n.is_user and normalized[i] in own:
                 out.append((user, i, "user_name", f"the user said their name is {n.name!r}", 1.0))
     others = [i for i, n in enumerate(nodes) if not n.is_user]
+    tokens = [name_tokens(n.name, n.type) for n in nodes]
     longer_forms: dict[int, list[int]] = {}
-    for i, j in combinations(others, 2):
-        if nodes[i].type != nodes[j].type or nodes[i].name == nodes[j].name:
+    for i, j in _sharing_a_word(nodes, others, normalized):
+        if nodes[i].name == nodes[j].name:
             continue  # one form split by its relations stays split
         if normalized[i] == normalized[j]:
             out.append((i, j, "normalized_name", f"{nodes[i].name!r} and {nodes[j].name!r} are one name once "
                         "case, accents and punctuation are set aside", 1.0))
-        elif _alias(nodes[i], nodes[j]):
+        elif _alias(tokens[i], tokens[j], nodes[i].type):
             longer_forms.setdefault(i, []).append(j)
-        elif _alias(nodes[j], nodes[i]):
+        elif _alias(tokens[j], tokens[i], nodes[i].type):
             longer_forms.setdefault(j, []).append(i)
     for short, longs in sorted(longer_forms.items()):
         names = {normalize_name(nodes[j].name) for j in longs}
@@ -267,20 +274,40 @@ def _candidates(nodes: list[Node], embed: Embed | None, threshold: float,
     return sorted(out, key=lambda c: (RULES.index(c[2]), -c[4], nodes[c[0]].key, nodes[c[1]].key))
 
 
+def _sharing_a_word(nodes: list[Node], indexes: list[int], normalized: list[str]) -> list[tuple[int, int]]:
+    """Pairs (i < j) of one type whose normalized names share a word: the only pairs a name or alias rule can
+    join (an alias's words are all in the longer form), found without comparing every pair."""
+    by_word: dict[tuple[str, str], list[int]] = {}
+    for i in indexes:
+        for word in set(normalized[i].split()):
+            by_word.setdefault((nodes[i].type, word), []).append(i)
+    pairs: set[tuple[int, int]] = set()
+    for members in by_word.values():
+        pairs.update(combinations(sorted(members), 2))
+    return sorted(pairs)
+
+
 def _similar(nodes: list[Node], others: list[int], normalized: list[str], embed: Embed,
              threshold: float) -> list[tuple[int, int, str, str, float]]:
-    """Pairs of one type whose names embed within `threshold`; never two full names with different surnames."""
-    vectors = embed([nodes[i].name for i in others])
-    scores = vectors @ vectors.T
+    """Pairs of one type whose names embed within `threshold`; people's names spelled alike too."""
     out = []
-    for a, b in combinations(range(len(others)), 2):
-        i, j = others[a], others[b]
-        score = float(scores[a, b])
-        if nodes[i].type != nodes[j].type or normalized[i] == normalized[j] or score < threshold:
+    by_type: dict[str, list[int]] = {}
+    for i in others:
+        by_type.setdefault(nodes[i].type, []).append(i)
+    for members in by_type.values():
+        if len(members) < 2:
             continue
-        if nodes[i].type == "person" and not _spelled_alike(nodes[i].name, nodes[j].name):
-            continue
-        out.append((i, j, "embedding", f"names embed alike (cosine {score:.2f} >= {threshold:.2f})", round(score, 4)))
+        vectors = np.asarray(embed([nodes[i].name for i in members]), dtype=np.float32)
+        scores = vectors @ vectors.T
+        rows, columns = np.nonzero(np.triu(scores >= threshold, k=1))  # only the pairs over the threshold
+        for a, b in zip(rows.tolist(), columns.tolist(), strict=True):
+            i, j, score = members[a], members[b], float(scores[a, b])
+            if normalized[i] == normalized[j] or _numbers(normalized[i].split()) != _numbers(normalized[j].split()):
+                continue  # one name already, or names that differ in a number ("Apollo 11", "Apollo 13")
+            if nodes[i].type == "person" and not _spelled_alike(nodes[i].name, nodes[j].name):
+                continue
+            out.append((i, j, "embedding", f"names embed alike (cosine {score:.2f} >= {threshold:.2f})",
+                        round(score, 4)))
     return out
 
 

@@ -66,6 +66,9 @@ def fold_versions(said: list[Resolved]) -> list[Version]:
     """Every relation version, from the observations with their ends resolved to entity ids."""
     versions: list[Version] = []
     open_: dict[str, Version] = {}  # relation_id -> its open version
+    # the open versions a new one may replace: (agent, relation, source) for one-target relations, (agent,
+    # relation, target) for one-holder ones
+    holding: dict[tuple[str, str, str], set[str]] = {}
     counts: dict[str, int] = {}
     order = sorted(said, key=lambda r: (r[2].agent_id, r[2].valid_from, r[2].at, r[2].conversation_id, r[0],
                                         r[2].relation, r[1]))
@@ -74,26 +77,36 @@ def fold_versions(said: list[Resolved]) -> list[Version]:
             continue
         relation_id = stable_id("r_", o.agent_id, source, o.relation, target)
         current = open_.get(relation_id)
+        keys = _holder_keys(o.agent_id, source, o.relation, target)
         if current is None:
-            for other in list(open_.values()):
-                if _replaced_by(other, source, o.relation, target, o.agent_id):
+            for key in keys:
+                for other_id in sorted(holding.get(key, set()) - {relation_id}):
+                    other = open_.pop(other_id)
                     other.close(o.valid_from, "superseded")
-                    del open_[other.relation_id]
+                    for other_key in _holder_keys(other.agent_id, other.source_entity_id, other.relation,
+                                                  other.target_entity_id):
+                        holding[other_key].discard(other_id)
             counts[relation_id] = counts.get(relation_id, 0) + 1
             current = Version(relation_id, counts[relation_id], o.agent_id, source, o.relation, o.relation_text,
                               target, o.confidence, o.valid_from, o.at)
             versions.append(current)
             open_[relation_id] = current
+            for key in keys:
+                holding.setdefault(key, set()).add(relation_id)
         current.confirm(o)
         if o.valid_until is not None:
             current.close(o.valid_until, "ended")
             del open_[relation_id]
+            for key in keys:
+                holding[key].discard(relation_id)
     return versions
 
 
-def _replaced_by(version: Version, source: str, relation: str, target: str, agent: str) -> bool:
-    if version.agent_id != agent or version.relation != relation:
-        return False
-    if relation in ONE_TARGET and version.source_entity_id == source and version.target_entity_id != target:
-        return True
-    return relation in ONE_SOURCE and version.target_entity_id == target and version.source_entity_id != source
+def _holder_keys(agent: str, source: str, relation: str, target: str) -> list[tuple[str, str, str]]:
+    """Where a relation's open version is kept for the versions that may replace it."""
+    keys = []
+    if relation in ONE_TARGET:
+        keys.append((agent, relation, "source:" + source))
+    if relation in ONE_SOURCE:
+        keys.append((agent, relation, "target:" + target))
+    return keys

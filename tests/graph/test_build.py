@@ -226,3 +226,11 @@ def test_a_forgotten_conversation_or_agent_leaves_the_graph() -> None:
                     episode("a2", "c1", "2024-03-10", [("Oslo", "place")], [("user", "lives_in", "Oslo")]))
     graph = build_graph(said, no_facts(), None, 0.85, forgotten=[("a1", "c1"), ("a2", None)])
     assert graph.entities.select("agent_id", "name").sort("name").rows() == [("a1", "Lisbon"), ("a1", "user")]
+
+
+def test_names_that_differ_in_a_number_stay_two_however_alike_they_embed() -> None:
+    graph = _build(episodes(
+        episode("a1", "c1", "2024-01-10", [("Apollo 11", "project"), ("Heron", "project")]),
+        episode("a1", "c2", "2024-02-10", [("Apollo 13", "project"), ("Heron 2", "project")]),
+    ), embed=same_everything)
+    assert sorted(graph.entities["name"].to_list()) == ["Apollo 11", "Apollo 13", "Heron", "Heron 2"]
