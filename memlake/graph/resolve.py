@@ -204,8 +204,6 @@ def _conflict(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def _alias(short: tuple[str, ...], long: tuple[str, ...], type_: str) -> bool:
     """Whether the words of one name (`name_tokens`) are a part of another's (a person's first names agreeing)."""
-    if _numbers(short) != _numbers(long):
-        return False  # "Heron 2" is not "Heron"
     if short and short == long:
         return True  # the same words but for an initial, an honorific or a company suffix
     if not short or len(short) >= len(long) or not set(short) < set(long):
@@ -252,10 +250,11 @@ def _candidates(nodes: list[Node], embed: Embed | None, threshold: float,
                 out.append((user, i, "user_name", f"the user said their name is {n.name!r}", 1.0))
     others = [i for i, n in enumerate(nodes) if not n.is_user]
     tokens = [name_tokens(n.name, n.type) for n in nodes]
+    numbers = [_numbers(words) for words in tokens]
     longer_forms: dict[int, list[int]] = {}
     for i, j in _sharing_a_word(nodes, others, normalized):
-        if nodes[i].name == nodes[j].name:
-            continue  # one form split by its relations stays split
+        if nodes[i].name == nodes[j].name or numbers[i] != numbers[j]:
+            continue  # one form split by its relations stays split; "Heron 2" is not "Heron"
         if normalized[i] == normalized[j]:
             out.append((i, j, "normalized_name", f"{nodes[i].name!r} and {nodes[j].name!r} are one name once "
                         "case, accents and punctuation are set aside", 1.0))
