@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -215,6 +215,11 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
     fact_mentions, fact_observations, user_names = from_facts(facts)
+    # a fact's subject is typed by a guess; an episode that named it says what it is
+    typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}
+    fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
+    fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
+                         for o in fact_observations]
 
     def kept(agent: str, conversation: str) -> bool:
         return (agent, None) not in gone and (agent, conversation) not in gone

@@ -35,6 +35,22 @@ def episodes(*rows: dict[str, object]) -> pl.DataFrame:
     return frame
 
 
+def fact(agent: str, conversation: str, day: str, subject: str, slot: str | None, value: str,
+         status: str = "active") -> dict[str, object]:
+    """One fact version row, said that day in that conversation."""
+    said = datetime.fromisoformat(day).replace(tzinfo=UTC)
+    return {"fact_id": f"f_{subject}_{slot}_{value}", "version": 1, "agent_id": agent, "type": "fact",
+            "subject": subject, "slot": slot, "value": value, "content": f"{subject} {slot} {value}",
+            "confidence": 0.9, "valid_from": said, "created_at": said, "source_conversation_ids": [conversation],
+            "source_message_ids": [f"{conversation}-m1"], "status": status}
+
+
+def facts(*rows: dict[str, object]) -> pl.DataFrame:
+    frame = pl.from_arrow(conform(FACTS, list(rows)))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
 def no_facts() -> pl.DataFrame:
     return Lake.empty(FACTS)
 

@@ -10,7 +10,7 @@ from memlake.facts.fold import chain_id, slot_of
 from memlake.graph.build import build_graph
 from memlake.graph.reads import named, neighborhood, select_relations
 from memlake.graph.resolve import Split
-from tests.graph.helpers import episode, episodes, no_facts, same_everything
+from tests.graph.helpers import episode, episodes, fact, facts, no_facts, same_everything
 
 HASH = HashEmbedder().embed
 
@@ -234,3 +234,19 @@ def test_names_that_differ_in_a_number_stay_two_however_alike_they_embed() -> No
         episode("a1", "c2", "2024-02-10", [("Apollo 13", "project"), ("Heron 2", "project")]),
     ), embed=same_everything)
     assert sorted(graph.entities["name"].to_list()) == ["Apollo 11", "Apollo 13", "Heron", "Heron 2"]
+
+
+def test_facts_add_their_slot_relations_and_subjects_typed_as_the_episodes_named_them() -> None:
+    said = episodes(episode("a1", "c1", "2024-01-10", [("Heron", "project")]))
+    known = facts(fact("a1", "c1", "2024-01-10", "Heron", "project_deadline", "2024-03-14"),
+                  fact("a1", "c2", "2024-02-01", "user", "employer", "Acme"),
+                  fact("a1", "c2", "2024-02-01", "user", "name", "Priya Nair"),
+                  fact("a1", "c3", "2024-03-01", "Leela", "home_city", "Manchester"),
+                  fact("a1", "c3", "2024-03-01", "Jonas", "home_city", "Oslo", status="forgotten"))
+    graph = build_graph(said, known, None, 0.85)
+    assert graph.entities.select("name", "type").sort("name").rows() == [
+        ("Acme", "organization"), ("Heron", "project"), ("Leela", "person"), ("Manchester", "place"),
+        ("user", "person")]
+    assert graph.entities.filter(pl.col("name") == "user")["aliases"].to_list() == [["Priya Nair"]]
+    assert sorted(named(graph.relations, graph.entities).select("source_name", "relation", "target_name").rows()) == [
+        ("Leela", "lives_in", "Manchester"), ("user", "works_at", "Acme")]
