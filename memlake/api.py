@@ -22,11 +22,14 @@ from memlake.moments import as_utc_or_none
 from memlake.schemas import (
     CHUNK_INDEX,
     CHUNKS,
+    ENTITIES,
+    ENTITY_MERGES,
     EPISODE_INDEX,
     EPISODES,
     FACT_INDEX,
     FACT_TYPES,
     FACTS,
+    RELATIONS,
     TURNS,
     Table,
     check_agent_id,
@@ -39,6 +42,8 @@ from memlake.settings import Settings, existing_home, load_settings
 
 # scope -> its LanceDB table, and the lake table that table is built from
 INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES), "facts": (FACT_INDEX, FACTS)}
+GRAPH_SCOPE = "graph"  # searched in the lake's graph tables: no index
+SEARCH_SCOPES = (*INDEXES, GRAPH_SCOPE)
 
 __all__ = ["Memory", "check_agent_id"]
 
@@ -308,10 +313,16 @@ class Memory:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
+
+        Scope `graph` matches entity names and aliases and the text of relations in force at `as_of` instead
+        (`memlake.graph.reads.search_graph`): rank, score, kind (entity or relation), key (entity id, or
+        relation_id@version), text, conversation_id, conversation_ids, message_ids, mode.
         """
         from memlake.search import SPECS, empty_result  # deferred: LanceDB, ~1 s
 
         agent_id, filters = self._checked_search(query, agent_id, scope, since, until, role, conversation_id)
+        if scope == GRAPH_SCOPE:
+            return self._search_graph(query, agent_id, k, as_of, params)
         if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
             self._embedder = configured_embedder(self.settings)
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
@@ -352,8 +363,11 @@ class Memory:
             conversation_ids=as_tuple(conversation_id),
         )
         agent_id = check_agent_id(agent_id)
-        if scope not in INDEXES:
-            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
+        if scope not in SEARCH_SCOPES:
+            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SEARCH_SCOPES)}")
+        if scope == GRAPH_SCOPE and (since or until or role or conversation_id):
+            raise ValueError("a graph search takes no since, until, role or conversation_id: the graph holds "
+                             "entities and relations, not turns (use as_of for the relations in force then)")
         return agent_id, filters
 
     def _search_tools(self, params: dict[str, Any]) -> None:
@@ -436,6 +450,94 @@ class Memory:
 
             self._fact_overlays_cache = FactOverlays(self._fact_reads())
         return self._fact_overlays_cache
+
+    # The knowledge graph (memlake.graph): what the last run built; a split shows once a run has built it again.
+
+    def _graph(self, agent_id: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The agent's entities and relation versions."""
+        agent_id = check_agent_id(agent_id)
+        return tuple(  # type: ignore[return-value]
+            self.lake.read(table).filter(pl.col("agent_id") == agent_id) for table in (ENTITIES, RELATIONS))
+
+    def entities(
+        self,
+        agent_id: str,
+        name: str | None = None,
+        type: str | None = None,  # noqa: A002 - the entity type, as in the schema
+    ) -> pl.DataFrame:
+        """The agent's resolved entities, optionally those called `name` (canonical or an alias, case and accents
+        aside) or of one `type` (person, organization, place, project, tool, concept, event)."""
+        from memlake.graph.reads import select_entities  # deferred: with the graph's rules
+
+        _check_text("name", name)
+        _check_text("type", type)
+        return select_entities(self._graph(agent_id)[0], name, type)
+
+    def relations(
+        self, agent_id: str, entity: str | None = None, relation: str | None = None,
+        as_of: datetime | str | None = None,
+    ) -> pl.DataFrame:
+        """The agent's relation versions, closed ones included (`status`, `valid_until`), newest first; with
+        `as_of`, only those in force then. `entity` (a name, an alias or an entity id) keeps the relations it is
+        an end of; `relation` one relation ("works_at"; "works for" is read as it). Ends by name and by id."""
+        from memlake.graph.reads import select_relations  # deferred: with the graph's rules
+
+        _check_text("entity", entity)
+        _check_text("relation", relation)
+        entities, relations = self._graph(agent_id)
+        return select_relations(relations, entities, entity, relation, as_utc_or_none(as_of, end_of_day=True))
+
+    def neighborhood(
+        self, agent_id: str, entity: str, depth: int = 2, as_of: datetime | str | None = None
+    ) -> pl.DataFrame:
+        """The relations within `depth` hops (1-5) of `entity` (a name, an alias or an entity id), either way,
+        in force at `as_of` (None: the current ones); `depth` says at which hop each was reached."""
+        from memlake.graph.reads import neighborhood  # deferred: with the graph's rules
+
+        _check_text("entity", entity)
+        if not entity or not entity.strip():
+            raise ValueError(f"a neighbourhood needs an entity: a name, an alias or an entity id, got {entity!r}")
+        entities, relations = self._graph(agent_id)
+        return neighborhood(relations, entities, entity, depth, as_utc_or_none(as_of, end_of_day=True))
+
+    def entity_merges(self, agent_id: str) -> pl.DataFrame:
+        """The merges entity resolution made for the agent (rule, reason, score), those a user undid included."""
+        agent_id = check_agent_id(agent_id)
+        return self.lake.read(ENTITY_MERGES).filter(pl.col("agent_id") == agent_id).sort("score", "merge_id")
+
+    def split(self, agent_id: str, merge_id: str, author: str = "api") -> pl.DataFrame:
+        """Undo one merge of the agent's (a `merge_id` of `entity_merges`): logged for good, so every build from
+        the next run on keeps the two apart. Returns the merge undone."""
+        from memlake.graph.splits import write_split  # deferred: with the graph's rules
+
+        _check_text("merge_id", merge_id)
+        merges = self.entity_merges(agent_id)
+        merge = merges.filter(pl.col("merge_id") == merge_id)
+        if merge.height == 0:
+            raise ValueError(f"agent {agent_id!r} has no merge {merge_id!r}: see `entity_merges` for the ids")
+        if merge["undone_by"][0] is not None:
+            raise ValueError(f"merge {merge_id!r} is already undone (by {merge['undone_by'][0]})")
+        write_split(self.settings, agent_id, merge, author=author)
+        return merge
+
+    def _search_graph(self, query: str, agent_id: str, k: int, as_of: datetime | str | None,
+                      params: dict[str, Any]) -> pl.DataFrame:
+        """Entities and relations whose names, aliases or "source relation target" text match the query."""
+        from memlake.graph.reads import search_graph  # deferred: with the graph's rules
+
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
+        if set(params) - {"embedder"}:
+            raise ValueError(f"a graph search has no setting {', '.join(sorted(set(params) - {'embedder'}))}")
+        if "embedder" in params:
+            embedder = params["embedder"]
+        else:
+            if not hasattr(self, "_embedder"):
+                self._embedder = configured_embedder(self.settings)
+            embedder = self._embedder
+        entities, relations = self._graph(agent_id)
+        return search_graph(entities, relations, query, k, embedder.embed if embedder is not None else None,
+                            as_utc_or_none(as_of, end_of_day=True))
 
     def context(
         self,

@@ -409,6 +409,12 @@ PROFILE_CACHE = Table(
     key=("cache_key",),
 )
 
+# The graph layer (memlake.graph). Entity types: the seven; the distiller's "product" reads as a tool,
+# its "other" as a concept. A relation version is active (in force), superseded (another target, or for a
+# one-holder relation another source, took its place: valid_until set) or ended (said to be over).
+GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event")
+RELATION_STATUSES = ("active", "superseded", "ended")
+
 ENTITIES = Table(
     "graph",
     "entities",
@@ -416,12 +422,14 @@ ENTITIES = Table(
         [
             ("entity_id", pa.string()),
             ("agent_id", pa.string()),
-            ("name", pa.string()),
-            ("type", pa.string()),
+            ("name", pa.string()),  # the canonical name: the fullest form said
+            ("type", pa.string()),  # GRAPH_ENTITY_TYPES
+            ("aliases", pa.list_(pa.string())),  # the other forms said, merged into this entity
             ("first_seen_at", UTC_TS),
             ("last_seen_at", UTC_TS),
-            ("mention_count", pa.int32()),
+            ("mention_count", pa.int32()),  # conversations and facts that name it
             ("source_conversation_ids", pa.list_(pa.string())),
+            ("source_message_ids", pa.list_(pa.string())),
         ]
     ),
     key=("entity_id",),
@@ -432,22 +440,45 @@ RELATIONS = Table(
     "relations",
     pa.schema(
         [
-            ("relation_id", pa.string()),
-            ("version", pa.int32()),
+            ("relation_id", pa.string()),  # one per (agent, source, relation, target)
+            ("version", pa.int32()),  # a relation that ends and holds again gets a new version
             ("agent_id", pa.string()),
             ("source_entity_id", pa.string()),
-            ("relation", pa.string()),
+            ("relation", pa.string()),  # normalized: lowercase snake_case, synonyms folded ("works for" -> works_at)
+            ("relation_text", pa.string()),  # as first said
             ("target_entity_id", pa.string()),
             ("confidence", pa.float64()),
             ("valid_from", UTC_TS),
             ("valid_until", UTC_TS),
-            ("created_at", UTC_TS),
+            ("created_at", UTC_TS),  # when it was first said
             ("source_conversation_ids", pa.list_(pa.string())),
             ("source_message_ids", pa.list_(pa.string())),
-            ("status", pa.string()),
+            ("status", pa.string()),  # RELATION_STATUSES
         ]
     ),
     key=("relation_id", "version"),
+)
+
+# One row per merge entity resolution made: which two forms became one entity, why, with what score. A user
+# undoes one by its merge_id (`memlake graph split`, the graph_splits log); the row then stays, undone.
+ENTITY_MERGES = Table(
+    "graph",
+    "entity_merges",
+    pa.schema(
+        [
+            ("merge_id", pa.string()),  # derived from (agent, type, the two forms): stable across rebuilds
+            ("agent_id", pa.string()),
+            ("entity_id", pa.string()),  # the entity the merge went into (the kept one when undone)
+            ("type", pa.string()),
+            ("kept_name", pa.string()),
+            ("merged_name", pa.string()),
+            ("rule", pa.string()),  # normalized_name | alias | embedding
+            ("reason", pa.string()),
+            ("score", pa.float64()),
+            ("undone_by", pa.string()),  # the split_id that undid it; null while in force
+        ]
+    ),
+    key=("merge_id",),
 )
 
 # The maintenance layer, written by the sweeps (`memlake.maintenance`) only; reads join the latest
@@ -600,6 +631,25 @@ ACCESS = Table(
     key=("access_id", "object_id"),
 )
 
+# A user undoing one entity merge (`memlake graph split`): the merge id, and the two forms it joined, to find
+# it again if resolution changes its id.
+GRAPH_SPLITS = Table(
+    "inputs",
+    "graph_splits",
+    pa.schema(
+        [
+            ("split_id", pa.string()),
+            ("agent_id", pa.string()),
+            ("merge_id", pa.string()),
+            ("kept_name", pa.string()),
+            ("merged_name", pa.string()),
+            ("written_at", UTC_TS),
+            ("author", pa.string()),
+        ]
+    ),
+    key=("split_id",),
+)
+
 TABLES: dict[str, Table] = {
     t.path: t
     for t in (
@@ -615,6 +665,7 @@ TABLES: dict[str, Table] = {
         PROFILE_CACHE,
         ENTITIES,
         RELATIONS,
+        ENTITY_MERGES,
         FACT_STATUS,
         REPORTS,
         AUDIT,

@@ -128,6 +128,12 @@ class Settings(BaseSettings):
     maintenance_judge_batch: int = Field(10, ge=1, description="Candidate pairs per core-model judge call.")
     profile_regenerate_threshold: int = Field(10, description="New contributions before a new profile version.")
 
+    # Graph
+    graph_entity_cosine: float = Field(
+        0.85, ge=0, le=1, description="Cosine of two names' embeddings at or above which entity resolution merges "
+        "them (within one type; people's names must also be spelled alike)."
+    )
+
     # Search and context
     rrf_k: int = Field(10, description="Reciprocal Rank Fusion constant (measured on LoCoMo 0-4: 10 beats 60).")
     recency_half_life_days: float = Field(180.0, description="Half-life of the recency boost, from as_of.")

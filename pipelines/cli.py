@@ -8,6 +8,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
@@ -421,7 +422,7 @@ def search(
     query: Annotated[str, typer.Argument(help="what to look for")],
     agent: AgentOption,
     k: Annotated[int, typer.Option("-k", "--k", help="number of results")] = 10,
-    scope: Annotated[str, typer.Option(help="chunks | episodes | facts")] = "chunks",
+    scope: Annotated[str, typer.Option(help="chunks | episodes | facts | graph")] = "chunks",
     as_of: Annotated[
         str | None, typer.Option("--as-of", help="recency counts back from this ISO time (a date: its end)")
     ] = None,
@@ -450,6 +451,12 @@ def search(
     if as_json:
         for row in frame.iter_rows(named=True):
             typer.echo(_json_line(row))
+        return
+    if scope == "graph":
+        for row in frame.iter_rows(named=True):
+            typer.echo(f"{row['rank']:>3}. {row['score']:.4f} {row['kind']} {row['key']}: {_shown(row['text'])}")
+        if frame.height == 0:
+            typer.echo("no results")
         return
     if frame.height and frame["mode"][0] != "hybrid":
         typer.echo(f"({frame['mode'][0]}: {frame['note'][0]})")
@@ -726,6 +733,101 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="the id `memlake t
     """Revoke a token: a running `memlake serve` refuses it from its next request."""
     gone = _token_store(home).revoke(token_id)
     typer.echo(f"revoked token {gone.token_id} ({', '.join(gone.agents)})")
+
+graph_app = typer.Typer(
+    no_args_is_help=True,
+    help="The knowledge graph: entities, relations (with their versions), neighbourhoods; undo a merge.",
+)
+app.add_typer(graph_app, name="graph")
+
+
+def _span(row: dict) -> str:  # type: ignore[type-arg]
+    until = f"{row['valid_until']:%Y-%m-%d}" if row["valid_until"] else ""
+    return f"{row['valid_from']:%Y-%m-%d}..{until}"
+
+
+def _relation_line(row: dict) -> str:  # type: ignore[type-arg]
+    return (f"{row['source_name']} -{row['relation']}-> {row['target_name']} [{row['status']}] (valid {_span(row)}; "
+            f"{row['relation_id']} v{row['version']}; from {','.join(row['source_conversation_ids'][:3]) or '-'})")
+
+
+def _echo_relations(frame: pl.DataFrame, as_json: bool, line: Callable[[dict], str]) -> None:  # type: ignore[type-arg]
+    for row in frame.iter_rows(named=True):
+        typer.echo(_json_line(row) if as_json else line(row))
+    if frame.height == 0 and not as_json:
+        typer.echo("no relations")
+
+
+@graph_app.command("entities")
+def graph_entities(
+    agent: AgentOption,
+    name: Annotated[str | None, typer.Option(help="only the entity called this (or with it as an alias)")] = None,
+    entity_type: Annotated[str | None, typer.Option("--type", help="only this type (person, place, ...)")] = None,
+    merges: Annotated[bool, typer.Option("--merges", help="the merges resolution made, with their ids")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """An agent's entities (canonical name, type, aliases, how often named); --merges lists the merges made."""
+    memory = Memory(home)
+    frame = memory.entity_merges(agent) if merges else memory.entities(agent, name=name, type=entity_type)
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
+    for row in frame.iter_rows(named=True):
+        if as_json:
+            typer.echo(_json_line(row))
+        elif merges:
+            undone = f" [undone by {row['undone_by']}]" if row["undone_by"] else ""
+            typer.echo(f"{row['merge_id']} {row['rule']} {row['score']:.2f}: {row['merged_name']!r} into "
+                       f"{row['kept_name']!r} ({row['reason']}){undone}")
+        else:
+            aliases = f" (also {', '.join(row['aliases'])})" if row["aliases"] else ""
+            typer.echo(f"{row['entity_id']} {row['type']}: {row['name']}{aliases}; named {row['mention_count']} "
+                       f"time(s), {row['first_seen_at']:%Y-%m-%d}..{row['last_seen_at']:%Y-%m-%d}")
+    if frame.height == 0 and not as_json:
+        typer.echo("no merges" if merges else "no entities")
+
+
+@graph_app.command("relations")
+def graph_relations(
+    agent: AgentOption,
+    entity: Annotated[str | None, typer.Option(help="only relations this entity is an end of")] = None,
+    relation: Annotated[str | None, typer.Option(help="only this relation (works_at, lives_in, ...)")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="only those in force then (ISO date or time)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """An agent's relations, every version (closed ones with their end), newest first; --as-of: in force then."""
+    memory = Memory(home)
+    frame = memory.relations(agent, entity=entity, relation=relation, as_of=as_of)
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
+    _echo_relations(frame, as_json, _relation_line)
+
+
+@graph_app.command("neighborhood")
+def graph_neighborhood(
+    entity: Annotated[str, typer.Argument(help="a name, an alias or an entity id ('user' for the user)")],
+    agent: AgentOption,
+    depth: Annotated[int, typer.Option(help="hops, 1 to 5")] = 2,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="relations in force then (ISO date or time)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """The relations within --depth hops of an entity, current ones (or those in force --as-of)."""
+    frame = Memory(home).neighborhood(agent, entity, depth=depth, as_of=as_of)
+    _echo_relations(frame, as_json, lambda row: f"{row['depth']}: {_relation_line(row)}")
+
+
+@graph_app.command("split")
+def graph_split(
+    merge_id: Annotated[str, typer.Argument(help="the merge to undo (`memlake graph entities --merges`)")],
+    agent: AgentOption,
+    home: HomeOption = None,
+) -> None:
+    """Undo one entity merge: logged for good, so the next `memlake run` and every rebuild keep the two apart."""
+    row = Memory(home).split(agent, merge_id, author="cli").row(0, named=True)
+    typer.echo(f"split {row['merge_id']}: {row['merged_name']!r} and {row['kept_name']!r} are kept apart from the "
+               "next `memlake run` on")
 
 
 bench_app = typer.Typer(

@@ -2,11 +2,11 @@
 
 import dagster as dg
 
-from assets import chunks, episodes, facts, maintenance, search, transcripts
+from assets import chunks, episodes, facts, graph, maintenance, search, transcripts
 from assets.episodes import EPISODES_KEY, PENDING_KEY
 from assets.facts import EDGES_KEY, FACTS_KEY
 
-LAYERS = [transcripts, chunks, episodes, facts, search, maintenance]
+LAYERS = [transcripts, chunks, episodes, facts, search, graph, maintenance]
 ASSETS = [a for layer in LAYERS for a in layer.ASSETS]
 CHECKS = [c for layer in LAYERS for c in layer.CHECKS]
 

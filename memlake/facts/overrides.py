@@ -22,7 +22,16 @@ from memlake.facts.fold import Forget, Override
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake
 from memlake.moments import as_utc_or_none, parse_as_of
-from memlake.schemas import FACT_TYPES, FACTS, FORGET, FORGET_SCOPES, OVERRIDE_ACTIONS, OVERRIDES, check_agent_id
+from memlake.schemas import (
+    FACT_TYPES,
+    FACTS,
+    FORGET,
+    FORGET_SCOPES,
+    GRAPH_SPLITS,
+    OVERRIDE_ACTIONS,
+    OVERRIDES,
+    check_agent_id,
+)
 from memlake.settings import Settings
 
 FOLDED_ENTRIES = "memlake.folded_entries"  # the facts file's stamp: `log_entries` when the fold read the logs
@@ -154,8 +163,10 @@ def forget_from_row(row: dict[str, Any]) -> Forget:
 
 
 def log_entries(settings: Settings) -> str:
-    """Which override and forget entries exist now, as a short digest of their names ("" when none)."""
-    names = [f"{table.name}/{name}" for table in (OVERRIDES, FORGET) for name in log_files(log_dir(settings, table))]
+    """Which override, forget and graph split entries exist now, as a short digest of their names ("" when none).
+    A split is in it so that a run folds again, and the graph downstream is built again without the merge."""
+    names = [f"{table.name}/{name}" for table in (OVERRIDES, FORGET, GRAPH_SPLITS)
+             for name in log_files(log_dir(settings, table))]
     return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16] if names else ""
 
 

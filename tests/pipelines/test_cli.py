@@ -215,6 +215,16 @@ def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
          "error: since (2024-07-01 00:00) is not before until"),
         (["facts", "--agent", "alice", "--as-of", "2024-13-45"], "error: '2024-13-45' is not a date or time"),
         (["reject", "f_nope", "--agent", "alice"], "error: agent 'alice' has no fact 'f_nope'"),
+        (["search", "hi", "--agent", "alice", "--scope", "graph", "-k", "0"],
+         "error: k must be a whole number of at least 1, got 0"),
+        (["search", "hi", "--agent", "alice", "--scope", "graph", "--since", "2024-01-01"],
+         "error: a graph search takes no since, until, role or conversation_id"),
+        (["graph", "entities", "--agent", "alice", "--type", "robot"], "error: unknown entity type 'robot'"),
+        (["graph", "relations", "--agent", "alice", "--as-of", "yesterday"], "error: 'yesterday' is not a date"),
+        (["graph", "neighborhood", "Nobody", "--agent", "alice"], "error: no entity called 'Nobody'"),
+        (["graph", "neighborhood", "Nobody", "--agent", "alice", "--depth", "0"],
+         "error: depth is a whole number from 1 to 5, got 0"),
+        (["graph", "split", "m_nope", "--agent", "alice"], "error: agent 'alice' has no merge 'm_nope'"),
         # click's usage errors too, with the help to read
         (["forget", "--agent", "alice"], "error: Invalid value: give exactly one of --fact, --conversation or --all"
                                          " (see memlake forget --help)"),

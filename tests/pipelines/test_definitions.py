@@ -16,15 +16,19 @@ def test_definitions_load_and_validate():
     dg.Definitions.validate_loadable(defs)
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
     assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys
-    assert defs.resolve_job_def("landing_job") is not None
+    landing = defs.resolve_job_def("landing_job")  # the main job builds every layer, the graph too
+    assert {"graph/entities", "graph/relations", "graph/entity_merges"} <= {
+        key.to_user_string() for key in landing.asset_layer.executable_asset_keys}
     reindex = defs.resolve_job_def("reindex_job")  # the UI's way to rebuild lancedb/ from the lake
     assert {key.to_user_string() for key in reindex.asset_layer.executable_asset_keys} == {
         "search/chunk_index", "search/episode_index", "search/fact_index"
     }
     assert defs.resolve_sensor_def("landing_sensor") is not None
-    folds = defs.resolve_job_def("facts_job")  # the sensor's way to fold override and forget entries
+    # the sensor's way to fold override and forget entries, and to build the graph again after a split
+    folds = defs.resolve_job_def("facts_job")
     assert {key.to_user_string() for key in folds.asset_layer.executable_asset_keys} == {
-        "facts/facts", "facts/fact_edges", "profile/profiles", "search/fact_index"
+        "facts/facts", "facts/fact_edges", "profile/profiles", "search/fact_index",
+        "graph/entities", "graph/relations", "graph/entity_merges",
     }
 
 

@@ -213,5 +213,5 @@ def test_episode_and_fact_indexes_are_searched_by_scope(tmp_path):
     lives = memory.search("where does the user live", "alice", scope="facts", k=5)
     assert lives["text"].to_list() == ["The user lives in Lisbon."]  # superseded versions are not returned
     assert lives["conversation_id"][0] == "c2" and lives["status"][0] == "active" and lives["mention"][0] == 1.0
-    with pytest.raises(ValueError):
-        memory.search("x", "alice", scope="graph")
+    with pytest.raises(ValueError, match="unknown scope 'everything'"):  # graph is a scope now (issue 24)
+        memory.search("x", "alice", scope="everything")

@@ -1,0 +1,107 @@
+"""The graph tables from episodes and facts: mentions read, entities resolved, relation versions folded."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+import polars as pl
+
+from memlake.distill.models import USER_SUBJECT
+from memlake.graph.mentions import read_said
+from memlake.graph.resolve import Embed, Merge, Node, Split, normalize_name, resolve, stable_id
+from memlake.graph.versions import fold_versions
+from memlake.lake import conform
+from memlake.schemas import ENTITIES, ENTITY_MERGES, RELATIONS, Table
+
+
+@dataclass(frozen=True)
+class Graph:
+    """The three graph tables, in their schemas."""
+
+    entities: pl.DataFrame
+    relations: pl.DataFrame
+    merges: pl.DataFrame
+
+
+def _frame(table: Table, rows: list[dict[str, object]]) -> pl.DataFrame:
+    frame = pl.from_arrow(conform(table, rows))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def canonical(nodes: list[Node]) -> Node:
+    """The form an entity is called by: the user as such, else the fullest name, the most said, then by name."""
+    user = next((n for n in nodes if n.is_user), None)
+    if user is not None:
+        return user
+    return min(nodes, key=lambda n: (-len(normalize_name(n.name).split()), -len(n.mentions), n.name, n.key))
+
+
+def entity_id(nodes: list[Node]) -> str:
+    """Named for the entity's first form said, so a form seen later (or split off) leaves it as it was."""
+    first = nodes[0]  # resolve sorts an entity's nodes by first seen
+    return stable_id("e_", first.agent_id, first.type, USER_SUBJECT if first.is_user else first.key)
+
+
+def build_graph(
+    episodes: pl.DataFrame,
+    facts: pl.DataFrame,
+    embed: Embed | None,
+    threshold: float,
+    forgotten: Iterable[tuple[str, str | None]] = (),
+    splits: Iterable[Split] = (),
+    forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
+) -> Graph:
+    """Entities, relation versions and merges of every agent; the same inputs give the same tables. `forgotten`
+    and `forgotten_facts` are the forget log's entries (see `read_said`)."""
+    said = read_said(episodes, facts, forgotten, forgotten_facts)
+    resolution = resolve(said, embed, threshold, splits)
+    id_of: dict[int, str] = {}
+    entity_rows = []
+    for nodes in resolution.entities:
+        eid = entity_id(nodes)
+        main = canonical(nodes)
+        id_of.update({id(n): eid for n in nodes})
+        mentions = [m for n in nodes for m in n.mentions]
+        aliases = {n.name for n in nodes} - {main.name}
+        if main.is_user:
+            aliases |= said.user_names.get(main.agent_id, set())
+        entity_rows.append({
+            "entity_id": eid, "agent_id": main.agent_id, "name": main.name, "type": main.type,
+            "aliases": sorted(aliases), "first_seen_at": min(m.at for m in mentions),
+            "last_seen_at": max(m.at for m in mentions),
+            "mention_count": len({(m.conversation_id, m.name, m.message_ids) for m in mentions}),
+            "source_conversation_ids": sorted({m.conversation_id for m in mentions if m.conversation_id}),
+            "source_message_ids": sorted({i for m in mentions for i in m.message_ids}),
+        })
+    resolved = []
+    for o in said.observations:
+        source = resolution.node_of[(o.agent_id, o.conversation_id, *_form(o.source, o.source_type))]
+        target = resolution.node_of[(o.agent_id, o.conversation_id, *_form(o.target, o.target_type))]
+        resolved.append((id_of[id(source)], id_of[id(target)], o))
+    versions = fold_versions(resolved)
+    return Graph(
+        entities=_frame(ENTITIES, entity_rows).sort("agent_id", "type", "name", "entity_id"),
+        relations=_frame(RELATIONS, [v.row() for v in versions]).sort("agent_id", "relation_id", "version"),
+        merges=_frame(ENTITY_MERGES, [_merge_row(m, id_of) for m in resolution.merges]).sort("agent_id", "merge_id"),
+    )
+
+
+def _form(name: str, type_: str) -> tuple[str, str]:
+    """An end of a relation as `Resolution.node_of` keys it: (type, name lowercased)."""
+    return ("person", USER_SUBJECT) if name.strip().lower() == USER_SUBJECT else (type_, name.strip().lower())
+
+
+def _merge_row(merge: Merge, id_of: dict[int, str]) -> dict[str, object]:
+    return {
+        "merge_id": merge.merge_id, "agent_id": merge.agent_id, "entity_id": id_of[id(merge.kept)],
+        "type": merge.type, "kept_name": merge.kept.key, "merged_name": merge.merged.key, "rule": merge.rule,
+        "reason": merge.reason, "score": merge.score, "undone_by": merge.undone_by,
+    }
+
+
+def counts_by_type(entities: pl.DataFrame) -> dict[str, int]:
+    return dict(sorted(Counter(entities["type"].to_list()).items()))

@@ -1,0 +1,233 @@
+"""What episodes and facts say about entities: one `Mention` per name said, one `Observation` per relation said."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+
+from memlake.distill.models import USER_SUBJECT
+from memlake.facts.fold import chain_id, slot_of
+from memlake.schemas import GRAPH_ENTITY_TYPES
+
+# The distiller's entity types, as the graph's (GRAPH_ENTITY_TYPES).
+TYPE_OF_DISTILLED = {"organisation": "organization", "company": "organization", "product": "tool", "other": "concept"}
+
+# Fact slots that are a relation of the subject to the value, and the type of the value.
+SLOT_RELATIONS = {
+    "employer": ("works_at", "organization"),
+    "home_city": ("lives_in", "place"),
+    "partner": ("partner_of", "person"),
+    "sibling": ("sibling_of", "person"),
+}
+
+SLOT_OF_RELATION = {relation: slot for slot, (relation, _) in SLOT_RELATIONS.items()}
+
+# Relation names that mean the same, as one (lowercase snake_case first).
+RELATION_SYNONYMS = {
+    "works_for": "works_at",
+    "employed_at": "works_at",
+    "employed_by": "works_at",
+    "employer": "works_at",
+    "works_in": "works_at",
+    "lives_at": "lives_in",
+    "resides_in": "lives_in",
+    "based_in": "lives_in",
+    "home_city": "lives_in",
+    "lead": "leads",
+    "leader_of": "leads",
+    "lead_of": "leads",
+    "is_lead_of": "leads",
+    "partner": "partner_of",
+    "married_to": "partner_of",
+    "sibling": "sibling_of",
+}
+
+# The type a relation's target has when nothing else says (a distiller that named no entity for it).
+TARGET_TYPES = {"works_at": "organization", "lives_in": "place", "partner_of": "person", "sibling_of": "person",
+                "works_with": "person", "knows": "person", "member_of": "organization", "uses": "tool"}
+_NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def normalize_relation(text: str) -> str:
+    """A relation as one lowercase snake_case verb phrase, synonyms folded: "Works for" -> works_at."""
+    name = _NOT_WORD.sub("_", text.strip().lower()).strip("_")
+    return RELATION_SYNONYMS.get(name, name)
+
+
+def graph_type(distilled: str | None) -> str:
+    """The graph's type for a distiller's entity type; anything unknown is a concept."""
+    kind = (distilled or "").strip().lower()
+    kind = TYPE_OF_DISTILLED.get(kind, kind)
+    return kind if kind in GRAPH_ENTITY_TYPES else "concept"
+
+
+def guess_type(name: str) -> str:
+    """The type of a name nothing typed: a project by its word, else a person (fact subjects are people)."""
+    return "project" if name.lower().startswith("project ") else "person"
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One name said: in a conversation's episode, or as a fact's subject or value."""
+
+    agent_id: str
+    name: str
+    type: str
+    conversation_id: str  # "" for a fact with no conversation (a user's override)
+    at: datetime
+    message_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One relation said: source, relation, target, when it holds from (and until, if said), where it was said."""
+
+    agent_id: str
+    source: str
+    source_type: str
+    relation: str  # normalized
+    relation_text: str  # as said
+    target: str
+    target_type: str
+    confidence: float
+    valid_from: datetime
+    valid_until: datetime | None
+    at: datetime
+    conversation_id: str
+    message_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Said:
+    """Everything the graph is built from."""
+
+    mentions: list[Mention]
+    observations: list[Observation]
+    user_names: dict[str, set[str]]  # agent -> the names the user gave as their own
+
+
+def _day(value: str | None, default: datetime) -> datetime:
+    if not value:
+        return default
+    try:
+        return datetime.fromisoformat(value[:10]).replace(tzinfo=UTC)
+    except ValueError:
+        return default
+
+
+def _messages_naming(candidates: Sequence[dict[str, Any]], name: str) -> tuple[str, ...]:
+    """The message ids of the fact candidates that name `name` (an episode's entities carry none)."""
+    low = name.lower()
+    found: list[str] = []
+    for c in candidates:
+        said = " ".join(str(c.get(k) or "") for k in ("subject", "value", "content")).lower()
+        if low in said:
+            found.extend(c.get("message_ids") or [])
+    return tuple(dict.fromkeys(found))
+
+
+def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observation]]:
+    """The names and relations every episode lists."""
+    mentions: list[Mention] = []
+    observations: list[Observation] = []
+    columns = ("agent_id", "conversation_id", "conversation_started_at", "entities", "relations", "fact_candidates")
+    for agent, conversation, started, entities, relations, candidates in episodes.select(columns).iter_rows():
+        candidates = candidates or []
+        types: dict[str, str] = {}
+        for entity in entities or []:
+            name = (entity.get("name") or "").strip()
+            if not name or name.lower() == USER_SUBJECT:
+                continue
+            types[name.lower()] = graph_type(entity.get("type"))
+            mentions.append(Mention(agent, name, types[name.lower()], conversation, started,
+                                    _messages_naming(candidates, name)))
+        for r in relations or []:
+            source, target = (r.get("source") or "").strip(), (r.get("target") or "").strip()
+            if not source or not target or not (r.get("relation") or "").strip():
+                continue
+            relation = normalize_relation(r["relation"])
+            observations.append(Observation(
+                agent, source, _type_of(source, types, None), relation, r["relation"].strip(), target,
+                _type_of(target, types, TARGET_TYPES.get(relation)), float(r.get("confidence") or 0.5),
+                _day(r.get("valid_from"), started), _day(r.get("valid_until"), started) if r.get("valid_until")
+                else None, started, conversation, _messages_naming(candidates, target)))
+    return mentions, observations
+
+
+def _type_of(name: str, types: dict[str, str], default: str | None) -> str:
+    if name.lower() == USER_SUBJECT:
+        return "person"
+    return types.get(name.lower()) or default or guess_type(name)
+
+
+# Fact versions the graph reads: what was said and not taken back (forgotten and rejected facts are not).
+FACT_STATUSES_READ = ("active", "superseded", "evicted", "merged")
+
+
+def from_facts(facts: pl.DataFrame) -> tuple[list[Mention], list[Observation], dict[str, set[str]]]:
+    """The people and things facts are about, their slot relations (employer -> works_at), and the user's names."""
+    mentions: list[Mention] = []
+    observations: list[Observation] = []
+    user_names: dict[str, set[str]] = {}
+    rows = facts.filter(pl.col("status").is_in(FACT_STATUSES_READ)).sort("fact_id", "version")
+    for f in rows.iter_rows(named=True):
+        agent, subject, value, slot = f["agent_id"], (f["subject"] or "").strip(), (f["value"] or "").strip(), f["slot"]
+        conversation = (f["source_conversation_ids"] or [""])[0]
+        said = f["created_at"]
+        messages = tuple(f["source_message_ids"] or ())
+        if slot == "name" and subject == USER_SUBJECT and value:
+            user_names.setdefault(agent, set()).add(value)
+            continue
+        if subject and subject != USER_SUBJECT:
+            mentions.append(Mention(agent, subject, guess_type(subject), conversation, said, messages))
+        if slot in SLOT_RELATIONS and subject and value:
+            relation, target_type = SLOT_RELATIONS[slot]
+            observations.append(Observation(
+                agent, subject, "person" if subject == USER_SUBJECT else guess_type(subject), relation, slot, value,
+                target_type, float(f["confidence"] or 0.5), f["valid_from"] or said,
+                f["valid_until"] if f["status"] != "superseded" else None, said, conversation, messages))
+    return mentions, observations, user_names
+
+
+def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime]) -> bool:
+    """Whether an episode's relation is the statement of a slot fact the user forgot (and said before that)."""
+    slot = SLOT_OF_RELATION.get(o.relation)
+    if slot is None or not facts_gone:
+        return False
+    fact_id = chain_id(o.agent_id, o.source, slot_of(slot, o.target), "fact", "")
+    forgotten_at = facts_gone.get((o.agent_id, fact_id))
+    return forgotten_at is not None and o.at <= forgotten_at
+
+
+def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
+              forgotten_facts: Iterable[tuple[str, str, datetime]] = ()) -> Said:
+    """What episodes and facts say, without what the forget log names: `forgotten` (agent, None) an agent, (agent,
+    conversation) one conversation; `forgotten_facts` (agent, fact id, when): an episode's relation that states
+    that slot fact (the user's employer), said before then. The facts table has already dropped such facts."""
+    gone = set(forgotten)
+    facts_gone: dict[tuple[str, str], datetime] = {}
+    for agent, fact_id, at in forgotten_facts:
+        facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
+    ep_mentions, ep_observations = from_episodes(episodes)
+    fact_mentions, fact_observations, user_names = from_facts(facts)
+    # a fact's subject is typed by a guess; an episode that named it says what it is
+    typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}
+    fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
+    fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
+                         for o in fact_observations]
+
+    def kept(agent: str, conversation: str) -> bool:
+        return (agent, None) not in gone and (agent, conversation) not in gone
+
+    return Said(
+        mentions=[m for m in ep_mentions + fact_mentions if kept(m.agent_id, m.conversation_id)],
+        observations=[o for o in ep_observations if kept(o.agent_id, o.conversation_id)
+                      and not _forgotten_fact(o, facts_gone)]
+        + [o for o in fact_observations if kept(o.agent_id, o.conversation_id)],
+        user_names={a: names for a, names in user_names.items() if (a, None) not in gone},
+    )

@@ -1,0 +1,127 @@
+"""The graph assets over the shipped samples, run as `memlake run` runs them: tables, reads, check, metadata,
+and a merge a user undid staying undone across runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from assets import graph as graph_assets
+from memlake.api import Memory
+from memlake.lake import Lake
+from memlake.schemas import ENTITIES, ENTITY_MERGES, RELATIONS
+from pipelines.cli import app
+from resources import HashEmbedderResource, LakeResource
+from tests.facts.test_facts_assets import sample_home
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The sample home after one pipeline run over data/samples/demo."""
+    return sample_home(tmp_path_factory.mktemp("graph") / "home")
+
+
+def test_the_assets_are_one_unpartitioned_lake_writer_in_the_graph_group_with_a_blocking_check() -> None:
+    asset = graph_assets.graph
+    assert asset.partitions_def is None and asset.op.pool == "memlake_lake_writers"
+    assert {key.path[0] for key in asset.keys} == {"graph"}
+    assert set(asset.group_names_by_key.values()) == {"graph"}
+    assert {dep.path[0] for key in asset.keys for dep in asset.asset_deps[key]} == {"episodes", "facts"}
+    assert all(check.blocking for check in graph_assets.graph_expectations.check_specs)
+
+
+def test_samples_a_job_change_gives_one_current_employer_and_one_closed(demo) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(settings=demo[0])
+    employers = memory.relations("demo", entity="user", relation="works_at").sort("valid_from")
+    assert employers.select("target_name", "status").rows() == [
+        ("Acme Robotics", "superseded"), ("Northwind Labs", "active")]
+    assert employers["valid_until"][0] == employers["valid_from"][1]
+    for row in employers.iter_rows(named=True):
+        assert row["source_conversation_ids"] and row["source_message_ids"]
+
+
+def test_samples_as_of_reads_give_the_relations_in_force_then(demo) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(settings=demo[0])
+
+    def targets(relation: str, as_of: str) -> list[str]:
+        return memory.relations("demo", entity="user", relation=relation, as_of=as_of)["target_name"].to_list()
+
+    assert targets("works_at", "2024-05-01") == ["Acme Robotics"]
+    assert targets("lives_in", "2024-05-01") == ["Berlin"]
+    assert targets("works_at", "2024-10-01") == ["Northwind Labs"]
+    assert targets("lives_in", "2024-10-01") == ["Lisbon"]
+
+
+def test_samples_entities_people_and_the_users_own_name(demo) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(settings=demo[0])
+    people = memory.entities("demo", type="person")
+    assert {"Jonas", "Leela", "Tomás Ruiz", "Aiko Tanaka", "user"} <= set(people["name"].to_list())
+    assert memory.entities("demo", name="priya")["name"].to_list() == ["user"]  # the user said their name
+    assert memory.entities("demo", name="project heron")["type"].to_list() == ["project"]
+
+
+def test_samples_neighbourhood_and_graph_search(demo) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(settings=demo[0])
+    near = memory.neighborhood("demo", "Leela", depth=1)
+    assert set(near.select("source_name", "relation", "target_name").rows()) == {
+        ("user", "sibling_of", "Leela"), ("Leela", "lives_in", "Manchester")}
+    found = memory.search("Where does Leela live?", "demo", scope="graph", k=3)
+    assert found["text"].to_list()[0] == "Leela lives in Manchester"
+    assert found["conversation_id"][0] is not None and found["message_ids"][0].len() > 0
+
+
+def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) -> None:  # type: ignore[no-untyped-def]
+    settings = demo[0]
+    lake = Lake(settings.lake_dir)
+    before = [lake.read(t) for t in (ENTITIES, RELATIONS, ENTITY_MERGES)]
+    result = dg.materialize([graph_assets.graph], resources={
+        "lake": LakeResource(home=str(settings.home)), "embedder": HashEmbedderResource()},
+        selection=[graph_assets.graph])
+    assert result.success
+    for table, old in zip((ENTITIES, RELATIONS, ENTITY_MERGES), before, strict=True):
+        assert lake.read(table).equals(old), table.path
+    metadata = {m.asset_key.path[-1]: m.metadata for m in result.asset_materializations_for_node("graph")}
+    assert metadata["entities"]["by_type"].data["person"] >= 5
+    assert metadata["relations"]["closed_this_run"].value == 0  # all closed by the first run already
+    assert "Northwind Labs" in metadata["relations"]["preview"].value
+    assert metadata["entity_merges"]["merges_made"].value == 0
+
+
+def test_samples_the_first_run_passes_the_graph_check_and_closes_the_old_relations(demo) -> None:  # type: ignore[no-untyped-def]
+    settings, run = demo
+    outcome = run()  # nothing new: no run; the first run's check is what the home has
+    assert not outcome.failed_checks
+    relations = Lake(settings.lake_dir).read(RELATIONS)
+    assert relations.filter(pl.col("status") != "active").height >= 2  # Acme Robotics, Berlin
+
+
+def test_an_undone_merge_stays_undone_after_later_runs(tmp_path: Path) -> None:
+    settings, run = sample_home(tmp_path / "home")
+    later = {"conversation_id": "late-1", "message_id": "late-1-m1", "role": "user",
+             "content": "My colleague Tomás reviewed my pull request today.", "created_at": "2024-11-04T10:00:00Z"}
+    (settings.landing_dir / "demo" / "later.jsonl").write_text(json.dumps(later) + "\n")
+    run()
+    memory = Memory(settings=settings)
+    merge = memory.entity_merges("demo").filter(pl.col("merged_name") == "Tomás")
+    assert merge.select("kept_name", "rule").rows() == [("Tomás Ruiz", "alias")]
+    assert memory.entities("demo", name="Tomás")["name"].to_list() == ["Tomás Ruiz"]
+
+    split = CliRunner().invoke(app, ["graph", "split", merge["merge_id"][0], "--agent", "demo",
+                                     "--home", str(settings.home)])
+    assert split.exit_code == 0, split.output
+    run()  # no new chat: the split alone makes the run build the graph again
+    assert sorted(Memory(settings=settings).entities("demo", name="Tomás")["name"].to_list()) == ["Tomás"]
+    even_later = {**later, "conversation_id": "late-2", "message_id": "late-2-m1", "created_at": "2024-11-11T10:00:00Z"}
+    (settings.landing_dir / "demo" / "even_later.jsonl").write_text(json.dumps(even_later) + "\n")
+    run()
+    memory = Memory(settings=settings)
+    assert sorted(memory.entities("demo", type="person")["name"].to_list()).count("Tomás") == 1
+    assert memory.entity_merges("demo").filter(pl.col("merge_id") == merge["merge_id"][0])["undone_by"][0]
+    again = CliRunner().invoke(app, ["graph", "split", merge["merge_id"][0], "--agent", "demo",
+                                     "--home", str(settings.home)])
+    assert again.exit_code != 0 and "already undone" in str(again.exception)
