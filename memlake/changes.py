@@ -36,7 +36,12 @@ def _token(path: Path) -> str:
         return ""
 
 
+def lake_state(settings: Settings) -> str:
+    """What changes whenever any lake table was written, by any process."""
+    return _token(settings.lake_dir / MARK)
+
+
 def memory_state(settings: Settings, agent_id: str) -> tuple[str, ...]:
     """What changes whenever anything the agent's memory is read from was written, by any process."""
-    return (_token(settings.lake_dir / MARK), _token(settings.lancedb_dir / MARK),
+    return (lake_state(settings), _token(settings.lancedb_dir / MARK),
             _token(settings.inputs_dir / agent_mark(agent_id)))

@@ -63,8 +63,10 @@ def _first_in(text: str, cues: Iterable[str]) -> str | None:
 
 
 def _first_name_in(text: str, names: Iterable[str]) -> str | None:
-    """The first of `names` that `text` (already `_words`) holds as whole words, ignoring case."""
-    return next((name for name in names if _words(name) and _first_in(text, [_words(name)])), None)
+    """The first of `names` that `text` (already `_words`) holds as whole words, ignoring case, or as a
+    possessive ("Caroline's")."""
+    return next((name for name in names if _words(name) and _first_in(text, [_words(name), f"{_words(name)}'s"])),
+                None)
 
 
 def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = (),

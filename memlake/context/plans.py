@@ -15,9 +15,12 @@ import polars as pl
 from memlake.context import lines as to_lines
 from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
 from memlake.context.gate import GateDecision
+from memlake.lake import query
 
 HITS = 10  # search hits a section is made from, best first
 _NOT_NAMES = {"user", "assistant", "system", "tool", "me", "you"}
+_SPEAKERS = ("SELECT agent_id, speaker, min(created_at) AS first_said FROM transcripts.turns "
+             "WHERE speaker IS NOT NULL GROUP BY agent_id, speaker")
 
 
 def names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
@@ -28,12 +31,10 @@ def names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
     entities = [e for row in episodes["entities"].to_list() for e in (row or []) if e and e["name"]]
     # a person is called by the first name too ("Tomás" for "Tomás Ruiz")
     first_names = [e["name"].split()[0] for e in entities if e["type"] == "person" and " " in e["name"].strip()]
-    sql = "SELECT DISTINCT speaker FROM transcripts.turns WHERE agent_id = ? AND speaker IS NOT NULL"
-    params: list[Any] = [agent_id]
-    if as_of is not None:
-        sql += " AND created_at <= ?"
-        params.append(as_of)
-    speakers = [row[0] for row in memory.lake.connect().execute(sql, params).fetchall()]
+    first_said = memory._on_lake("speakers", lambda: query(memory.lake.connect(), _SPEAKERS).with_columns(
+        pl.col("first_said").dt.convert_time_zone("UTC")))  # DuckDB says Etc/UTC
+    said = first_said.filter(pl.col("agent_id") == agent_id)
+    speakers = (said if as_of is None else said.filter(pl.col("first_said") <= as_of))["speaker"].to_list()
     names = {n.strip() for n in [*speakers, *(e["name"] for e in entities), *first_names]
              if len(n.strip()) >= 3 and n.strip()[0].isupper() and n.strip().lower() not in _NOT_NAMES}
     return sorted(names, key=lambda n: (-len(n), n))

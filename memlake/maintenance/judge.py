@@ -196,15 +196,9 @@ class ModelJudge:
     stats: dict[str, int] = field(default_factory=lambda: {"model_calls": 0, "cache_hits": 0, "failed_calls": 0})
 
     def __post_init__(self) -> None:
-        from memlake.distill.client import REASKS, CoreModelDistiller  # deferred: openai and instructor, ~1 s
+        from memlake.distill.client import CoreModelDistiller  # deferred: openai and instructor, ~1 s
 
-        class _Client(CoreModelDistiller):
-            def _create(self, messages: list[dict[str, Any]]) -> Any:  # type: ignore[override]
-                return self._client.create(model=self.config.model, messages=messages,  # type: ignore[arg-type]
-                                           response_model=JudgeAnswer, max_retries=REASKS, strict=False,
-                                           temperature=0)
-
-        self.client = _Client(self.config)
+        self.client = CoreModelDistiller(self.config, response_model=JudgeAnswer)
 
     @property
     def name(self) -> str:
@@ -233,7 +227,7 @@ class ModelJudge:
         messages = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": f"Pairs:\n{listing}\n\nJudge every pair."}]
         try:
-            answer = self.client._call(messages)
+            answer = self.client.ask(messages)
         except DistillError:
             self.stats["failed_calls"] += 1
             return []

@@ -20,6 +20,8 @@ from memlake.context.gate import decide
     ("Where do I live now?", "facts", "i"),
     ("Hello there, nice weather", "none", None),
     ("When did Caroline go to the support group?", "excerpts", "Caroline"),
+    ("What is Caroline's identity?", "excerpts", "Caroline"),
+    ("Where does Leela’s brother live?", "facts", "Leela"),
     ("What did we decide about Project Heron", "excerpts", "Project Heron"),
     ("Do I still live in Berlin?", "facts", "i"),
     ("Is Leela still in Berlin?", "facts", "Leela"),
