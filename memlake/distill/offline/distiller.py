@@ -8,6 +8,7 @@ from memlake.distill.offline.dedupe import (
     dedupe_candidates,
     dedupe_key_dates,
     dedupe_relations,
+    drop_said_again,
     drop_short_duplicates,
     unique,
 )
@@ -66,7 +67,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         _read_sentence(sentence, context, found)
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
-    candidates = dedupe_candidates(found.candidates)
+    candidates = drop_said_again(dedupe_candidates(found.candidates))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),

@@ -36,7 +36,7 @@ from memlake.text import content_words
 
 # A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
 _SUBJECT = re.compile(
-    r"^(?P<lead>(?:[A-Za-z'-]+,?\s+){0,4}?)"
+    r"^(?P<lead>(?:[A-Za-z'-]+,?\s+){0,6}?)"
     r"(?P<who>I'm|I am|I've|I have|I'll|I will|I was|I|[Ww]e're|[Ww]e are|[Ww]e've|[Ww]e have|[Ww]e were|[Ww]e|"
     r"[Mm]y|[Oo]ur)\s+(?P<rest>.+)$"
 )
@@ -49,6 +49,9 @@ _LEAD = re.compile(
     r"November|December|\d{1,4})[ ,]*)*",
     re.I,
 )
+# Where or after what, set off by a comma: "After the race, I ...", "At the shelter, we ...".
+_PLACE_LEAD = re.compile(r"(?i:after|before|at|during|since|through|over|on|in|with|as) (?:[A-Za-z'-]+ ){0,4}?"
+                         r"[A-Za-z'-]+, ")
 # To or about the other side of the chat: a reply, not a statement about the user's life.
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
 # Verbs and states that react to the chat or think aloud rather than say something that stays true.
@@ -62,7 +65,8 @@ _REACTION = re.compile(
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|touched|moved|inspired|honored|honoured|flattered|speechless|jealous|"
     r"not sure|afraid|worried|here|there|in|on|with|back|done|fine|ok|okay|good|great|well|all|totally|"
-    r"looking forward|keen|eager|ready|down|up|about|a bit|kind|sort)\b",
+    r"looking forward|keen|eager|ready|down|up|about|a bit|kind|sort|"
+    r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
     re.I,
 )
 _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly|actually|haha|lol|so|and|but|um|"
@@ -76,7 +80,8 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|this|that|these|those|there|here|too|sa
                       r"he|she|him|her|his|hers|so much|such)\b", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
-                         r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted)\b")
+                         r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
+                         r"Tried)\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
 _CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|query|"
                         r"prompt|error|logs?|dashboard|spreadsheet|slides?|draft|email|ticket|sprint)\b", re.I)
@@ -90,7 +95,8 @@ _NAMED_OWN = re.compile(rf"^(?P<what>(?:[a-z-]+ ){{0,2}}?(?:{_RELATIVES}|{_PETS}
 _EMPTY_WORDS = frozenset(
     """keep keeping doing done going gonna really stuff things thing way ways lot lots always busy fun nice cool
     awesome amazing great good happy glad excited feel feeling felt pushing forward trying making make made sure
-    tough hard difficult best work working enough together ready""".split()  # noqa: SIM905
+    tough hard difficult best work working enough together ready definitely totally anything everything something
+    dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
 )
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
@@ -121,7 +127,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     if _NO_SUBJECT.match(text):  # "Started hitting the gym last week": a past verb with the "I" left out
         text = f"I {text[0].lower()}{text[1:]}"
     m = _SUBJECT.match(text)
-    if not m or not _LEAD.fullmatch(m.group("lead").strip(" ,")):
+    if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
         return
     who, rest = m.group("who"), cut_trailing(m.group("rest"))
