@@ -21,7 +21,6 @@ from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import cut_object, sentence_case
 from memlake.distill.offline.vocabulary import (
     CAP,
-    FOR_A_WHILE,
     HYPOTHETICAL,
     NEGATION,
     NOT_NAMES,
@@ -29,7 +28,6 @@ from memlake.distill.offline.vocabulary import (
     PARTNER_WORDS,
     REPORTED,
     SIBLING_WORDS,
-    TECH_WORDS,
     TEMPORARY,
 )
 from memlake.text import content_words
@@ -58,13 +56,13 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
 _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
     r"kind of|sort of|always|very|gonna|going to)\s+)*"
-    r"(?:think|thought|guess|feel|felt|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"(?:think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
-    r"love this|like that|like it|like this|say|said|told|ask|asked|tried|try|trying|have to|had to|"
+    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|touched|moved|inspired|honored|honoured|flattered|speechless|jealous|"
-    r"not sure|afraid|worried|here|there|in|on|with|back|done|fine|ok|okay|good|great|well|all|totally|"
+    r"not sure|afraid|worried|here|there|back|done|fine|ok|okay|good|great|well|all|totally|"
     r"looking forward|keen|eager|ready|down|up|about|a bit|kind|sort|"
     r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
     re.I,
@@ -76,15 +74,21 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
 _VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:a ton|a lot|so much|it|this|that|a similar|"
                           r"the same|some|something|lots|plenty|fun|a blast|a great time|a good time)\b", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
-_DEICTIC = re.compile(r"\b(?:it|its|it's|this|that|these|those|there|here|too|same|one|ones|they|them|their|"
-                      r"he|she|him|her|his|hers|so much|such)\b", re.I)
+_DEICTIC = re.compile(r"\b(?:it|its|it's|(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
+                      r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
+                      r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
                          r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
                          r"Tried)\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
-_CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|query|"
-                        r"prompt|error|logs?|dashboard|spreadsheet|slides?|draft|email|ticket|sprint)\b", re.I)
+# ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
+_CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
+                        r"prompt|error|logs?|dashboard|spreadsheet|slides?|draft|email|ticket|sprint|script|tests|"
+                        r"migrations?|command|pipeline|server|container|deploy|function|benchmark|endpoint|bug|"
+                        r"patch|refactor|PR|commit|branch|docs?|code)\b", re.I)
+# About today only: "my legs are sore today".
+_TODAY = re.compile(r"\b(?:today|tonight|right now|at the moment)\b", re.I)
 _TIME_ONLY = re.compile(r"^(?:today|tonight|now|right now|at the moment|currently)\b", re.I)
 _RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
 _PETS = r"dog|puppy|cat|kitten|parrot|bird|rabbit|bunny|hamster|guinea pig|turtle|tortoise|horse|pony|fish|snake"
@@ -98,11 +102,14 @@ _EMPTY_WORDS = frozenset(
     tough hard difficult best work working enough together ready definitely totally anything everything something
     dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
 )
-_IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is"}
+_HAS_KIN_OR_PET = re.compile(rf"^(?:has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
+                             rf"(?:{_RELATIVES}|{_PETS})s?\b")
+_IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
+                    "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
            r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
 _PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning to|plan to|hoping to|hope to|gonna|"
-                   r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|thinking of)\b", re.I)
+                   r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
 _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
                          r"(?:is |am |are )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|"
                          r"fond of|crazy about))\b|\bfavou?rite\b", re.I)
@@ -116,7 +123,7 @@ _PAST = re.compile(r"^(?:\w+ed|went|got|took|made|met|ran|won|saw|did|had|gave|f
 
 
 # What keeps a clause from being a lasting statement of the user's life.
-_NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, TECH_WORDS, _DEICTIC, _CHAT_TASK, FOR_A_WHILE)
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
 
 
 def read_self_statement(rule: Rule, clause: str) -> None:
@@ -140,8 +147,9 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     predicate = _predicate(who, rest)
     if predicate is None:
         return
-    if who.lower().startswith("we") and self_statement_type(predicate) not in ("event", "preference", "commitment"):
-        return  # "we're part of something bigger": only what they did, like or plan together
+    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
+            and not _HAS_KIN_OR_PET.match(predicate):
+        return  # "we're part of something bigger": only what they did, like, plan or have together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
     said = f"{subject_words} {predicate}"
     _add(rule, said, lead, predicate, USER_SUBJECT)
@@ -152,8 +160,9 @@ def _read_about_me(rule: Rule, text: str) -> None:
     not its subject. Kept as said, in the third person, when it names something (no "it", "that", "there")."""
     text = cut_trailing(text)
     me = re.search(r"\b(?:me|my|myself)\b", text)
-    if not me or me.start() == 0 or not re.match(r"^[A-Z]", text) or re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b",
-                                                                               text, re.I):
+    if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
+        return  # "Makes me feel connected": the subject is left out
+    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
         return
     if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)):
         return
@@ -247,11 +256,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
         return  # "is plowing through", "has been busy": too little to remember
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
     value = cut_object(_third_person_words(predicate)) or predicate
-    type_ = self_statement_type(predicate)
-    when = rule.date_in(predicate)
-    if when is not None and type_ == "fact" and when.day > rule.said:
-        type_ = "commitment"  # "I'm spending a long weekend in Lisbon next month": a plan, by its date
-    rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5,
+    rule.add(_type_of(rule, predicate), value, content, subject=subject, confidence=0.7, importance=0.5,
              tags=("said",))
 
 
@@ -261,6 +266,14 @@ def _third_person_words(text: str) -> str:
              "i am": "they are", "i've": "they've", "i was": "they were", "we're": "they're", "we've": "they've"}
     return re.sub(r"\b(my|me|myself|mine|our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|we've|we)\b",
                   lambda m: swaps[m.group(1).lower()], text, flags=re.I)
+
+
+def _type_of(rule: Rule, predicate: str) -> str:
+    type_ = self_statement_type(predicate)
+    when = rule.date_in(predicate)
+    if when is not None and type_ == "fact" and when.day > rule.said:
+        return "commitment"  # "I'm spending a long weekend in Lisbon next month": a plan, by its date
+    return type_
 
 
 def self_statement_type(predicate: str) -> str:
