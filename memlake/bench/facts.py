@@ -251,6 +251,30 @@ def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def render_facts_markdown(report: dict[str, Any]) -> str:
+    """The Markdown section of docs/benchmarks.md (kept in facts.json, as benchmarks beside locomo do)."""
+    lines = ["## Facts: what the user says about themselves (LoCoMo observations, blind phrasing set)", "",
+             f"Offline distiller {report['distiller']}; a fact matches a LoCoMo observation about the user from the "
+             f"same turn at cosine ≥ {report['match_threshold']} ({report['embedding_model']}). "
+             "Run: `memlake bench facts`.",
+             "", "| measure | samples 0-4 (development) | samples 5-9 (held out) |", "|---|---|---|"]
+    dev, held = report["locomo"]["development"], report["locomo"]["held_out"]
+    lines += [f"| observation recall | {dev['observation_recall']} ({dev['observations_matched']} of "
+              f"{dev['observations_about_user']}) | **{held['observation_recall']}** "
+              f"({held['observations_matched']} of {held['observations_about_user']}) |",
+              f"| facts matching an observation | {dev['facts_matched_share']} of {dev['facts']} | "
+              f"{held['facts_matched_share']} of {held['facts']} |"]
+    sample = report.get("held_out_sample")
+    if sample:
+        lines += ["", f"Hand-judged seeded sample of {sample['sampled']} held-out facts (`{sample['file']}`): "
+                  f"**{sample['correct']} of {sample['judged']} correct ({sample['precision']})**."]
+    lines += ["", "| blind set half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
+    for half, b in report["blind"].items():
+        lines.append(f"| {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
+                     f"{b['type_agreement_of_found']} |")
+    return "\n".join(lines + [""])
+
+
 def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = None, sample_size: int = 0,
                         sealed: bool = False, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Measure, write `out` (JSON) when given, and return the report. The sealed half only with `sealed`."""
@@ -278,6 +302,7 @@ def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = N
             write_sample(sample_path, samples, extracted, sample_size)
         if sample_path.is_file():
             report["held_out_sample"] = sample_precision(sample_path)
+        report["markdown"] = render_facts_markdown(report)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")
     for label, scores in report["locomo"].items():
