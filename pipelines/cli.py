@@ -701,6 +701,10 @@ def bench_all(
 
     run_scale(out_dir / "scale.json", log=typer.echo)
     run_distill_benchmark(data, out_dir / "distill.json", log=typer.echo)
+    from memlake.bench.facts import run_facts_benchmark  # deferred: as in `bench facts`
+    from memlake.embedding import SentenceEmbedder
+
+    run_facts_benchmark(data, SentenceEmbedder(), out_dir / "facts.json", sealed=True, log=typer.echo)
     run_changes(out_dir / "changes.json", runs().IN_PROCESS, log=typer.echo)
     report.write_text(render(out_dir))
     typer.echo(f"wrote {report}")

@@ -239,12 +239,15 @@ def _sample_key(row: dict[str, Any]) -> tuple[str, str, str]:
     return row["sample"], ",".join(row["message_ids"]), row["content"]
 
 
-def sample_precision(path: Path) -> dict[str, Any]:
+def sample_precision(path: Path, current: set[tuple[str, str, str]] | None = None) -> dict[str, Any]:
+    """The judged sample's precision; with `current` (the keys extracted now), judgements of facts the distiller
+    no longer makes are left out and counted as stale."""
     rows = read_sample(path)
-    judged = [r for r in rows if r.get("correct") is not None]
+    live = [r for r in rows if current is None or _sample_key(r) in current]
+    judged = [r for r in live if r.get("correct") is not None]
     right = sum(1 for r in judged if r["correct"])
     return {"file": path.name, "sampled": len(rows), "judged": len(judged), "correct": right,
-            "precision": _share(right, len(judged))}
+            "precision": _share(right, len(judged)), "stale": len(rows) - len(live)}
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -301,7 +304,9 @@ def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = N
         if sample_size:
             write_sample(sample_path, samples, extracted, sample_size)
         if sample_path.is_file():
-            report["held_out_sample"] = sample_precision(sample_path)
+            current = {(samples[e.sample_index]["sample_id"], ",".join(e.fact.message_ids), e.fact.content)
+                       for e in extracted}
+            report["held_out_sample"] = sample_precision(sample_path, current)
         report["markdown"] = render_facts_markdown(report)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")
