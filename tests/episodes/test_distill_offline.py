@@ -192,6 +192,11 @@ def test_a_self_statement_no_rule_names_becomes_a_typed_user_fact_citing_its_mes
     assert words in fact.content and not re.search(r"\b(?:I|my|me)\b", fact.content)
 
 
+def test_a_country_in_capitals_is_not_a_pronoun():
+    assert [c.content for c in one("I moved to the US with my family last year.").fact_candidates] == [
+        "The user moved to the US with their family last year."]
+
+
 def test_self_statements_cite_the_message_each_was_said_in():
     session = distill_offline(Conversation("a", "c", None, (
         Message("u1", "user", "I bake bread every weekend.", SAID),

@@ -61,7 +61,7 @@ _REACTION = re.compile(
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
     r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
-    r"blessed|lucky|relieved|touched|moved|inspired|honored|honoured|flattered|speechless|jealous|"
+    r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
     r"not sure|afraid|worried|here|there|back|done|fine|ok|okay|good|great|well|all|totally|"
     r"looking forward|keen|eager|ready|down|up|about|a bit|kind|sort|"
     r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
@@ -264,8 +264,9 @@ def _third_person_words(text: str) -> str:
     swaps = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "our": "their", "us": "them",
              "we": "they", "ours": "theirs", "ourselves": "themselves", "i": "they", "i'm": "they're",
              "i am": "they are", "i've": "they've", "i was": "they were", "we're": "they're", "we've": "they've"}
-    return re.sub(r"\b(my|me|myself|mine|our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|we've|we)\b",
-                  lambda m: swaps[m.group(1).lower()], text, flags=re.I)
+    # Case matters: "us" is the user and others, "US" a country; "We" opens a sentence.
+    return re.sub(r"\b(my|My|me|myself|mine|our|Our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|We're|we've|"
+                  r"We've|we|We)\b", lambda m: swaps[m.group(1).lower()], text)
 
 
 def _type_of(rule: Rule, predicate: str) -> str:
