@@ -934,6 +934,22 @@ def bench_distill(
     typer.echo(f"-> {out}")
 
 
+@bench_app.command("facts")
+def bench_facts(
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "facts.json",
+    sample: Annotated[int, typer.Option(help="write a seeded sample of N held-out facts to judge by hand")] = 0,
+    sealed: Annotated[bool, typer.Option(help="also score the sealed half of the blind set (only when final)")]
+    = False,
+) -> None:
+    """Facts on LoCoMo observations about the user (samples 0-4 and 5-9 apart) and on the blind phrasing set."""
+    from memlake.bench.facts import run_facts_benchmark  # deferred: it loads the embedding model
+    from memlake.embedding import SentenceEmbedder
+
+    run_facts_benchmark(data, SentenceEmbedder(), out, sample_size=sample, sealed=sealed, log=typer.echo)
+    typer.echo(f"-> {out}")
+
+
 @bench_app.command("changes")
 def bench_changes(
     out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "changes.json",
@@ -962,6 +978,10 @@ def bench_all(
 
     run_scale(out_dir / "scale.json", log=typer.echo)
     run_distill_benchmark(data, out_dir / "distill.json", log=typer.echo)
+    from memlake.bench.facts import run_facts_benchmark  # deferred: as in `bench facts`
+    from memlake.embedding import SentenceEmbedder
+
+    run_facts_benchmark(data, SentenceEmbedder(), out_dir / "facts.json", sealed=True, log=typer.echo)
     run_changes(out_dir / "changes.json", runs().IN_PROCESS, log=typer.echo)
     report.write_text(render(out_dir))
     typer.echo(f"wrote {report}")

@@ -27,7 +27,12 @@ cannot read with confidence it leaves out. What it reads:
   a partner in "I live with my partner, Jonas." or "Sam and I are together
   now"; a new partner in "I'm with Sam now" once the user says a relationship
   ended;
-- past events with a date ("I ran the Lisbon half marathon yesterday").
+- past events with a date ("I ran the Lisbon half marathon yesterday");
+- any other plain statement of the user's about their own life that no rule above reads
+  (`readers/self_statements.py`, issue 23): "I adopted a rescue cat called Miso last spring", "Every Sunday I
+  call my grandma", "My favourite colour is teal", read by sentence structure (a first-person subject, a
+  verb that is no reaction to the chat, nothing pointing at the chat) and typed by it (plan, past event,
+  taste, skill, relative, fact); a named relative or pet is the subject of its own fact.
 
 Relative dates resolve against the time of the message that says them.
 Besides candidates it writes an extractive summary, topics, key dates,

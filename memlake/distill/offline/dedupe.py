@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from memlake.distill.models import Entity, FactCandidate, KeyDate, Relation
+from memlake.text import jaccard
+
+# The fold's duplicate rule (DESIGN.md, Facts): a statement said again in other words is one fact.
+SAID_AGAIN_JACCARD = 0.6
 
 
 def dedupe_candidates(candidates: list[FactCandidate]) -> list[FactCandidate]:
@@ -16,6 +20,21 @@ def dedupe_candidates(candidates: list[FactCandidate]) -> list[FactCandidate]:
         else:
             seen[key] = c
     return list(seen.values())
+
+
+def drop_said_again(candidates: list[FactCandidate]) -> list[FactCandidate]:
+    """A self-statement ("said") that repeats an earlier candidate about the same subject is merged into it."""
+    kept: list[FactCandidate] = []
+    for c in candidates:
+        twin = next((i for i, k in enumerate(kept) if "said" in c.tags and k.subject == c.subject
+                     and jaccard(k.content, c.content) >= SAID_AGAIN_JACCARD), None)
+        if twin is None:
+            kept.append(c)
+        else:
+            old = kept[twin]
+            kept[twin] = old.model_copy(update={"message_ids": old.message_ids + [
+                m for m in c.message_ids if m not in old.message_ids]})
+    return kept
 
 
 def dedupe_key_dates(dates: list[KeyDate]) -> list[KeyDate]:

@@ -8,6 +8,7 @@ from memlake.distill.offline.dedupe import (
     dedupe_candidates,
     dedupe_key_dates,
     dedupe_relations,
+    drop_said_again,
     drop_short_duplicates,
     unique,
 )
@@ -31,13 +32,14 @@ from memlake.distill.offline.readers.job_title import read_job_title, read_role_
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.relationships import read_relationships
+from memlake.distill.offline.readers.self_statements import read_self_statement
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, split_sentences
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-3"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-4"
 
 
 class OfflineDistiller:
@@ -65,7 +67,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         _read_sentence(sentence, context, found)
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
-    candidates = dedupe_candidates(found.candidates)
+    candidates = drop_said_again(dedupe_candidates(found.candidates))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),
@@ -109,8 +111,11 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
     correction = read_correction(rule)
     if not correction:
         for clause in split_clauses(sentence.text):
+            read_by_rules = len(found.candidates)
             for reader in _READERS:
                 reader(rule, clause)
+            if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
+                read_self_statement(rule, clause)
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
     if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):

@@ -1,0 +1,321 @@
+"""Facts benchmark: how much of what the user says about themselves the offline distiller captures, and how right.
+
+Two measures, neither of them ever used to write a rule:
+
+- **LoCoMo observations** (`observation` in locomo10.json: facts gpt-3.5 wrote about each speaker, each
+  pointing at its source turn). Every session is one conversation, speaker_a the user (as in
+  `memlake.bench.distill.locomo_conversations`). For the observations about speaker_a: the share matched by
+  an extracted fact from the same turn(s) (recall), and the share of extracted facts that match some
+  observation (matched share). A fact matches an observation when its message ids share a turn with the
+  observation's and the cosine of the two texts under the packaged embedding model is at least
+  `MATCH_THRESHOLD` (the speaker's name in the observation reads "the user", as facts say it). Samples 0-4
+  are for development, 5-9 are reported apart (held out).
+- **The blind phrasing set** (`memlake/bench/data/facts_blind.jsonl`): statements with the facts they
+  should give, split by sha256(id) into a `dev` half and a `sealed` half. An extracted fact matches an
+  expected one when the subject agrees (the expected subject inside the fact's, case-insensitive), the slot
+  agrees when one is expected, and every expected value word is in the fact's value or content. Precision:
+  extracted facts that match an expected fact; recall: expected facts some extracted fact matches.
+
+`run_facts_benchmark` writes `docs/benchmarks/facts.json`; with `sample` it also writes a seeded random
+sample of held-out facts beside their source turns for a person to judge (`facts_sample.jsonl`), keeping
+the judgements already there, and the report counts them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlake.bench.distill import locomo_conversations
+from memlake.bench.locomo import normalise_evidence
+from memlake.bench.machine import machine
+from memlake.distill.models import USER_SUBJECT, Conversation, FactCandidate, Message
+from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
+from memlake.embedding import TextEmbedder
+
+# Chosen once, before any measurement (docs/decisions.md, 2026-11-25): same turn, and the fact says what the
+# observation says in other words (MiniLM paraphrases of one claim sit above ~0.6; different claims on one topic
+# below).
+MATCH_THRESHOLD = 0.6
+DEV_SAMPLES = range(0, 5)
+HELD_OUT_SAMPLES = range(5, 10)
+BLIND_SET = Path(__file__).parent / "data" / "facts_blind.jsonl"
+SAMPLE_SEED = 23
+
+
+@dataclass(frozen=True)
+class Observation:
+    sample_index: int
+    conversation_id: str
+    text: str
+    message_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Extracted:
+    sample_index: int
+    conversation_id: str
+    fact: FactCandidate
+
+
+def user_observations(samples: Sequence[dict[str, Any]]) -> list[Observation]:
+    """LoCoMo's observations about speaker_a (the user), with their normalised source turns."""
+    out = []
+    for index, sample in enumerate(samples):
+        speaker_a = sample["conversation"]["speaker_a"]
+        known = {t["dia_id"] for key, turns in sample["conversation"].items()
+                 if key.startswith("session_") and isinstance(turns, list) for t in turns}
+        for key, by_speaker in sample["observation"].items():
+            number = re.fullmatch(r"session_(\d+)_observation", key)
+            if not number:
+                continue
+            for text, raw_ids in by_speaker.get(speaker_a, []):
+                ids = normalise_evidence(raw_ids if isinstance(raw_ids, list) else [raw_ids], known)
+                if ids:
+                    out.append(Observation(index, f"session_{number.group(1)}", _as_user(text, speaker_a), ids))
+    return out
+
+
+def _as_user(text: str, name: str) -> str:
+    return re.sub(rf"\b{re.escape(name)}\b('s)?", lambda m: "the user's" if m.group(1) else "the user", text)
+
+
+def extract(samples: Sequence[dict[str, Any]],
+            distill: Callable[[Conversation], Any] = distill_offline) -> list[Extracted]:
+    by_agent = {sample["sample_id"]: i for i, sample in enumerate(samples)}
+    out = []
+    for conversation in locomo_conversations(list(samples)):
+        for fact in distill(conversation).fact_candidates:
+            out.append(Extracted(by_agent[conversation.agent_id], conversation.conversation_id, fact))
+    return out
+
+
+def match_observations(observations: Sequence[Observation], extracted: Sequence[Extracted],
+                       embedder: TextEmbedder, threshold: float = MATCH_THRESHOLD) -> tuple[set[int], set[int]]:
+    """(indexes of observations matched, indexes of facts matched): same turn and cosine ≥ threshold."""
+    by_turn: dict[tuple[int, str], list[int]] = {}
+    for j, e in enumerate(extracted):
+        for message_id in e.fact.message_ids:
+            by_turn.setdefault((e.sample_index, message_id), []).append(j)
+    pairs = sorted({(i, j) for i, o in enumerate(observations) for m in o.message_ids
+                    for j in by_turn.get((o.sample_index, m), [])})
+    if not pairs:
+        return set(), set()
+    observation_vectors = embedder.embed([o.text for o in observations])
+    fact_vectors = embedder.embed([e.fact.content for e in extracted])
+    matched_observations: set[int] = set()
+    matched_facts: set[int] = set()
+    for i, j in pairs:
+        if float(np.dot(observation_vectors[i], fact_vectors[j])) >= threshold:
+            matched_observations.add(i)
+            matched_facts.add(j)
+    return matched_observations, matched_facts
+
+
+def locomo_scores(observations: Sequence[Observation], extracted: Sequence[Extracted],
+                  embedder: TextEmbedder, samples: range) -> dict[str, Any]:
+    obs = [o for o in observations if o.sample_index in samples]
+    facts = [e for e in extracted if e.sample_index in samples]
+    matched_obs, matched_facts = match_observations(obs, facts, embedder)
+    user_facts = [j for j, e in enumerate(facts) if e.fact.subject == USER_SUBJECT]
+    return {
+        "samples": f"{samples.start}-{samples.stop - 1}",
+        "observations_about_user": len(obs),
+        "observations_matched": len(matched_obs),
+        "observation_recall": _share(len(matched_obs), len(obs)),
+        "facts": len(facts),
+        "facts_about_user": len(user_facts),
+        "facts_matching_an_observation": len(matched_facts),
+        "facts_matched_share": _share(len(matched_facts), len(facts)),
+        "user_facts_matched_share": _share(len(matched_facts & set(user_facts)), len(user_facts)),
+        "facts_by_type": dict(sorted(Counter(e.fact.type for e in facts).items())),
+    }
+
+
+# -- the blind phrasing set ------------------------------------------------------------------------
+
+
+def blind_rows(path: Path = BLIND_SET) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def blind_half(row_id: str) -> str:
+    """The half a statement belongs to: fixed by its id alone."""
+    return "dev" if int(hashlib.sha256(row_id.encode()).hexdigest(), 16) % 2 == 0 else "sealed"
+
+
+def expected_matches(fact: FactCandidate, expected: dict[str, Any]) -> bool:
+    if expected["subject"].lower() not in fact.subject.lower():
+        return False
+    if expected.get("slot") and expected["slot"] != fact.slot:
+        return False
+    said = f"{fact.value} {fact.content}".lower()
+    return all(word in said for word in expected["value"].lower().split())
+
+
+def blind_scores(rows: Sequence[dict[str, Any]], half: str,
+                 distill: Callable[[Conversation], Any] = distill_offline) -> dict[str, Any]:
+    said_at = datetime(2025, 6, 2, 10, 0, tzinfo=UTC)
+    rows = [r for r in rows if blind_half(r["id"]) == half]
+    extracted = matched = expected_total = expected_found = typed_right = 0
+    misses: list[str] = []
+    for row in rows:
+        message = Message(row["id"], row["role"], row["text"], said_at, row["role"])
+        facts = distill(Conversation("blind", row["id"], None, (message,))).fact_candidates
+        extracted += len(facts)
+        for f in facts:
+            if any(expected_matches(f, e) for e in row["expected"]):
+                matched += 1
+            elif half == "dev":  # the sealed half says only how many, never which
+                misses.append(f"{row['id']} extra: {f.type} {f.subject}/{f.slot} {f.value!r} <- {row['text']}")
+        for e in row["expected"]:
+            expected_total += 1
+            hit = next((f for f in facts if expected_matches(f, e)), None)
+            expected_found += hit is not None
+            typed_right += hit is not None and hit.type == e["type"]
+            if hit is None and half == "dev":
+                misses.append(f"{row['id']} missed: {e['type']} {e['subject']}/{e['slot']} {e['value']!r} "
+                              f"<- {row['text']}")
+    return {
+        "half": half,
+        "statements": len(rows),
+        "expected_facts": expected_total,
+        "extracted_facts": extracted,
+        "precision": _share(matched, extracted),
+        "recall": _share(expected_found, expected_total),
+        "type_agreement_of_found": _share(typed_right, expected_found),
+        **({"misses": misses} if misses else {}),
+    }
+
+
+# -- the hand-judged sample ------------------------------------------------------------------------
+
+
+def _turn_texts(samples: Sequence[dict[str, Any]]) -> dict[tuple[int, str], str]:
+    return {(i, t["dia_id"]): f"{t['speaker']}: {t['text']}" for i, sample in enumerate(samples)
+            for key, turns in sample["conversation"].items()
+            if key.startswith("session_") and isinstance(turns, list) for t in turns}
+
+
+def write_sample(path: Path, samples: Sequence[dict[str, Any]], extracted: Sequence[Extracted],
+                 size: int) -> None:
+    """A seeded random sample of held-out facts beside their source turns; judgements already made are kept."""
+    held_out = [e for e in extracted if e.sample_index in HELD_OUT_SAMPLES]
+    chosen = random.Random(SAMPLE_SEED).sample(held_out, min(size, len(held_out)))
+    turns = _turn_texts(samples)
+    judged = {_sample_key(r): r for r in read_sample(path)}
+    rows = []
+    for e in chosen:
+        row = {"sample": samples[e.sample_index]["sample_id"], "conversation_id": e.conversation_id,
+               "message_ids": e.fact.message_ids, "type": e.fact.type, "subject": e.fact.subject,
+               "slot": e.fact.slot, "value": e.fact.value, "content": e.fact.content,
+               "source": [turns.get((e.sample_index, m), "") for m in e.fact.message_ids],
+               "correct": None, "note": ""}
+        old = judged.get(_sample_key(row))
+        if old is not None:
+            row["correct"], row["note"] = old.get("correct"), old.get("note", "")
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def read_sample(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _sample_key(row: dict[str, Any]) -> tuple[str, str, str]:
+    return row["sample"], ",".join(row["message_ids"]), row["content"]
+
+
+def sample_precision(path: Path, current: set[tuple[str, str, str]] | None = None) -> dict[str, Any]:
+    """The judged sample's precision; with `current` (the keys extracted now), judgements of facts the distiller
+    no longer makes are left out and counted as stale."""
+    rows = read_sample(path)
+    live = [r for r in rows if current is None or _sample_key(r) in current]
+    judged = [r for r in live if r.get("correct") is not None]
+    right = sum(1 for r in judged if r["correct"])
+    return {"file": path.name, "sampled": len(rows), "judged": len(judged), "correct": right,
+            "precision": _share(right, len(judged)), "stale": len(rows) - len(live)}
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def render_facts_markdown(report: dict[str, Any]) -> str:
+    """The Markdown section of docs/benchmarks.md (kept in facts.json, as benchmarks beside locomo do)."""
+    lines = ["## Facts: what the user says about themselves (LoCoMo observations, blind phrasing set)", "",
+             f"Offline distiller {report['distiller']}; a fact matches a LoCoMo observation about the user from the "
+             f"same turn at cosine ≥ {report['match_threshold']} ({report['embedding_model']}). "
+             "Run: `memlake bench facts`.",
+             "", "| measure | samples 0-4 (development) | samples 5-9 (held out) |", "|---|---|---|"]
+    dev, held = report["locomo"]["development"], report["locomo"]["held_out"]
+    lines += [f"| observation recall | {dev['observation_recall']} ({dev['observations_matched']} of "
+              f"{dev['observations_about_user']}) | **{held['observation_recall']}** "
+              f"({held['observations_matched']} of {held['observations_about_user']}) |",
+              f"| facts matching an observation | {dev['facts_matched_share']} of {dev['facts']} | "
+              f"{held['facts_matched_share']} of {held['facts']} |"]
+    sample = report.get("held_out_sample")
+    if sample:
+        lines += ["", f"Hand-judged seeded sample of {sample['sampled']} held-out facts (`{sample['file']}`): "
+                  f"**{sample['correct']} of {sample['judged']} correct ({sample['precision']})**."]
+    lines += ["", "| blind set half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
+    for half, b in report["blind"].items():
+        lines.append(f"| {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
+                     f"{b['type_agreement_of_found']} |")
+    return "\n".join(lines + [""])
+
+
+def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = None, sample_size: int = 0,
+                        sealed: bool = False, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Measure, write `out` (JSON) when given, and return the report. The sealed half only with `sealed`."""
+    samples = json.loads(Path(data).read_text())
+    observations = user_observations(samples)
+    extracted = extract(samples)
+    rows = blind_rows()
+    report: dict[str, Any] = {
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "distiller": OFFLINE_DISTILLER_VERSION,
+        "embedding_model": embedder.name,
+        "match_threshold": MATCH_THRESHOLD,
+        "locomo": {
+            "development": locomo_scores(observations, extracted, embedder, DEV_SAMPLES),
+            "held_out": locomo_scores(observations, extracted, embedder, HELD_OUT_SAMPLES),
+        },
+        "blind": {"dev": blind_scores(rows, "dev")},
+        "machine": machine(),
+    }
+    if sealed:
+        report["blind"]["sealed"] = blind_scores(rows, "sealed")
+    if out is not None:
+        sample_path = out.parent / "facts_sample.jsonl"
+        if sample_size:
+            write_sample(sample_path, samples, extracted, sample_size)
+        if sample_path.is_file():
+            current = {(samples[e.sample_index]["sample_id"], ",".join(e.fact.message_ids), e.fact.content)
+                       for e in extracted}
+            report["held_out_sample"] = sample_precision(sample_path, current)
+        report["markdown"] = render_facts_markdown(report)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+    for label, scores in report["locomo"].items():
+        log(f"locomo {label} (samples {scores['samples']}): observation recall {scores['observation_recall']} "
+            f"({scores['observations_matched']} of {scores['observations_about_user']}); facts matching an "
+            f"observation {scores['facts_matched_share']} ({scores['facts_matching_an_observation']} of "
+            f"{scores['facts']})")
+    for half, scores in report["blind"].items():
+        log(f"blind {half}: precision {scores['precision']}, recall {scores['recall']} "
+            f"({scores['extracted_facts']} extracted, {scores['expected_facts']} expected)")
+    return report

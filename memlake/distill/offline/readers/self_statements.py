@@ -1,0 +1,293 @@
+"""What the user says about themselves that no slot rule names: any plain first-person statement of their life.
+
+"I adopted a rescue cat called Miso last spring", "Every Sunday I call my grandma", "My favourite colour is
+teal", "We went camping at Lake Tahoe": read by sentence structure, not by phrase. A clause qualifies when
+its subject is the user ("I", "we", "my <thing>"), after at most a few leading words ("Last summer we ...");
+it is no question, nothing hypothetical, negated or reported, says nothing to or about "you" (a reply to the
+other side), and its verb says something about the user's life rather than their reaction to the chat ("I
+think", "I'm glad", "I know what you mean"). It becomes one fact in the third person, typed by its structure
+(`self_statement_type`): a plan, a past event, a taste, a skill, a relative, or a plain fact. "My brother
+Marco just moved to Berlin" is about Marco: a named relative or pet is the subject of its own fact.
+
+The slot rules run first; this reader takes only the clauses they left without a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlake.distill.models import USER_SUBJECT
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import cut_object, sentence_case
+from memlake.distill.offline.vocabulary import (
+    CAP,
+    HYPOTHETICAL,
+    NEGATION,
+    NOT_NAMES,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    REPORTED,
+    SIBLING_WORDS,
+    TEMPORARY,
+)
+from memlake.text import content_words
+
+# A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
+_SUBJECT = re.compile(
+    r"^(?P<lead>(?:[A-Za-z'-]+,?\s+){0,6}?)"
+    r"(?P<who>I'm|I am|I've|I have|I'll|I will|I was|I|[Ww]e're|[Ww]e are|[Ww]e've|[Ww]e have|[Ww]e were|[Ww]e|"
+    r"[Mm]y|[Oo]ur)\s+(?P<rest>.+)$"
+)
+# What may stand before the subject: when or how often ("Last summer", "Every Sunday", "On Tuesday"), no verb.
+_LEAD = re.compile(
+    r"(?:(?:last|this|next|every|each|on|in|at|after|before|during|over|the|a|few|couple|of|yesterday|recently|"
+    r"lately|then|finally|today|tonight|week|weekend|weekends|month|months|year|years|summer|winter|spring|fall|"
+    r"autumn|morning|mornings|evening|evenings|night|nights|ago|two|three|weeks|days|day|once|twice|back|"
+    r"growing up|since|[A-Z][a-z]+day|January|February|March|April|May|June|July|August|September|October|"
+    r"November|December|\d{1,4})[ ,]*)*",
+    re.I,
+)
+# Where or after what, set off by a comma: "After the race, I ...", "At the shelter, we ...".
+_PLACE_LEAD = re.compile(r"(?i:after|before|at|during|since|through|over|on|in|with|as) (?:[A-Za-z'-]+ ){0,4}?"
+                         r"[A-Za-z'-]+, ")
+# To or about the other side of the chat: a reply, not a statement about the user's life.
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
+# Verbs and states that react to the chat or think aloud rather than say something that stays true.
+_REACTION = re.compile(
+    r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
+    r"kind of|sort of|always|very|gonna|going to)\s+)*"
+    r"(?:think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
+    r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
+    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
+    r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
+    r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
+    r"not sure|afraid|worried|here|there|back|done|fine|ok|okay|good|great|well|all|totally|"
+    r"looking forward|keen|eager|ready|down|up|about|a bit|kind|sort|"
+    r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
+    re.I,
+)
+_INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly|actually|haha|lol|so|and|but|um|"
+                           r"hey|omg|anyway|btw|also|plus|then|ok|okay|right|true|totally|hmm|hi|hello|thanks|"
+                           r"thank you|oh my|cool|nice|awesome|great|sure|indeed|absolutely)\b[!,.]*\s*)+", re.I)
+# Past forms that say little on their own: "we raised a ton", "I had a similar experience".
+_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:a ton|a lot|so much|it|this|that|a similar|"
+                          r"the same|some|something|lots|plenty|fun|a blast|a great time|a good time)\b", re.I)
+# Words that point at something only the chat shows: the fact would not stand alone.
+_DEICTIC = re.compile(r"\b(?:it|its|it's|(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
+                      r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
+                      r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
+_THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
+_NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
+                         r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
+                         r"Tried)\b")
+# Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
+# ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
+_CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
+                        r"prompt|error|logs?|dashboard|spreadsheet|slides?|draft|email|ticket|sprint|script|tests|"
+                        r"migrations?|command|pipeline|server|container|deploy|function|benchmark|endpoint|bug|"
+                        r"patch|refactor|PR|commit|branch|docs?|code)\b", re.I)
+# About today only: "my legs are sore today".
+_TODAY = re.compile(r"\b(?:today|tonight|right now|at the moment)\b", re.I)
+_TIME_ONLY = re.compile(r"^(?:today|tonight|now|right now|at the moment|currently)\b", re.I)
+_RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
+_PETS = r"dog|puppy|cat|kitten|parrot|bird|rabbit|bunny|hamster|guinea pig|turtle|tortoise|horse|pony|fish|snake"
+# "my brother Marco", "our dog Pepper", "my best friend Leo": someone or some pet of the user's, by name.
+_NAMED_OWN = re.compile(rf"^(?P<what>(?:[a-z-]+ ){{0,2}}?(?:{_RELATIVES}|{_PETS})),? (?P<name>{CAP})(?:,)? "
+                        r"(?P<rest>.+)$")
+# Words that carry no fact of their own, beyond the stopwords.
+_EMPTY_WORDS = frozenset(
+    """keep keeping doing done going gonna really stuff things thing way ways lot lots always busy fun nice cool
+    awesome amazing great good happy glad excited feel feeling felt pushing forward trying making make made sure
+    tough hard difficult best work working enough together ready definitely totally anything everything something
+    dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
+)
+_HAS_KIN_OR_PET = re.compile(rf"^(?:has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
+                             rf"(?:{_RELATIVES}|{_PETS})s?\b")
+_IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
+                    "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
+_ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
+           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
+_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning to|plan to|hoping to|hope to|gonna|"
+                   r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
+_PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
+                         r"(?:is |am |are )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|"
+                         r"fond of|crazy about))\b|\bfavou?rite\b", re.I)
+_SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?:myself|themselves)|"
+                    r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
+                    r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
+_PAST = re.compile(r"^(?:\w+ed|went|got|took|made|met|ran|won|saw|did|had|gave|found|bought|sold|built|wrote|"
+                   r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
+                   r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
+                   r"was|were|has been|have been|'ve been)\b", re.I)
+
+
+# What keeps a clause from being a lasting statement of the user's life.
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
+
+
+def read_self_statement(rule: Rule, clause: str) -> None:
+    """One fact for a plain statement of the user's about their own life that no other rule read."""
+    text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
+    if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
+        return  # to the other side; or a quoted title was cut out of the clause
+    if _NO_SUBJECT.match(text):  # "Started hitting the gym last week": a past verb with the "I" left out
+        text = f"I {text[0].lower()}{text[1:]}"
+    m = _SUBJECT.match(text)
+    if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
+        _read_about_me(rule, text)
+        return
+    who, rest = m.group("who"), cut_trailing(m.group("rest"))
+    if any(g.search(f"{m.group('lead')} {rest}") for g in _NOT_LASTING):
+        return
+    lead = m.group("lead").strip(" ,")
+    if who.lower() in ("my", "our"):
+        _read_possession(rule, who.lower(), rest, lead)
+        return
+    predicate = _predicate(who, rest)
+    if predicate is None:
+        return
+    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
+            and not _HAS_KIN_OR_PET.match(predicate):
+        return  # "we're part of something bigger": only what they did, like, plan or have together
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    said = f"{subject_words} {predicate}"
+    _add(rule, said, lead, predicate, USER_SUBJECT)
+
+
+def _read_about_me(rule: Rule, text: str) -> None:
+    """"Writing has been such a blessing for me", "Guitar's mostly my thing": the user is in the sentence but
+    not its subject. Kept as said, in the third person, when it names something (no "it", "that", "there")."""
+    text = cut_trailing(text)
+    me = re.search(r"\b(?:me|my|myself)\b", text)
+    if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
+        return  # "Makes me feel connected": the subject is left out
+    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
+        return
+    if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)):
+        return
+    if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
+                     r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
+        return  # no verb before the user is named: no statement about them
+    _add(rule, _me_as_user(text), "", text, USER_SUBJECT)
+
+
+def _me_as_user(text: str) -> str:
+    """"Painting helps me explore my identity" -> "Painting helps the user explore their identity"."""
+    first = re.search(r"\b(me|my|myself)\b", text)
+    if not first:
+        return text
+    named = {"me": "the user", "my": "the user's", "myself": "the user"}[first.group(1)]
+    return text[: first.start()] + named + _third_person_words(text[first.end():])
+
+
+def cut_trailing(rest: str) -> str:
+    """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
+    return re.split(r",?\s+(?:because|cause|'cause|so that|which|but|though|although|lol|haha|"
+                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|[!;:(]|"
+                    r",\s+(?=(?:and|but|so|which|because|I|we|it|they|he|she|you|that|this|though|plus)\b)",
+                    rest, maxsplit=1)[0].strip(" ,")
+
+
+_BE_HAVE = {"i'm": "is", "i am": "is", "we're": "are", "we are": "are", "i've": "has", "i have": "has",
+            "we've": "have", "we have": "have", "i'll": "will", "i will": "will", "i was": "was", "we were": "were"}
+
+
+def _predicate(who: str, rest: str) -> str | None:
+    """The predicate in the third person ("is a nurse", "adopted a cat"), or None when it says nothing lasting."""
+    if _REACTION.match(rest) or _TIME_ONLY.match(rest) or TEMPORARY.match(rest) or len(rest.split()) < 2:
+        return None
+    if len(rest.split()) > 24:
+        return None
+    who = who.lower()
+    if who in _BE_HAVE:
+        return f"{_BE_HAVE[who]} {rest}"
+    if who == "we":  # a shared plan or a shared past event; "we're making a difference" says little
+        said = (_PAST.match(rest) or _PREFERENCE.match(rest) or _PLAN.match(rest)) and not _VAGUE_EVENT.match(rest)
+        return rest if said else None
+    if re.match(r"^(?:can|am able to) ", rest):  # "I can play the piano": kept as said
+        return rest
+    adverbs = re.match(rf"^{_ADVERBS}*", rest)
+    head = adverbs.group(0) if adverbs else ""
+    verb, _, tail = rest[len(head):].partition(" ")
+    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(verb):
+        return None
+    return f"{head}{_third_person_verb(verb)} {tail}".strip()
+
+
+def _third_person_verb(verb: str) -> str:
+    """"run" -> "runs", "watch" -> "watches", "try" -> "tries"; a past form stays as it is."""
+    if verb in _IRREGULAR_THIRD:
+        return _IRREGULAR_THIRD[verb]
+    if _PAST.match(verb) or verb.endswith("ing"):
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
+    """"My favourite colour is teal"; "My brother Marco just moved to Berlin" is about Marco."""
+    named = _NAMED_OWN.match(rest)
+    if named and named.group("name") not in NOT_NAMES:
+        name, what = named.group("name"), named.group("what")
+        predicate = named.group("rest")
+        if _REACTION.match(predicate) or len(predicate.split()) < 2:
+            return
+        _add(rule, f"{name}, the user's {what}, {predicate}", lead, predicate, name)
+        return
+    if re.match(r"^(?:[\w-]+ ){0,2}?[\w-]+, ", rest):
+        return  # "[Maria,] my coworker, loves climbing": the subject is someone named before
+    if not re.search(r"\b(?:is|are|was|were|has|have|had|\w+ed|\w+s)\b", rest) or len(rest.split()) < 3:
+        return  # "my goodness", "my bad": no verb, no statement
+    if re.match(r"^(?:god|goodness|gosh|bad|pleasure|apologies|thoughts|condolences)\b", rest, re.I):
+        return
+    if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{_RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
+                                     rest):
+        return  # "our data", "our team": the user's team, not their life
+    owner = "The user's" if who == "my" else "The user's family's"
+    _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
+
+
+def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
+    if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
+        return  # "is plowing through", "has been busy": too little to remember
+    content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
+    value = cut_object(_third_person_words(predicate)) or predicate
+    rule.add(_type_of(rule, predicate), value, content, subject=subject, confidence=0.7, importance=0.5,
+             tags=("said",))
+
+
+def _third_person_words(text: str) -> str:
+    swaps = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "our": "their", "us": "them",
+             "we": "they", "ours": "theirs", "ourselves": "themselves", "i": "they", "i'm": "they're",
+             "i am": "they are", "i've": "they've", "i was": "they were", "we're": "they're", "we've": "they've"}
+    # Case matters: "us" is the user and others, "US" a country; "We" opens a sentence.
+    return re.sub(r"\b(my|My|me|myself|mine|our|Our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|We're|we've|"
+                  r"We've|we|We)\b", lambda m: swaps[m.group(1).lower()], text)
+
+
+def _type_of(rule: Rule, predicate: str) -> str:
+    type_ = self_statement_type(predicate)
+    when = rule.date_in(predicate)
+    if when is not None and type_ == "fact" and when.day > rule.said:
+        return "commitment"  # "I'm spending a long weekend in Lisbon next month": a plan, by its date
+    return type_
+
+
+def self_statement_type(predicate: str) -> str:
+    """The fact type a predicate's structure says: a plan, a taste, a skill, a past event, else a plain fact."""
+    predicate = re.sub(rf"^{_ADVERBS}+", "", predicate.strip())
+    if _PLAN.match(predicate):
+        return "commitment"
+    if _PREFERENCE.search(predicate):
+        return "preference"
+    if _SKILL.match(predicate):
+        return "skill"
+    if re.match(rf"^(?:has|have) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ )?(?:{_RELATIVES})s?\b", predicate):
+        return "relationship"
+    if _PAST.match(predicate) and not re.match(r"^(?:was|were|has been|have been|'ve been)\b", predicate):
+        return "event"
+    return "fact"

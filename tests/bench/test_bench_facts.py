@@ -1,0 +1,81 @@
+"""`memlake bench facts`: which LoCoMo observations count, how a fact matches one, the blind set's halves."""
+
+
+from memlake.bench.facts import (
+    MATCH_THRESHOLD,
+    Extracted,
+    Observation,
+    blind_half,
+    blind_rows,
+    blind_scores,
+    expected_matches,
+    match_observations,
+    user_observations,
+)
+from memlake.distill.models import FactCandidate
+from memlake.embedding import HashEmbedder
+
+SAMPLE = {
+    "sample_id": "conv-x",
+    "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Caroline", "dia_id": "D1:1", "text": "I went to a support group yesterday."},
+                      {"speaker": "Melanie", "dia_id": "D1:2", "text": "I painted a lake sunrise."}],
+    },
+    "observation": {"session_1_observation": {
+        "Caroline": [["Caroline attended a support group.", "D1:1"], ["Caroline likes tea.", "D9:9"]],
+        "Melanie": [["Melanie painted a lake sunrise.", "D1:2"]],
+    }},
+}
+
+
+def fact(content: str, message_id: str, subject: str = "user") -> FactCandidate:
+    return FactCandidate(type="event", subject=subject, value=content, content=content, message_ids=[message_id])
+
+
+def test_only_observations_about_the_user_with_a_known_turn_count_and_the_name_reads_the_user():
+    assert user_observations([SAMPLE]) == [Observation(0, "session_1", "the user attended a support group.",
+                                                       ("D1:1",))]
+
+
+def test_a_fact_matches_an_observation_only_from_the_same_turn_and_with_similar_text():
+    embedder = HashEmbedder()
+    observation = Observation(0, "session_1", "the user attended a support group.", ("D1:1",))
+    same = Extracted(0, "session_1", fact("the user attended a support group.", "D1:1"))
+    other_turn = Extracted(0, "session_1", fact("the user attended a support group.", "D1:3"))
+    other_text = Extracted(0, "session_1", fact("Quarterly revenue forecasts were revised upward.", "D1:1"))
+    assert match_observations([observation], [other_turn, other_text], embedder) == (set(), set())
+    assert match_observations([observation], [other_turn, same], embedder) == ({0}, {1})
+    assert 0 < MATCH_THRESHOLD < 1
+
+
+def test_the_blind_set_has_over_100_statements_split_by_id_into_two_halves_with_assistant_turns():
+    rows = blind_rows()
+    assert len([r for r in rows if r["role"] == "user"]) >= 100
+    assert {r["half"] for r in rows} == {"dev", "sealed"}
+    assert all(r["half"] == blind_half(r["id"]) for r in rows)
+    assert {blind_half(r["id"]) for r in rows if r["role"] == "assistant"} == {"dev", "sealed"}
+
+
+def test_an_expected_fact_needs_its_subject_slot_and_every_value_word():
+    expected = {"type": "fact", "subject": "Leo", "slot": "home_city", "value": "singapore"}
+    leo = FactCandidate(type="fact", subject="Leo", slot="home_city", value="Singapore",
+                        content="Leo lives in Singapore.", message_ids=["m1"])
+    assert expected_matches(leo, expected)
+    assert not expected_matches(leo.model_copy(update={"subject": "user"}), expected)
+    assert not expected_matches(leo.model_copy(update={"slot": None}), expected)
+
+
+def test_blind_scores_count_precision_and_recall_over_one_half():
+    scores = blind_scores(blind_rows(), "dev", distill=lambda conversation: _no_facts())
+    assert scores["extracted_facts"] == 0 and scores["recall"] == 0.0 and scores["precision"] is None
+    assert scores["statements"] == len([r for r in blind_rows() if r["half"] == "dev"])
+
+
+def _no_facts():
+    from memlake.distill.models import DistilledSession
+
+    return DistilledSession(summary="-", fact_candidates=[], salience=0.0)
+
+
