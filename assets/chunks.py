@@ -25,9 +25,11 @@ from resources.lake import LakeResource
     pool=LAKE_WRITERS,
 )
 def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource) -> dg.MaterializeResult:
-    """One row per retrieval unit, per day of turns: a turn, a conversation, a window, a sentence or a question.
+    """One row per retrieval unit, per day of turns: a turn, a conversation, a window, a sentence, a passage or a
+    question.
 
-    A turn's sentence and the question it replies to are keys of that turn: a hit on them ranks the turn.
+    A turn's sentence (a long turn's passage) and the question it replies to are keys of that turn: a hit on them
+    ranks the turn.
     """
     days = run_days(context)
     settings = lake.settings
@@ -36,7 +38,8 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     existing = set(lake.lake.partitions(CHUNKS))
     by_day = build_chunks_by_day(
         source, embedder.count_tokens, window_size=window_size, sentence_keys=settings.chunk_sentences,
-        question_keys=settings.chunk_questions,
+        question_keys=settings.chunk_questions, long_turn_words=settings.chunk_long_turn_words,
+        long_turn_keys=settings.chunk_long_turn_keys,
     )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)

@@ -319,9 +319,11 @@ class Memory:
         rows said in [since, until); a date `until` includes that day. Columns:
         score and its parts (rrf, vector_rank, text_rank, context_lift, recency,
         importance, access, boost), which key of a turn each list matched
-        (vector_match, text_match: turn, sentence or question; None if that list
-        did not find it), text, agent_id, conversation_id, message_ids (best
-        match first), created_at, and `mode`:
+        (vector_match, text_match: turn, sentence, passage or question; None if that
+        list did not find it), text, `excerpt` (True: `text` is the passage of a
+        long turn that matched, not the whole turn: `turns(agent_id,
+        conversation_id)` rows turn_start..turn_end give it whole), agent_id,
+        conversation_id, message_ids (best match first), created_at, and `mode`:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.

@@ -12,6 +12,15 @@ Kinds:
   or more (of `SENTENCE_MIN_WORDS` words or more), under the turn's range, so a
   fact said in passing in a long turn has a vector of its own (a long turn's
   one vector is the mean of everything it says).
+  A long turn (over `long_turn_words` words) gets passage keys instead.
+- `passage`: a long turn's keys, at most `long_turn_keys` (> 0) of them: its sentences grouped, in order,
+  into runs of about `PASSAGE_WORDS` words or more (two thirds of the keys), and its most distinctive
+  sentences on their own (the rest: those with the most content words said nowhere else in the turn, as a
+  name or a number is, which a run's vector blurs). An answer of hundreds of words so costs a bounded number
+  of texts to embed, not one per sentence, and a hit on it returns the part that matched. The turn's own
+  vector is the mean of its runs' (see `memlake.vectors`): together they read the turn once, where its own
+  text would be cut at the model's input limit and embed its first part twice. A window holding a long turn
+  is not built: it would be cut at the same limit, and the question keys already tie an answer to its ask.
 - `question`: optional (`question_keys`): one per question the previous turn (by
   another speaker) asked, under the range of the turn that replies, with "you"
   and "your" turned into the replier's name. A memory query is a question too
@@ -31,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +52,16 @@ from memlake.schemas import CHUNKS
 if TYPE_CHECKING:
     from memlake.settings import Settings
 
-KINDS = ("turn", "session", "window", "sentence", "question")
+KINDS = ("turn", "session", "window", "sentence", "passage", "question")
 # What built a day's chunks is stamped on its file (`chunk_recipe`). CHUNKER changes whenever
-# `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys),
-# so that a home's older days are built again by the next run (`stale_chunk_days`).
-CHUNKER = "memlake-chunks-3"
+# `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys,
+# 4: passage keys of long turns), so that a home's older days are built again by the next run (`stale_chunk_days`).
+CHUNKER = "memlake-chunks-4"
 RECIPE_STAMP = "memlake.chunk_recipe"
 SENTENCE_MIN_WORDS = 3
+# A passage key of a long turn holds about this many words or more: MiniLM reads ~180 words (256 word pieces),
+# and on RealMem's answers (median 162 words) 80 gives two or three passages, each still about one thing.
+PASSAGE_WORDS = 80
 # A question is the text up to a "?" since the last sentence end; shorter ones ("You?", "How so?")
 # carry nothing to match on.
 _QUESTION = re.compile(r"[^.!?\n]*\?")
@@ -79,6 +92,51 @@ def sentences(content: str) -> list[str]:
     found = [p.strip() for p in _SENTENCE_END.split(content)]
     found = [p for p in found if len(p.split()) >= SENTENCE_MIN_WORDS]
     return found if len(found) >= 2 else []
+
+
+def passages(content: str, most: int) -> list[str]:
+    """A long turn's passage keys: its sentences (every one, however short) grouped in order into at most `most`
+    passages of about `PASSAGE_WORDS` words or more (more words each when the turn has more than `most` times
+    that), so together they say the whole turn once. None when one passage would be the whole turn."""
+    parts = [p.strip() for p in _SENTENCE_END.split(content) if p and p.strip()]
+    total = sum(len(p.split()) for p in parts)
+    if most < 1 or total == 0:
+        return []
+    size = max(PASSAGE_WORDS, -(-total // most))  # ceil: `most` passages of `size` words hold the whole turn
+    grouped: list[list[str]] = [[]]
+    words = 0
+    for part in parts:
+        if words >= size and len(grouped) < most:
+            grouped.append([])
+            words = 0
+        grouped[-1].append(part)
+        words += len(part.split())
+    # a short tail (a closing question, a sign-off) joins the passage before it rather than stand alone
+    if len(grouped) > 1 and sum(len(p.split()) for p in grouped[-1]) < PASSAGE_WORDS // 2:
+        grouped[-2].extend(grouped.pop())
+    return [" ".join(group) for group in grouped] if len(grouped) > 1 else []
+
+
+def distinctive_sentences(content: str, most: int) -> list[str]:
+    """At most `most` sentences of a turn (of `SENTENCE_MIN_WORDS` words or more) that say most of what the rest
+    of it does not: ranked by their content words found in no other sentence, ties to the earlier; in turn order.
+    """
+    from memlake.text import content_words  # deferred: the chunker's other paths need none of it
+
+    found = [p.strip() for p in _SENTENCE_END.split(content) if p and len(p.split()) >= SENTENCE_MIN_WORDS]
+    said = [content_words(sentence) for sentence in found]
+    seen_in: dict[str, int] = {}
+    for words in said:
+        for word in words:
+            seen_in[word] = seen_in.get(word, 0) + 1
+    own = [sum(1 for word in words if seen_in[word] == 1) for words in said]
+    best = sorted(range(len(found)), key=lambda i: (-own[i], i))[:most]
+    return [found[i] for i in sorted(best) if own[i] > 0]
+
+
+def is_long(content: str, long_turn_words: int, long_turn_keys: int) -> bool:
+    """Whether a turn gets passage keys (a bounded number) rather than a key per sentence."""
+    return long_turn_keys > 0 and len(content.split()) > long_turn_words
 
 
 def questions_answered(before: Mapping[str, Any] | None, turn: Mapping[str, Any]) -> list[str]:
@@ -135,11 +193,16 @@ def build_chunks(
     window_size: int = 0,
     sentence_keys: bool = False,
     question_keys: bool = False,
+    long_turn_words: int = 100,
+    long_turn_keys: int = 0,
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
+    A turn of more than `long_turn_words` words gets at most `long_turn_keys` passage keys instead of a key
+    per sentence (0: no bound, a key per sentence as for every turn).
     Deterministic: the same turns give the same chunks, ids and order.
     """
+    budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys)
     if turns.height == 0:
         return pl.from_arrow(CHUNKS.schema.empty_table())  # type: ignore[return-value]
     ordered = turns.sort("agent_id", "conversation_id", "turn_index")
@@ -147,11 +210,7 @@ def build_chunks(
     for (agent_id, conversation_id), group in ordered.group_by(
         "agent_id", "conversation_id", maintain_order=True
     ):
-        rows.extend(
-            _conversation_chunks(
-                str(agent_id), str(conversation_id), group, window_size, sentence_keys, question_keys
-            )
-        )
+        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
     counts = count_tokens([r["text"] for r in rows])
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
@@ -159,13 +218,32 @@ def build_chunks(
     return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class KeyBudget:
+    """Which keys a turn gets beside its own: sentences, the questions it replies to, a long turn's passages."""
+
+    sentence_keys: bool = False
+    question_keys: bool = False
+    long_turn_words: int = 100
+    long_turn_keys: int = 0
+
+    def is_long(self, content: str) -> bool:
+        return is_long(content, self.long_turn_words, self.long_turn_keys)
+
+    def parts(self, content: str) -> tuple[str, list[str]]:
+        """The kind and texts of a turn's part keys: a long turn's passages (runs, then its most distinctive
+        sentences; `long_turn_keys` at most), else its sentences (if asked for)."""
+        if not self.is_long(content):
+            return "sentence", sentences(content) if self.sentence_keys else []
+        runs = passages(content, self.long_turn_keys - self.long_turn_keys // 3)
+        if not self.sentence_keys:
+            return "passage", runs
+        alone = distinctive_sentences(content, self.long_turn_keys // 3)
+        return "passage", [*runs, *(sentence for sentence in alone if sentence not in runs)]
+
+
 def _conversation_chunks(
-    agent_id: str,
-    conversation_id: str,
-    group: pl.DataFrame,
-    window_size: int,
-    sentence_keys: bool,
-    question_keys: bool,
+    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int, budget: KeyBudget
 ) -> list[dict[str, Any]]:
     turns = group.to_dicts()
     started = turns[0].get("conversation_started_at") or turns[0]["created_at"]
@@ -179,16 +257,17 @@ def _conversation_chunks(
                 role=t["role"], speaker=t["speaker"],
             )
         )
-        for part, sentence in enumerate(sentences(t["content"]) if sentence_keys else []):
+        part_kind, parts = budget.parts(t["content"])
+        for part, said in enumerate(parts):
             rows.append(
                 _row(
-                    agent_id, conversation_id, "sentence", [t],
-                    turn_text(t["speaker"], t["role"], sentence, started),
-                    turn_embed_text(t["speaker"], t["role"], sentence),
+                    agent_id, conversation_id, part_kind, [t],
+                    turn_text(t["speaker"], t["role"], said, started),
+                    turn_embed_text(t["speaker"], t["role"], said),
                     role=t["role"], speaker=t["speaker"], part=part,
                 )
             )
-        if question_keys and before is not None:
+        if budget.question_keys and before is not None:
             for part, question in enumerate(questions_answered(before, t)):
                 rows.append(  # the asker's words, standing for the reply: filters on role or speaker see the reply's
                     _row(
@@ -206,6 +285,8 @@ def _conversation_chunks(
             window = turns[start : start + window_size]
             if len(window) < 2:
                 break
+            if any(budget.is_long(t["content"]) for t in window):
+                continue
             body = "\n".join(turn_embed_text(t["speaker"], t["role"], t["content"]) for t in window)
             text = f"Conversation of {human_date(started)}\n{body}"
             rows.append(_row(agent_id, conversation_id, "window", window, text, body))
@@ -243,7 +324,8 @@ def _row(
 def chunk_recipe(settings: Settings) -> str:
     """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
     return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
-            f"questions={settings.chunk_questions}").lower()
+            f"questions={settings.chunk_questions} long_turn={settings.chunk_long_turn_words}:"
+            f"{settings.chunk_long_turn_keys}").lower()
 
 
 def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
@@ -261,13 +343,16 @@ def build_chunks_by_day(
     window_size: int = 0,
     sentence_keys: bool = False,
     question_keys: bool = False,
+    long_turn_words: int = 100,
+    long_turn_keys: int = 0,
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
     One build for every day: the tokenizer and polars pay their per-call cost once, not once per day.
     """
     built = build_chunks(
-        turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys
+        turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys,
+        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys,
     )
     if built.height == 0:
         return {}

@@ -175,6 +175,17 @@ class Settings(BaseSettings):
         description="A chunk per question a turn replies to (the previous turn's, by another speaker, with 'you' "
         "turned into the replier's name): a memory query matches the question asked better than the reply.",
     )
+    chunk_long_turn_words: int = Field(
+        100, ge=1,
+        description="A turn of more words is long: it gets passage keys (at most chunk_long_turn_keys) instead of "
+        "a key per sentence, and a hit on it returns the passage that matched. LoCoMo's longest turn has 96.",
+    )
+    chunk_long_turn_keys: int = Field(
+        6, ge=0,
+        description="Most passage keys a long turn gets: two thirds runs of its sentences in order (~80 words or "
+        "more each; the turn's own vector the mean of theirs), one third its most distinctive sentences alone. "
+        "0 = no bound: a key per sentence, as short turns get.",
+    )
     search_question_weight: float = Field(
         0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )

@@ -49,8 +49,10 @@ from memlake.schemas import ROLES, check_agent_id, check_day
 VECTOR = "vector"
 TEXT = "text"
 NO_EMBEDDER = "none"
-# Sessions get the normalised mean of their turns' vectors (see memlake.chunks).
+# Sessions get the normalised mean of their turns' vectors, and a long turn (one with passage keys) the mean of
+# its passages' (see memlake.chunks): the kind pooled -> the kind of the rows it is pooled from, in pooling order.
 POOLED_KINDS = ("session",)
+POOLED_FROM = {"turn": "passage", "session": "turn"}
 # Below this many rows a flat (exact) scan is fast enough; above it an IVF index helps.
 ANN_MIN_ROWS = 50_000
 # Rows a reader keeps in memory by default (Settings.search_snapshot_rows): about 2 KB a row with 384-d vectors.
@@ -128,6 +130,18 @@ class SyncResult:
     embedder: str = NO_EMBEDDER
     rebuilt_table: bool = False
     embed_seconds: float = 0.0
+
+
+def _turns_with_passages(rows: pl.DataFrame, pool_by: str) -> set[int]:
+    """The positions of the turn rows that have passage rows (the same `pool_by` value and turn)."""
+    if "kind" not in rows.columns:
+        return set()
+    keyed = rows.select(pl.col(pool_by), pl.col("turn_start"), pl.col("kind"))
+    passages = set(keyed.filter(pl.col("kind") == "passage").select(pool_by, "turn_start").iter_rows())
+    if not passages:
+        return set()
+    return {i for i, (group, start, kind) in enumerate(keyed.iter_rows())
+            if kind == "turn" and (group, start) in passages}
 
 
 def index_schema(base: pa.Schema, dim: int) -> pa.Schema:
@@ -237,7 +251,8 @@ class VectorStore:
         Rows whose (text_sha256, embedder) matches the stored row keep their
         stored vector; the others are embedded (`embed`), except kinds in
         POOLED_KINDS, which get the normalised mean of the vectors of the rows
-        sharing their `pool_by` value and lying in their turn range. With no
+        sharing their `pool_by` value and lying in their turn range (and turns
+        with passage keys, the mean of their passages'). With no
         embedder the table has no vector column (full-text search only). A table
         built by another embedder is rebuilt from scratch: the caller passes the
         whole lake then (see `needs_full_rebuild`).
@@ -256,6 +271,7 @@ class VectorStore:
         to_embed: list[int] = []
         pooled: list[int] = []
         kinds = rows["kind"].to_list() if "kind" in rows.columns else [None] * rows.height
+        with_passages = _turns_with_passages(rows, pool_by) if pool_by is not None and dim > 0 else set()
         for i, (row_key, sha, kind) in enumerate(
             zip(rows[key].to_list(), rows["text_sha256"].to_list(), kinds, strict=True)
         ):
@@ -265,7 +281,7 @@ class VectorStore:
             if old is not None and old[0] == sha and old[1] is not None:
                 vectors[i] = old[1]
                 result.reused += 1
-            elif kind in POOLED_KINDS and pool_by is not None:
+            elif pool_by is not None and (kind in POOLED_KINDS or (kind == "turn" and i in with_passages)):
                 pooled.append(i)
             else:
                 to_embed.append(i)
@@ -311,17 +327,20 @@ class VectorStore:
         starts = rows["turn_start"].to_list()
         ends = rows["turn_end"].to_list()
         kinds = rows["kind"].to_list()
-        members: dict[Any, list[int]] = {}
-        for i, kind in enumerate(kinds):
-            if kind == "turn" and vectors[i] is not None:
-                members.setdefault(groups[i], []).append(i)
-        for i in pooled:
-            inside = [j for j in members.get(groups[i], []) if starts[i] <= starts[j] <= ends[i]]
-            if not inside:
-                continue
-            mean = np.mean(np.stack([vectors[j] for j in inside]), axis=0)  # type: ignore[misc]
-            norm = float(np.linalg.norm(mean))
-            vectors[i] = (mean / norm if norm > 0 else mean).astype(np.float32)
+        for pooled_kind, member_kind in POOLED_FROM.items():  # turns first: a session pools its pooled turns
+            members: dict[Any, list[int]] = {}
+            for i, kind in enumerate(kinds):
+                if kind == member_kind and vectors[i] is not None:
+                    members.setdefault(groups[i], []).append(i)
+            for i in pooled:
+                if kinds[i] != pooled_kind:
+                    continue
+                inside = [j for j in members.get(groups[i], []) if starts[i] <= starts[j] <= ends[i]]
+                if not inside:
+                    continue
+                mean = np.mean(np.stack([vectors[j] for j in inside]), axis=0)  # type: ignore[misc]
+                norm = float(np.linalg.norm(mean))
+                vectors[i] = (mean / norm if norm > 0 else mean).astype(np.float32)
 
     def ensure_indexes(self, name: str, ann: bool | None = None) -> None:
         """Full-text index on `text`, a bitmap on `agent_id`; fold new rows in; an ANN index when large."""

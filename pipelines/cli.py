@@ -832,8 +832,8 @@ def graph_split(
 
 bench_app = typer.Typer(
     no_args_is_help=True,
-    help="Benchmarks: LoCoMo retrieval recall, context blocks, search at scale, the distiller, the fact change "
-    "sets; all of them.",
+    help="Benchmarks: LoCoMo retrieval recall, context blocks, RealMem retrieval, ingest, search at scale, the "
+    "distiller, the fact change sets; all of them.",
 )
 app.add_typer(bench_app, name="bench")
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -905,6 +905,75 @@ def bench_serve(
     from service.bench import run_serve_bench  # deferred: the HTTP client and the service, for this one
 
     run_serve_bench(existing_home(load_settings(home)).home, out, token=token, rounds=rounds, log=typer.echo)
+
+REALMEM_DATA = REPO_DIR.parent / "shared" / "benchmarks" / "realmem"
+RealmemData = Annotated[Path, typer.Option(exists=True, file_okay=False, help="the RealMem folder")]
+PersonasOption = Annotated[
+    str, typer.Option(help="comma-separated persona indexes, 0-9 in file-name order (default all; 0-4 tune)")
+]
+
+
+def persona_indexes(text: str) -> list[int] | None:
+    """`--personas 0,5` as [0, 5]; empty: all of them. Anything else is a clear error."""
+    if not text.strip():
+        return None
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"--personas takes comma-separated numbers, got {text!r}") from None
+
+
+@bench_app.command("realmem")
+def bench_realmem(
+    data: RealmemData = REALMEM_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "realmem.json",
+    personas: PersonasOption = "",
+    model: ModelOption = "",
+    home: BenchHomeOption = None,
+    reuse: ReuseOption = False,
+) -> None:
+    """RealMem: gold sessions of long-answer chats, memlake beside BM25 in the same run; personas 5-9 apart."""
+    from memlake.bench.realmem import run_realmem  # deferred: as the other benchmarks beside locomo
+
+    try:
+        report = run_realmem(data, out, personas=persona_indexes(personas), model=model, home=home, reuse=reuse,
+                             log=typer.echo, pipeline=runs().IN_PROCESS)
+    except (FileNotFoundError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for name, system in report["systems"].items():
+        for half in ("tune_0_4", "held_5_9"):
+            row = system[half]
+            if row.get("n"):
+                typer.echo(f"{name} {half}: session all@5 {row['session_all@5']:.3f}, evidence in 750 words "
+                           f"{row['words750_share']:.3f} over {row['n']} queries")
+    typer.echo(f"-> {out}")
+
+
+@bench_app.command("ingest")
+def bench_ingest(
+    locomo_data: LocomoData = LOCOMO_DATA,
+    realmem_data: RealmemData = REALMEM_DATA,
+    out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "ingest.json",
+    datasets: Annotated[str, typer.Option(help="comma-separated: locomo, realmem")] = "locomo,realmem",
+    locomo_limit: Annotated[int | None, typer.Option(help="only the first N LoCoMo samples")] = None,
+    personas: PersonasOption = "",
+    model: ModelOption = "",
+    home: Annotated[Path | None, typer.Option(help="build the homes under this folder (default: a temporary one)")]
+    = None,
+) -> None:
+    """Ingest on LoCoMo and RealMem: turns/s end to end, texts embedded per turn, index size, peak memory; the
+    default chunking beside today's (no bound on long turns) in the same run."""
+    from memlake.bench.ingest import run_ingest  # deferred: as the other benchmarks beside locomo
+
+    try:
+        report = run_ingest(locomo_data, realmem_data, out, datasets=[d.strip() for d in datasets.split(",")],
+                            locomo_limit=locomo_limit, personas=persona_indexes(personas), model=model, home=home,
+                            log=typer.echo, pipeline=runs().IN_PROCESS)
+    except (FileNotFoundError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    for dataset in ("locomo", "realmem"):
+        if dataset in report:
+            typer.echo(f"{dataset}: default over today's {report[dataset]['budget_over_today']}")
     typer.echo(f"-> {out}")
 
 

@@ -21,8 +21,9 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from memlake.api import Memory
 from memlake.bench.locomo import (
@@ -58,12 +59,30 @@ def context_block(memory: Memory, q: Question, mode: str, budget: int | None) ->
     return memory.context(q.question, q.agent_id, mode=mode, budget=budget, as_of=q.as_of)
 
 
-def search_block(memory: Memory, q: Question, budget: int) -> ContextBlock:
-    """The baseline: `Memory.search` hits, best first, in one section cut to `budget` tokens by the same
-    assembler and counter as `Memory.context`, so the two blocks are measured alike."""
+def block_conversation_ids(block: ContextBlock) -> set[str]:
+    """Every conversation id the block's lines came from."""
+    return {cid for line in block.provenance for cid in line["conversation_ids"]}
+
+
+class Asked(Protocol):
+    """What a benchmark's question gives a block: its text, its agent and its time."""
+
+    @property
+    def question(self) -> str: ...
+    @property
+    def agent_id(self) -> str: ...
+    @property
+    def as_of(self) -> datetime: ...
+
+
+def search_block(memory: Memory, q: Asked, budget: int, until: datetime | None = None, **params: Any
+                 ) -> ContextBlock:
+    """The baseline: `Memory.search` hits (`params`: search settings, e.g. a BM25 run's), best first, in one
+    section cut to `budget` tokens by the same assembler and counter as `Memory.context`, so the two blocks are
+    measured alike."""
     # as the LoCoMo benchmark searches: as of the question's time, no `until` (it would drop the last session,
     # said at exactly that time; `Memory.context` sets its `until` to the end of that day)
-    hits = memory.search(q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of)
+    hits = memory.search(q.question, q.agent_id, k=SEARCH_K, as_of=q.as_of, until=until, **params)
     plan = SectionPlan("search hits", hit_lines(hits, "turn"))
     return assemble(q.as_of.date(), decide(q.question, "off"), "search", [plan], budget, count_packaged_tokens)
 

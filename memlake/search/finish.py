@@ -29,11 +29,13 @@ def fetch_rows(
     light: dict[str, dict[str, Any]],
     columns: list[str],
     vectors: dict[str, np.ndarray],
+    excerpts: Iterable[str] = (),
 ) -> dict[str, dict[str, Any]]:
-    """The whole rows of `light`'s keys and of the turns `window_turns` around each (context): from the
-    snapshot, else one LanceDB fetch. Their stored vectors go into `vectors`."""
+    """The whole rows of `light`'s keys, of the turns `window_turns` around each (context) and of the `excerpts`
+    (the passages long turns' hits return): from the snapshot, else one LanceDB fetch. Their stored vectors go
+    into `vectors`."""
     spec, reach = plan.spec, plan.params.window_turns
-    wanted = set(light)
+    wanted = set(light) | set(excerpts)
     for row in light.values():
         for index in range(int(row["turn_start"]) - reach, int(row["turn_end"]) + reach + 1):
             if index >= 0:
@@ -87,7 +89,7 @@ def result_frame(
     order = mmr_order([s["score"] for s in scored], matrix, plan.params.mmr_lambda, plan.params.k, own)
     out = []
     for rank, i in enumerate(order, start=1):
-        row = {"rank": rank, **result_row(keys[i], candidates[keys[i]], mode, note), **scored[i]}
+        row = {"rank": rank, **result_row(keys[i], candidates[keys[i]], mode, note, turns), **scored[i]}
         row.update(context(plan.spec, candidates[keys[i]].row, turns, plan.params.window_turns))
         row.update({c: candidates[keys[i]].row.get(c) for c in plan.spec.extra_columns})
         out.append(row)
@@ -97,10 +99,15 @@ def result_frame(
     return pl.DataFrame(out, schema=result_schema(plan.spec), strict=False)
 
 
-def result_row(key: str, cand: Candidate, mode: str, note: str | None) -> dict[str, Any]:
-    """What a result row says of its candidate, beyond its score and boosts."""
+def result_row(
+    key: str, cand: Candidate, mode: str, note: str | None, fetched: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """What a result row says of its candidate, beyond its score and boosts. A hit on a long turn through one of
+    its passages returns that passage (`excerpt`), with the turn's key and ids: `Memory.turns` gives the whole."""
+    excerpt = (fetched or {}).get(cand.excerpt_key() or "")
     return {
-        "text": cand.row["text"],
+        "text": excerpt["text"] if excerpt is not None else cand.row["text"],
+        "excerpt": excerpt is not None,
         "agent_id": cand.row["agent_id"],
         "conversation_id": cand.row.get("conversation_id"),
         "message_ids": list(cand.row.get("message_ids") or []),
@@ -170,6 +177,7 @@ def _result_schema() -> dict[str, Any]:
         "rank": pl.Int32,
         "score": pl.Float64,
         "text": pl.String,
+        "excerpt": pl.Boolean,
         "agent_id": pl.String,
         "conversation_id": pl.String,
         "message_ids": pl.List(pl.String),

@@ -21,6 +21,8 @@ from memlake.search.plan import Plan
 from memlake.vectors import VECTOR
 
 _MATCHED = "_matched"  # on a hit standing for its turn: the kind of key that matched (sentence, question)
+_PART = "_part"  # on a hit standing for its turn: the key of the part that matched (a long turn's passage)
+EXCERPT_KINDS = ("passage",)  # parts a hit returns in place of their whole turn (see `Candidate.excerpt_key`)
 
 
 @dataclass
@@ -28,8 +30,15 @@ class Candidate:
     row: dict[str, Any]
     ranks: dict[str, int] = field(default_factory=dict)
     matched: dict[str, str] = field(default_factory=dict)  # list -> the kind of key it ranked: turn, sentence ...
+    parts: dict[str, str] = field(default_factory=dict)  # list -> the key of the passage it ranked (long turns)
     rrf: float = 0.0
     lift: float = 0.0
+
+    def excerpt_key(self) -> str | None:
+        """The key of the passage a hit on a long turn returns: the best ranked of those its lists matched."""
+        if not self.parts:
+            return None
+        return self.parts[min(self.parts, key=lambda name: self.ranks[name])]
 
 
 @dataclass
@@ -53,6 +62,7 @@ class Fused:
             return
         key = row[plan.spec.key]
         matched = row.pop(_MATCHED, kind)
+        part = row.pop(_PART, None)
         cand = self.candidates.get(key)
         if cand is None:
             vec = row.pop(VECTOR, None)
@@ -61,6 +71,8 @@ class Fused:
             cand = self.candidates[key] = Candidate(row=row)
         cand.ranks[list_name] = rank
         cand.matched[list_name] = matched
+        if matched in EXCERPT_KINDS and part is not None:
+            cand.parts[list_name] = part
         cand.rrf += value
 
 
@@ -131,7 +143,7 @@ def parts_as_turns(
     hits: list[dict[str, Any]], agent_id: str, key: str, parts: tuple[str, ...]
 ) -> list[dict[str, Any]]:
     """A list's hits with each part (a sentence) standing for its turn, each turn at its best place
-    (and the part's kind under `_MATCHED`, for the result's `vector_match` / `text_match`).
+    (and the part's kind under `_MATCHED`, for the result's `vector_match` / `text_match`, its key under `_PART`).
 
     A turn's vector is the mean of everything it says, and a long turn's is cut at the model's input
     limit; the vector of one of its sentences is not. Hits come best first, so the first one of a
@@ -142,7 +154,7 @@ def parts_as_turns(
     for row in hits:
         if row.get("kind") in parts:
             row = {**row, key: turn_key(agent_id, row["conversation_id"], int(row["turn_start"])), "kind": "turn",
-                   _MATCHED: row["kind"]}
+                   _MATCHED: row["kind"], _PART: row[key]}
         elif row.get("kind") != "turn":
             out.append(row)
             continue

@@ -106,7 +106,7 @@ CHUNK_SPEC = IndexSpec(
     CHUNK_INDEX,
     key="chunk_id",
     result_kinds=("turn",),
-    part_kinds=("sentence", "question"),
+    part_kinds=("sentence", "passage", "question"),
     context_kinds=("session", "window"),
     expand_windows=True,
     extra_columns=("role", "speaker"),

@@ -64,7 +64,9 @@ def plan_search(
     params = _adjusted(params, query)
     context = tuple(kind for kind, weight in (("window", params.window_weight), ("session", params.session_weight))
                     if weight > 0 and kind in spec.context_kinds)
-    switched_off = {"sentence": not params.sentence_keys, "question": not params.question_keys}
+    # a long turn's passages are its sentence keys, grouped: one switch for both
+    switched_off = {"sentence": not params.sentence_keys, "passage": not params.sentence_keys,
+                    "question": not params.question_keys}
     parts = tuple(kind for kind in spec.part_kinds if not switched_off.get(kind, False))
     kinds = (*spec.result_kinds, *parts, *context) if spec.result_kinds else ()
     group = replace(base, kinds=kinds) if kinds else base

@@ -104,7 +104,8 @@ class Searcher:
         ranked = shortlist(fused.candidates, scoring, keep=max(4 * plan.params.k, plan.params.k + 30))
         columns = [*index_columns(plan.spec), *([VECTOR] if source.has_vectors else [])]
         light = {k: fused.candidates[k].row for k in ranked}
-        turns = fetch_rows(self.store, source.snapshot, plan, light, columns, fused.vectors)
+        excerpts = [key for key in (fused.candidates[k].excerpt_key() for k in ranked) if key is not None]
+        turns = fetch_rows(self.store, source.snapshot, plan, light, columns, fused.vectors, excerpts)
         return with_whole_rows(plan, fused.candidates, ranked, turns), turns
 
 

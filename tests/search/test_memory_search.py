@@ -215,3 +215,37 @@ def test_episode_and_fact_indexes_are_searched_by_scope(tmp_path):
     assert lives["conversation_id"][0] == "c2" and lives["status"][0] == "active" and lives["mention"][0] == 1.0
     with pytest.raises(ValueError, match="unknown scope 'everything'"):  # graph is a scope now (issue 24)
         memory.search("x", "alice", scope="everything")
+
+
+LONG_ANSWER = " ".join([
+    "Here is how I would set up the shared drive for the team.",
+    *(f"Step {i}: create folder {i} for the quarterly reports and give the finance group read access to it."
+      for i in range(1, 9)),
+    "For the field laptops, the Kestrel router needs firmware 4.2 before it will hold a VPN tunnel.",
+    "Flash it from the admin page, then reboot it twice so the new certificate is picked up.",
+    *(f"Check {i}: confirm that backup job {i} ran overnight and that its log shows no skipped files."
+      for i in range(1, 9)),
+])
+
+
+def test_a_hit_on_a_long_answer_returns_the_passage_that_matched_with_the_turns_ids(settings, run_pipeline):
+    """A long answer's hit is the part that matched (within the turn, its ids and key): a fixed budget of
+    words then holds more evidence; `Memory.turns` gives the whole turn."""
+    land(settings, "alice", "it.jsonl", jsonl(
+        msg("it", 0, "user", "How do I get the office network ready for the field team?", "2024-03-01"),
+        msg("it", 1, "assistant", LONG_ANSWER, "2024-03-01"),
+        msg("tea", 0, "user", "I drink oolong tea every morning, never coffee.", "2024-03-05"),
+    ))
+    run_pipeline()
+    memory = hash_memory(settings)
+    found = memory.search("Kestrel router firmware", "alice", k=3)
+
+    hit = found.row(0, named=True)
+    assert hit["message_ids"] == ["it-m1"] and hit["excerpt"] is True
+    assert "Kestrel router needs firmware 4.2" in hit["text"]
+    said = hit["text"].split(": ", 1)[1]  # after the "Assistant, 1 March 2024" header
+    assert said in LONG_ANSWER and len(said.split()) < len(LONG_ANSWER.split()) / 2
+    whole = memory.turns("alice", hit["conversation_id"]).filter(pl.col("turn_index") == hit["turn_start"])
+    assert whole["content"].to_list() == [LONG_ANSWER]
+    short = memory.search("oolong tea", "alice", k=1).row(0, named=True)
+    assert short["excerpt"] is False and short["text"].endswith("I drink oolong tea every morning, never coffee.")

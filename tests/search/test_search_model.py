@@ -119,22 +119,29 @@ def test_paraphrase_with_no_shared_content_word_ranks_in_the_top_3(model_home):
     assert "c2-m0" in [ids[0] for ids in found["message_ids"].to_list()], found.select("text")
 
 
-def test_a_fact_at_the_end_of_a_long_turn_is_found_through_its_sentence(model_home):
-    """The turn's own vector stops at the model's input limit; the sentence's vector does not."""
+def test_a_fact_at_the_end_of_a_long_turn_is_found_through_its_own_key_and_returned_alone(model_home):
+    """The turn's own vector stops at the model's input limit; a long turn's distinctive sentence has a key of
+    its own among its bounded keys, and the hit returns that part, not the whole turn."""
     settings, _ = model_home
     assert not content_words(BURIED_QUERY) & content_words(LONG_TURN)
     chunks = Lake(settings.lake_dir).read(CHUNKS).filter(pl.col("message_ids").list.first() == "c5-m0")
     turn = chunks.filter(pl.col("kind") == "turn")
     assert turn["token_count"][0] > 300  # well past the 256 the model reads
-    assert chunks.filter(pl.col("kind") == "sentence")["embed_text"].to_list()[-1] == f"Priya: {BURIED_TARGET}"
+    keys = chunks.filter(pl.col("kind") == "passage")
+    assert keys.height <= settings.chunk_long_turn_keys and chunks.filter(pl.col("kind") == "sentence").height == 0
+    assert f"Priya: {BURIED_TARGET}" in keys["embed_text"].to_list()
 
     memory = Memory(settings=settings)
     found = memory.search(BURIED_QUERY, "priya", k=3)
     hit = found.filter(pl.col("message_ids").list.first() == "c5-m0")
     assert hit.height == 1 and hit["vector_rank"][0] == 1, found.select("text", "vector_rank")
-    assert hit["vector_match"][0] == "sentence"
+    assert hit["vector_match"][0] == "passage"
+    assert hit["excerpt"][0] and hit["text"][0].endswith(f": {BURIED_TARGET}")
+    # without its part keys the turn is found by its own vector alone (the mean of its runs: the whole turn) and
+    # returned whole
     whole_turns_only = memory.search(BURIED_QUERY, "priya", k=10, sentence_keys=False)
-    assert "c5-m0" not in [ids[0] for ids in whole_turns_only["message_ids"].to_list()]
+    alone = whole_turns_only.filter(pl.col("message_ids").list.first() == "c5-m0")
+    assert alone["vector_match"].to_list() in ([], ["turn"]) and not alone["excerpt"].any()
 
 
 def test_a_reply_is_found_through_the_question_it_answered(model_home):

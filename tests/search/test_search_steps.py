@@ -12,7 +12,7 @@ def test_the_plan_asks_each_list_for_at_least_k_rows_and_for_the_kinds_that_coun
     plan = plan_search(CHUNK_SPEC, "oolong tea", "alice", SearchParams(k=40, candidates=10, window_weight=0.5),
                        Filters(), "2024-03-01")
     assert plan.params.candidates == 40
-    assert plan.group.kinds == ("turn", "sentence", "question", "window")
+    assert plan.group.kinds == ("turn", "sentence", "passage", "question", "window")
     assert plan.limit == 40 * 3  # turns, their parts, windows: a count each
     assert plan.when.isoformat() == "2024-03-01T23:59:59.999999+00:00"  # a day means its end
 

@@ -114,6 +114,45 @@ def test_a_turn_of_several_sentences_gets_a_chunk_per_sentence_under_its_own_ran
     assert build_chunks(frame, count_words).filter(pl.col("kind") == "sentence").height == 0
 
 
+def long_answer(sentences: int) -> str:
+    """An assistant answer of `sentences` distinct sentences of 12 words each."""
+    return " ".join(f"Option {i} keeps the budget under twenty dollars and works offline in the field." for i in
+                    range(sentences))
+
+
+@pytest.mark.parametrize(("sentences", "most"), [(12, 4), (40, 4), (40, 2), (60, 3)])
+def test_a_long_answer_gets_at_most_the_bound_of_passage_keys_saying_it_whole(sentences, most):
+    answer = long_answer(sentences)
+    frame = turns_frame({"s1": [("user", "Ada", "Which tools fit my budget?"), ("assistant", None, answer)]})
+    chunks = build_chunks(frame, count_words, sentence_keys=True, question_keys=True, long_turn_words=100,
+                          long_turn_keys=most)
+
+    keys = chunks.filter((pl.col("turn_start") == 1) & (pl.col("kind") != "window") & (pl.col("kind") != "session"))
+    passages = keys.filter(pl.col("kind") == "passage")
+    assert 2 <= passages.height <= most
+    assert keys.filter(pl.col("kind") == "sentence").height == 0  # not one key per sentence
+    # the first passages say the whole answer in order (runs); any after them are sentences of it, alone
+    said = [t.removeprefix("Assistant: ") for t in passages["embed_text"]]
+    runs = next(n for n in range(1, len(said) + 1) if " ".join(said[:n]) == answer)
+    assert runs >= 2 and all(sentence in answer for sentence in said[runs:])
+    assert passages["message_ids"].to_list() == [["s1-m1"]] * passages.height
+    assert passages["text"][0].startswith("Assistant, 8 May 2023: Option 0 keeps")
+
+
+def test_short_turns_keep_their_keys_whatever_the_bound_on_long_ones():
+    frame = turns_frame({
+        "s1": [("user", "Caroline", "I went to a support group yesterday. It was powerful! Everyone shared."),
+               ("assistant", "Melanie", "That sounds great. What did you talk about with your group?"),
+               ("user", "Caroline", "Mostly coming out stories. Then we had tea [shares a photo of a mug]")],
+    })
+    unbounded = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
+                             long_turn_keys=0)
+    bounded = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
+                           long_turn_words=100, long_turn_keys=2)
+    assert bounded.to_dicts() == unbounded.to_dicts()
+    assert bounded.filter(pl.col("kind") == "sentence").height == 6  # the bound is on long turns only
+
+
 def test_a_reply_is_keyed_by_the_question_it_answers_put_to_the_replier_by_name():
     frame = turns_frame({"s1": [
         ("user", "Caroline", "Hey Mel! What are you reading these days? Anything good?"),
@@ -199,6 +238,8 @@ def test_the_chunker_version_moves_with_what_the_chunker_builds():
         "s2": [("user", "Caroline", "Do you paint there?"),
                ("assistant", "Melanie", "Every weekend. The light there is lovely.")],
     })
-    chunks = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True)
+    frame = pl.concat([frame, turns_frame({"s3": [("assistant", None, long_answer(20))]})])
+    chunks = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
+                          long_turn_words=100, long_turn_keys=4)
     digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
-    assert (CHUNKER, digest) == ("memlake-chunks-3", "3387863529dfc348")
+    assert (CHUNKER, digest) == ("memlake-chunks-4", "aad8c0faace91af6")

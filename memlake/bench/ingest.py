@@ -1,0 +1,129 @@
+"""Ingest benchmark: turns a second end to end, texts embedded per turn, index size and peak memory, on LoCoMo
+(short chat lines) and RealMem (long answers), each with the default chunking beside today's in the same run.
+
+"Today's" is the chunking before long turns had a bound (`chunk_long_turn_keys = 0`: a key per sentence of
+every turn, windows over every pair of turns). Each build runs in a fresh process (spawned), so its peak
+resident memory (`resource.getrusage`) is its own and no model or table cache carries over from the last.
+Turns a second end to end: turns over the seconds of the steps from landing to a searchable chunk index
+(manifest, turns and their checks, chunks, chunk index); the whole run (episodes, facts, ... too) beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import resource
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memlake.bench import locomo, realmem
+from memlake.bench.machine import machine
+from memlake.bench.pipeline import HomePipeline
+from memlake.settings import write_home_setting
+
+CHUNKINGS = {"today": {"chunk_long_turn_keys": 0}, "budget": {}}  # settings over the defaults
+
+
+@dataclass(frozen=True)
+class Build:
+    """One home to build: which data, which chunking, where."""
+
+    dataset: str  # locomo or realmem
+    data: Path
+    selection: tuple[int, ...]  # LoCoMo: the first N samples (one number); RealMem: persona indexes (all if empty)
+    chunking: str
+    home: Path
+    model: str
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
+def landing_writer(build: Build) -> Callable[[Path], Any]:
+    if build.dataset == "locomo":
+        samples = json.loads(build.data.read_bytes())[: build.selection[0] if build.selection else None]
+        return lambda landing: locomo.write_landing(samples, landing)
+    _, picked = realmem.read_personas(build.data, build.selection or None)
+    return lambda landing: realmem.write_landing([(agent, dialogues) for _, agent, dialogues in picked], landing)
+
+
+def build_home(build: Build, pipeline: HomePipeline) -> dict[str, Any]:
+    """Build one home (in the process that runs it): the ingest figures, its index size and the peak memory."""
+    build.home.mkdir(parents=True, exist_ok=True)
+    for key, value in CHUNKINGS[build.chunking].items():
+        write_home_setting(build.home, key, str(value))
+    figures = locomo.build_landed(build.home, build.model, pipeline, landing_writer(build), raw_rate=False)
+    turns, path_seconds = figures["turns"], figures["transcript_path_seconds"]
+    return {
+        "dataset": build.dataset,
+        "chunking": build.chunking,
+        "settings": CHUNKINGS[build.chunking],
+        "turns": turns,
+        "turns_per_second_end_to_end": round(turns / path_seconds, 1) if path_seconds else None,
+        "turns_per_second_whole_run": round(turns / figures["run_seconds_all_layers"], 1),
+        "texts_embedded_per_turn": round(figures["embedded_texts"] / turns, 2) if turns else None,
+        "index_bytes": folder_bytes(build.home / "lancedb"),
+        "chunks_bytes": folder_bytes(build.home / "lake" / "transcripts" / "chunks"),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),  # Linux: KB
+        **figures,
+    }
+
+
+def ratios(today: dict[str, Any], budget: dict[str, Any]) -> dict[str, float | None]:
+    """The default chunking's figures over today's."""
+    keys = ("turns_per_second_end_to_end", "turns_per_second_whole_run", "texts_embedded_per_turn", "index_bytes",
+            "peak_rss_mb", "chunks")
+    return {k: round(budget[k] / today[k], 3) if today.get(k) and budget.get(k) is not None else None for k in keys}
+
+
+def run_ingest(
+    locomo_data: Path,
+    realmem_data: Path,
+    out: Path | None,
+    *,
+    datasets: Sequence[str] = ("locomo", "realmem"),
+    locomo_limit: int | None = None,
+    personas: Sequence[int] | None = None,
+    model: str = "",
+    home: Path | None = None,
+    log: Callable[[str], None] = print,
+    pipeline: HomePipeline,
+) -> dict[str, Any]:
+    """Build every (dataset, chunking) home, one spawned process each, and write `out` as JSON."""
+    unknown = sorted(set(datasets) - {"locomo", "realmem"})
+    if unknown:
+        raise ValueError(f"unknown dataset {', '.join(unknown)}: locomo or realmem")
+    results: dict[str, Any] = {}
+    before = machine()  # the load average as the builds start
+    context = multiprocessing.get_context("spawn")  # no torch threads or caches forked from this process
+    with tempfile.TemporaryDirectory(prefix="memlake-ingest-") as tmp:
+        root = home or Path(tmp)
+        for dataset in datasets:
+            data = locomo_data if dataset == "locomo" else realmem_data
+            selection = (locomo_limit,) if dataset == "locomo" and locomo_limit else tuple(personas or ())
+            built = {}
+            for chunking in CHUNKINGS:
+                build = Build(dataset, data, selection, chunking, root / f"{dataset}-{chunking}", model)
+                with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+                    built[chunking] = pool.submit(build_home, build, pipeline).result()
+                log(f"{dataset} {chunking}: {built[chunking]['turns_per_second_end_to_end']} turns/s, "
+                    f"{built[chunking]['texts_embedded_per_turn']} texts/turn")
+            results[dataset] = {**built, "budget_over_today": ratios(built["today"], built["budget"])}
+    report = {
+        "benchmark": "ingest",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": before,
+        "load_average_1m_after": machine()["load_average_1m"],
+        "selection": {"locomo_samples": locomo_limit, "realmem_personas": list(personas or [])},
+        **results,
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    return report

@@ -1,0 +1,79 @@
+"""`memlake bench realmem` and `memlake bench ingest`: how RealMem sessions become conversations, which queries
+are asked as of when, what the word budget counts; the commands' errors on bad options.
+
+Pure functions on small made-up sessions shaped like RealMem's (the real files are large: the figures come from
+runs of the commands themselves).
+"""
+
+from datetime import UTC, datetime
+
+from typer.testing import CliRunner
+
+from memlake.bench.ingest import ratios
+from memlake.bench.realmem import landing_rows, queries, session_starts, words_budget_sessions
+from pipelines.cli import app
+
+
+def session(uuid: str, day: str, turns: list[dict]) -> dict:
+    return {"session_uuid": uuid, "current_time": f"{day} (Monday)", "dialogue_turns": turns}
+
+
+def said(speaker: str, content: str, **extra) -> dict:
+    return {"speaker": speaker, "content": content, "is_query": False, **extra}
+
+
+DIALOGUES = [
+    session("s1", "2025-12-01", [said("User", "My budget is 20 dollars."), said("Assistant", "Noted.")]),
+    session("s2", "2025-12-01", [said("User", "I use WhatsApp for work."), said("Assistant", "Good to know.")]),
+    session("s3", "2025-12-03", [
+        said("User", "Which tool fits what I told you?", is_query=True),
+        said("Assistant", "One under 20 dollars inside WhatsApp.", memory_session_uuids=["s1", "s2", "s3", "s4"]),
+    ]),
+    session("s4", "2025-12-04", [said("User", "Thanks."), said("Assistant", "Any time.")]),
+]
+
+
+def test_sessions_of_one_day_get_increasing_times_in_file_order():
+    assert session_starts(DIALOGUES) == [datetime(2025, 12, 1, 8, 0, tzinfo=UTC),
+                                         datetime(2025, 12, 1, 8, 10, tzinfo=UTC),
+                                         datetime(2025, 12, 3, 8, 0, tzinfo=UTC),
+                                         datetime(2025, 12, 4, 8, 0, tzinfo=UTC)]
+    rows = landing_rows(DIALOGUES)
+    assert [r["conversation_id"] for r in rows[:3]] == ["s1", "s1", "s2"]
+    assert rows[1] == {"conversation_id": "s1", "message_id": "s1:1", "role": "assistant", "content": "Noted.",
+                       "created_at": "2025-12-01T08:00:00+00:00"}
+    assert "memory_session_uuids" not in str(rows)  # the gold never reaches the pipeline
+
+
+def test_a_query_is_asked_before_its_own_session_and_scored_on_the_sessions_said_before_it():
+    (q,) = queries(3, "ada", DIALOGUES)
+    assert (q.persona, q.agent_id, q.question) == (3, "ada", "Which tool fits what I told you?")
+    assert q.gold == ("s1", "s2")  # its own session and later ones cannot be found, so they are no gold
+    assert q.as_of == datetime(2025, 12, 3, 7, 59, 59, tzinfo=UTC)
+
+
+def test_the_word_budget_counts_the_returned_text_so_a_short_excerpt_leaves_room_for_more_sessions():
+    whole_answer = " ".join(["word"] * 745)
+    excerpt = " ".join(["word"] * 90)
+    later = "the budget is 20 dollars"
+    assert words_budget_sessions([whole_answer, later, later], ["a", "b", "c"], budget=750) == {"a", "b"}
+    assert words_budget_sessions([whole_answer, excerpt], ["a", "b"], budget=750) == {"a"}  # b: past 750
+    assert words_budget_sessions([excerpt, excerpt, later], ["a", "b", "c"], budget=750) == {"a", "b", "c"}
+
+
+def test_ingest_ratios_are_the_default_chunking_over_todays():
+    today = {"turns_per_second_end_to_end": 20.0, "texts_embedded_per_turn": 12.0, "index_bytes": 1000,
+             "turns_per_second_whole_run": 10.0, "peak_rss_mb": 500.0, "chunks": 100}
+    budget = {**today, "turns_per_second_end_to_end": 50.0, "texts_embedded_per_turn": 4.0, "chunks": 40}
+    assert ratios(today, budget)["turns_per_second_end_to_end"] == 2.5
+    assert ratios(today, budget)["texts_embedded_per_turn"] == 0.333
+
+
+def test_bad_bench_options_are_one_line_errors_not_tracebacks(tmp_path):
+    runner = CliRunner()
+    bad = runner.invoke(app, ["bench", "realmem", "--personas", "zero", "--data", str(tmp_path)])
+    assert bad.exit_code == 2 and "--personas takes comma-separated numbers" in bad.output
+    empty = runner.invoke(app, ["bench", "realmem", "--personas", "0", "--data", str(tmp_path)])
+    assert empty.exit_code == 2 and "no RealMem persona files" in empty.output and "Traceback" not in empty.output
+    unknown = runner.invoke(app, ["bench", "ingest", "--datasets", "mnist", "--out", str(tmp_path / "x.json")])
+    assert unknown.exit_code == 2 and "unknown dataset mnist" in unknown.output
