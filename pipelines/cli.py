@@ -465,7 +465,11 @@ def search(
         source = " ".join(part for part in (row["conversation_id"], ",".join(row["message_ids"][:3])) if part)
         # a fact hit leads with its id and version: what `memlake reject`, `forget` and `--replaces` take
         fact = f"{row['fact_id']} v{row['version']} [{row['status']}] " if scope == "facts" else ""
-        typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {fact}{source or 'override'}: {_shown(row['text'])}")
+        # a passage of a long turn: say where the whole turn is
+        part = (f" (a passage: `memlake turns --agent {agent} --conversation {row['conversation_id']}` has the whole "
+                "turn)") if row.get("excerpt") else ""
+        typer.echo(f"{row['rank']:>3}. {row['score']:.4f} [{when}] {fact}{source or 'override'}: "
+                   f"{_shown(row['text'])}{part}")
     if frame.height == 0:
         typer.echo("no results")
     elif record:  # the access log was written: say so, as `remember` and `forget` say what they wrote

@@ -276,10 +276,15 @@ def test_search_says_when_an_agent_has_no_memory_and_shortens_a_long_hit_on_the_
 
     found = runner.invoke(app, ["search", "cat Biscuit", "--agent", "alice", "-k", "1", "--home", str(settings.home)])
     assert found.exit_code == 0 and "Biscuit" in found.output
-    assert len(found.output) < 1000 and "more characters: --json shows them" in found.output
+    # the long turn's hit is the passage that matched, and the line says where the whole turn is
+    assert len(found.output) < 1000 and "a passage: `memlake turns --agent alice --conversation c1`" in found.output
     as_json = runner.invoke(app, ["search", "cat Biscuit", "--agent", "alice", "-k", "1", "--json",
                                   "--home", str(settings.home)])
-    assert long_turn.strip() in json.loads(as_json.output.splitlines()[0])["text"]
+    hit = json.loads(as_json.output.splitlines()[0])
+    assert hit["excerpt"] and "I adopted a cat named Biscuit." in hit["text"] and len(hit["text"]) < len(long_turn)
+    whole = runner.invoke(app, ["turns", "--agent", "alice", "--conversation", "c1", "--json",
+                                "--home", str(settings.home)])
+    assert long_turn.strip() in whole.output
 
     for args in (["search", "cat"], ["search", "cat", "--json"], ["turns"], ["facts"], ["profile"]):
         nobody = runner.invoke(app, [*args, "--agent", "nobody", "--home", str(settings.home)])
