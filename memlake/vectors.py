@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
+from memlake.embedding_cache import EmbeddingCache, embed_unique
 from memlake.moments import EPOCH, micros, utc
 from memlake.schemas import ROLES, check_agent_id, check_day
 
@@ -120,7 +121,8 @@ class SyncResult:
     """What one `sync` did to a table."""
 
     rows: int = 0
-    embedded: int = 0
+    embedded: int = 0  # texts the model embedded (each distinct text once, none the cache had)
+    from_cache: int = 0  # distinct texts whose vectors came from the embedding cache
     reused: int = 0
     pooled: int = 0
     deleted: int = 0
@@ -229,6 +231,7 @@ class VectorStore:
         embedder: str,
         dim: int,
         pool_by: str | None = None,
+        cache: EmbeddingCache | None = None,
     ) -> SyncResult:
         """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`.
 
@@ -238,7 +241,9 @@ class VectorStore:
         sharing their `pool_by` value and lying in their turn range. With no
         embedder the table has no vector column (full-text search only). A table
         built by another embedder is rebuilt from scratch: the caller passes the
-        whole lake then (see `needs_full_rebuild`).
+        whole lake then (see `needs_full_rebuild`). Of the rows to embed, each
+        distinct text is embedded once, and not at all when `cache` (the
+        embedder's cache) has its vector.
         """
         result = SyncResult(rows=rows.height, embedder=embedder if embed else NO_EMBEDDER)
         embedder_name = result.embedder
@@ -270,11 +275,12 @@ class VectorStore:
         if to_embed and embed is not None:
             started = time.perf_counter()
             source = rows["embed_text"] if "embed_text" in rows.columns else rows["text"]
-            fresh = embed([source[i] or rows["text"][i] for i in to_embed])
+            fresh, counts = embed_unique([source[i] or rows["text"][i] for i in to_embed], embed, cache)
             result.embed_seconds = time.perf_counter() - started
             for i, vector in zip(to_embed, fresh, strict=True):
-                vectors[i] = np.asarray(vector, dtype=np.float32)
-            result.embedded = len(to_embed)
+                vectors[i] = vector
+            result.embedded = counts.embedded
+            result.from_cache = counts.from_cache
         if pooled:
             self._pool(rows, vectors, pooled, pool_by or "")
             result.pooled = len(pooled)
