@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     )
     embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
     embedding_backend: Literal["torch", "onnx"] = Field(
-        "torch",
+        "onnx",
         description="What runs the embedding model: torch (sentence-transformers) or onnx (ONNX Runtime, the "
         "model exported from its own weights on first use; mean-pooling models like the packaged one).",
     )
