@@ -1,8 +1,9 @@
 """Search layer: LanceDB tables (vector + native full-text index) over chunks, episodes and facts.
 
 Each index is rebuildable from the lake alone. Writes are incremental: a row is
-embedded again only when its text or the embedder changed; the rows of a
-rebuilt scope (days, or the whole table) are replaced in one commit.
+embedded again only when its text or the embedder changed, and then only a text
+the home's embedding cache has not got; the rows of a rebuilt scope (days, or
+the whole table) are replaced in one commit.
 """
 
 
@@ -63,6 +64,7 @@ def _metadata(
         **row_count(result.rows, days),
         "embedder": result.embedder,
         "embedded": result.embedded,
+        "vectors_from_cache": result.from_cache,
         "reused_vectors": result.reused,
         "pooled_vectors": result.pooled,
         "deleted_stale_rows": result.deleted,
@@ -102,6 +104,7 @@ def chunk_index(
         embedder=name,
         dim=dim,
         pool_by="conversation_id",
+        cache=embedder.cache(),
     )
     if result.embedder == NO_EMBEDDER:
         context.log.warning("no embedding model available: chunk_index is full-text only")
@@ -139,6 +142,7 @@ def episode_index(
         embed=embed,  # type: ignore[arg-type]
         embedder=name,
         dim=dim,
+        cache=embedder.cache(),
     )
     return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"], days=len(days)))
 
@@ -166,6 +170,7 @@ def fact_index(
         embed=embed,  # type: ignore[arg-type]
         embedder=name,
         dim=dim,
+        cache=embedder.cache(),
     )
     return dg.MaterializeResult(metadata=_metadata(result, frame, ["fact_key", "type", "status", "text"]))
 

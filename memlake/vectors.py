@@ -43,6 +43,7 @@ from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
 from memlake.changes import mark_changed
+from memlake.embedding_cache import EmbeddingCache, embed_unique
 from memlake.moments import EPOCH, micros, utc
 from memlake.schemas import ROLES, check_agent_id, check_day
 
@@ -123,7 +124,8 @@ class SyncResult:
     """What one `sync` did to a table."""
 
     rows: int = 0
-    embedded: int = 0
+    embedded: int = 0  # texts the model embedded (each distinct text once, none the cache had)
+    from_cache: int = 0  # distinct texts whose vectors came from the embedding cache
     reused: int = 0
     pooled: int = 0
     deleted: int = 0
@@ -245,6 +247,7 @@ class VectorStore:
         embedder: str,
         dim: int,
         pool_by: str | None = None,
+        cache: EmbeddingCache | None = None,
     ) -> SyncResult:
         """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`.
 
@@ -255,7 +258,9 @@ class VectorStore:
         with passage keys, the mean of their passages'). With no
         embedder the table has no vector column (full-text search only). A table
         built by another embedder is rebuilt from scratch: the caller passes the
-        whole lake then (see `needs_full_rebuild`).
+        whole lake then (see `needs_full_rebuild`). Of the rows to embed, each
+        distinct text is embedded once, and not at all when `cache` (the
+        embedder's cache) has its vector.
         """
         result = SyncResult(rows=rows.height, embedder=embedder if embed else NO_EMBEDDER)
         embedder_name = result.embedder
@@ -288,11 +293,12 @@ class VectorStore:
         if to_embed and embed is not None:
             started = time.perf_counter()
             source = rows["embed_text"] if "embed_text" in rows.columns else rows["text"]
-            fresh = embed([source[i] or rows["text"][i] for i in to_embed])
+            fresh, counts = embed_unique([source[i] or rows["text"][i] for i in to_embed], embed, cache)
             result.embed_seconds = time.perf_counter() - started
             for i, vector in zip(to_embed, fresh, strict=True):
-                vectors[i] = np.asarray(vector, dtype=np.float32)
-            result.embedded = len(to_embed)
+                vectors[i] = vector
+            result.embedded = counts.embedded
+            result.from_cache = counts.from_cache
         if pooled:
             self._pool(rows, vectors, pooled, pool_by or "")
             result.pooled = len(pooled)

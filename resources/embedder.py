@@ -9,13 +9,14 @@ import numpy as np
 from pydantic import Field
 
 from memlake.embedding import HashEmbedder as HashTextEmbedder
-from memlake.embedding import TextEmbedder, load_embedder
+from memlake.embedding import TextEmbedder, embedding_cache, load_embedder
+from memlake.embedding_cache import EmbeddingCache
 from memlake.settings import Settings, load_settings
 
 
 class EmbedderResource(dg.ConfigurableResource):
     """Embeds texts with the home's embedding model (`embedding_model`, default: the packaged
-    all-MiniLM-L6-v2), in batches of `embedding_batch_size`.
+    all-MiniLM-L6-v2, run by `embedding_backend`), in batches of `embedding_batch_size`.
 
     A model of "none" turns embeddings off; `available` then says so and search is full-text only. The model is
     loaded once per process.
@@ -31,7 +32,8 @@ class EmbedderResource(dg.ConfigurableResource):
 
     def _embedder(self) -> TextEmbedder | None:
         settings = self.settings
-        return load_embedder(self.model or settings.embedding_model, settings.embedding_batch_size, settings.home)
+        return load_embedder(self.model or settings.embedding_model, settings.embedding_batch_size, settings.home,
+                             settings.embedding_backend)
 
     @property
     def available(self) -> bool:
@@ -50,6 +52,10 @@ class EmbedderResource(dg.ConfigurableResource):
     def core(self) -> TextEmbedder | None:
         """The domain-core embedder this resource wraps (None when unavailable)."""
         return self._embedder()
+
+    def cache(self) -> EmbeddingCache | None:
+        """The home's cache of this embedder's vectors, by text hash (None when unavailable)."""
+        return embedding_cache(self.settings, self._embedder())
 
     def embed(self, texts: list[str]) -> np.ndarray:
         embedder = self._embedder()

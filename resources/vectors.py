@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from memlake.embedding_cache import EmbeddingCache
 from memlake.settings import load_settings
 from memlake.vectors import SyncResult
 from memlake.vectors import VectorStore as CoreVectorStore
@@ -18,7 +19,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     """LanceDB under `<home>/lancedb` (`home` empty means MEMLAKE_HOME).
 
     `upsert` replaces exactly the rows of a scope (some days, or some keys),
-    embedding only rows whose text or embedder changed.
+    embedding only rows whose text or embedder changed, and of those only texts `cache` has not got.
     """
 
     home: str = ""
@@ -38,6 +39,7 @@ class VectorStoreResource(dg.ConfigurableResource):
         embedder: str,
         dim: int,
         pool_by: str | None = None,
+        cache: EmbeddingCache | None = None,
     ) -> SyncResult:
         return self.core().sync(
             table,
@@ -49,6 +51,7 @@ class VectorStoreResource(dg.ConfigurableResource):
             embedder=embedder,
             dim=dim,
             pool_by=pool_by,
+            cache=cache,
         )
 
     def embedder_of(self, table: str) -> str | None:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from memlake.embedding_cache import forget_texts
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
     entries_unfolded,
@@ -36,6 +37,7 @@ from memlake.facts.overrides import (
 )
 from memlake.facts.profile import profile_versions
 from memlake.facts.quality import HELD_BACK, held_back_agents
+from memlake.index_rows import fact_index_rows
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
 from memlake.maintenance.status import latest_fact_status, with_sweep_status
@@ -390,7 +392,10 @@ def forget(
         raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
     write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
     after = agent_facts(settings, agent_id, embed_factory).facts
-    return _order(before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti"))
+    gone = before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
+    # their vectors go from the embedding cache too (every model's): a forgotten text leaves no trace there
+    forget_texts(settings.embedding_cache_dir, fact_index_rows(gone)["text_sha256"].to_list())
+    return _order(gone)
 
 
 def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, facts: pl.DataFrame) -> bool:

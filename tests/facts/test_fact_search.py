@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from memlake.api import Memory
-from memlake.embedding import HashEmbedder
+from memlake.embedding import HashEmbedder, embedding_cache
 from memlake.facts.fold import Candidate, FoldConfig, chain_id, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.reads import agent_facts
@@ -54,7 +54,7 @@ def run(settings: Settings) -> None:
     VectorStore(settings.lancedb_dir).sync(
         FACT_INDEX, fact_index_rows(result.facts), base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
         embed=embedder.embed if embedder else None, embedder=embedder.name if embedder else "none",
-        dim=embedder.dim if embedder else 0,
+        dim=embedder.dim if embedder else 0, cache=embedding_cache(settings, embedder),
     )
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from memlake.api import Memory
+from memlake.chunks import text_sha256
+from memlake.embedding import HashEmbedder, embedding_cache
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.reads import agent_facts
@@ -52,6 +55,20 @@ def test_forgetting_a_fact_removes_every_version_from_facts_history_and_search(h
     assert (entry.scope, entry.target) == ("fact", HOME_ID)
     run(home)
     assert current(Memory(settings=home)) == [(None, "green tea")]
+
+
+def test_forgetting_a_fact_deletes_its_vectors_from_the_embedding_cache(home: Settings) -> None:
+    cache = embedding_cache(home, HashEmbedder())
+    texts = {t: text_sha256(t) for t in ("The user lives in Berlin.", "The user moved to Lisbon.",
+                                         "The user likes green tea.")}
+    assert set(cache.lookup(texts.values())) == set(texts.values())  # the fact index's texts, cached
+
+    Memory(settings=home).forget("ann", fact_id=HOME_ID)
+    assert set(cache.lookup(texts.values())) == {texts["The user likes green tea."]}
+    kept = {h for p in home.embedding_cache_dir.rglob("*.parquet") for h in pq.read_table(p)["text_sha256"].to_pylist()}
+    assert not kept & {texts["The user lives in Berlin."], texts["The user moved to Lisbon."]}  # deleted, not hidden
+    run(home)  # the next run does not bring them back
+    assert set(cache.lookup(texts.values())) == {texts["The user likes green tea."]}
 
 
 def test_forgetting_a_conversation_drops_what_it_alone_said_and_the_old_value_is_current_again(home: Settings) -> None:

@@ -1,0 +1,70 @@
+"""The onnx embedding backend gives the torch model's vectors (cosine >= 0.99) and its token counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memlake.embedding import OnnxEmbedder, SentenceEmbedder, default_model_path, load_embedder, why_unavailable
+
+pytestmark = pytest.mark.model
+
+SAMPLE = [
+    "",
+    "Noted.",
+    "User, 1 March 2024: My order ORD-58213 still has not arrived.",
+    "Assistant: Oolong is a lovely choice; I drink it too, never coffee.",
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "Wir fahren am Freitag mit dem Zug nach Hamburg — café, naïve, 東京, emoji 🎻.",
+    "parse_ledger_v2 crashes on empty files: guard the empty case before parsing.",
+    # longer than the model reads (256 word pieces): both truncate the same way
+    " ".join(f"Shelf {n} of the archive holds folders from {1900 + n} and they smell of dust." for n in range(40)),
+]
+
+
+@pytest.fixture(scope="module")
+def torch_vectors() -> np.ndarray:
+    return SentenceEmbedder().embed(SAMPLE)
+
+
+def test_onnx_vectors_match_the_torch_ones(torch_vectors: np.ndarray) -> None:
+    embedder = load_embedder("", 3, None, "onnx")  # batches of 3: padding inside a batch changes nothing
+    assert isinstance(embedder, OnnxEmbedder)
+    vectors = embedder.embed(SAMPLE)
+    assert vectors.shape == torch_vectors.shape and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosines = (vectors * torch_vectors).sum(axis=1)
+    assert cosines.min() >= 0.99, dict(zip(SAMPLE, cosines.round(4), strict=True))
+    one = embedder.embed(SAMPLE[2:3])  # a query alone (one thread) gives what it gave in the batch
+    np.testing.assert_allclose(one[0], vectors[2], atol=1e-5)
+
+
+def test_both_backends_name_one_index_but_keep_their_own_cached_vectors() -> None:
+    torch_model, onnx = (load_embedder("", 64, None, b) for b in ("torch", "onnx"))
+    assert torch_model is not None and onnx is not None
+    assert torch_model.name == onnx.name == "all-MiniLM-L6-v2"  # the same vectors: one index serves both
+    assert torch_model.identity != onnx.identity
+    assert onnx.count_tokens(SAMPLE) == torch_model.count_tokens(SAMPLE)
+
+
+def test_a_model_that_does_not_mean_pool_is_refused_on_onnx_with_the_reason(tmp_path: Path) -> None:
+    packaged = Path(default_model_path())
+    model = tmp_path / "cls-model"
+    model.mkdir()
+    for item in packaged.iterdir():
+        if item.name != "1_Pooling":
+            (model / item.name).symlink_to(item)
+    (model / "1_Pooling").mkdir()
+    pooling = json.loads((packaged / "1_Pooling" / "config.json").read_text())
+    (model / "1_Pooling" / "config.json").write_text(
+        json.dumps({**pooling, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
+    assert load_embedder(str(model), 64, None, "onnx") is None
+    assert "mean-pooling" in (why_unavailable() or "")
+
+
+def test_an_unknown_backend_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown embedding_backend 'cuda'"):
+        load_embedder("", 64, None, "cuda")
