@@ -11,7 +11,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 import polars as pl
@@ -243,6 +243,8 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         """Land a conversation in the agent's landing folder; the next run (or the landing sensor) reads it."""
         agent = who.agent(body.agent_id, header)
         conversation = body.model_dump(mode="json", exclude_none=True)
+        # a conversation without a date would be quarantined by the run ("no session date"): it was said now
+        conversation.setdefault("session_date", datetime.now(UTC).isoformat())
         ingest_id, path = write_ingest(memory.settings, conversation)
         log.info("ingest %s landed for agent %s (%d turns)", ingest_id, agent, len(body.turns))
         return m.IngestAccepted(ingest_id=ingest_id, agent_id=agent, state="waiting",

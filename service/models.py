@@ -126,7 +126,8 @@ class IngestRequest(Strict):
     agent_id: str = Field(max_length=200)
     conversation_id: str = Field(min_length=1, max_length=500)
     turns: list[IngestTurn] = Field(min_length=1, max_length=MAX_TURNS)
-    session_date: datetime | None = None
+    session_date: datetime | None = Field(None, description="When the conversation was held; default: when the "
+                                          "request was received.")
     title: str | None = Field(None, max_length=500)
     skip_extraction: bool = Field(False, description="Kept in the file for the pipeline; turns are searchable "
                                   "either way.")

@@ -48,9 +48,9 @@ def _named(gate: GateDecision) -> pl.Expr:
 
 
 def named_fact_ids(current: pl.DataFrame, gate: GateDecision) -> list[str]:
-    """The ids of the current facts the question names (`_named`), overrides aside."""
-    return current.filter((pl.col("source_interface") != "override") & _named(gate).fill_null(False))[
-        "fact_id"].to_list()
+    """The ids of the current facts the question names (`_named`), the user's overrides included: after
+    `remember "I moved to Bristol"` the home city the question names is an override."""
+    return current.filter(_named(gate).fill_null(False))["fact_id"].to_list()
 
 
 def fact_lines(current: pl.DataFrame, history: pl.DataFrame | None, hit_fact_ids: list[str],

@@ -42,3 +42,15 @@ def test_the_gate_off_always_gives_facts_and_an_unknown_mode_is_an_error():
     assert decide("Hello there", mode="off").section == "facts"
     with pytest.raises(ValueError, match="unknown gate mode 'llm'"):
         decide("Hello there", mode="llm")
+
+
+def test_a_remembered_value_is_a_fact_the_question_names():
+    """After `remember "I moved to Bristol"` the home city is an override: the question still names a fact, so
+    the block keeps its facts section instead of giving way to old excerpts."""
+    import polars as pl
+
+    from memlake.context.lines import named_fact_ids
+
+    current = pl.DataFrame({"fact_id": ["f_home", "f_pet"], "subject": ["user", "user"],
+                            "slot": ["home_city", None], "source_interface": ["override", "extraction"]})
+    assert named_fact_ids(current, decide("Which city is home for me these days?")) == ["f_home"]

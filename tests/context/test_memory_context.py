@@ -125,3 +125,4 @@ def test_a_person_of_past_conversations_is_known_by_the_first_name_too(samples_h
     block = Memory(settings=samples_home).context("What did Tomás say about the load test?", "demo")
     assert (block.gate.section, block.gate.fired) == ("excerpts", "Tomás")
     assert "Tomás wants the load test done" in block.text
+

@@ -146,12 +146,17 @@ def test_an_ingest_is_read_by_the_next_run_then_searchable_or_quarantined_with_t
         good = client.post("/memory/ingest", json={
             "agent_id": "dora", "conversation_id": "c1", "session_date": "2024-04-01",
             "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]}).json()
+        undated = client.post("/memory/ingest", json={  # no session_date: held when the request came
+            "agent_id": "dora", "conversation_id": "c3", "turns": [{"user": "I play the cello.", "assistant": "Nice."}]
+        }).json()
         broken = settings.landing_dir / "dora" / "ingest-20240401T000000-0123456789ab.json"
         broken.write_text('{"agent_id": "dora", "conversation_id": "c2", "turns": "not a list"}')
         assert run_pipeline().success
         status = client.get(f"/memory/ingest/{good['ingest_id']}", params={"agent_id": "dora"}).json()
         assert status["state"] == "ingested" and status["searchable"] is True
         assert status["conversation_ids"]
+        assert client.get(f"/memory/ingest/{undated['ingest_id']}", params={"agent_id": "dora"}).json()[
+            "state"] == "ingested"
         refused = client.get("/memory/ingest/20240401T000000-0123456789ab", params={"agent_id": "dora"}).json()
         assert refused["state"] == "quarantined" and "turns" in refused["reason"]
         found = client.get("/v1/memory/search", params={"q": "sister Lisbon", "agent_id": "dora"}).json()
