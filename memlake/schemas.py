@@ -69,7 +69,10 @@ def agent_id_problem(agent_id: object) -> str | None:
     if not isinstance(agent_id, str):
         return f"expected a string, got {type(agent_id).__name__}"
     if not AGENT_ID_CHARS.fullmatch(agent_id):
-        return "it must be 1 to 64 letters, digits, '_', '.' or '-'"
+        if not 1 <= len(agent_id) <= 64:
+            return f"it must be 1 to 64 letters, digits, '_', '.' or '-', not {len(agent_id)} characters"
+        bad = sorted({c for c in agent_id if not AGENT_ID_CHARS.fullmatch(c)})
+        return f"it may hold only letters, digits, '_', '.' and '-', not {', '.join(repr(c) for c in bad[:5])}"
     if agent_id.startswith((".", "-")):
         return "it may not start with a '.' or '-' (a hidden or parent folder, a command-line option)"
     if ".." in agent_id:

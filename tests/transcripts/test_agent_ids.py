@@ -90,3 +90,12 @@ def test_an_agent_folder_that_is_a_link_out_of_its_parent_is_refused(tmp_path):
     with pytest.raises(ValueError, match="'alice' is not a path inside"):
         agent_folder(landing, "alice")
     assert agent_folder(landing, "bob") == landing / "bob"
+
+
+@pytest.mark.parametrize(("agent_id", "named"), [("../x", "'/'"), ("a b", "' '"), ("x" * 65, "not 65 characters")])
+def test_a_refused_id_names_what_is_wrong_with_it(agent_id, named):
+    from memlake.schemas import check_agent_id
+
+    with pytest.raises(ValueError, match="invalid agent id") as refused:
+        check_agent_id(agent_id)
+    assert named in str(refused.value)
