@@ -233,8 +233,8 @@ def load_embedder(
     model: str = "", batch_size: int = 64, home: Path | None = None, backend: str = "torch"
 ) -> TextEmbedder | None:
     """The configured embedder, or None when embeddings are off or no model loads; a relative
-    `model` may name a folder inside `home` (see `model_ref_and_name`); `backend` runs a model with
-    weights: torch or onnx."""
+    `model` may name a folder inside `home` (see `model_ref_and_name`); `backend` runs the packaged model
+    (`model` empty): torch or onnx."""
     _UNAVAILABLE.clear()  # the reason a search gives is this load's
     if model.lower() == "none":
         return None
@@ -243,7 +243,9 @@ def load_embedder(
     if backend not in BACKENDS:
         raise ValueError(f"unknown embedding_backend {backend!r}: one of {', '.join(BACKENDS)}")
     try:
-        if backend == "torch":
+        # onnx runs the packaged model, exported at first use; any other model (adapted, a folder) runs on torch,
+        # whose loader reports a missing or broken folder and which `memlake adapt` wrote it for
+        if backend == "torch" or model:
             return SentenceEmbedder(model, batch_size, home)
         return OnnxEmbedder(model, batch_size, home)
     except EmbedderUnavailable as exc:

@@ -95,7 +95,7 @@ def _export(model_dir: Path, target: Path) -> None:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
-    from transformers.utils import logging as transformers_logging
+    from transformers.utils import logging as transformers_logging  # deferred: as torch above
 
     transformers_logging.disable_progress_bar()
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
@@ -120,7 +120,7 @@ class OnnxModel:
     """One exported model with its tokenizer and sessions: loaded once per process and model."""
 
     def __init__(self, model_dir: Path) -> None:
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # deferred: loaded with the first ONNX model only
 
         if not model_dir.is_dir():
             raise OnnxUnsupported(f"the onnx backend needs a model folder; {str(model_dir)!r} is not one")
@@ -146,7 +146,7 @@ class OnnxModel:
         """A session whose operators use `threads` threads (sessions are safe to share across threads)."""
         with self._lock:
             if threads not in self._sessions:
-                import onnxruntime as ort
+                import onnxruntime as ort  # deferred: ~0.3 s, only when an ONNX model embeds
 
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = threads

@@ -17,7 +17,9 @@ from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
 from memlake.context.gate import GateDecision
 from memlake.lake import query
 
-HITS = 10  # search hits a section is made from, best first
+HITS = 10  # search hits a section of facts or summaries is made from, best first
+# turn hits: as many as an 800-token section of chat lines holds (LoCoMo's blocks left a fifth of it unused at 10)
+TURN_HITS = 40
 _NOT_NAMES = {"user", "assistant", "system", "tool", "me", "you"}
 _SPEAKERS = ("SELECT agent_id, speaker, min(created_at) AS first_said FROM transcripts.turns "
              "WHERE speaker IS NOT NULL GROUP BY agent_id, speaker")
@@ -57,8 +59,8 @@ class Ask:
         return None if self.as_of is None else self.as_of + timedelta(microseconds=1)
 
     def search(self, scope: str) -> pl.DataFrame:
-        return self.memory.search(self.query, self.agent_id, k=HITS, scope=scope, as_of=self.as_of,
-                                  until=self.said_by)
+        return self.memory.search(self.query, self.agent_id, k=TURN_HITS if scope == "chunks" else HITS,
+                                  scope=scope, as_of=self.as_of, until=self.said_by)
 
 
 def compact_plans(ask: Ask) -> list[SectionPlan]:
