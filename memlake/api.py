@@ -117,12 +117,17 @@ class Memory:
         end = as_utc_or_none(until, end_of_day=True)
         if start is not None and end is not None and start > end:  # as a search says it
             raise ValueError(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
-        frame = self._on_lake("episodes", lambda: self.lake.read(EPISODES)).filter(pl.col("agent_id") == agent_id)
+        frame = self._lake_table(EPISODES).filter(pl.col("agent_id") == agent_id)
         if start is not None:
             frame = frame.filter(pl.col("conversation_ended_at") >= start)
         if end is not None:
             frame = frame.filter(pl.col("conversation_started_at") <= end)
         return frame.sort("conversation_started_at", "conversation_id")
+
+    def _lake_table(self, table: Table) -> pl.DataFrame:
+        """A lake table whole, read again only after a lake write (`_on_lake`): graph and episode reads of
+        several agents, or of one agent many times (the context block), share one read."""
+        return self._on_lake(table.path, lambda: self.lake.read(table))
 
     def _on_lake(self, name: str, build: Callable[[], T]) -> T:
         """`build()` (a read of lake tables), computed again only after a lake write by any process: a context
@@ -471,7 +476,7 @@ class Memory:
         """The agent's entities and relation versions."""
         agent_id = check_agent_id(agent_id)
         return tuple(  # type: ignore[return-value]
-            self.lake.read(table).filter(pl.col("agent_id") == agent_id) for table in (ENTITIES, RELATIONS))
+            self._lake_table(table).filter(pl.col("agent_id") == agent_id) for table in (ENTITIES, RELATIONS))
 
     def entities(
         self,
@@ -517,7 +522,7 @@ class Memory:
     def entity_merges(self, agent_id: str) -> pl.DataFrame:
         """The merges entity resolution made for the agent (rule, reason, score), those a user undid included."""
         agent_id = check_agent_id(agent_id)
-        return self.lake.read(ENTITY_MERGES).filter(pl.col("agent_id") == agent_id).sort("score", "merge_id")
+        return self._lake_table(ENTITY_MERGES).filter(pl.col("agent_id") == agent_id).sort("score", "merge_id")
 
     def split(self, agent_id: str, merge_id: str, author: str = "api") -> pl.DataFrame:
         """Undo one merge of the agent's (a `merge_id` of `entity_merges`): logged for good, so every build from
