@@ -422,6 +422,25 @@ class Memory:
         return search_memory(self.settings, query, agent_id, k=k, scope=scope, as_of=as_of, filters=filters,
                              **params)
 
+    def relevance(self, query: str, texts: list[str]) -> list[float]:
+        """How near each text is to `query`, measured one way whatever index a text came from: the cosine
+        similarity under the configured embedder, or with none, the share of the query's content words the text
+        has. Search scores compare only within one index (rank fusion and boosts); this orders hits of several
+        indexes together."""
+        self._fact_embed()  # loads the configured embedder once
+        if self._embedder is None:
+            from memlake.text import content_words
+
+            wanted = content_words(query)
+            return [len(wanted & content_words(text)) / len(wanted) if wanted else 0.0 for text in texts]
+        import numpy as np
+
+        vectors = np.asarray(self._embedder.embed([query, *texts]), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1)
+        norms[norms == 0] = 1.0
+        unit = vectors / norms[:, None]
+        return [float(value) for value in unit[1:] @ unit[0]]
+
     def record_access(
         self, agent_id: str, object_ids: str | list[str], scope: str = "chunks", at: datetime | str | None = None
     ) -> int:

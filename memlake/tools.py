@@ -239,9 +239,14 @@ class MemoryTools:
         limit = args["limit"] or 10
         scopes = list(SEARCH_SCOPES) if args["scope"] == "all" else [args["scope"]]
         found = [self._search(args["query"], scope, limit, args["since"], args["until"]) for scope in scopes]
-        # scores of different indexes do not compare: `all` takes each scope's best in turn, up to the limit
-        merged = [hit for rank in zip(*_padded(found), strict=True) for hit in rank if hit is not None][:limit]
-        return {"query": args["query"], "scope": args["scope"], "results": merged}
+        if len(found) == 1:
+            return {"query": args["query"], "scope": args["scope"], "results": found[0]}
+        # scores of different indexes do not compare: `all` orders every scope's hits by one relevance measure,
+        # so a scope's best (a lone remembered fact, say) comes first only when it is nearest the query
+        interleaved = [hit for rank in zip(*_padded(found), strict=True) for hit in rank if hit is not None]
+        relevance = self.memory.relevance(args["query"], [hit["text"] for hit in interleaved])
+        order = sorted(range(len(interleaved)), key=lambda i: -relevance[i])  # stable: ties keep each scope's turn
+        return {"query": args["query"], "scope": args["scope"], "results": [interleaved[i] for i in order][:limit]}
 
     def _search(self, query: str, scope: str, limit: int, since: str | None, until: str | None) -> list[Any]:
         search_scope, source = SEARCH_SCOPES[scope]

@@ -227,3 +227,17 @@ def test_recall_of_all_merges_the_scopes_up_to_the_limit(chats) -> None:
     assert 0 < len(hits) <= 4
     assert {"episode", "transcript"} <= {hit["source"] for hit in hits}, "each scope has its turn"
     assert all(hit["conversation_id"] != "secret" for hit in hits)
+
+
+def test_recall_of_all_ranks_a_fresh_override_by_relevance_not_first(tmp_path_factory) -> None:
+    home = build_home(tmp_path_factory)
+    memory = hash_memory(home)
+    memory.remember("alice", "My favourite colour is green.")
+    tools = MemoryTools(memory, "alice")
+
+    unrelated = tools.call("recall", {"query": "oolong tea", "scope": "all", "limit": 5})["results"]
+    assert "oolong" in unrelated[0]["text"].lower(), unrelated[0]
+    assert all("colour" not in hit["text"] for hit in unrelated[:2])
+
+    related = tools.call("recall", {"query": "what is my favourite colour", "scope": "all", "limit": 5})["results"]
+    assert "colour is green" in related[0]["text"]
