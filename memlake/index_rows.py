@@ -55,12 +55,19 @@ def _joined(values: Any) -> str:
     return "; ".join(str(v) for v in (values or []) if v)
 
 
+def _opens_with(summary: str | None, title: str | None) -> bool:
+    """Whether the summary already begins with the title (the offline distiller's do): the text then gives the
+    title once, not "Lisbon trip Lisbon trip. ..." in the episodes section of a context block."""
+    head = (title or "").strip().rstrip(".!?").casefold()
+    return bool(head) and (summary or "").lstrip().casefold().startswith(head)
+
+
 def episode_index_rows(episodes: pl.DataFrame) -> pl.DataFrame:
     """One index row per episode: title, summary, topics, decisions and action items as searchable text."""
     rows = []
     for e in episodes.iter_rows(named=True):
         parts = [
-            e.get("title") or "",
+            "" if _opens_with(e.get("summary"), e.get("title")) else e.get("title") or "",
             e.get("summary") or "",
             f"Topics: {_joined(e.get('topics'))}" if e.get("topics") else "",
             f"Decisions: {_joined(e.get('decisions'))}" if e.get("decisions") else "",
