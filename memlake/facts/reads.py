@@ -247,15 +247,18 @@ def select_facts(
             & (pl.col("valid_from") <= when)
             & open_then
             & (pl.col("created_at") <= when)
-        ).drop("_closed_after")
+        ).drop("_closed_after").with_columns(pl.lit("active").alias("status"))  # in force then: active then,
+        # whatever became of it since (superseded, evicted later)
     if not include_history:
         return _order(current)
     # without as_of, a chain whose active version has ended (a remembered past fact) still has a history
     held = current if when is not None else frame.filter(pl.col("status") == "active")
     chains = set(held["fact_id"].to_list())
     history = facts.filter(pl.col("fact_id").is_in(sorted(chains)))
-    if when is not None:
-        history = history.filter(pl.col("created_at") <= when)
+    if when is not None:  # the versions in force then with their status then, and those closed by then
+        in_force = current.select("fact_id", "version")
+        closed = history.filter(pl.col("created_at") <= when).join(in_force, on=["fact_id", "version"], how="anti")
+        history = pl.concat([current, closed])
     return _order(history)
 
 

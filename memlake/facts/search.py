@@ -13,7 +13,7 @@ or the logs change. Agents with nothing pending are searched in
 Without `as_of` (now), a fact whose validity has ended is left out, as
 `Memory.facts()` leaves it out. With `as_of`, fact search sees what
 `Memory.facts(as_of=...)` sees: the versions true then and said by then, each
-with the status that read gives it (superseded, if it has been since); with a
+with its status then (active, even if superseded since); with a
 conversation filter, the facts citing any of those conversations
 (a fact may rest on several; the index row names only its first). Such a view
 is searched in an index of its own, kept like the others.
@@ -69,11 +69,11 @@ class FactOverlays:
         reuse_vectors: bool = True,
     ) -> Any:
         """The index of a view of the agent's facts (None: nothing in it): with `when`, the versions a fact read
-        as of then sees, each labelled active; with `conversations`, those citing any of them, named first."""
+        as of then sees (each active then); with `conversations`, those citing any of them, named first."""
         tables = self.reads.get(agent_id)
         facts = tables.facts
         if when is not None:
-            facts = select_facts(facts, as_of=when, edges=tables.edges).with_columns(pl.lit("active").alias("status"))
+            facts = select_facts(facts, as_of=when, edges=tables.edges)
         if conversations:
             wanted = sorted(conversations)
             cited = pl.col("source_conversation_ids").list.eval(pl.element().filter(pl.element().is_in(wanted)))
@@ -147,11 +147,4 @@ def search_facts(
         if store is None:
             return empty_result(FACT_SPEC)
         params["store"] = store
-    found = search_memory(settings, query, agent_id, scope="facts", **params)
-    if when is None or found.height == 0:
-        return found
-    # the view labels the versions in force then active to search them; a hit says what `facts()` says of it
-    status = {(f, v): s for f, v, s in overlays.reads.get(agent_id).facts.select("fact_id", "version", "status").rows()}
-    return found.with_columns(pl.Series("status", [
-        status.get((f, v), s) for f, v, s in found.select("fact_id", "version", "status").rows()
-    ], dtype=pl.String))
+    return search_memory(settings, query, agent_id, scope="facts", **params)

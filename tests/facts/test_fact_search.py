@@ -116,9 +116,20 @@ def test_a_fact_search_as_of_a_date_sees_what_a_fact_read_as_of_it_sees(home: Se
         assert hits.schema["version"] == read.schema["version"]
         assert not any("Globex" in t for t in hits["text"])
     assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2024-03-01")["status"][0] == (
-        "superseded")  # Berlin, in force then, superseded since
+        "active")  # Berlin, in force then (superseded since): active then
     assert any("Globex" in t for t in texts(memory, "Where does she work?"))  # now
     assert memory.search("Where does the user live?", "ann", scope="facts", as_of="2023-12-01").height == 0
+
+
+def test_a_fact_read_as_of_a_date_gives_each_version_its_status_then(home: Settings) -> None:
+    """Berlin was the user's home on 2024-03-01: read as of then it is active, not its present `superseded`."""
+    memory = Memory(settings=home)
+    then = memory.facts("ann", as_of="2024-03-01").filter(pl.col("slot") == "home_city")
+    assert then.select("value", "status").rows() == [("Berlin", "active")]
+    assert memory.facts("ann", as_of="2024-03-01", include_history=True).filter(
+        pl.col("slot") == "home_city").select("value", "status").rows() == [("Berlin", "active")]
+    later = memory.facts("ann", as_of="2024-07-01", include_history=True).filter(pl.col("slot") == "home_city")
+    assert later.select("value", "status").rows() == [("Lisbon", "active"), ("Berlin", "superseded")]
 
 
 def test_a_fact_search_now_leaves_out_a_fact_whose_validity_has_ended_as_fact_reads_do(home: Settings) -> None:
