@@ -4,6 +4,7 @@ ingested files; quarantined files."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 
 import polars as pl
 
@@ -72,15 +73,26 @@ def skipped_line(source_file: str, reasons: Counter[str]) -> str:
     return f"{source_file}: {total} message{'s' if total != 1 else ''} skipped ({why})"
 
 
-def render_ingest_report(lake: Lake) -> str:
-    manifest = lake.read(LANDING_MANIFEST)
-    summary = ingest_summary(manifest, lake.read(TURNS))
-    lines = ["Ingested, by format:", f"  {'format':<12} {'files':>6} {'conversations':>14} {'turns':>7}"]
-    for row in summary.iter_rows(named=True):
-        lines.append(
-            f"  {row['source_format']:<12} {row['files']:>6} {row['conversations']:>14} {row['turns']:>7}"
-        )
-    if summary.height:
+def render_ingest_report(lake: Lake, files: Collection[str] | None = None) -> str:
+    """The report `memlake run` prints. With `files` (the landing paths this run read): what this run ingested,
+    found duplicate, skipped and quarantined, then the lake's totals over every run, labelled so; a run over
+    unchanged data says it ingested nothing new. Without `files`: every file the lake has seen."""
+    manifest, turns = lake.read(LANDING_MANIFEST), lake.read(TURNS)
+    lines = []
+    if files is not None:
+        lake_files, held = ingest_summary(manifest, turns), quarantined_files(manifest).height
+        manifest = manifest.filter(pl.col("source_file").is_in(list(files)))
+        turns = turns.filter(pl.col("source_file").is_in(list(files)))
+    summary = ingest_summary(manifest, turns)
+    if files is not None and summary.height == 0:
+        lines.append("Ingested by this run: nothing new")
+    else:
+        lines.append("Ingested by this run, by format:" if files is not None else "Ingested, by format:")
+        lines.append(f"  {'format':<12} {'files':>6} {'conversations':>14} {'turns':>7}")
+        for row in summary.iter_rows(named=True):
+            lines.append(
+                f"  {row['source_format']:<12} {row['files']:>6} {row['conversations']:>14} {row['turns']:>7}"
+            )
         lines.append(
             f"  {'total':<12} {summary['files'].sum():>6} {summary['conversations'].sum():>14} "
             f"{summary['turns'].sum():>7}"
@@ -97,4 +109,8 @@ def render_ingest_report(lake: Lake) -> str:
     lines.append(f"Quarantined: {bad.height} file(s)")
     for row in bad.iter_rows(named=True):
         lines.append(f"  {row['source_file']}: {row['reason']}  -> {row['quarantine_path']}")
+    if files is not None:
+        lines.append(f"In the lake, over every run: {lake_files['files'].sum()} file(s), "
+                     f"{lake_files['conversations'].sum()} conversation(s), {lake_files['turns'].sum()} turn(s)"
+                     + (f"; {held} file(s) quarantined" if held else ""))
     return "\n".join(lines)

@@ -222,7 +222,8 @@ def run(home: HomeOption = None) -> None:
         agents = ", ".join(sorted(set(waiting["agent_id"].to_list())))
         typer.echo(f"pending: {waiting.height} conversation(s) of {agents} wait for the distiller (`memlake "
                    "distill --agent A` retries them and says why; under `memlake dev` the pending sensor does)")
-    typer.echo(render_ingest_report(lake))
+    read_now = [*outcome.new_files, *(name for name, _ in outcome.retried_files)]
+    typer.echo(render_ingest_report(lake, files=read_now))
     if not outcome.success:
         raise typer.Exit(1)
 

@@ -117,6 +117,29 @@ def test_run_lists_every_landing_path_it_did_not_read_and_why(settings, monkeypa
     assert "  alice/gone.jsonl: dangling symlink" in result.output
 
 
+def test_the_run_report_says_what_this_run_ingested_and_labels_the_lake_totals(settings, monkeypatch):
+    """A second run over unchanged data printed the first run's counts again, as if they were new."""
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
+    runner = CliRunner()
+    land(settings, "demo", "notes_chat.jsonl", (SAMPLES / "demo" / "notes_chat.jsonl").read_bytes())
+    first = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert first.exit_code == 0, first.output
+    assert "  jsonl             1              8      36" in first.output
+    assert "In the lake, over every run: 1 file(s), 8 conversation(s), 36 turn(s)" in first.output
+
+    again = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert again.exit_code == 0, again.output
+    assert "Ingested by this run: nothing new" in again.output
+    assert "  jsonl " not in again.output
+    assert "In the lake, over every run: 1 file(s), 8 conversation(s), 36 turn(s)" in again.output
+
+    land(settings, "demo", "claude.json", (SAMPLES / "demo" / "claude_export.json").read_bytes())
+    third = runner.invoke(app, ["run", "--home", str(settings.home)])
+    assert third.exit_code == 0, third.output
+    assert "  claude " in third.output and "  jsonl " not in third.output
+    assert "In the lake, over every run: 2 file(s), 18 conversation(s)" in third.output
+
+
 def home_without_question_keys(settings, monkeypatch) -> CliRunner:
     """Two days of a question and its reply, run with question keys off (a home older than them)."""
     from tests.conftest import land
