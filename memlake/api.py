@@ -89,6 +89,15 @@ class Memory:
         con = self.lake.connect()
         return [r[0] for r in con.execute("SELECT DISTINCT agent_id FROM transcripts.turns ORDER BY 1").fetchall()]
 
+    def has_memory(self, agent_id: str) -> bool:
+        """Whether the agent has any memory here: turns, a fact remembered or forgotten, or files landed for it
+        that wait for a run. A read of an agent without is most likely of a mistyped id, and says so."""
+        from memlake.facts.overrides import read_forgets, read_overrides  # deferred: the fact fold, ~50 ms
+
+        check_agent_id(agent_id)
+        return (agent_id in self.agents() or (self.settings.landing_dir / agent_id).is_dir()
+                or bool(read_overrides(self.settings, agent_id)) or bool(read_forgets(self.settings, agent_id)))
+
     def turns(self, agent_id: str, conversation_id: str | None = None) -> pl.DataFrame:
         """An agent's turns in conversation order, optionally of one conversation."""
         check_agent_id(agent_id)

@@ -28,7 +28,6 @@ from memlake.bench.distill import run_distill_benchmark
 from memlake.bench.locomo import run_locomo
 from memlake.bench.render import render
 from memlake.embedding import has_weights
-from memlake.facts.overrides import read_forgets, read_overrides
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
 from memlake.landing import quarantine_reasons, sha256_file
@@ -85,13 +84,11 @@ def main() -> None:
 
 
 def _unknown_agent(memory: Memory, agent: str) -> None:
-    """For a read that found nothing: an agent with no turns and no fact ever remembered or forgotten here is
-    probably a mistyped id, so say which agents have memory and exit 1."""
-
-    known = memory.agents()
-    if agent in known or read_overrides(memory.settings, agent) or read_forgets(memory.settings, agent):
+    """For a read that found nothing: an agent with no memory here (`Memory.has_memory`) is probably a mistyped
+    id, so say which agents have memory and exit 1."""
+    if memory.has_memory(agent):
         return
-    typer.echo(f"agent {agent!r} has no memory here; agents: {', '.join(known) or 'none yet'}", err=True)
+    typer.echo(f"agent {agent!r} has no memory here; agents: {', '.join(memory.agents()) or 'none yet'}", err=True)
     raise typer.Exit(1)
 
 

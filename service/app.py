@@ -136,6 +136,17 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                              413: {"model": m.ErrorResponse}, 422: {"model": m.ErrorResponse}})
     app.state.service = service
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+
+    def known(who: Caller, agent: str) -> str:
+        """`agent`, if it has memory here; else a 404 naming it (and the agents with memory the caller may use),
+        so a mistyped id is not taken for an empty answer. Writes (remember, ingest) and the proxy create memory
+        and skip this."""
+        if service.run(memory.has_memory, agent):
+            return agent
+        with_memory = service.run(memory.agents)
+        visible = with_memory if who.agents is None else [a for a in who.agents if a in with_memory]
+        raise ServiceError(404, f"agent {agent!r} has no memory here (a mistyped id?); agents with memory: "
+                           f"{', '.join(visible) or 'none yet'}", "not_found_error")
     _add_error_handlers(app)
 
     @app.get("/healthz", response_model=m.Health, tags=["service"])
@@ -159,7 +170,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         as_of: Moment = None, since: Moment = None, until: Moment = None,
     ) -> m.SearchResponse:
         """Hybrid search of one agent's memory, best match first."""
-        agent = who.agent(agent_id, header)
+        agent = known(who, who.agent(agent_id, header))
         found = service.run(memory.search, q, agent, k=k, scope=scope, as_of=as_of, since=since, until=until)
         first = found.row(0, named=True) if found.height else {}
         return m.SearchResponse(agent_id=agent, count=found.height, rows=records(found), scope=scope,
@@ -168,7 +179,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     @app.post("/v1/memory/context", response_model=m.ContextResponse, tags=["memory"])
     def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> m.ContextResponse:
         """The context block to put before the model for a question."""
-        agent = who.agent(body.agent_id, header)
+        agent = known(who, who.agent(body.agent_id, header))
         block = service.run(memory.context, body.query, agent, mode=body.mode, budget=body.budget,
                             as_of=body.as_of, gate=body.gate)
         return m.ContextResponse(agent_id=agent, provenance=_jsonable(block.provenance), **_jsonable(block.as_dict()))
@@ -181,7 +192,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         as_of: Moment = None, include_history: bool = False,
     ) -> m.Rows:
         """The agent's current facts (every version with include_history)."""
-        agent = who.agent(agent_id, header)
+        agent = known(who, who.agent(agent_id, header))
         return rows(agent, service.run(memory.facts, agent, type=type, subject=subject, as_of=as_of,
                                        include_history=include_history))
 
@@ -189,21 +200,21 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def episodes(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None, since: Moment = None,
                  until: Moment = None) -> m.Rows:
         """The agent's episodes (one per distilled conversation), oldest first."""
-        agent = who.agent(agent_id, header)
+        agent = known(who, who.agent(agent_id, header))
         return rows(agent, service.run(memory.episodes, agent, since=since, until=until))
 
     @app.get("/v1/memory/profile", response_model=m.Rows, tags=["memory"])
     def profile(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
                 version: Annotated[int | None, Query(ge=1, le=1_000_000)] = None) -> m.Rows:
         """The agent's profile (the latest version unless `version`)."""
-        agent = who.agent(agent_id, header)
+        agent = known(who, who.agent(agent_id, header))
         return rows(agent, service.run(memory.profile, agent, version))
 
     @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"])
     def history(who: CallerDep, fact_id: Annotated[str, Path(max_length=200)], header: AgentHeader = None,
                 agent_id: AgentQuery = None) -> m.Rows:
         """Every version of one of the agent's facts, oldest first."""
-        agent = who.agent(agent_id, header)
+        agent = known(who, who.agent(agent_id, header))
         return rows(agent, service.run(memory.history, fact_id, agent))
 
     @app.post("/v1/memory/remember", response_model=m.Rows, tags=["memory"])

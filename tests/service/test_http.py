@@ -171,3 +171,27 @@ def test_without_tokens_every_agent_is_open_on_loopback(settings) -> None:
     with TestClient(create_app(memory, warm=False)) as client:
         assert client.get("/healthz").json()["tokens"] is False
         assert client.get("/v1/memory/facts", params={"agent_id": "erin"}).status_code == 200
+
+
+def test_a_read_of_an_agent_with_no_memory_is_a_404_naming_it_not_an_empty_answer(settings) -> None:
+    """A mistyped agent id got 200 with no hits: the caller could not tell a typo from an empty answer."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.remember("erin", "I live in Porto.")
+    with TestClient(create_app(memory, warm=False)) as client:
+        reads = [("get", "/v1/memory/search", {"params": {"q": "Porto", "agent_id": "eirn"}}),
+                 ("get", "/v1/memory/facts", {"params": {"agent_id": "eirn"}}),
+                 ("get", "/v1/memory/episodes", {"params": {"agent_id": "eirn"}}),
+                 ("get", "/v1/memory/profile", {"params": {"agent_id": "eirn"}}),
+                 ("get", "/v1/memory/history/f_1", {"params": {"agent_id": "eirn"}}),
+                 ("post", "/v1/memory/context", {"json": {"query": "Where do I live?", "agent_id": "eirn"}})]
+        for method, path, kwargs in reads:
+            refused = getattr(client, method)(path, **kwargs)
+            assert refused.status_code == 404, (path, refused.text)
+            assert "agent 'eirn' has no memory here" in error_of(refused)
+        # the agent that exists: no hits is an empty answer, not an error
+        empty = client.get("/v1/memory/episodes", params={"agent_id": "erin"})
+        assert empty.status_code == 200 and empty.json()["count"] == 0
+        # a write creates memory for a new agent
+        made = client.post("/v1/memory/remember", json={"content": "I play the cello.", "agent_id": "gina"})
+        assert made.status_code == 200
+        assert client.get("/v1/memory/facts", params={"agent_id": "gina"}).json()["count"] == 1
