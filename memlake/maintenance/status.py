@@ -57,3 +57,12 @@ def with_sweep_status(facts: pl.DataFrame, latest: pl.DataFrame) -> pl.DataFrame
         .then(pl.col("_l_reason")).alias("sweep_note"),
         pl.when(evicted).then(pl.col("_c_at")).when(superseded).then(pl.col("_l_at")).alias("swept_at"),
     ).drop("_c_status", "_c_at", "_c_reason", "_l_status", "_l_at", "_l_flag", "_l_reason")
+
+
+def hidden_by_sweep(facts: pl.DataFrame) -> pl.DataFrame:
+    """The versions of `facts` (as `with_sweep_status` gave them) that a sweep took out of "now" reads: the facts
+    table says active, a sweep evicted or superseded them. Reads built from another table (the search index, the
+    profiles) leave these out."""
+    if "swept_at" not in facts.columns:
+        return facts.clear()
+    return facts.filter(pl.col("swept_at").is_not_null() & pl.col("status").is_in(SWEPT_STATUSES))
