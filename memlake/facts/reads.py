@@ -40,9 +40,15 @@ from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.index_rows import fact_index_rows
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
-from memlake.maintenance.status import hidden_by_sweep, latest_fact_status, with_sweep_status
+from memlake.maintenance.status import (
+    hidden_by_sweep,
+    latest_fact_status,
+    latest_sweep_edges,
+    with_conflicts,
+    with_sweep_status,
+)
 from memlake.moments import parse_as_of
-from memlake.schemas import FACT_EDGES, FACT_STATUS, FACTS, FORGET, OVERRIDES, PROFILES
+from memlake.schemas import FACT_EDGES, FACT_STATUS, FACTS, FORGET, OVERRIDES, PROFILES, SWEEP_EDGES
 from memlake.settings import Settings
 
 HIDDEN_STATUSES = ("rejected", "forgotten")
@@ -108,7 +114,8 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     tables = _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
                             read_forgets(settings, agent_id), embed_factory, held_back)
     # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
-    tables.facts = with_sweep_status(tables.facts, latest_fact_status(lake, agent_id))
+    latest = latest_fact_status(lake, agent_id)
+    tables.facts = with_conflicts(with_sweep_status(tables.facts, latest), latest_sweep_edges(lake, latest))
     return tables
 
 
@@ -170,7 +177,7 @@ class FactReads:
         """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
         lake = Lake(self.settings.lake_dir)
         files = []
-        for table in (FACTS, FACT_EDGES, FACT_STATUS):
+        for table in (FACTS, FACT_EDGES, FACT_STATUS, SWEEP_EDGES):
             for path in lake.files(table):
                 stat = path.stat()
                 files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
