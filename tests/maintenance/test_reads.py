@@ -71,3 +71,16 @@ def test_an_evicted_fact_leaves_fact_search_the_tools_recall_and_the_profile(sam
     assert any("Lisbon" in text for text in lisbon)  # a slot's value is never evicted: still found
     # as of before the sweep, fact search still finds it, as `facts(as_of=...)` does
     assert cycling in memory.search("cycling", "demo", k=50, scope="facts", as_of="2025-01-01")["fact_id"].to_list()
+
+
+def test_old_chats_imported_today_are_not_evicted_for_their_age_by_a_sweep_now(samples_home) -> None:
+    memory = Memory(settings=samples_home)
+    cycling = memory.facts("demo").filter(pl.col("content").str.contains("cycling"))
+    said, ingested = cycling["created_at"][0], cycling["ingested_at"][0]
+    assert (ingested - said).days > 300  # chats from long before this home saw them
+
+    report = run_sweep(samples_home, "consolidation", datetime.now(UTC))
+
+    assert report.counts["evicted"] == 0
+    assert cycling["fact_id"][0] in memory.facts("demo")["fact_id"].to_list()
+    assert "cycling" in memory.context("Do I still love cycling?", "demo").text
