@@ -149,3 +149,19 @@ def test_a_conflicting_facts_context_line_says_so(settings) -> None:
     veg = fact_line(facts.filter(pl.col("fact_id") == "veg").row(0, named=True))
     jazz = fact_line(facts.filter(pl.col("fact_id") == "jazz").row(0, named=True))
     assert veg.text.startswith("The user is vegetarian. (conflicting: with ") and jazz.text == "The user likes jazz."
+
+
+def test_opposite_stances_on_the_same_thing_are_flagged_whatever_the_verb(settings) -> None:
+    lake = write_home(settings, [
+        fact("dogs", "The user loves dogs.", type="preference", said_days_ago=20),
+        fact("nodogs", "The user doesn't like dogs.", type="preference", said_days_ago=5),
+        fact("cats", "The user loves cats.", type="preference", said_days_ago=4),
+        fact("olives", "The user hates olives.", type="preference", said_days_ago=9),
+        fact("olives2", "The user enjoys olives.", type="preference", said_days_ago=3),
+        fact("tea", "The user does not drink coffee.", said_days_ago=8),
+        fact("tea2", "The user drinks green tea.", said_days_ago=2),
+    ])
+    run_sweep(settings, "lint", AS_OF)
+    rows = status_rows(lake, "lint")
+    assert {k for k, r in rows.items() if r["flag"] == "conflicting"} == {"dogs", "nodogs", "olives", "olives2"}
+    assert rows["nodogs"]["related_fact_ids"] == ["dogs"] and "opposite stance" in rows["nodogs"]["reason"]
