@@ -82,6 +82,8 @@ def latest_sweep_edges(lake: Lake, latest: pl.DataFrame) -> pl.DataFrame:
 def with_conflicts(facts: pl.DataFrame, edges: pl.DataFrame) -> pl.DataFrame:
     """`facts` with `conflicts`: per version, the versions a judged `contradict` edge links it to, each as
     "with <fact_id> v<version>: <content> (<judge>: <reason>)" (empty when none)."""
+    if edges.height == 0:  # most reads: no lint sweep, or one that found nothing
+        return facts.with_columns(pl.Series("conflicts", [[]] * facts.height, dtype=pl.List(pl.String)))
     content = {(f, v): c for f, v, c in facts.select("fact_id", "version", "content").rows()}
     found: dict[tuple[str, int], list[str]] = {}
     for edge in edges.sort("from_fact_id", "from_version", "to_fact_id", "to_version").iter_rows(named=True):
