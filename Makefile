@@ -13,9 +13,13 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DAGSTER_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install run test dev bench lint clean
+.PHONY: install browser run test dev bench lint clean
 
-install: $(STAMP)
+install: $(STAMP) browser
+
+# Debian's chromium for the browser tests (playwright drives it; never `playwright install`, which downloads one)
+browser:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

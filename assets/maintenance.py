@@ -29,6 +29,7 @@ FACT_STATUS_KEY = dg.AssetKey(["maintenance", "fact_status"])
 REPORTS_KEY = dg.AssetKey(["maintenance", "reports"])
 AUDIT_KEY = dg.AssetKey(["maintenance", "audit"])
 JUDGE_CACHE_KEY = dg.AssetKey(["maintenance", "judge_cache"])
+SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "fact_edges"])
 SWEEP_OP = "maintenance_sweep"
 
 
@@ -49,6 +50,7 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
         _spec(REPORTS_KEY, "One row per sweep: kind, as_of, counts and durations per step."),
         _spec(AUDIT_KEY, "One row per state change a sweep made: old and new value, why, sweep id."),
         _spec(JUDGE_CACHE_KEY, "One row per fact pair the model judged: its verdict, by pair content."),
+        _spec(SWEEP_EDGES_KEY, "One row per judged contradiction per lint sweep: a contradict edge, newer to older."),
     ],
     pool=LAKE_WRITERS,
 )
@@ -76,6 +78,8 @@ def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, la
     yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={"sweep_id": report.sweep_id,
                                                               "changes": report.counts.get("audited_changes", 0)})
     yield dg.MaterializeResult(asset_key=JUDGE_CACHE_KEY, metadata={"judge": report.judge or "none"})
+    yield dg.MaterializeResult(asset_key=SWEEP_EDGES_KEY, metadata={
+        "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
 
 
 def _check(passed: bool, what: str, **values: float | int | None) -> dg.AssetCheckResult:

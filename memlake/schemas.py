@@ -549,6 +549,29 @@ AUDIT = Table(
     key=("sweep_id", "object_kind", "object_id", "field"),
 )
 
+# The contradictions a lint sweep judged, as edges between fact versions (a sweep never writes `facts/fact_edges`):
+# one row per contradicting pair per lint sweep, from the newer version to the older; reads show the latest
+# lint sweep's edges on both versions (`conflicts`), and the supersede policy's verdict rests on them.
+SWEEP_EDGES = Table(
+    "maintenance",
+    "fact_edges",
+    pa.schema(
+        [
+            ("sweep_id", pa.string()),
+            ("as_of", UTC_TS),
+            ("agent_id", pa.string()),
+            ("edge_type", pa.string()),  # contradict
+            ("from_fact_id", pa.string()),  # the newer version (said later)
+            ("from_version", pa.int32()),
+            ("to_fact_id", pa.string()),  # the older version
+            ("to_version", pa.int32()),
+            ("judge", pa.string()),  # the judge(s) that found it: offline-rules-v1, a model name, or both
+            ("reason", pa.string()),
+        ]
+    ),
+    key=("sweep_id", "agent_id", "from_fact_id", "from_version", "to_fact_id", "to_version"),
+)
+
 # The contradiction judge's answers (written by the sweep only): one row per pair of fact texts judged by
 # a model, key = sha256(prompt version, model, the pair's texts in order), so a rerun never pays twice.
 JUDGE_CACHE = Table(
@@ -672,6 +695,7 @@ TABLES: dict[str, Table] = {
         FACT_STATUS,
         REPORTS,
         AUDIT,
+        SWEEP_EDGES,
         JUDGE_CACHE,
     )
 }

@@ -480,9 +480,10 @@ def _fact_line(row: dict) -> str:  # type: ignore[type-arg]
     )
     slot = f" {row['slot']}={row['value']}" if row["slot"] else ""
     sources = ",".join((row["source_message_ids"] or [])[:3]) or ",".join(row["override_ids"] or []) or "-"
+    conflicts = "".join(f"\n    conflicting: {c}" for c in row.get("conflicts") or [])  # a lint sweep's verdicts
     return (
         f"{row['fact_id']} v{row['version']} [{row['status']}] {row['type']} {row['subject']}{slot}: "
-        f"{row['content']}  (valid {span}; said {row['created_at']:%Y-%m-%d}; from {sources})"
+        f"{row['content']}  (valid {span}; said {row['created_at']:%Y-%m-%d}; from {sources}){conflicts}"
     )
 
 

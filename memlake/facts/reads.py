@@ -35,14 +35,20 @@ from memlake.facts.overrides import (
     write_forget,
     write_override,
 )
-from memlake.facts.profile import profile_versions
+from memlake.facts.profile import profile_versions, render
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.index_rows import fact_index_rows
 from memlake.inputs import log_dir, log_files
 from memlake.lake import Lake, query
-from memlake.maintenance.status import latest_fact_status, with_sweep_status
+from memlake.maintenance.status import (
+    hidden_by_sweep,
+    latest_fact_status,
+    latest_sweep_edges,
+    with_conflicts,
+    with_sweep_status,
+)
 from memlake.moments import parse_as_of
-from memlake.schemas import FACT_EDGES, FACT_STATUS, FACTS, FORGET, OVERRIDES, PROFILES
+from memlake.schemas import FACT_EDGES, FACT_STATUS, FACTS, FORGET, OVERRIDES, PROFILES, SWEEP_EDGES
 from memlake.settings import Settings
 
 HIDDEN_STATUSES = ("rejected", "forgotten")
@@ -108,7 +114,8 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     tables = _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
                             read_forgets(settings, agent_id), embed_factory, held_back)
     # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
-    tables.facts = with_sweep_status(tables.facts, latest_fact_status(lake, agent_id))
+    latest = latest_fact_status(lake, agent_id)
+    tables.facts = with_conflicts(with_sweep_status(tables.facts, latest), latest_sweep_edges(lake, latest))
     return tables
 
 
@@ -170,7 +177,7 @@ class FactReads:
         """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
         lake = Lake(self.settings.lake_dir)
         files = []
-        for table in (FACTS, FACT_EDGES, FACT_STATUS):
+        for table in (FACTS, FACT_EDGES, FACT_STATUS, SWEEP_EDGES):
             for path in lake.files(table):
                 stat = path.stat()
                 files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
@@ -283,15 +290,35 @@ def profile(
     With the agent's `tables` as reads see them, and log entries pending in them (a fact remembered, rejected
     or forgotten since the last run), the versions are those the next run will write from those tables:
     a remembered fact shows at once, a rejected or forgotten one is gone at once. They are assembled (with a
-    core model configured, the run writes them with it). An agent the runs wrote no profile for has none yet."""
+    core model configured, the run writes them with it). An agent the runs wrote no profile for has none yet.
+    The latest version leaves out the lines of facts a maintenance sweep evicted or superseded."""
     frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
     if tables is not None and tables.pending and frame.height:
         if tables.profiles is None:
             tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
         frame = tables.profiles
-    if version is not None:
-        return frame.filter(pl.col("version") == version)
-    return frame.sort("version").tail(1)
+    latest = frame["version"].max() if frame.height else None
+    chosen = frame.filter(pl.col("version") == version) if version is not None else frame.sort("version").tail(1)
+    if tables is not None and chosen.height and chosen["version"][0] == latest:
+        return _without_swept_lines(chosen, tables.facts)
+    return chosen
+
+
+def _without_swept_lines(version: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:
+    """The latest profile version (a one-row frame) without the lines whose facts a sweep evicted or superseded:
+    the latest version is the profile now, and a fact hidden from "now" reads is hidden from it too. Earlier
+    versions are history and keep every line (as `history` keeps the versions)."""
+    hidden = hidden_by_sweep(facts)
+    if hidden.height == 0:
+        return version
+    still_active = set(facts.filter(pl.col("status") == "active")["fact_id"].to_list())
+    gone = set(hidden["fact_id"].to_list()) - still_active
+    lines = version["lines"][0].to_list()
+    kept = [line for line in lines if not set(line["fact_ids"]) <= gone]
+    if len(kept) == len(lines):
+        return version
+    return version.with_columns(pl.Series("lines", [kept], dtype=version.schema["lines"]),
+                                pl.lit(render(kept)).alias("text"))
 
 
 def remember(

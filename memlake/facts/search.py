@@ -10,10 +10,11 @@ so a remembered fact costs one embedding. The index is kept until the tables
 or the logs change. Agents with nothing pending are searched in
 `search/fact_index` as before; the next run makes that exact again.
 
-Without `as_of` (now), a fact whose validity has ended is left out, as
-`Memory.facts()` leaves it out. With `as_of`, fact search sees what
-`Memory.facts(as_of=...)` sees: the versions true then and said by then, each
-with its status then (active, even if superseded since); with a
+Without `as_of` (now), a fact whose validity has ended, or that a maintenance
+sweep evicted or superseded, is left out, as `Memory.facts()` leaves it out.
+With `as_of`, fact search sees what `Memory.facts(as_of=...)` sees: the versions
+true then and said by then, each with its status then (active, even if
+superseded since); with a
 conversation filter, the facts citing any of those conversations
 (a fact may rest on several; the index row names only its first). Such a view
 is searched in an index of its own, kept like the others.
@@ -35,6 +36,7 @@ import polars as pl
 
 from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed, select_facts
 from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
+from memlake.maintenance.status import hidden_by_sweep
 from memlake.moments import parse_as_of
 from memlake.schemas import FACT_INDEX
 from memlake.search import FACT_SPEC, empty_result, search_memory
@@ -134,8 +136,13 @@ def search_facts(
     when = parse_as_of(params.get("as_of"), end_of_day=True, none_is_now=False)
     if when is None:  # now: as `facts()`, not a fact said to hold until a day now gone
         now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-        params["filters"] = filters = replace(
-            filters, extra=(*filters.extra, f"(valid_until IS NULL OR valid_until > timestamp {quote(now)})"))
+        clauses = [f"(valid_until IS NULL OR valid_until > timestamp {quote(now)})"]
+        # the run's index knows nothing of the sweeps: a version a sweep evicted or superseded is left out here
+        hidden = hidden_by_sweep(overlays.reads.get(agent_id).facts)
+        if hidden.height:
+            keys = (hidden["fact_id"] + "@" + hidden["version"].cast(pl.String)).to_list()
+            clauses.append(f"fact_key NOT IN ({', '.join(quote(k) for k in keys)})")
+        params["filters"] = filters = replace(filters, extra=(*filters.extra, *clauses))
     if when is not None or conversations:
         pending = True
         store = overlays.store_view(agent_id, when, conversations, params.get("embedder"), reuse_vectors)

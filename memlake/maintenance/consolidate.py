@@ -5,7 +5,8 @@ same as_of give the same rows. Nothing is deleted: an evicted or pruned fact get
 `maintenance/fact_status` (reads join it), and a merged or pruned episode an audit row.
 
 - activity: a fact version's last activity is the latest of said (`created_at`), confirmed
-  (`last_confirmed_at`) and used (the access log's `fact_id@version` rows up to as_of), and its use count;
+  (`last_confirmed_at`), used (the access log's `fact_id@version` rows up to as_of) and ingested (`ingested_at`,
+  when this memory first held it, up to as_of: an import of old chats starts fresh), and its use count;
 - decay: salience = importance x 0.5 ^ (idle days / the half-life of its type); a user override never decays;
 - promote: an active fact that half its words of lie in each of `promote_episodes` episodes that ended within
   `promote_window_days` before as_of keeps its full importance (it is live again) and is flagged promoted;
@@ -81,9 +82,12 @@ def activity(facts: pl.DataFrame, uses: pl.DataFrame, as_of: datetime) -> pl.Dat
         (pl.col("fact_id") + "@" + pl.col("version").cast(pl.String)).alias("_object_id"))
     used = uses.select("agent_id", pl.col("object_id").alias("_object_id"), "use_count", "last_used_at")
     confirmed = pl.when(pl.col("last_confirmed_at") <= as_of).then(pl.col("last_confirmed_at"))
+    # a fact counts as fresh from when this memory first held it: chats said years ago and imported today are
+    # not idle for those years (a sweep now would evict the whole import); before its ingestion, from said
+    ingested = pl.when(pl.col("ingested_at") <= as_of).then(pl.col("ingested_at"))
     frame = said.join(used, on=["agent_id", "_object_id"], how="left").with_columns(
         pl.col("use_count").fill_null(0).cast(pl.Int32),
-        pl.max_horizontal("created_at", confirmed, "last_used_at").alias("last_active_at"),
+        pl.max_horizontal("created_at", confirmed, "last_used_at", ingested).alias("last_active_at"),
     )
     idle = (pl.lit(as_of) - pl.col("last_active_at")).dt.total_seconds() / 86400.0
     return frame.with_columns(idle.alias("idle_days"), pl.col("status").alias("base_status"),

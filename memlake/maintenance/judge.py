@@ -6,7 +6,9 @@ hold against each other:
 - exclusive slots: two current values of a single-valued slot (two employers, two home cities); a fact with
   no slot whose sentence says "works at X" / "lives in X" counts for employer / home_city;
 - diet: a vegetarian or vegan claim against a fact of eating meat ("had steak last night, loved it");
-- negation: the same words, one side negated ("likes coffee" / "does not like coffee");
+- opposite stance: nearly the same statement (Jaccard >= `OPPOSITE_JACCARD` of the words left when negations,
+  liking and disliking verbs and the subject's own words are set aside), one side negated or disliking and the
+  other not ("likes coffee" / "does not like coffee", "loves dogs" / "hates dogs");
 - incompatible dates: the same one-time thing (born, married, graduated, moved, …) on different dates.
 
 The model judge reads candidate pairs (similar facts of one subject, and the rules' pairs) in batches of
@@ -46,6 +48,12 @@ _MEAT = frozenset({"steak", "beef", "pork", "bacon", "burger", "burgers", "hambu
                    "sausage", "sausages", "meat", "ribs", "brisket", "veal", "turkey", "salami", "pepperoni"})
 _EATING = frozenset({"had", "ate", "eat", "eats", "eating", "loved", "loves", "love", "enjoyed", "ordered",
                      "grilled", "cooked", "tried", "favorite", "favourite"})
+_LIKING = frozenset({"like", "likes", "liked", "love", "loves", "loved", "enjoy", "enjoys", "enjoyed", "adore",
+                     "adores", "prefer", "prefers"})
+_DISLIKING = frozenset({"hate", "hates", "hated", "dislike", "dislikes", "disliked", "detest", "detests"})
+# how much of what two statements say must be the same for opposite stances to clash: "doesn't like dogs" and
+# "loves dogs" share all; "doesn't like dogs" and "loves cats", nothing
+OPPOSITE_JACCARD = 0.6
 _ONE_TIME = frozenset({"born", "birthday", "married", "wedding", "graduated", "graduation", "moved", "started",
                        "starts", "began", "begins", "due", "deadline", "anniversary", "retired"})
 _DATE = re.compile(
@@ -97,6 +105,16 @@ def _eats_meat(text: str) -> str | None:
     return meat[0] if meat else None
 
 
+def _stance(text: str, subject: str) -> tuple[bool, frozenset[str]] | None:
+    """(against, what it is about): whether a statement is negated or disliking (not both), and its content words
+    without those cue words and the subject's own words; None when nothing is left."""
+    said = set(words(text))
+    against = bool(said & NEGATIONS) != bool(said & _DISLIKING)
+    about = frozenset(content_words(text) - NEGATIONS - _LIKING - _DISLIKING - {"user", "does", "did"}
+                      - content_words(subject))
+    return (against, about) if about else None
+
+
 def _dated(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """A one-time thing's words (dates removed) and its dates, or None."""
     dates = frozenset(d.casefold() for d in _DATE.findall(text))
@@ -115,7 +133,7 @@ def offline_verdicts(facts: list[dict[str, Any]]) -> list[Verdict]:
 
     by_slot: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     meat_free, meat_eaten = [], []
-    by_words: dict[frozenset[str], list[tuple[bool, dict[str, Any]]]] = {}
+    stances: list[tuple[bool, frozenset[str], dict[str, Any]]] = []
     by_event: dict[frozenset[str], list[tuple[frozenset[str], dict[str, Any]]]] = {}
     for fact in facts:
         text = fact.get("content") or ""
@@ -126,9 +144,8 @@ def offline_verdicts(facts: list[dict[str, Any]]) -> list[Verdict]:
             meat_free.append(fact)
         elif (meat := _eats_meat(text)) is not None:
             meat_eaten.append((meat, fact))
-        said = words(text)
-        by_words.setdefault(frozenset(content_words(text) - NEGATIONS), []).append(
-            (any(w in NEGATIONS for w in said), fact))
+        if (stance := _stance(text, str(fact.get("subject") or ""))) is not None:
+            stances.append((*stance, fact))
         if (event := _dated(text)) is not None:
             by_event.setdefault(event[0], []).append((event[1], fact))
     for slot, values in by_slot.items():
@@ -139,13 +156,12 @@ def offline_verdicts(facts: list[dict[str, Any]]) -> list[Verdict]:
     for fact in meat_free:
         for meat, other in meat_eaten:
             flag(fact, other, f"diet: a meat-free diet and eating {meat}")
-    for same_words, group in by_words.items():
-        if len(same_words) < 2:
-            continue
-        for i, (negated, fact) in enumerate(group):
-            for other_negated, other in group[i + 1:]:
-                if negated != other_negated:
-                    flag(fact, other, "negation: the same statement, one side negated")
+    for i, (against, about, fact) in enumerate(stances):
+        for other_against, other_about, other in stances[i + 1:]:
+            shared = len(about & other_about) / len(about | other_about)
+            if against != other_against and shared >= OPPOSITE_JACCARD:
+                flag(fact, other, f"opposite stance: the same statement ({shared:.2f} of its words), "
+                                  "one side negated or disliking")
     for _words, events in by_event.items():
         for i, (dates, fact) in enumerate(events):
             for other_dates, other in events[i + 1:]:

@@ -7,8 +7,8 @@
 - contradictions: candidate pairs within one agent's subject, by embedding similarity (cosine >=
   `contradiction_cosine`; without an embedder Jaccard >= `contradict_jaccard`) or a shared slot, plus the
   pairs the offline rules find; the rules judge always, the core model when configured (a pair either finds
-  contradicting is one). A contradiction flags
-  both sides conflicting ("conflicting: …" in reads); under the `supersede` policy the older side is
+  contradicting is one). A contradiction becomes a `contradict` edge (`maintenance/fact_edges`, newer to older)
+  and flags both sides conflicting ("conflicting: …" in reads); under the `supersede` policy the older side is
   superseded. A fact no judge paired is not touched.
 """
 
@@ -40,6 +40,7 @@ class Lint:
     counts: dict[str, int] = field(default_factory=dict)
     contradictions: list[Verdict] = field(default_factory=list)
     durations: dict[str, float] = field(default_factory=dict)
+    edges: list[dict[str, Any]] = field(default_factory=list)  # one `contradict` edge per judged contradiction
 
 
 def lint(facts: pl.DataFrame, episodes: pl.DataFrame, conversations_with_turns: set[tuple[str, str]],
@@ -65,6 +66,7 @@ def lint(facts: pl.DataFrame, episodes: pl.DataFrame, conversations_with_turns: 
         candidates = _candidate_count(active, vectors, config)
     by_key = {f"{r['fact_id']}@{r['version']}": r for r in active.iter_rows(named=True)}
     superseded: dict[str, str] = {}
+    edges = [contradict_edge(verdict, by_key) for verdict in contradictions]
     for verdict in contradictions:
         for mine, other in ((verdict.a, verdict.b), (verdict.b, verdict.a)):
             related = notes[mine][2] if mine in notes and notes[mine][0] == "conflicting" else []
@@ -104,7 +106,15 @@ def lint(facts: pl.DataFrame, episodes: pl.DataFrame, conversations_with_turns: 
     out = rows.select("agent_id", "fact_id", "version", "base_status", "status", "flag", "salience",
                       "last_active_at", "use_count", "reason", "related_fact_ids")
     out = out.sort("agent_id", "fact_id", "version")
-    return Lint(out, orphans, counts, contradictions, durations)
+    return Lint(out, orphans, counts, contradictions, durations, edges)
+
+
+def contradict_edge(verdict: Verdict, by_key: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A judged contradiction as an edge from the newer version (said later) to the older."""
+    older, newer = sorted((by_key[verdict.a], by_key[verdict.b]), key=lambda r: (r["created_at"], _key(r)))
+    return {"agent_id": newer["agent_id"], "edge_type": "contradict", "from_fact_id": newer["fact_id"],
+            "from_version": newer["version"], "to_fact_id": older["fact_id"], "to_version": older["version"],
+            "judge": verdict.judge, "reason": verdict.reason}
 
 
 def orphan_episodes(episodes: pl.DataFrame, conversations_with_turns: set[tuple[str, str]]) -> list[dict[str, Any]]:

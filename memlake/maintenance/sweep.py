@@ -87,5 +87,5 @@ def run_sweep(settings: Settings, kind: str, as_of: datetime, embed: Embed | Non
         cached = {**model_judge.cache, **model_judge.used}
         lake.write(JUDGE_CACHE, [cached[k] for k in sorted(cached)])
     row = write_sweep(lake, kind, as_of, result.facts, result.episodes, result.counts,
-                      {**durations, **result.durations}, judge)
+                      {**durations, **result.durations}, judge, result.edges if kind == "lint" else None)
     return SweepReport.from_row(row)

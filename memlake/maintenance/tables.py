@@ -1,4 +1,4 @@
-"""The maintenance tables a sweep writes, each by the sweep alone: fact_status, reports and audit.
+"""The maintenance tables a sweep writes, each by the sweep alone: fact_status, reports, audit, fact_edges.
 
 A sweep's id is its kind and as_of (`consolidation-2026-11-25T03:00:00Z`): a sweep run again at the same
 as_of replaces its own rows with the same rows, so it changes nothing. The audit records each state change
@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from memlake.lake import Lake
-from memlake.schemas import AUDIT, FACT_STATUS, REPORTS
+from memlake.schemas import AUDIT, FACT_STATUS, REPORTS, SWEEP_EDGES
 
 
 def sweep_id(kind: str, as_of: datetime) -> str:
@@ -68,8 +68,9 @@ def episode_audit(lake: Lake, changes: list[dict[str, Any]], sweep: str, as_of: 
 
 
 def write_sweep(lake: Lake, kind: str, as_of: datetime, facts: pl.DataFrame, episode_changes: list[dict[str, Any]],
-                counts: dict[str, int], durations: dict[str, float], judge: str | None) -> dict[str, Any]:
-    """Write a sweep's rows to the three tables; returns its report row."""
+                counts: dict[str, int], durations: dict[str, float], judge: str | None,
+                edges: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write a sweep's rows to its tables (a lint sweep's `edges` too); returns its report row."""
     sweep = sweep_id(kind, as_of)
     audit = pl.concat([fact_audit(facts, previous_sweep(lake, kind, as_of), sweep, as_of),
                        episode_audit(lake, episode_changes, sweep, as_of)], how="vertical_relaxed")
@@ -84,5 +85,8 @@ def write_sweep(lake: Lake, kind: str, as_of: datetime, facts: pl.DataFrame, epi
         status = status.with_columns(pl.lit(None, dtype=pl.List(pl.String)).alias("related_fact_ids"))
     _replace_sweep(lake, AUDIT, sweep, audit.sort("agent_id", "object_kind", "object_id", "field"))
     _replace_sweep(lake, REPORTS, sweep, pl.DataFrame([report], schema=dict(Lake.empty(REPORTS).schema)))
+    if edges is not None:
+        rows = [{"sweep_id": sweep, "as_of": as_of, **edge} for edge in edges]
+        _replace_sweep(lake, SWEEP_EDGES, sweep, pl.DataFrame(rows, schema=dict(Lake.empty(SWEEP_EDGES).schema)))
     _replace_sweep(lake, FACT_STATUS, sweep, status)
     return report

@@ -118,3 +118,17 @@ def test_a_later_sweep_audits_only_what_changed(settings) -> None:
     audit = lake.read(AUDIT)
     assert audit.select("object_id", "old_value", "new_value").rows() == [("ev@1", "active", "evicted")]
     assert lake.read(REPORTS).height == 2
+
+
+def test_an_imported_old_fact_is_idle_from_its_ingestion_and_before_it_from_when_it_was_said(settings) -> None:
+    imported = {**fact("old", "The user went to a concert.", type="event", said_days_ago=400),
+                "ingested_at": days_ago(2)}
+    lake = write_home(settings, [imported, fact("native", "The user went to a play.", type="event",
+                                                said_days_ago=400)])
+    run_sweep(settings, "consolidation", AS_OF)
+    rows = status_rows(lake, "consolidation")
+    assert rows["old"]["status"] == "active" and rows["old"]["last_active_at"] == days_ago(2)
+    assert rows["native"]["status"] == "evicted"  # said and held 400 days ago: idle all that time
+    run_sweep(settings, "consolidation", days_ago(5))  # before this memory held it: idle from when it was said
+    earlier = lake.read(FACT_STATUS).filter((pl.col("as_of") == days_ago(5)) & (pl.col("fact_id") == "old"))
+    assert earlier["status"].to_list() == ["evicted"]

@@ -11,8 +11,10 @@ import pytest
 
 from memlake.api import Memory
 from memlake.distill.client import CoreConfig
+from memlake.lake import Lake
 from memlake.maintenance.judge import ModelJudge
 from memlake.maintenance.sweep import run_sweep
+from memlake.schemas import SWEEP_EDGES
 from memlake.settings import load_settings
 from tests.maintenance.helpers import AS_OF, days_ago, episode, fact, status_rows, write_home
 from tests.openai_stub_server import StubServer
@@ -61,13 +63,36 @@ def test_a_conflicting_fact_reads_with_its_note_and_stays_current(settings) -> N
     assert facts.filter(pl.col("fact_id") == "jazz")["sweep_note"].to_list() == [None]
 
 
+def test_a_judged_contradiction_is_a_contradict_edge_both_sides_history_shows(settings) -> None:
+    lake = write_home(settings, PLANTED + UNRELATED)
+    run_sweep(settings, "lint", AS_OF)
+    edges = lake.read(SWEEP_EDGES).sort("from_fact_id")
+    assert edges.select("edge_type", "from_fact_id", "to_fact_id").rows() == [
+        ("contradict", "born2", "born1"), ("contradict", "job2", "job1"), ("contradict", "steak", "veg")]
+    memory = Memory(settings=settings)
+    veg, steak = memory.history("veg", "ana").row(0, named=True), memory.history("steak", "ana").row(0, named=True)
+    assert veg["status"] == steak["status"] == "active"  # the default policy flags, never overwrites
+    assert veg["conflicts"] == ["with steak v1: The user had steak last night, loved it. "
+                                "(offline-rules-v1: diet: a meat-free diet and eating steak)"]
+    assert steak["conflicts"] == ["with veg v1: The user is vegetarian. "
+                                  "(offline-rules-v1: diet: a meat-free diet and eating steak)"]
+    current = memory.facts("ana")
+    assert current.filter(pl.col("fact_id") == "jazz")["conflicts"].to_list() == [[]]
+    assert current.filter(pl.col("fact_id") == "job1")["conflicts"][0].to_list()[0].startswith("with job2 v1: ")
+
+
 def test_the_supersede_policy_supersedes_the_older_side(settings, monkeypatch) -> None:
     monkeypatch.setenv("MEMLAKE_CONTRADICTION_POLICY", "supersede")
     superseding = load_settings(settings.home)
     write_home(superseding, PLANTED[:2] + UNRELATED)
     run_sweep(superseding, "lint", AS_OF)
-    current = Memory(settings=superseding).facts("ana")["fact_id"].to_list()
+    memory = Memory(settings=superseding)
+    current = memory.facts("ana")["fact_id"].to_list()
     assert "job1" not in current and "job2" in current and "paris" in current
+    old = memory.history("job1", "ana").row(0, named=True)  # superseded, and history says by what
+    assert old["status"] == "superseded" and old["conflicts"][0].startswith("with job2 v1: The user works at Acme")
+    assert Lake(superseding.lake_dir).read(SWEEP_EDGES).select("from_fact_id", "to_fact_id").rows() == [
+        ("job2", "job1")]
 
 
 def test_stale_redundant_and_orphans_are_flagged(settings) -> None:
@@ -124,3 +149,19 @@ def test_a_conflicting_facts_context_line_says_so(settings) -> None:
     veg = fact_line(facts.filter(pl.col("fact_id") == "veg").row(0, named=True))
     jazz = fact_line(facts.filter(pl.col("fact_id") == "jazz").row(0, named=True))
     assert veg.text.startswith("The user is vegetarian. (conflicting: with ") and jazz.text == "The user likes jazz."
+
+
+def test_opposite_stances_on_the_same_thing_are_flagged_whatever_the_verb(settings) -> None:
+    lake = write_home(settings, [
+        fact("dogs", "The user loves dogs.", type="preference", said_days_ago=20),
+        fact("nodogs", "The user doesn't like dogs.", type="preference", said_days_ago=5),
+        fact("cats", "The user loves cats.", type="preference", said_days_ago=4),
+        fact("olives", "The user hates olives.", type="preference", said_days_ago=9),
+        fact("olives2", "The user enjoys olives.", type="preference", said_days_ago=3),
+        fact("tea", "The user does not drink coffee.", said_days_ago=8),
+        fact("tea2", "The user drinks green tea.", said_days_ago=2),
+    ])
+    run_sweep(settings, "lint", AS_OF)
+    rows = status_rows(lake, "lint")
+    assert {k for k, r in rows.items() if r["flag"] == "conflicting"} == {"dogs", "nodogs", "olives", "olives2"}
+    assert rows["nodogs"]["related_fact_ids"] == ["dogs"] and "opposite stance" in rows["nodogs"]["reason"]

@@ -9,6 +9,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 QUERY = '{ assetNodes { assetKey { path } } }'
@@ -30,7 +32,10 @@ def graphql(port: int) -> dict:
         return json.load(response)
 
 
-def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
+@contextmanager
+def dev_server(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen]]:
+    """`memlake dev` on a free loopback port for a home in tmp_path, its output in tmp_path/dev.log; the whole
+    process group (webserver, daemon, code server) is ended afterwards."""
     port = free_port()
     memlake = Path(sys.executable).with_name("memlake")
     env = {**os.environ, "MEMLAKE_HOME": str(tmp_path / "home")}
@@ -44,20 +49,7 @@ def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 180
-        keys: set[str] = set()
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                nodes = graphql(port)["data"]["assetNodes"]
-                keys = {"/".join(n["assetKey"]["path"]) for n in nodes}
-                if keys:
-                    break
-            except (urllib.error.URLError, ConnectionError, KeyError, TypeError, TimeoutError):
-                pass
-            time.sleep(1)
-        assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys, (tmp_path / "dev.log").read_text()[-3000:]
-        assert (tmp_path / "home" / "dagster_home" / "dagster.yaml").read_text().count("enabled: false") == 1
-        assert "Warning" not in (tmp_path / "dev.log").read_text()  # a clean start says nothing to be ignored
+        yield port, server
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -66,3 +58,26 @@ def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
             os.killpg(server.pid, signal.SIGKILL)
             server.wait(timeout=10)
         log.close()
+
+
+def asset_keys_served(port: int, server: subprocess.Popen, seconds: float) -> set[str]:
+    """The asset keys the server's GraphQL lists, once it answers (empty if it did not within `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            nodes = graphql(port)["data"]["assetNodes"]
+            keys = {"/".join(n["assetKey"]["path"]) for n in nodes}
+            if keys:
+                return keys
+        except (urllib.error.URLError, ConnectionError, KeyError, TypeError, TimeoutError):
+            pass
+        time.sleep(1)
+    return set()
+
+
+def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
+    with dev_server(tmp_path) as (port, server):
+        keys = asset_keys_served(port, server, 180)
+        assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys, (tmp_path / "dev.log").read_text()[-3000:]
+        assert (tmp_path / "home" / "dagster_home" / "dagster.yaml").read_text().count("enabled: false") == 1
+        assert "Warning" not in (tmp_path / "dev.log").read_text()  # a clean start says nothing to be ignored
