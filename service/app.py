@@ -266,6 +266,11 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     return app
 
 
+def app_of_environment() -> FastAPI:
+    """The service over the home `MEMLAKE_HOME` names: what each worker of `memlake serve --workers N` builds."""
+    return create_app(Memory(), ServiceSettings())
+
+
 def _add_error_handlers(app: FastAPI) -> None:
     """Every refusal as an OpenAI-style error with a clear message: what Memory refuses (ValueError) is the
     caller's mistake, 400; only a bug is a 500, and its trace goes to the log, not to the caller."""

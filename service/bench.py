@@ -209,8 +209,8 @@ def _in_process(memory: Memory, kind: str, calls: list[Call]) -> dict[str, Any]:
 
 
 def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: str | None = None,
-                    calls_per_run: int = 200, pipeline: bool = True, log: Callable[[str], None] = print,
-                    ) -> dict[str, Any]:
+                    calls_per_run: int = 200, pipeline: bool = True, workers: int = 1,
+                    log: Callable[[str], None] = print) -> dict[str, Any]:
     """The benchmark over an existing home (`data`: the LoCoMo questions file, when the home is LoCoMo's);
     writes `out` (JSON) and returns the report."""
     memory = Memory(home)
@@ -225,7 +225,8 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
     report: dict[str, Any] = {
         "benchmark": "serve", "date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
         "home": str(home), "agents": len({agent for agent, _ in queries}), "queries": source,
-        "distinct_queries": len(queries), "calls_per_run": per_run, "in_process": {}, "http": {},
+        "distinct_queries": len(queries), "calls_per_run": per_run, "server_workers": workers, "in_process": {},
+        "http": {},
         "targets_p95_ms_at_8_clients": TARGETS_MS, "python_speed_ms": [python_speed_ms()],
     }
     load = PipelineLoad(home) if pipeline else None
@@ -238,7 +239,7 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
         for kind in KINDS:  # the calls of the 1-client run, in this process
             report["in_process"][kind] = _in_process(memory, kind, runs[1])
         log(f"in process: {report['in_process']}")
-        url, process = start_server(home)
+        url, process = start_server(home, None, "--workers", str(workers))
         try:
             for kind in KINDS:
                 _over_http(url, token, kind, warm, 4)  # the server's connections and caches

@@ -237,7 +237,8 @@ def render_serve(report: dict[str, Any]) -> str:
     return "\n".join([
         "## memlake serve: latency through HTTP",
         "",
-        f"{report['date']}, home `{report['home']}` ({report['agents']} agents); queries: {report['queries']}, "
+        f"{report['date']}, home `{report['home']}` ({report['agents']} agents), `memlake serve --workers "
+        f"{report.get('server_workers', 1)}`; queries: {report['queries']}, "
         f"{report['distinct_queries']} distinct, each client count asking its own {report['calls_per_run']} of "
         f"them once per kind. Concurrent load: {pipeline['what']}{runs}. 1-minute load average "
         f"{report['machine'].get('load_average_1m')} at the start, {report.get('load_average_1m_after')} at the end "

@@ -87,3 +87,18 @@ def test_a_slow_read_does_not_hold_up_another_agents_read(served: Served, monkey
         slow.join(timeout=30)
     assert any(CANARIES["bob"][0] in row["text"] for row in answer["rows"])
     assert waited < 10, f"bob's search waited {waited:.1f} s for alice's"
+
+
+def test_serve_with_two_worker_processes_answers_each_agent(served: Served, expected) -> None:
+    from service.bench import start_server
+    from tests.service.conftest import stop
+
+    url, process = start_server(served.home, None, "--workers", "2")
+    try:
+        with ThreadPoolExecutor(6) as pool, served.client() as client:
+            answers = dict(zip(expected, pool.map(lambda key: ask(client, token_of(served, key[0]), *key), expected),
+                               strict=True))
+    finally:
+        log = stop(process)
+    assert answers == expected
+    assert log.count("Started server process") == 2, log[-2000:]
