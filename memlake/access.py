@@ -10,6 +10,7 @@ was used since, and a rerun as of the same time ranks the same.
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections import Counter
@@ -55,17 +56,20 @@ class AccessLog:
         # (agent_id, scope) -> object ids and accessed_at (microseconds), and the tally of them all
         self._uses: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         self._totals: dict[tuple[str, str], Counter[str]] = {}
+        self._lock = threading.Lock()  # searches on several threads (`memlake serve`) share one log
+
 
     def counts(self, agent_id: str, scope: str, as_of: datetime) -> Mapping[str, int]:
         """How often `agent_id` used each object of `scope` up to `as_of`."""
-        self._refresh()
-        owner = (agent_id, scope)
-        if owner not in self._uses:
-            return {}
-        ids, at = self._uses[owner]
+        with self._lock:
+            self._refresh()
+            owner = (agent_id, scope)
+            if owner not in self._uses:
+                return {}
+            ids, at = self._uses[owner]
+            if micros(as_of) >= at.max():  # the usual search, as of now: every use counts (a copy: others add)
+                return Counter(self._totals[owner])
         cutoff = micros(as_of)
-        if cutoff >= at.max():  # the usual search, as of now: every use counts
-            return self._totals[owner]
         return dict(Counter(ids[at <= cutoff].tolist()))
 
     def _refresh(self) -> None:

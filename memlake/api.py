@@ -5,6 +5,7 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -83,11 +84,29 @@ class Memory:
     def __init__(self, home: str | Path | None = None, settings: Settings | None = None) -> None:
         self.settings = existing_home(settings or load_settings(home))
         self.lake = Lake(self.settings.lake_dir)
+        # Reads may come from many threads at once (`memlake serve`): the helpers and caches a read fills are
+        # filled under this lock, one fill at a time, and read without it once they are there.
+        self._fills = threading.RLock()
+        self._lake_reads: dict[str, tuple[str, Any]] = {}
+
+    def _once(self, name: str, make: Callable[[], T]) -> T:
+        """The helper kept as attribute `name` (the store, the embedder, a cache), made by the first read that
+        needs it: threads asking at once get the same one, not one each."""
+        if name not in self.__dict__:
+            with self._fills:
+                if name not in self.__dict__:
+                    self.__dict__[name] = make()
+        return cast(T, self.__dict__[name])
 
     def agents(self) -> list[str]:
-        """Agent ids that have at least one turn, sorted."""
-        con = self.lake.connect()
-        return [r[0] for r in con.execute("SELECT DISTINCT agent_id FROM transcripts.turns ORDER BY 1").fetchall()]
+        """Agent ids that have at least one turn, sorted (read again only after a lake write: the service asks on
+        every read whether the agent has memory)."""
+
+        def read() -> list[str]:
+            con = self.lake.connect()
+            return [r[0] for r in con.execute("SELECT DISTINCT agent_id FROM transcripts.turns ORDER BY 1").fetchall()]
+
+        return list(self._on_lake("agents", read))
 
     def has_memory(self, agent_id: str) -> bool:
         """Whether the agent has any memory here: turns, a fact remembered or forgotten, or files landed for it
@@ -142,10 +161,13 @@ class Memory:
         """`build()` (a read of lake tables), computed again only after a lake write by any process: a context
         block reads the episodes twice, and a whole table read costs ~1 s at LoCoMo's 272 conversations."""
         state = lake_state(self.settings)  # before the read: a write during it makes the next call read again
-        cache: dict[str, tuple[str, Any]] = self.__dict__.setdefault("_lake_reads", {})
-        if name not in cache or cache[name][0] != state:
-            cache[name] = (state, build())
-        return cast(T, cache[name][1])
+        cached = self._lake_reads.get(name)
+        if cached is None or cached[0] != state:
+            with self._fills:  # threads that find it stale at once read it once
+                cached = self._lake_reads.get(name)
+                if cached is None or cached[0] != state:
+                    cached = self._lake_reads[name] = (state, build())
+        return cast(T, cached[1])
 
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
     # tables, so a remembered or forgotten fact shows at once; `_fact_reads` keeps that until tables or logs change.
@@ -153,15 +175,15 @@ class Memory:
     def _fact_embed(self) -> Any:
         """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
         needs it."""
-        if not hasattr(self, "_embedder"):
-            self._embedder = configured_embedder(self.settings)
-        if self._embedder is None:
+        embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
+        if embedder is None:
             return None
-        memo = getattr(self, "_fact_embed_memo", None)
-        if memo is None or memo.embed != self._embedder.embed:
-            from memlake.facts.reads import MemoEmbed  # deferred: the fact fold, ~50 ms
+        with self._fills:
+            memo = getattr(self, "_fact_embed_memo", None)
+            if memo is None or memo.embed != embedder.embed:
+                from memlake.facts.reads import MemoEmbed  # deferred: the fact fold, ~50 ms
 
-            memo = self._fact_embed_memo = MemoEmbed(self._embedder.embed)
+                memo = self._fact_embed_memo = MemoEmbed(embedder.embed)
         return memo
 
     def _store_to_look(self) -> Any:
@@ -195,11 +217,9 @@ class Memory:
         return held is not None and held.height > 0
 
     def _fact_reads(self) -> Any:
-        if not hasattr(self, "_fact_reads_cache"):
-            from memlake.facts.reads import FactReads  # deferred: the fact fold, ~50 ms
+        from memlake.facts.reads import FactReads  # deferred: the fact fold, ~50 ms
 
-            self._fact_reads_cache = FactReads(self.settings, self._fact_embed)
-        return self._fact_reads_cache
+        return self._once("_fact_reads_cache", lambda: FactReads(self.settings, self._fact_embed))
 
     def facts(
         self,
@@ -351,8 +371,8 @@ class Memory:
         agent_id, filters = self._checked_search(query, agent_id, scope, since, until, role, conversation_id)
         if scope == GRAPH_SCOPE:
             return self._search_graph(query, agent_id, k, as_of, params)
-        if "embedder" not in params and not hasattr(self, "_embedder"):  # after the checks: a model takes seconds
-            self._embedder = configured_embedder(self.settings)
+        if "embedder" not in params:  # after the checks: a model takes seconds
+            self._once("_embedder", lambda: configured_embedder(self.settings))
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
@@ -361,9 +381,9 @@ class Memory:
             found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
         except (RuntimeError, OSError) as exc:
             # a table deleted (and perhaps built again) since this Memory last read it: read it afresh, once
-            if "not found" not in str(exc).lower() or params["store"] is not self._vectors:
+            if "not found" not in str(exc).lower() or params["store"] is not self.__dict__["_vectors"]:
                 raise
-            self._vectors.reset()
+            params["store"].reset()
             found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
         if found.height == 0:
             self._check_index(scope, agent_id)
@@ -401,16 +421,15 @@ class Memory:
     def _search_tools(self, params: dict[str, Any]) -> None:
         """The store (kept open: later reads see new versions), the embedder and the access log a search uses,
         unless the caller gave its own."""
-        if not hasattr(self, "_vectors"):
-            from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
+        from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-            self._vectors = VectorStore(
-                self.settings.lancedb_dir,
-                snapshot_rows=self.settings.search_snapshot_rows,
-                background_rows=self.settings.search_snapshot_background_rows,
-            )
-        params.setdefault("store", self._vectors)
-        params.setdefault("turn_store", self._vectors)  # a fact overlay's hits read their turns here
+        store = self._once("_vectors", lambda: VectorStore(
+            self.settings.lancedb_dir,
+            snapshot_rows=self.settings.search_snapshot_rows,
+            background_rows=self.settings.search_snapshot_background_rows,
+        ))
+        params.setdefault("store", store)
+        params.setdefault("turn_store", store)  # a fact overlay's hits read their turns here
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
         params.setdefault("access", self._access_log())
@@ -436,15 +455,15 @@ class Memory:
         similarity under the configured embedder, or with none, the share of the query's content words the text
         has. Search scores compare only within one index (rank fusion and boosts); this orders hits of several
         indexes together."""
-        self._fact_embed()  # loads the configured embedder once
-        if self._embedder is None:
+        embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
+        if embedder is None:
             from memlake.text import content_words
 
             wanted = content_words(query)
             return [len(wanted & content_words(text)) / len(wanted) if wanted else 0.0 for text in texts]
         import numpy as np
 
-        vectors = np.asarray(self._embedder.embed([query, *texts]), dtype=np.float32)
+        vectors = np.asarray(embedder.embed([query, *texts]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
@@ -487,16 +506,12 @@ class Memory:
         return set(store.rows(table, agent_id, Filters(extra=(clause,)), columns=[key])[key].to_list())
 
     def _access_log(self) -> Any:
-        if not hasattr(self, "_access_log_cache"):
-            self._access_log_cache = AccessLog(self.settings)
-        return self._access_log_cache
+        return self._once("_access_log_cache", lambda: AccessLog(self.settings))
 
     def _fact_overlays(self) -> Any:
-        if not hasattr(self, "_fact_overlays_cache"):
-            from memlake.facts.search import FactOverlays  # deferred: LanceDB, ~1 s
+        from memlake.facts.search import FactOverlays  # deferred: LanceDB, ~1 s
 
-            self._fact_overlays_cache = FactOverlays(self._fact_reads())
-        return self._fact_overlays_cache
+        return self._once("_fact_overlays_cache", lambda: FactOverlays(self._fact_reads()))
 
     # The knowledge graph (memlake.graph): what the last run built; a split shows once a run has built it again.
 
@@ -579,9 +594,7 @@ class Memory:
         if "embedder" in params:
             embedder = params["embedder"]
         else:
-            if not hasattr(self, "_embedder"):
-                self._embedder = configured_embedder(self.settings)
-            embedder = self._embedder
+            embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
         entities, relations = self._graph(agent_id)
         return search_graph(entities, relations, query, k, embedder.embed if embedder is not None else None,
                             as_utc_or_none(as_of, end_of_day=True))
@@ -628,10 +641,8 @@ class Memory:
         return self._context_blocks().get(request, agent_id, lambda: self._build_context(*request))
 
     def _context_blocks(self) -> Any:
-        if not hasattr(self, "_context_cache"):
-            self._context_cache = BlockCache(self.settings.context_cache_seconds,
-                                             lambda agent_id: memory_state(self.settings, agent_id))
-        return self._context_cache
+        return self._once("_context_cache", lambda: BlockCache(self.settings.context_cache_seconds,
+                                                               lambda agent_id: memory_state(self.settings, agent_id)))
 
     def _build_context(self, agent_id: str, query: str, mode: str, budget: int, moment: datetime | None,
                        gate: str) -> Any:
@@ -661,8 +672,6 @@ class Memory:
 
     def _model_gate(self) -> Any:
         """The llm gate of the home's core model (one per Memory: its answers are cached), None without one."""
-        if not hasattr(self, "_model_gate_cache"):
-            from memlake.context.llm_gate import ModelGate  # deferred: openai and instructor, ~1 s
+        from memlake.context.llm_gate import ModelGate  # deferred: openai and instructor, ~1 s
 
-            self._model_gate_cache = ModelGate.for_settings(self.settings)
-        return self._model_gate_cache
+        return self._once("_model_gate_cache", lambda: ModelGate.for_settings(self.settings))

@@ -286,7 +286,9 @@ def _packaged_tokenizer() -> Any:
     return tokenizer
 
 
+@lru_cache(maxsize=16_384)
 def count_packaged_tokens(text: str) -> int:
     """Tokens of `text` in the packaged MiniLM tokenizer, loaded alone (no model, no torch): the unit of a
-    context block's budget, the same whatever embedding model a home is set to, so a budget means one thing."""
+    context block's budget, the same whatever embedding model a home is set to, so a budget means one thing.
+    Remembered: a context block counts each memory line, and an agent's blocks hold many of the same lines."""
     return len(_packaged_tokenizer().encode(text, add_special_tokens=False).ids)

@@ -713,10 +713,11 @@ class Snapshot:
                 wanted = np.zeros(len(index) + 1, dtype=bool)  # the last slot answers code -1 (null): never
                 wanted[[index[v] for v in values if v in index]] = True
                 keep &= wanted[codes]
-        if len(self.masks) >= 16:
-            self.masks.pop(next(iter(self.masks)))
         keep.setflags(write=False)  # shared by later searches
-        self.masks[filters] = keep
+        with _MASKS_LOCK:  # searches of the agent on other threads add and drop masks too
+            if len(self.masks) >= 16:
+                self.masks.pop(next(iter(self.masks)), None)
+            self.masks[filters] = keep
         return keep
 
     def nearest(self, vector: np.ndarray, k: int, keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -859,6 +860,7 @@ def _background_pool() -> ThreadPoolExecutor:
 
 
 _BACKGROUND = _background_pool()
+_MASKS_LOCK = threading.Lock()
 _ASYNC_LOOP: asyncio.AbstractEventLoop | None = None
 _ASYNC_LOCK = threading.Lock()
 

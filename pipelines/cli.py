@@ -659,6 +659,8 @@ def serve(
     host: ServeHost = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="port (0: any free one)")] = 8420,
     access_log: Annotated[bool, typer.Option(help="log every request line (queries included)")] = False,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="server processes, each with its own warm memory "
+                                         "(Python runs one thread at a time per process: more use more cores)")] = 1,
     home: HomeOption = None,
 ) -> None:
     """The HTTP API over this home (OpenAPI at /docs), with an OpenAI-compatible proxy at /v1/chat/completions
@@ -670,6 +672,11 @@ def serve(
 
     memory = Memory(home)
     _loopback_or_tokens(host, memory.settings.home)
+    if workers > 1:  # each worker process builds its app from the home named here
+        os.environ["MEMLAKE_HOME"] = str(memory.settings.home)
+        uvicorn.run("service.app:app_of_environment", factory=True, workers=workers, host=host, port=port,
+                    access_log=access_log, log_level="info")
+        return
     uvicorn.run(create_app(memory, ServiceSettings()), host=host, port=port, access_log=access_log,
                 log_level="info")
 
@@ -898,16 +905,33 @@ def bench_context(
 
 @bench_app.command("serve")
 def bench_serve(
-    home: Annotated[Path, typer.Option(help="an existing home (built by `memlake run` or a benchmark's --home)")],
+    home: Annotated[Path | None, typer.Option(
+        help="an existing home to serve (the LoCoMo home of `bench locomo --home`); default: the LoCoMo "
+        "conversations built into a temporary home first")] = None,
+    data: LocomoData = LOCOMO_DATA,
     out: Annotated[Path, typer.Option(help="JSON results")] = BENCH_DIR / "serve.json",
+    report: Annotated[Path, typer.Option(help="the Markdown report it renders again")] = REPO_DIR / "docs" /
+    "benchmarks.md",
     token: Annotated[str | None, typer.Option(help="a token of every agent, when the home has tokens")] = None,
-    rounds: Annotated[int, typer.Option(min=1, help="how many times each query is asked")] = 2,
+    calls: Annotated[int, typer.Option(min=1, help="calls per client count and kind, each query asked once")] = 200,
+    pipeline: Annotated[bool, typer.Option(help="run `memlake run` on a copy of the landing files meanwhile")] = True,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="`memlake serve --workers`")] = 1,
 ) -> None:
-    """Search and context p50/p95 through `memlake serve` at 1, 8 and 32 concurrent clients, errors, and the
-    same calls in process."""
+    """Search and context p50/p95 through `memlake serve` at 1, 8 and 32 concurrent clients while a pipeline run
+    materializes, errors, and the same calls in process."""
+    from memlake.bench.locomo import built_home  # deferred: as the other benchmarks beside locomo
     from service.bench import run_serve_bench  # deferred: the HTTP client and the service, for this one
 
-    run_serve_bench(existing_home(load_settings(home)).home, out, token=token, rounds=rounds, log=typer.echo)
+    with tempfile.TemporaryDirectory(prefix="memlake-bench-serve-") as tmp:
+        if home is None:
+            home = Path(tmp) / "locomo"
+            built_home(json.loads(data.read_bytes()), home, "", False, runs().IN_PROCESS, typer.echo)
+        result = run_serve_bench(existing_home(load_settings(home)).home, out, data=data, token=token,
+                                 calls_per_run=calls, pipeline=pipeline, workers=workers, log=typer.echo)
+    typer.echo(f"errors {result['errors']}; p95 targets at 8 clients: {result['met']} -> {out}")
+    if out.parent.resolve() == BENCH_DIR.resolve():  # a run kept elsewhere leaves the report alone
+        report.write_text(render(BENCH_DIR))
+        typer.echo(f"wrote {report}")
 
 REALMEM_DATA = REPO_DIR.parent / "shared" / "benchmarks" / "realmem"
 RealmemData = Annotated[Path, typer.Option(exists=True, file_okay=False, help="the RealMem folder")]

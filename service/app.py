@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlake.api import Memory
-from memlake.tools import TOOLS, MemoryTools
+from memlake.tools import TOOLS
 from service import models as m
 from service.calls import Caller, Service, ServiceError, error_response
 from service.config import ServiceSettings
@@ -141,9 +141,9 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         """`agent`, if it has memory here; else a 404 naming it (and the agents with memory the caller may use),
         so a mistyped id is not taken for an empty answer. Writes (remember, ingest) and the proxy create memory
         and skip this."""
-        if service.run(memory.has_memory, agent):
+        if memory.has_memory(agent):
             return agent
-        with_memory = service.run(memory.agents)
+        with_memory = memory.agents()
         visible = with_memory if who.agents is None else [a for a in who.agents if a in with_memory]
         raise ServiceError(404, f"agent {agent!r} has no memory here (a mistyped id?); agents with memory: "
                            f"{', '.join(visible) or 'none yet'}", "not_found_error")
@@ -156,7 +156,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     @app.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
     def agents(who: CallerDep) -> m.AgentsResponse:
         """The agents the caller may use (with no tokens: every agent with memory)."""
-        with_turns = set(service.run(memory.agents))
+        with_turns = set(memory.agents())
         names = sorted(with_turns) if who.agents is None else list(who.agents)
         return m.AgentsResponse(agents=[m.AgentInfo(agent_id=a, has_turns=a in with_turns) for a in names])
 
@@ -171,7 +171,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     ) -> m.SearchResponse:
         """Hybrid search of one agent's memory, best match first."""
         agent = known(who, who.agent(agent_id, header))
-        found = service.run(memory.search, q, agent, k=k, scope=scope, as_of=as_of, since=since, until=until)
+        found = memory.search(q, agent, k=k, scope=scope, as_of=as_of, since=since, until=until)
         first = found.row(0, named=True) if found.height else {}
         return m.SearchResponse(agent_id=agent, count=found.height, rows=records(found), scope=scope,
                                 mode=first.get("mode"), note=first.get("note"))
@@ -180,8 +180,8 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> m.ContextResponse:
         """The context block to put before the model for a question."""
         agent = known(who, who.agent(body.agent_id, header))
-        block = service.run(memory.context, body.query, agent, mode=body.mode, budget=body.budget,
-                            as_of=body.as_of, gate=body.gate)
+        block = memory.context(body.query, agent, mode=body.mode, budget=body.budget, as_of=body.as_of,
+                               gate=body.gate)
         return m.ContextResponse(agent_id=agent, provenance=_jsonable(block.provenance), **_jsonable(block.as_dict()))
 
     @app.get("/v1/memory/facts", response_model=m.Rows, tags=["memory"])
@@ -193,48 +193,48 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     ) -> m.Rows:
         """The agent's current facts (every version with include_history)."""
         agent = known(who, who.agent(agent_id, header))
-        return rows(agent, service.run(memory.facts, agent, type=type, subject=subject, as_of=as_of,
-                                       include_history=include_history))
+        return rows(agent, memory.facts(agent, type=type, subject=subject, as_of=as_of,
+                                        include_history=include_history))
 
     @app.get("/v1/memory/episodes", response_model=m.Rows, tags=["memory"])
     def episodes(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None, since: Moment = None,
                  until: Moment = None) -> m.Rows:
         """The agent's episodes (one per distilled conversation), oldest first."""
         agent = known(who, who.agent(agent_id, header))
-        return rows(agent, service.run(memory.episodes, agent, since=since, until=until))
+        return rows(agent, memory.episodes(agent, since=since, until=until))
 
     @app.get("/v1/memory/profile", response_model=m.Rows, tags=["memory"])
     def profile(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
                 version: Annotated[int | None, Query(ge=1, le=1_000_000)] = None) -> m.Rows:
         """The agent's profile (the latest version unless `version`)."""
         agent = known(who, who.agent(agent_id, header))
-        return rows(agent, service.run(memory.profile, agent, version))
+        return rows(agent, memory.profile(agent, version))
 
     @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"])
     def history(who: CallerDep, fact_id: Annotated[str, Path(max_length=200)], header: AgentHeader = None,
                 agent_id: AgentQuery = None) -> m.Rows:
         """Every version of one of the agent's facts, oldest first."""
         agent = known(who, who.agent(agent_id, header))
-        return rows(agent, service.run(memory.history, fact_id, agent))
+        return rows(agent, memory.history(fact_id, agent))
 
     @app.post("/v1/memory/remember", response_model=m.Rows, tags=["memory"])
     def remember(who: CallerDep, body: m.RememberRequest, header: AgentHeader = None) -> m.Rows:
         """Remember a fact (a user override: it wins over what was extracted)."""
         agent = who.agent(body.agent_id, header)
         fields = body.model_dump(exclude={"agent_id", "content"})
-        return rows(agent, service.run(memory.remember, agent, body.content, author="api", **fields))
+        return rows(agent, service.write(memory.remember, agent, body.content, author="api", **fields))
 
     @app.post("/v1/memory/reject", response_model=m.Rows, tags=["memory"])
     def reject(who: CallerDep, body: m.RejectRequest, header: AgentHeader = None) -> m.Rows:
         """Reject an extracted fact by id."""
         agent = who.agent(body.agent_id, header)
-        return rows(agent, service.run(memory.reject, agent, body.fact_id))
+        return rows(agent, service.write(memory.reject, agent, body.fact_id))
 
     @app.post("/v1/memory/forget", response_model=m.Rows, tags=["memory"])
     def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None) -> m.Rows:
         """Forget one fact, one conversation's facts, or all the agent's facts (`everything`)."""
         agent = who.agent(body.agent_id, header)
-        return rows(agent, service.run(memory.forget, agent, fact_id=body.fact_id,
+        return rows(agent, service.write(memory.forget, agent, fact_id=body.fact_id,
                                        conversation_id=body.conversation_id, everything=body.everything,
                                        reason=body.reason))
 
@@ -247,7 +247,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def call_tool(who: CallerDep, body: m.ToolCallRequest, header: AgentHeader = None) -> dict[str, Any]:
         """Run one memory tool call for the agent; the result says ok or why not, as a model should see it."""
         agent = who.agent(body.agent_id, header)
-        return service.run(MemoryTools(memory, agent).call, body.name, body.arguments)
+        return service.tool(agent, body.name, body.arguments)
 
     @app.post("/memory/ingest", status_code=202, response_model=m.IngestAccepted, tags=["ingest"])
     def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None) -> m.IngestAccepted:
@@ -266,7 +266,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                      agent_id: AgentQuery = None) -> m.IngestStatusResponse:
         """Whether an ingest landed, was read, was quarantined (and why), and is searchable yet."""
         agent = who.agent(agent_id, header)
-        status = service.run(ingest_status, memory.settings, agent, ingest_id)
+        status = ingest_status(memory.settings, agent, ingest_id)
         if status is None:
             raise ServiceError(404, f"agent {agent!r} has no ingest {ingest_id[:80]!r}", "not_found_error")
         return m.IngestStatusResponse(ingest_id=ingest_id, agent_id=agent, state=status.state,  # type: ignore[arg-type]
@@ -275,6 +275,11 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
 
     add_proxy_routes(app, service)
     return app
+
+
+def app_of_environment() -> FastAPI:
+    """The service over the home `MEMLAKE_HOME` names: what each worker of `memlake serve --workers N` builds."""
+    return create_app(Memory(), ServiceSettings())
 
 
 def _add_error_handlers(app: FastAPI) -> None:

@@ -1,5 +1,6 @@
 """What every route of `memlake serve` shares: who the caller is and which agent a request may touch
-(`Caller.agent`), the warm `Memory` behind one lock (`Service`), and the one shape of a refusal."""
+(`Caller.agent`), the warm `Memory` read by every request at once and written by one at a time (`Service`), and
+the one shape of a refusal."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from typing import Any, TypeVar
 from fastapi.responses import JSONResponse
 
 from memlake.api import Memory
+from memlake.embedding import count_packaged_tokens
 from memlake.schemas import agent_id_problem
+from memlake.tools import MemoryTools
 from service.config import ServiceSettings
 from service.tokens import TokenStore
 
 T = TypeVar("T")
+WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
 
 
 class ServiceError(Exception):
@@ -57,23 +61,32 @@ class Caller:
 
 
 class Service:
-    """What the routes share: the warm `Memory`, one lock around it (its caches are not made for threads), the
-    tokens and the settings."""
+    """What the routes share: the warm `Memory`, the tokens and the settings.
+
+    Reads run side by side on the server's threads (`Memory` fills its caches under its own locks); writes
+    (remember, reject, forget, the tools that store or forget) run one at a time, as a notebook makes them: each
+    reads the agent's facts, then appends what follows from them."""
 
     def __init__(self, memory: Memory, config: ServiceSettings) -> None:
         self.memory = memory
         self.config = config
         self.tokens = TokenStore(memory.settings.home)
-        self._lock = threading.Lock()
+        self._writes = threading.Lock()
 
-    def run(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        with self._lock:
+    def write(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        with self._writes:
             return call(*args, **kwargs)
 
+    def tool(self, agent_id: str, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:
+        """One memory tool call for the agent: a read at once, a write in turn."""
+        call = MemoryTools(self.memory, agent_id).call
+        return self.write(call, name, arguments) if name in WRITING_TOOLS else call(name, arguments)
+
     def warm(self) -> None:
-        """Load the embedding model and open the indexes now, not on the first request."""
+        """Load the embedding model, the tokenizer and open the indexes now, not on the first request."""
         with contextlib.suppress(ValueError):  # an index to rebuild says so on a real request
-            self.run(self.memory.search, "warm up", "memlake-warm-up", k=1)
+            self.memory.search("warm up", "memlake-warm-up", k=1)
+        count_packaged_tokens("warm up")
 
     def caller(self, authorization: str | None) -> Caller:
         self.tokens.refresh()

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from memlake.api import Memory
 from memlake.schemas import check_agent_id
 from memlake.tools import TOOLS, MemoryTools
-from service.calls import error_response
+from service.calls import WRITING_TOOLS, error_response
 from service.tokens import TokenStore
 
 CONTEXT_TOOL = {
@@ -74,7 +74,7 @@ def build_server(memory: Memory, agent_id: str) -> Server[Any]:
     """An MCP server whose every tool reads and writes `agent_id`'s memory only."""
     agent_id = check_agent_id(agent_id)
     tools = MemoryTools(memory, agent_id)
-    lock = anyio.Lock()  # one call at a time on the one Memory
+    writes = anyio.Lock()  # reads run side by side; the tools that write, one at a time (as `Service` does)
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
@@ -82,11 +82,13 @@ def build_server(memory: Memory, agent_id: str) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
-        async with lock:
-            if params.name == "context":
-                payload = await anyio.to_thread.run_sync(context_call, memory, agent_id, arguments)
-            else:
+        if params.name == "context":
+            payload = await anyio.to_thread.run_sync(context_call, memory, agent_id, arguments)
+        elif params.name in WRITING_TOOLS:
+            async with writes:
                 payload = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
+        else:
+            payload = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
         return _result(payload)
 
     return Server(f"memlake ({agent_id})", version="0.1.0",

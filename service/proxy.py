@@ -158,7 +158,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         question = last_user_text(body["messages"])
         injected = 0
         if question.strip():
-            block = await run_in_threadpool(service.run, service.memory.context, question, agent)
+            block = await run_in_threadpool(service.memory.context, question, agent)
             body["messages"] = [{"role": "system", "content": block.text}, *body["messages"]]
             injected = block.token_count
         body["model"] = service.config.models.get(body["model"], body["model"])

@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import tempfile
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,7 @@ class TokenStore:
         self.path = tokens_path(home)
         self._stamp = self._file_stamp()
         self.entries = self._read()
+        self._lock = threading.Lock()  # requests on several threads refresh it
 
     def _file_stamp(self) -> tuple[int, int] | None:
         try:
@@ -64,10 +66,11 @@ class TokenStore:
 
     def refresh(self) -> None:
         """Read the file again if it changed: a token added or revoked counts from the next request."""
-        stamp = self._file_stamp()
-        if stamp != self._stamp:
-            self._stamp = stamp
-            self.entries = self._read()
+        with self._lock:
+            stamp = self._file_stamp()
+            if stamp != self._stamp:
+                self.entries = self._read()  # before the stamp: a request that sees the new stamp sees these
+                self._stamp = stamp
 
     def _read(self) -> list[TokenEntry]:
         if not self.path.is_file():

@@ -1,4 +1,4 @@
-"""Render docs/benchmarks.md from the JSON results in docs/benchmarks/ (locomo.json, scale.json)."""
+"""Render docs/benchmarks.md from the JSON results in docs/benchmarks/ (locomo.json, scale.json, serve.json, ...)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from memlake.bench.distill import render_distill_section
 from memlake.bench.locomo import KS, SEARCH_K, SESSION_KS
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
+TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurrent clients
 
 
 def _pct(value: Any) -> str:
@@ -219,6 +220,42 @@ def render_scale(report: dict[str, Any]) -> str:
     ])
 
 
+def render_serve(report: dict[str, Any]) -> str:
+    """`memlake bench serve` (docs/benchmarks/serve.json): latency through the service at each client count."""
+    targets = report["targets_p95_ms_at_8_clients"]
+    rows = []
+    for name, result in report["http"].items():
+        kind, clients = name.split("@")
+        rows.append([kind, clients, result["p50_ms"], result["p95_ms"], result["requests_per_s"], result["errors"],
+                     result["ratio_p50_to_in_process"], "yes" if result.get("pipeline_running") else "no"])
+    in_process = ", ".join(f"{kind} p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms" for kind, r in
+                           report["in_process"].items())
+    met = ", ".join(f"{kind} {'met' if ok else 'not met'}" for kind, ok in report.get("met", {}).items())
+    pipeline = report["pipeline"]
+    runs = (f" ({pipeline['runs_started']} started, {pipeline['runs_finished']} finished, "
+            f"{pipeline['runs_failed']} failed)" if "runs_started" in pipeline else "")
+    return "\n".join([
+        "## memlake serve: latency through HTTP",
+        "",
+        f"{report['date']}, home `{report['home']}` ({report['agents']} agents), `memlake serve --workers "
+        f"{report.get('server_workers', 1)}`; queries: {report['queries']}, "
+        f"{report['distinct_queries']} distinct, each client count asking its own {report['calls_per_run']} of "
+        f"them once per kind. Concurrent load: {pipeline['what']}{runs}. 1-minute load average "
+        f"{report['machine'].get('load_average_1m')} at the start, {report.get('load_average_1m_after')} at the end "
+        f"({report['machine'].get('cores')} cores); Python speed {report['python_speed_ms']} ms (before, after: "
+        "larger is a slower machine).",
+        "",
+        f"Targets at {TARGET_SERVE_CLIENTS} clients: search p95 ≤ {targets['search']} ms, context p95 ≤ "
+        f"{targets['context']} ms: {met}. Errors: {report['errors']}.",
+        "",
+        _table(["call", "clients", "p50 ms", "p95 ms", "requests/s", "errors", "p50 / in process",
+                "pipeline running"], rows),
+        "",
+        f"The same calls in process (one at a time, the 1-client slice): {in_process}.",
+        "",
+    ])
+
+
 def render(folder: Path) -> str:
     """The whole docs/benchmarks.md from the JSON files present in `folder`."""
     parts = ["# Benchmarks", "",
@@ -248,7 +285,9 @@ def render(folder: Path) -> str:
 
     parts.append(render_distill_section(folder / "distill.json"))
     parts.append(render_changes_section(folder / "changes.json"))
-    rendered = {*reports, "distill", "changes", *(path.stem for path in others)}
+    if (folder / "serve.json").is_file():
+        parts.append(render_serve(json.loads((folder / "serve.json").read_text())))
+    rendered = {*reports, "distill", "changes", "serve", *(path.stem for path in others)}
     for path in sorted(folder.glob("*.json")):  # other benchmarks bring their own Markdown
         if path.stem not in rendered:
             other = json.loads(path.read_text())

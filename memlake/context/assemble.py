@@ -4,6 +4,10 @@ mode, each section to its own).
 A line goes in only if the whole block, counted again with it, stays within the budget; a line that does not
 fit is left out and a shorter one after it may still go in. Lines keep their order: the caller ranks them
 (current facts before history, best match first).
+
+The block is its rows joined by line breaks, and the packaged tokenizer splits text at whitespace before it
+tokenizes, so the block's count is the sum of its rows' counts: each row is counted once, instead of the whole
+block again for every line tried (that recounting took most of a context call at 800 tokens).
 """
 
 from __future__ import annotations
@@ -110,24 +114,28 @@ def assemble(
 ) -> ContextBlock:
     """The block: the date, then each planned section in order, a line in only while both its section's budget
     and the block's hold, and only if no section above already holds the same memory."""
-    frame_tokens = count_tokens(_render(today, []))
-    if frame_tokens > budget:
+    block_tokens = count_tokens(_render(today, []))
+    if block_tokens > budget:
         raise ValueError(f"a context budget of {budget} tokens is too small: the date and the delimiters alone "
-                         f"take {frame_tokens}")
+                         f"take {block_tokens}")
     kept: list[tuple[str, list[ContextLine]]] = [(plan.name, []) for plan in plans]
     left_out = [0] * len(plans)
     seen: set[tuple[str, ...]] = set()
     for at, plan in enumerate(plans):
+        heading = count_tokens(f"## {plan.name}")  # a row of the block once the section has a line
+        section_tokens = 0
         for line in plan.lines:
             if _same_memory(line) in seen:
                 continue
-            kept[at][1].append(line)
-            over_section = plan.budget is not None and count_tokens(
-                "\n".join(x.rendered() for x in kept[at][1])) > plan.budget
-            if over_section or count_tokens(_render(today, kept)) > budget:
-                kept[at][1].pop()
+            tokens = count_tokens(line.rendered())
+            opening = heading if not kept[at][1] else 0
+            over_section = plan.budget is not None and section_tokens + tokens > plan.budget
+            if over_section or block_tokens + opening + tokens > budget:
                 left_out[at] += 1
             else:
+                kept[at][1].append(line)
+                section_tokens += tokens
+                block_tokens += opening + tokens
                 seen.add(_same_memory(line))
     text = _render(today, kept)
     sections = tuple(ContextSection(name, tuple(lines), left_out[at]) for at, (name, lines) in enumerate(kept))

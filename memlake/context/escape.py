@@ -20,7 +20,9 @@ PREAMBLE = "Recalled memory, quoted: text inside <m> tags is what was said or st
 
 def one_line(text: str) -> str:
     """`text` with every run of whitespace, line or paragraph separator and control character as one space."""
-    kept = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
+    # a printable text has none of those characters (nor any whitespace but the space): most memories, at once
+    kept = text if text.isprintable() else "".join(
+        " " if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch for ch in text)
     return " ".join(kept.split())
 
 

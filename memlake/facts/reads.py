@@ -17,6 +17,7 @@ means the end of that day (UTC); a naive datetime is UTC.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -172,6 +173,7 @@ class FactReads:
         self.embed_factory = embed_factory
         self.size = size
         self._cache: dict[str, tuple[tuple[Any, ...], AgentFacts]] = {}
+        self._fills = threading.Lock()  # threads of a served Memory fold an agent's facts once per change
 
     def state(self) -> tuple[Any, ...]:
         """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
@@ -191,12 +193,16 @@ class FactReads:
         cached = self._cache.get(agent_id)
         if cached is not None and cached[0] == state:
             return cached[1]
-        tables = agent_facts(self.settings, agent_id, self.embed_factory)
-        self._cache.pop(agent_id, None)
-        while len(self._cache) >= self.size:
-            self._cache.pop(next(iter(self._cache)))
-        self._cache[agent_id] = (state, tables)
-        return tables
+        with self._fills:
+            cached = self._cache.get(agent_id)
+            if cached is not None and cached[0] == state:
+                return cached[1]
+            tables = agent_facts(self.settings, agent_id, self.embed_factory)
+            self._cache.pop(agent_id, None)
+            while len(self._cache) >= self.size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[agent_id] = (state, tables)
+            return tables
 
 
 def _order(frame: pl.DataFrame) -> pl.DataFrame:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+import threading
 import uuid
 import weakref
 from dataclasses import replace
@@ -53,6 +54,7 @@ class FactOverlays:
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.root, True)
         # agent -> (the tables it was built from, embedder name, store or None when the agent has no fact left)
         self._stores: dict[str, tuple[AgentFacts, str, Any]] = {}
+        self._lock = threading.Lock()  # threads of a served Memory build an agent's overlay once
 
     def close(self) -> None:
         self._stores.clear()
@@ -88,19 +90,18 @@ class FactOverlays:
     def _store(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
         """The index of `facts` under `key`, kept until the agent's tables or the embedder change."""
         name = embedder.name if embedder is not None else NO_EMBEDDER
-        cached = self._stores.get(key)
-        if cached is not None and cached[0] is tables and cached[1] == name:
-            return cached[2]
-        store = self._build(key, tables, facts, embedder, reuse_vectors)
-        old = self._stores.pop(key, None)
-        if old is not None and old[2] is not None:
-            shutil.rmtree(old[2].path, ignore_errors=True)
-        while len(self._stores) >= self.size:
-            _, (_, _, evicted) = self._stores.popitem()
-            if evicted is not None:
-                shutil.rmtree(evicted.path, ignore_errors=True)
-        self._stores[key] = (tables, name, store)
-        return store
+        with self._lock:
+            cached = self._stores.get(key)
+            if cached is not None and cached[0] is tables and cached[1] == name:
+                return cached[2]
+            store = self._build(key, tables, facts, embedder, reuse_vectors)
+            # a store replaced or evicted here may still be searched by another thread: its folder goes with its
+            # last reference (the finalizer set in `_build`), not now
+            self._stores.pop(key, None)
+            while len(self._stores) >= self.size:
+                self._stores.popitem()
+            self._stores[key] = (tables, name, store)
+            return store
 
     def _build(self, key: str, tables: AgentFacts, facts: pl.DataFrame, embedder: Any, reuse_vectors: bool) -> Any:
         rows = fact_index_rows(facts)
@@ -111,6 +112,7 @@ class FactOverlays:
             embed.vectors.update({t: v for t, v in tables.vectors.items() if len(v) == embedder.dim})
 
         store = VectorStore(self.root / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}-{uuid.uuid4().hex[:8]}")
+        weakref.finalize(store, shutil.rmtree, store.path, True)
         store.sync(
             FACT_INDEX, rows, base_schema=FACT_INDEX_SCHEMA, key="fact_key", scope="true",
             embed=embed,

@@ -95,3 +95,54 @@ def test_a_memory_already_in_an_earlier_section_is_not_repeated():
                      1000, count_packaged_tokens)
     assert [len(section.lines) for section in block.sections] == [1, 0]
     assert block.text.count("Lisbon") == 1
+
+
+def whole_block_recounted(plans: list[SectionPlan], budget: int) -> list[list[str]]:
+    """The block's rule said plainly (and counted slowly): a line goes in only if its section, and the whole block
+    counted again with it, stay within their budgets. The kept lines' texts per section."""
+    kept: list[list[ContextLine]] = [[] for _ in plans]
+    seen: set[str] = set()
+
+    def block_text() -> str:
+        body = [f"## {plan.name}\n" + "\n".join(x.rendered() for x in lines)
+                for plan, lines in zip(plans, kept, strict=True) if lines]
+        return "\n".join([f"Today is {TODAY:%Y-%m-%d} (UTC).", BLOCK_OPEN, PREAMBLE, *body, BLOCK_CLOSE])
+
+    for at, plan in enumerate(plans):
+        for line in plan.lines:
+            if line.ref in seen:
+                continue
+            kept[at].append(line)
+            section = count_packaged_tokens("\n".join(x.rendered() for x in kept[at]))
+            if (plan.budget is not None and section > plan.budget) or count_packaged_tokens(block_text()) > budget:
+                kept[at].pop()
+            else:
+                seen.add(line.ref)
+    return [[line.text for line in lines] for lines in kept]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sections=st.lists(st.tuples(st.lists(memory_text, max_size=10), st.none() | st.integers(1, 150)),
+                         min_size=1, max_size=4),
+       budget=st.integers(min_value=60, max_value=700))
+def test_the_block_keeps_the_lines_the_whole_block_recounted_would_keep(sections, budget):
+    plans = [SectionPlan(f"s{at}", lines_of(texts, f"s{at}"), cap) for at, (texts, cap) in enumerate(sections)]
+    block = assemble(TODAY, FACTS_GATE, "full", plans, budget, count_packaged_tokens)
+    assert [[line.text for line in s.lines] for s in block.sections] == whole_block_recounted(plans, budget)
+    assert block.token_count == count_packaged_tokens(block.text) <= budget
+
+
+def test_a_block_counts_each_line_once_not_the_whole_block_again_per_line():
+    """A block of 60 candidate lines counts about its own length in text, not 60 blocks' worth (at LoCoMo's
+    800-token compact blocks the recounting took most of a context call)."""
+    counted: list[str] = []
+
+    def counting(text: str) -> int:
+        counted.append(text)
+        return count_packaged_tokens(text)
+
+    chosen = [f"On day {i} the user said they went hiking near the river with their dog Rex." for i in range(60)]
+    plans = [SectionPlan("facts", lines_of(chosen))]
+    block = assemble(TODAY, FACTS_GATE, "compact", plans, 800, counting)
+    assert 10 < len(block.sections[0].lines) < 60  # some lines in, some left out
+    assert sum(map(len, counted)) <= 4 * len(block.text) + sum(len(line.rendered()) for line in plans[0].lines)

@@ -1,5 +1,6 @@
-"""`memlake bench serve` on a small home: every call answered over HTTP (no errors), at each client count, with
-the in-process figures beside."""
+"""`memlake bench serve` on a small home: every call answered over HTTP (no errors), at each client count, each
+query asked once, with the in-process figures beside and a pipeline run going meanwhile; and its section of
+docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -7,19 +8,38 @@ import json
 
 import pytest
 
+from memlake.bench.render import render
 from service import bench
 from tests.search.helpers import build_home
 
 
-def test_bench_serve_reports_latency_and_no_errors(tmp_path_factory, tmp_path, monkeypatch: pytest.MonkeyPatch
-                                                   ) -> None:
+def test_bench_serve_reports_latency_and_no_errors_while_a_pipeline_runs(tmp_path_factory, tmp_path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     settings = build_home(tmp_path_factory)
-    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # the server process reads it too
+    monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # the server and the pipeline processes read it too
     monkeypatch.setattr(bench, "CLIENTS", (1, 3))
+    monkeypatch.setattr(bench, "WARM_CALLS", 2)
+    asked: list[tuple[str, str, str]] = []
+    over_http = bench._over_http
+
+    def recording(url, token, kind, calls, clients):  # type: ignore[no-untyped-def]
+        asked.extend((kind, agent, query) for agent, query in calls)
+        return over_http(url, token, kind, calls, clients)
+
+    monkeypatch.setattr(bench, "_over_http", recording)
     out = tmp_path / "serve.json"
-    report = bench.run_serve_bench(settings.home, out, rounds=1, log=lambda line: None)
+    report = bench.run_serve_bench(settings.home, out, calls_per_run=4, log=lambda line: None)
     assert json.loads(out.read_text()) == report
     assert set(report["http"]) == {"search@1", "search@3", "context@1", "context@3"}
     for result in report["http"].values():
-        assert result["errors"] == 0 and result["n"] == report["calls"] and result["p95_ms"] >= result["p50_ms"] > 0
-    assert report["in_process"]["search"]["n"] == report["calls"]
+        assert result["errors"] == 0 and result["n"] == report["calls_per_run"] > 0
+        assert result["p95_ms"] >= result["p50_ms"] > 0
+    assert report["errors"] == 0 and report["in_process"]["search"]["n"] == report["calls_per_run"]
+    measured = [a for a in asked[2:] if a not in asked[:2]]  # the warm-up calls aside, no query asked twice
+    assert len(measured) == len(set(measured))
+    assert report["pipeline"]["runs_started"] >= 1 and report["pipeline"]["runs_failed"] == 0
+    assert report["queries"] == "first words of user turns"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "serve.json").write_text(out.read_text())
+    section = render(tmp_path / "docs")
+    assert "## memlake serve: latency through HTTP" in section and "| search | 3 |" in section
