@@ -17,6 +17,7 @@ from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
 from assets.shared import EAGER, markdown_preview, row_count
+from memlake.chunks import pooled_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
@@ -104,6 +105,7 @@ def chunk_index(
         embedder=name,
         dim=dim,
         pool_by="conversation_id",
+        pooled_kinds=pooled_chunk_kinds(lake.settings),
         cache=embedder.cache(),
     )
     if result.embedder == NO_EMBEDDER:

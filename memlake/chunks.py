@@ -58,6 +58,9 @@ KINDS = ("turn", "session", "window", "sentence", "passage", "question")
 # 4: passage keys of long turns), so that a home's older days are built again by the next run (`stale_chunk_days`).
 CHUNKER = "memlake-chunks-4"
 RECIPE_STAMP = "memlake.chunk_recipe"
+# A pooled key's text hash carries this mark: its vector is its members' mean, not an embedding of its text,
+# so switching a kind between pooled and embedded gives its rows new vectors on the next index run.
+POOLED_MARK = "pooled\x1f"
 SENTENCE_MIN_WORDS = 3
 # A passage key of a long turn holds about this many words or more: MiniLM reads ~180 words (256 word pieces),
 # and on RealMem's answers (median 162 words) 80 gives two or three passages, each still about one thing.
@@ -195,11 +198,13 @@ def build_chunks(
     question_keys: bool = False,
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
+    pooled_kinds: Sequence[str] = (),
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
     A turn of more than `long_turn_words` words gets at most `long_turn_keys` passage keys instead of a key
-    per sentence (0: no bound, a key per sentence as for every turn).
+    per sentence (0: no bound, a key per sentence as for every turn). The rows of `pooled_kinds` (see
+    `pooled_chunk_kinds`) hash their text with `POOLED_MARK`.
     Deterministic: the same turns give the same chunks, ids and order.
     """
     budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys)
@@ -214,7 +219,8 @@ def build_chunks(
     counts = count_tokens([r["text"] for r in rows])
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
-        row["text_sha256"] = text_sha256(row["embed_text"])
+        mark = POOLED_MARK if row["kind"] in pooled_kinds and row["kind"] != "session" else ""
+        row["text_sha256"] = text_sha256(mark + row["embed_text"])
     return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]
 
 
@@ -321,11 +327,17 @@ def _row(
     }
 
 
+def pooled_chunk_kinds(settings: Settings) -> tuple[str, ...]:
+    """The kinds whose vector the index pools from other rows' instead of embedding their text: sessions always
+    (from their turns), windows from their turns with `chunk_pool_windows`."""
+    return ("session", "window") if settings.chunk_pool_windows else ("session",)
+
+
 def chunk_recipe(settings: Settings) -> str:
     """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
     return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
             f"questions={settings.chunk_questions} long_turn={settings.chunk_long_turn_words}:"
-            f"{settings.chunk_long_turn_keys}").lower()
+            f"{settings.chunk_long_turn_keys} pooled={','.join(pooled_chunk_kinds(settings))}").lower()
 
 
 def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
@@ -345,6 +357,7 @@ def build_chunks_by_day(
     question_keys: bool = False,
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
+    pooled_kinds: Sequence[str] = (),
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
@@ -352,7 +365,7 @@ def build_chunks_by_day(
     """
     built = build_chunks(
         turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys,
-        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys,
+        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys, pooled_kinds=pooled_kinds,
     )
     if built.height == 0:
         return {}

@@ -50,10 +50,11 @@ from memlake.schemas import ROLES, check_agent_id, check_day
 VECTOR = "vector"
 TEXT = "text"
 NO_EMBEDDER = "none"
-# Sessions get the normalised mean of their turns' vectors, and a long turn (one with passage keys) the mean of
-# its passages' (see memlake.chunks): the kind pooled -> the kind of the rows it is pooled from, in pooling order.
+# Sessions get the normalised mean of their turns' vectors (windows too, when the caller pools them), and a long
+# turn (one with passage keys) the mean of its passages' (see memlake.chunks): the kind pooled -> the kind of the
+# rows it is pooled from, in pooling order.
 POOLED_KINDS = ("session",)
-POOLED_FROM = {"turn": "passage", "session": "turn"}
+POOLED_FROM = {"turn": "passage", "window": "turn", "session": "turn"}
 # Below this many rows a flat (exact) scan is fast enough; above it an IVF index helps.
 ANN_MIN_ROWS = 50_000
 # Rows a reader keeps in memory by default (Settings.search_snapshot_rows): about 2 KB a row with 384-d vectors.
@@ -247,13 +248,14 @@ class VectorStore:
         embedder: str,
         dim: int,
         pool_by: str | None = None,
+        pooled_kinds: Sequence[str] = POOLED_KINDS,
         cache: EmbeddingCache | None = None,
     ) -> SyncResult:
         """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`.
 
         Rows whose (text_sha256, embedder) matches the stored row keep their
         stored vector; the others are embedded (`embed`), except kinds in
-        POOLED_KINDS, which get the normalised mean of the vectors of the rows
+        `pooled_kinds`, which get the normalised mean of the vectors of the rows
         sharing their `pool_by` value and lying in their turn range (and turns
         with passage keys, the mean of their passages'). With no
         embedder the table has no vector column (full-text search only). A table
@@ -286,7 +288,7 @@ class VectorStore:
             if old is not None and old[0] == sha and old[1] is not None:
                 vectors[i] = old[1]
                 result.reused += 1
-            elif pool_by is not None and (kind in POOLED_KINDS or (kind == "turn" and i in with_passages)):
+            elif pool_by is not None and (kind in pooled_kinds or (kind == "turn" and i in with_passages)):
                 pooled.append(i)
             else:
                 to_embed.append(i)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import dagster as dg
 import numpy as np
@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from memlake.embedding_cache import EmbeddingCache
 from memlake.settings import load_settings
-from memlake.vectors import SyncResult
+from memlake.vectors import POOLED_KINDS, SyncResult
 from memlake.vectors import VectorStore as CoreVectorStore
 
 
@@ -39,6 +39,7 @@ class VectorStoreResource(dg.ConfigurableResource):
         embedder: str,
         dim: int,
         pool_by: str | None = None,
+        pooled_kinds: Sequence[str] = POOLED_KINDS,
         cache: EmbeddingCache | None = None,
     ) -> SyncResult:
         return self.core().sync(
@@ -51,6 +52,7 @@ class VectorStoreResource(dg.ConfigurableResource):
             embedder=embedder,
             dim=dim,
             pool_by=pool_by,
+            pooled_kinds=pooled_kinds,
             cache=cache,
         )
 

@@ -249,7 +249,36 @@ def run_realmem(
         "systems": systems,
         "held_5_9_memlake_vs_bm25": held_comparison(systems),
     }
+    report["markdown"] = render_markdown(report)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, default=str) + "\n")
     return report
+
+
+MARKDOWN_MEASURES = ("session_any@5", "session_all@5", "words750_share", "context800_share", "search800_share")
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The Markdown section of docs/benchmarks.md (kept in realmem.json, as benchmarks beside locomo do)."""
+    machine_ = report["machine"]
+    lines = ["## RealMem retrieval (long answers)", "",
+             f"Run: `memlake bench realmem`, {report['date']}, {report['data']['queries']} queries over "
+             f"{len(report['data']['personas'])} personas; personas 0-4 tune, 5-9 held back; BM25 over the same "
+             f"turn chunks in the same run. Load {machine_.get('load_average_1m')}.", ""]
+    systems = report["systems"]
+    present = [m for m in MARKDOWN_MEASURES
+               if any(m in system.get(half, {}) for system in systems.values() for half in ("tune_0_4", "held_5_9"))]
+    lines += ["| system | half | n | " + " | ".join(present) + " |", "|---|---|---|" + "---|" * len(present)]
+    for name, system in systems.items():
+        for half in ("tune_0_4", "held_5_9"):
+            row = system.get(half, {})
+            if row.get("n"):
+                lines.append(f"| {name} | {half} | {row['n']} | " + " | ".join(str(row.get(m)) for m in present)
+                             + " |")
+    held = report.get("held_5_9_memlake_vs_bm25") or {}
+    behind = sorted(k for k, v in held.items() if not v["ahead"])
+    if held:
+        lines += ["", f"Personas 5-9, memlake ahead of BM25 on {len(held) - len(behind)} of {len(held)} measures"
+                  + (f"; not ahead on: {', '.join(behind)}." if behind else ".")]
+    return "\n".join(lines + [""])

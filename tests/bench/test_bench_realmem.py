@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 
 from typer.testing import CliRunner
 
+from memlake.bench import ingest, realmem
 from memlake.bench.ingest import ratios
-from memlake.bench.realmem import landing_rows, queries, session_starts, words_budget_sessions
+from memlake.bench.realmem import held_comparison, landing_rows, queries, session_starts, words_budget_sessions
 from pipelines.cli import app
 
 
@@ -67,6 +68,28 @@ def test_ingest_ratios_are_the_default_chunking_over_todays():
     budget = {**today, "turns_per_second_end_to_end": 50.0, "texts_embedded_per_turn": 4.0, "chunks": 40}
     assert ratios(today, budget)["turns_per_second_end_to_end"] == 2.5
     assert ratios(today, budget)["texts_embedded_per_turn"] == 0.333
+
+
+def test_the_markdown_sections_show_each_run_and_where_memlake_is_not_ahead_of_bm25():
+    machine = {"cores": 2, "load_average_1m": 0.5}
+    built = {"turns": 100, "turns_per_second_end_to_end": 80.0, "turns_per_second_whole_run": 60.0,
+             "texts_embedded_per_turn": 3.1, "index_bytes": 2_500_000, "peak_rss_mb": 900.0}
+    report = {"date": "2026-11-25", "machine": machine, "load_average_1m_after": 0.7,
+              "locomo": {"today": built, "budget": {**built, "turns_per_second_end_to_end": 95.5}}}
+    markdown = ingest.render_markdown(report)
+    assert "| locomo | budget | 100 | 95.5 | 60.0 | 3.1 | 2.5 | 900.0 |" in markdown
+    assert "realmem |" not in markdown  # a dataset not run has no row
+
+    row = {"n": 10, "session_any@5": 0.9, "session_all@5": 0.8, "words750_share": 0.7, "words750_all": 0.6,
+           "search800_share": 0.5, "search800_all": 0.4}
+    systems = {"hybrid": {"tune_0_4": row, "held_5_9": {**row, "context800_share": 0.6, "context800_all": 0.5}},
+               "bm25": {"tune_0_4": row, "held_5_9": {**row, "session_all@5": 0.7, "words750_share": 0.75}}}
+    report = {"date": "2026-11-25", "machine": machine, "systems": systems,
+              "data": {"queries": 20, "personas": ["a", "b"]}, "held_5_9_memlake_vs_bm25": held_comparison(systems)}
+    markdown = realmem.render_markdown(report)
+    assert "| hybrid | held_5_9 | 10 | 0.9 | 0.8 | 0.7 |" in markdown
+    assert "not ahead on: " in markdown and "words750_share" in markdown.split("not ahead on: ")[1]
+    assert "session_all@5" not in markdown.split("not ahead on: ")[1]
 
 
 def test_bad_bench_options_are_one_line_errors_not_tracebacks(tmp_path):

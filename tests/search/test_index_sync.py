@@ -3,6 +3,7 @@
 from datetime import datetime
 
 import dagster as dg
+import numpy as np
 import polars as pl
 
 from memlake.embedding import HashEmbedder
@@ -129,3 +130,33 @@ def test_an_index_built_in_another_row_order_gives_the_same_results(home, tmp_pa
         forward, backward = (m.search(query, "alice", k=6, recency_weight=0.0) for m in homes)
         assert forward["message_ids"].to_list() == backward["message_ids"].to_list(), query
         assert forward["score"].to_list() == backward["score"].to_list(), query
+
+
+def index_vectors(settings, kind: str) -> dict[tuple[int, int], np.ndarray]:
+    """The index's vectors of one kind of chunk of the first conversation, by turn range."""
+    table = VectorStore(settings.lancedb_dir).open(CHUNK_INDEX).to_arrow()
+    rows = pl.from_arrow(table.select(["kind", "conversation_id", "turn_start", "turn_end", "vector"]))
+    rows = rows.filter((pl.col("kind") == kind) & (pl.col("conversation_id") == rows["conversation_id"][0]))
+    return {(r["turn_start"], r["turn_end"]): np.asarray(r["vector"]) for r in rows.iter_rows(named=True)}
+
+
+def test_pooled_windows_cost_no_embedding_and_take_the_mean_of_their_turns(settings, fast_resources, run_pipeline):
+    """`chunk_pool_windows` on: the next run embeds nothing again and gives each window the normalised mean
+    of its turns' vectors instead of its own text's (off, the default, it embeds the window's text)."""
+    from memlake.settings import load_settings, write_home_setting
+    from resources import build_resources
+
+    land(settings, "alice", "chat.jsonl", jsonl(*ALICE[:2]))
+    assert run_pipeline().success
+    assert latest_metadata(run_pipeline.instance, ["search", "chunk_index"])["embedded"] == 3  # 2 turns, 1 window
+    (own,) = index_vectors(settings, "window").values()
+
+    write_home_setting(settings.home, "chunk_pool_windows", "true")
+    fast_resources.update({**build_resources(load_settings(settings.home)), "embedder": fast_resources["embedder"]})
+    assert run_pipeline(days=Lake(settings.lake_dir).partitions(CHUNKS)).success
+    pooled = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
+    assert pooled["embedded"] == 0 and pooled["pooled_vectors"] == 1  # the window (the session kept its vector)
+    turns, (window,) = index_vectors(settings, "turn"), index_vectors(settings, "window").values()
+    mean = (turns[(0, 0)] + turns[(1, 1)]) / 2
+    assert np.allclose(window, mean / np.linalg.norm(mean), atol=1e-6)
+    assert not np.allclose(window, own, atol=1e-3)
