@@ -15,9 +15,10 @@ export TOKENIZERS_PARALLELISM := false
 
 .PHONY: install browser run test dev bench lint clean
 
-install: $(STAMP) browser
+install: $(STAMP)
 
-# Debian's chromium for the browser tests (playwright drives it; never `playwright install`, which downloads one)
+# Debian's chromium for the browser test, set up by `make test` only (playwright drives it; never
+# `playwright install`, which downloads a browser)
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
@@ -31,7 +32,7 @@ run: install
 	$(BIN)/memlake ingest-samples
 	$(BIN)/memlake run
 
-test: install
+test: install browser
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 dev: install
