@@ -276,6 +276,10 @@ def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
          "The user is doing kickboxing and it's giving them so much energy."),
         ("Been working on some projects and testing out dairy-free dessert recipes.",
          "The user has been working on some projects and testing out dairy-free dessert recipes."),
+        ("Researching adoption agencies for my future kids.",
+         "The user is researching adoption agencies for their future kids."),
+        ("Gonna keep working hard on my dance studio.",
+         "The user is going to keep working hard on their dance studio."),
     ],
 )
 def test_a_sentence_about_the_user_that_no_clause_alone_says_is_kept_whole(text, said):
@@ -285,7 +289,9 @@ def test_a_sentence_about_the_user_that_no_clause_alone_says_is_kept_whole(text,
 @pytest.mark.parametrize(
     "text",
     ["I love my", "I started a new job at the.", "I've been learning to paint with the", "I'm so",
-     "I got them online and they're super comfy.", "I'd love to see the photos you took of it."],
+     "I got them online and they're super comfy.", "I'd love to see the photos you took of it.",
+     "Exciting but kinda nerve-wracking.", "Been a long road, but I'm proud of how far I've come.",
+     "Meeting new people can be overwhelming, but the rewards can be great."],
 )
 def test_a_cut_off_statement_or_one_about_what_only_the_chat_shows_is_no_fact(text):
     assert one(text).fact_candidates == []

@@ -132,8 +132,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
         return  # to the other side; or a quoted title was cut out of the clause
-    if _NO_SUBJECT.match(text):  # "Started hitting the gym last week": a past verb with the "I" left out
-        text = f"I {text[0].lower()}{text[1:]}"
+    text = with_the_i_left_out(text)
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
@@ -158,14 +157,17 @@ def read_self_statement(rule: Rule, clause: str) -> None:
 
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
-_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?P<verb>[A-Z][a-z]+ing|Been|Gonna)\b")
-_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes?|made|helps?|helped|gives?|gave|keeps?|kept|"
-                          r"means?|feels?|brings?|reminds?)\b")
+_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
+                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna)"
+                             r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
+_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|had|makes|made|helps|helped|gives|gave|keeps|kept|means|feels|"
+                          r"brings|reminds|can|could|will|would|should|might|must|may)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
                            r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
                            re.I)
+
 
 def read_self_sentence(rule: Rule) -> None:
     """A whole sentence of the user's about their own life that no clause of it gave a fact for, rewritten into
@@ -175,11 +177,7 @@ def read_self_sentence(rule: Rule) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
         return
-    if _NO_SUBJECT.match(text):
-        text = f"I {text[0].lower()}{text[1:]}"
-    elif (left_out := _ING_NO_SUBJECT.match(text)) and not _FINITE_VERB.search(text):
-        verb = left_out.group("verb")
-        text = f"{'I have' if verb == 'Been' else 'I am'} {text[0].lower()}{text[1:]}"
+    text = with_the_i_left_out(text)
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
@@ -198,6 +196,17 @@ def read_self_sentence(rule: Rule) -> None:
         return
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
     _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
+
+
+def with_the_i_left_out(text: str) -> str:
+    """The statement with the "I" it leaves out: "Started hitting the gym" -> "I started hitting the gym",
+    "Researching adoption agencies" -> "I am researching adoption agencies"; any other text as it is."""
+    if _NO_SUBJECT.match(text):
+        return f"I {text[0].lower()}{text[1:]}"
+    left_out = _ING_NO_SUBJECT.match(text)
+    if left_out and not _FINITE_VERB.search(text):
+        return f"{'I have' if left_out.group('verb') == 'Been' else 'I am'} {text[0].lower()}{text[1:]}"
+    return text
 
 
 def _read_about_me(rule: Rule, text: str) -> None:
@@ -300,7 +309,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
-    content = with_dates_resolved(content, rule.sentence.message.created_at)
+    content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
     rule.add(_type_of(rule, predicate), value, content, subject=subject, confidence=0.7, importance=0.5,
              tags=("said",))
