@@ -264,7 +264,11 @@ def with_dates_resolved(text: str, said_at: datetime | date) -> str:
     for mention in reversed(find_dates(text, said_at)):
         if not _RELATIVE.search(mention.text) or re.match(r"(?i)this (?:week|weekend|month)", mention.text):
             continue  # a calendar date already, or the present stretch ("this week") the sentence is about
-        if mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
+        if re.search(r"(?i)\bday (?:after|before) $", text[: mention.start]):
+            continue  # "the day after tomorrow" is no "tomorrow"
+        if mention.precision == "day" and re.search(r"(?i)weekend\b", mention.text):
+            said = f"on the weekend of {mention.day.isoformat()}"
+        elif mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
             said = f"in the week of {mention.day.isoformat()}"
         else:
             said = f"on {mention.day.isoformat()}" if mention.precision == "day" else f"in {human(mention)}"

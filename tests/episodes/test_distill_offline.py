@@ -262,6 +262,9 @@ def test_a_trip_with_dates_is_a_plan_with_its_days():
         ("Last Friday I went to a pride parade.", "On 2023-05-05, the user went to a pride parade."),
         ("I'm heading to Rome next week for five days.", "The user is heading to Rome in the week of 2023-05-15 for "
                                                          "five days."),
+        ("We drove to the mountains last weekend.", "The user and others drove to the mountains on the weekend of "
+                                                    "2023-05-06."),
+        ("I'm flying to Toronto the day after tomorrow.", "The user is flying to Toronto the day after tomorrow."),
     ],
 )
 def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
