@@ -199,3 +199,78 @@ def human(mention: DateMention) -> str:
     if mention.precision == "day":
         return mention.day.isoformat()
     return mention.day.strftime("%B %Y")
+
+
+_DAY = r"(?P<{0}>\d{{1,2}})(?:st|nd|rd|th)?"
+_TO = r"\s*(?:to|until|till|through|-|–)\s*"
+# "from 3 to 10 June", "3-10 June", "from June 3 to 10", "from June 3 to July 2": one stretch of days.
+_RANGES = (
+    re.compile(r"\b(?:from )?" + _DAY.format("d1") + _TO + _DAY.format("d2") + r" (?:of )?" + _MONTH
+               + r"(?:,? (?P<y>\d{4}))?\b"),
+    re.compile(r"\b(?:from )?" + _MONTH.replace("month", "m1") + " " + _DAY.format("d1") + _TO
+               + r"(?:" + _MONTH.replace("month", "m2") + " )?" + _DAY.format("d2") + r"\b(?:,? (?P<y>\d{4})\b)?"),
+)
+
+
+@dataclass(frozen=True)
+class DateRange:
+    """A stretch of days said as one ("from 3 to 10 June") and the days it means."""
+
+    start: int
+    end: int
+    text: str
+    first: date
+    last: date
+
+
+def find_date_range(text: str, said_at: datetime | date) -> DateRange | None:
+    """The first stretch of days in `text`, resolved against `said_at` (the next such stretch unless a year is said
+    or the text speaks of the past)."""
+    said = said_at.date() if isinstance(said_at, datetime) else said_at
+    tense = "past" if _PAST_HINT.search(text) and not _FUTURE_HINT.search(text) else "future"
+    for pattern in _RANGES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        groups = m.groupdict()
+        first_month = MONTHS[groups.get("month") or groups["m1"]]
+        last_month = MONTHS[groups["m2"]] if groups.get("m2") else first_month
+        try:
+            if groups.get("y"):
+                year = int(groups["y"])
+                first, last = date(year, first_month, int(groups["d1"])), date(year, last_month, int(groups["d2"]))
+            else:
+                first = _nearest_year(first_month, int(groups["d1"]), said, tense)
+                last = _nearest_year(last_month, int(groups["d2"]), first, "future")
+        except ValueError:
+            continue
+        if last >= first:
+            return DateRange(m.start(), m.end(), m.group(0), first, last)
+    return None
+
+
+_RELATIVE = re.compile(r"\b(?:yesterday|tomorrow|ago|last|next|this|in (?:\d|a|an|one|two|three|four|five|six|seven|"
+                       r"eight|nine|ten|eleven|twelve|a couple|a few)\b)", re.I)
+
+
+def with_dates_resolved(text: str, said_at: datetime | date) -> str:
+    """`text` with its stretch of days and its relative dates said as calendar dates: "I went yesterday" said on
+    2023-05-08 -> "I went on 2023-05-07"; "from 3 to 10 June" -> "from 2025-06-03 to 2025-06-10". A memory read
+    months later must not say "yesterday"."""
+    stretch = find_date_range(text, said_at)
+    if stretch is not None:
+        text = (f"{text[: stretch.start]}from {stretch.first.isoformat()} to {stretch.last.isoformat()}"
+                f"{text[stretch.end:]}")
+    for mention in reversed(find_dates(text, said_at)):
+        if not _RELATIVE.search(mention.text) or re.match(r"(?i)this (?:week|weekend|month)", mention.text):
+            continue  # a calendar date already, or the present stretch ("this week") the sentence is about
+        if re.search(r"(?i)\bday (?:after|before) $", text[: mention.start]):
+            continue  # "the day after tomorrow" is no "tomorrow"
+        if mention.precision == "day" and re.search(r"(?i)weekend\b", mention.text):
+            said = f"on the weekend of {mention.day.isoformat()}"
+        elif mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
+            said = f"in the week of {mention.day.isoformat()}"
+        else:
+            said = f"on {mention.day.isoformat()}" if mention.precision == "day" else f"in {human(mention)}"
+        text = text[: mention.start] + said + text[mention.end:]
+    return text

@@ -246,6 +246,60 @@ def test_reactions_replies_and_chat_work_give_no_self_statement(text):
     assert one(text).fact_candidates == []
 
 
+
+# --- memlake-offline-5: trips with dates, dates a later reader understands, whole sentences, no fragments ----------
+
+
+def test_a_trip_with_dates_is_a_plan_with_its_days():
+    facts = [(c.type, c.content) for c in one("I'm going to Lisbon from 3 to 10 June.").fact_candidates]
+    assert facts == [("commitment", "The user is going to Lisbon from 2023-06-03 to 2023-06-10.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I went to a support group yesterday.", "The user went to a support group on 2023-05-07."),
+        ("Last Friday I went to a pride parade.", "On 2023-05-05, the user went to a pride parade."),
+        ("I'm heading to Rome next week for five days.", "The user is heading to Rome in the week of 2023-05-15 for "
+                                                         "five days."),
+        ("We drove to the mountains last weekend.", "The user and others drove to the mountains on the weekend of "
+                                                    "2023-05-06."),
+        ("I'm flying to Toronto the day after tomorrow.", "The user is flying to Toronto the day after tomorrow."),
+    ],
+)
+def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I'm reading this book and I'm totally hooked!", "The user is reading this book and they're totally hooked."),
+        ("I'm doing kickboxing and it's giving me so much energy.",
+         "The user is doing kickboxing and it's giving them so much energy."),
+        ("Been working on some projects and testing out dairy-free dessert recipes.",
+         "The user has been working on some projects and testing out dairy-free dessert recipes."),
+        ("Researching adoption agencies for my future kids.",
+         "The user is researching adoption agencies for their future kids."),
+        ("Gonna keep working hard on my dance studio.",
+         "The user is going to keep working hard on their dance studio."),
+    ],
+)
+def test_a_sentence_about_the_user_that_no_clause_alone_says_is_kept_whole(text, said):
+    assert [(c.subject, c.content) for c in one(text).fact_candidates] == [("user", said)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I love my", "I started a new job at the.", "I've been learning to paint with the", "I'm so",
+     "I got them online and they're super comfy.", "I'd love to see the photos you took of it.",
+     "Exciting but kinda nerve-wracking.", "Been a long road, but I'm proud of how far I've come.",
+     "Meeting new people can be overwhelming, but the rewards can be great."],
+)
+def test_a_cut_off_statement_or_one_about_what_only_the_chat_shows_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 
@@ -770,7 +824,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-4" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-5" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 

@@ -32,7 +32,13 @@ cannot read with confidence it leaves out. What it reads:
   (`readers/self_statements.py`, issue 23): "I adopted a rescue cat called Miso last spring", "Every Sunday I
   call my grandma", "My favourite colour is teal", read by sentence structure (a first-person subject, a
   verb that is no reaction to the chat, nothing pointing at the chat) and typed by it (plan, past event,
-  taste, skill, relative, fact); a named relative or pet is the subject of its own fact.
+  taste, skill, relative, fact); a named relative or pet is the subject of its own fact; a sentence none of
+  whose clauses said enough alone is kept whole ("I'm reading this book and I'm totally hooked"), and a sentence
+  that leaves its "I" out ("Been working on some projects") is read as if it said it;
+- trips with their days ("I'm going to Lisbon from 3 to 10 June").
+
+Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
+2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.
 
 Relative dates resolve against the time of the message that says them.
 Besides candidates it writes an extractive summary, topics, key dates,

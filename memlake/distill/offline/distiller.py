@@ -32,14 +32,14 @@ from memlake.distill.offline.readers.job_title import read_job_title, read_role_
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.relationships import read_relationships
-from memlake.distill.offline.readers.self_statements import read_self_statement
+from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, split_sentences
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-4"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-5"
 
 
 class OfflineDistiller:
@@ -116,6 +116,8 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
                 reader(rule, clause)
             if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
                 read_self_statement(rule, clause)
+        if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may
+            read_self_sentence(rule)
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
     if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -9,6 +10,11 @@ from memlake.distill.dates import DateMention, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
+
+# A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
+# no memory, whichever reader read it.
+FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|very|really|just|because|than)\W*$",
+                          re.I)  # not "with", "in", "on": "the designer the user works with" is whole
 
 
 @dataclass
@@ -52,7 +58,9 @@ class Rule:
 
     def add(self, type_: str, value: str, content: str, *, subject: str = USER_SUBJECT, slot: str | None = None,
             confidence: float = 0.9, importance: float = 0.6, tags: tuple[str, ...] = (),
-            valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate:
+            valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate | None:
+        if FRAGMENT_END.search(content) or not value.strip(" .,"):
+            return None
         candidate = FactCandidate(
             type=type_,  # type: ignore[arg-type]
             subject=subject,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from memlake.distill.dates import human
+from memlake.distill.dates import find_date_range, human, with_dates_resolved
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import guarded, third_person
+from memlake.distill.offline.sentences import cut_object, guarded, third_person
 from memlake.distill.offline.vocabulary import TECH_WORDS, UNTIL_OBJ
 
 TRIVIAL_PLAN_VERBS = re.compile(
@@ -25,6 +25,9 @@ def read_commitment(rule: Rule, clause: str) -> None:
         what = m.group("obj").strip()
         if TRIVIAL_PLAN_VERBS.match(what) or TECH_WORDS.search(what) or len(what.split()) < 2:
             return
+        if re.match(r"^(?:the )?[A-Z]", what) and m.group(0).lower().startswith(("i'm going", "i am going")):
+            _read_trip(rule, what)  # "I'm going to Lisbon from 3 to 10 June": a trip, no plan "to Lisbon"
+            return
         when = rule.date_in(what)
         plain = what
         if when and when.precision == "month" and re.search(r"\bin \w+$", what[: when.end]):
@@ -41,3 +44,9 @@ def read_commitment(rule: Rule, clause: str) -> None:
         if not TECH_WORDS.search(what):
             rule.add("commitment", f"signed up for {third_person(what)}",
                      f"The user signed up for {third_person(what)}.", importance=0.6, tags=("plan",))
+
+
+def _read_trip(rule: Rule, where: str) -> None:
+    where = cut_object(where) if not find_date_range(where, rule.said) else where.strip(" .!")
+    said = with_dates_resolved(f"The user is going to {third_person(where)}", rule.sentence.message.created_at)
+    rule.add("commitment", said.removeprefix("The user is "), said, importance=0.6, tags=("plan", "trip"))

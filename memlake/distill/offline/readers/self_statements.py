@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
+from memlake.distill.dates import with_dates_resolved
 from memlake.distill.models import USER_SUBJECT
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import cut_object, sentence_case
+from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case
 from memlake.distill.offline.vocabulary import (
     CAP,
     HYPOTHETICAL,
@@ -131,8 +132,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
         return  # to the other side; or a quoted title was cut out of the clause
-    if _NO_SUBJECT.match(text):  # "Started hitting the gym last week": a past verb with the "I" left out
-        text = f"I {text[0].lower()}{text[1:]}"
+    text = with_the_i_left_out(text)
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
@@ -153,6 +153,60 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
     said = f"{subject_words} {predicate}"
     _add(rule, said, lead, predicate, USER_SUBJECT)
+
+
+# A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
+# pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
+_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
+                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna)"
+                             r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
+_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|had|makes|made|helps|helped|gives|gave|keeps|kept|means|feels|"
+                          r"brings|reminds|can|could|will|would|should|might|must|may)\b")
+# A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
+_BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
+                           r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
+                           r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
+                           re.I)
+
+
+def read_self_sentence(rule: Rule) -> None:
+    """A whole sentence of the user's about their own life that no clause of it gave a fact for, rewritten into
+    the third person: "I'm reading this book and I'm totally hooked" -> "The user is reading this book and they're
+    totally hooked". Said to or about the other side ("you"), hypothetical, reported or about today only, it
+    gives nothing; a pronoun whose thing only the chat shows ("I loved it") gives nothing either."""
+    text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
+    if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
+        return
+    text = with_the_i_left_out(text)
+    m = _SUBJECT.match(text)
+    if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
+        return
+    who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
+    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN)):
+        return
+    if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
+        return  # "I got them online": what was got only the chat shows
+    if who.lower() in ("my", "our"):
+        _read_possession(rule, who.lower(), rest, lead.strip(" ,"))
+        return
+    predicate = _predicate(who, rest, longest=40)
+    if predicate is None:
+        return
+    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
+        return
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
+
+
+def with_the_i_left_out(text: str) -> str:
+    """The statement with the "I" it leaves out: "Started hitting the gym" -> "I started hitting the gym",
+    "Researching adoption agencies" -> "I am researching adoption agencies"; any other text as it is."""
+    if _NO_SUBJECT.match(text):
+        return f"I {text[0].lower()}{text[1:]}"
+    left_out = _ING_NO_SUBJECT.match(text)
+    if left_out and not _FINITE_VERB.search(text):
+        return f"{'I have' if left_out.group('verb') == 'Been' else 'I am'} {text[0].lower()}{text[1:]}"
+    return text
 
 
 def _read_about_me(rule: Rule, text: str) -> None:
@@ -193,11 +247,11 @@ _BE_HAVE = {"i'm": "is", "i am": "is", "we're": "are", "we are": "are", "i've": 
             "we've": "have", "we have": "have", "i'll": "will", "i will": "will", "i was": "was", "we were": "were"}
 
 
-def _predicate(who: str, rest: str) -> str | None:
+def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     """The predicate in the third person ("is a nurse", "adopted a cat"), or None when it says nothing lasting."""
     if _REACTION.match(rest) or _TIME_ONLY.match(rest) or TEMPORARY.match(rest) or len(rest.split()) < 2:
         return None
-    if len(rest.split()) > 24:
+    if len(rest.split()) > longest:
         return None
     who = who.lower()
     if who in _BE_HAVE:
@@ -255,6 +309,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
+    content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
     rule.add(_type_of(rule, predicate), value, content, subject=subject, confidence=0.7, importance=0.5,
              tags=("said",))
