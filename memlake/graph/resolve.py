@@ -35,6 +35,7 @@ from memlake.graph.mentions import Mention, Observation, Said
 GENERIC_RELATIONS = frozenset({"knows", "mentions", "met", "talked_to"})
 _HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "the"})
 _ORG_SUFFIXES = frozenset({"inc", "ltd", "llc", "corp", "co", "gmbh", "plc"})
+_PLACE_GENERIC_WORDS = frozenset({"city", "town"})
 _NON_WORD = re.compile(r"[^\w\s]+", re.UNICODE)
 PERSON_SPELLING_RATIO = 0.75  # difflib's ratio of two people's names for a merge by embedding
 RULES = ("user_name", "normalized_name", "alias", "embedding")
@@ -208,6 +209,8 @@ def _alias(short: tuple[str, ...], long: tuple[str, ...], type_: str) -> bool:
         return True  # the same words but for an initial, an honorific or a company suffix
     if not short or len(short) >= len(long) or not set(short) < set(long):
         return False
+    if type_ in ("place", "event"):  # "Berlin" is not the "Berlin Wall Trail", but it is "Berlin City"
+        return set(long) - set(short) <= _PLACE_GENERIC_WORDS
     return type_ != "person" or short[0] == long[0]
 
 
