@@ -76,3 +76,8 @@ def test_an_ai_assistants_own_prose_gives_no_entities() -> None:
     session = distill_offline(chat(("user", "How do I bake bread?", None),
                                    ("assistant", "Start with King Arthur flour and a Dutch Oven.", "assistant")))
     assert session.entities == []
+
+
+def test_identifiers_are_no_names() -> None:
+    found = entities("parse_ledger_v2 crashes with KeyError: 'currency' on order ORD-58213 for Globex.")
+    assert set(found) == {"Globex"}

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memlake.api import Memory
 from memlake.tools import TOOLS, BadArguments, MemoryTools, check_arguments
+from tests.conftest import land_samples
 from tests.search.helpers import build_home, hash_memory
 
 SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
@@ -227,3 +228,16 @@ def test_recall_of_all_merges_the_scopes_up_to_the_limit(chats) -> None:
     assert 0 < len(hits) <= 4
     assert {"episode", "transcript"} <= {hit["source"] for hit in hits}, "each scope has its turn"
     assert all(hit["conversation_id"] != "secret" for hit in hits)
+
+
+
+def test_recall_of_the_graph_gives_the_entities_and_relations_named_with_their_sources(settings, run_pipeline) -> None:
+    land_samples(settings)
+    assert run_pipeline().success
+    tools = MemoryTools(Memory(settings=settings), "demo")
+    found = tools.call("recall", {"query": "Leela", "scope": "graph", "limit": 5})
+    assert found["scope"] == "graph" and found["results"]
+    assert {"source", "text", "kind", "conversation_id", "message_ids"} <= set(found["results"][0])
+    assert any(hit["text"].startswith("Leela") and hit["message_ids"] for hit in found["results"])
+    refused = tools.call("recall", {"query": "Leela", "scope": "graph", "since": "2024-01-01"})
+    assert not refused["ok"] and "since" in refused["error"]["message"]

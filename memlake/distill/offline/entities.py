@@ -198,7 +198,11 @@ def _runs(content: str) -> list[_Run]:
 
 
 def _not_a_name(word: str) -> bool:
-    return word in _NOT_ENTITIES or word.lower() in STOPWORDS
+    return word in _NOT_ENTITIES or word.lower() in STOPWORDS or bool(_IDENTIFIER.search(word))
+
+
+# An identifier, not a name: a word with a digit ("ORD-58213", "v2") or an error class ("KeyError").
+_IDENTIFIER = re.compile(r"\d|^[A-Z]\w*[a-z](?:Error|Exception|Warning)$")
 
 
 def _mention(seen: dict[str, _Seen], message_id: str, run: _Run) -> None:
