@@ -269,3 +269,17 @@ def test_a_city_and_a_trail_named_after_it_stay_two_places() -> None:
         episode("a1", "c3", "2024-03-10", [("New York City", "place")]),
     ))
     assert sorted(graph.entities["name"].to_list()) == ["Berlin", "Berlin Wall Trail", "New York City"]
+
+
+def test_a_name_said_untyped_is_the_one_typed_entity_of_that_name() -> None:
+    graph = _build(episodes(
+        episode("a1", "c1", "2024-01-10", [("Lisbon", "place"), ("Max", "person")]),
+        episode("a1", "c2", "2024-02-10", [("Lisbon", "other"), ("Heron", "other")]),
+        episode("a1", "c3", "2024-03-10", [("Max", "other"), ("Max", "place")]),
+    ))
+    types = dict(graph.entities.select("name", "type").iter_rows())
+    assert graph.entities.filter(pl.col("name") == "Lisbon")[["type", "source_conversation_ids"]].rows() == [
+        ("place", ["c1", "c2"])]
+    assert types["Heron"] == "concept"  # nothing typed it anywhere
+    # "Max" is a person and a place: which one the untyped "Max" is, is not said
+    assert sorted(graph.entities.filter(pl.col("name") == "Max")["type"].to_list()) == ["concept", "person", "place"]
