@@ -47,6 +47,7 @@ def test_a_chat_between_two_people_names_both_speakers_and_what_each_mentions() 
         (["My sister Leela visited and we drove to Lake Tahoe."], "Lake Tahoe", "place"),
         (["I work at Globex now."], "Globex", "organization"),
         (["We moved to Lisbon in March."], "Lisbon", "place"),
+        (["We flew to New York last week."], "New York", "place"),
         (["I'm running the Berlin Marathon this fall."], "Berlin Marathon", "event"),
         (["The Nova project is slipping again."], "Nova", "project"),
         (["Project Heron ships on Friday."], "Project Heron", "project"),

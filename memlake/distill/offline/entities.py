@@ -53,7 +53,7 @@ _NOT_ENTITIES = frozenset(NOT_NAMES) | DEMONYMS | SKILL_WORDS | frozenset(
     """Wow Oh Ah Aw Aww Awww Haha Hahaha Lol LOL OMG Omg Yay Yeah Yep Nope Hmm Um Uh Cool Nice Awesome Amazing
     Congrats Congratulations Sounds Glad Sorry Bye Cheers Love Dear Mom Mum Dad Grandma Grandpa Mommy Daddy Sis
     Bro Dude Man Guys Mister Sir Madam Miss Mrs Mr Ms Dr Prof Aunt Uncle God Gosh Jeez Wait Btw BTW TBH IMO OK
-    TV DIY PS AM PM Christmas Xmas Easter Halloween Thanksgiving New Year Years Eve Yesterday Weekend""".split())  # noqa: SIM905
+    TV DIY PS AM PM Christmas Xmas Easter Halloween Thanksgiving Yesterday Weekend""".split())  # noqa: SIM905
 _TITLES = r"(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor|Aunt|Auntie|Uncle|Grandma|Grandpa|Coach|Officer|Captain)\.?"
 
 # The last word of a name that says its type.
@@ -198,7 +198,11 @@ def _runs(content: str) -> list[_Run]:
 
 
 def _not_a_name(word: str) -> bool:
-    return word in _NOT_ENTITIES or word.lower() in STOPWORDS or bool(_IDENTIFIER.search(word))
+    stopword = word.lower() in STOPWORDS and word.lower() not in _NAME_WORDS
+    return word in _NOT_ENTITIES or stopword or bool(_IDENTIFIER.search(word))
+
+
+_NAME_WORDS = frozenset({"new", "long"})  # stopwords that begin names: "New York", "Long Island"
 
 
 # An identifier, not a name: a word with a digit ("ORD-58213", "v2") or an error class ("KeyError").
