@@ -332,6 +332,9 @@ class Memory:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
+        `graph_hop_weight` and `graph_hop_seeds` (settings `search_graph_hop_*`; weight 0 = off, the default)
+        order the turn hits again by the sessions that share rare entities with the first ones
+        (`memlake.graph.hop`); each row then has `graph_hop`, its session's share.
 
         Scope `graph` matches entity names and aliases and the text of relations in force at `as_of` instead
         (`memlake.graph.reads.search_graph`): rank, score, kind (entity or relation), key (entity id, or
