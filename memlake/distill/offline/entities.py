@@ -1,10 +1,11 @@
 """The named entities a conversation mentions, from the turns of both speakers, each typed by the words around it.
 
-A name is a run of capitalised words ("Joanna", "Acme Insurance", "University of Toronto"). A capital that
-sentence position explains is no name: a run starting a sentence keeps its first word only when that word is
-named in the middle of a sentence elsewhere in the conversation, or is a speaker's name ("Paris was lovely" after
-"we flew to Paris"; never "Wow" or "Cool"). A name's type is voted by the cues around its mentions, never by a
-list of names:
+A name is a run of capitalised words ("Joanna", "Acme Insurance", "University of Toronto"), without function
+words, greetings and titles at its ends, and no identifier ("ORD-58213", "KeyError"). A capital that sentence
+position explains is no name: a one-word name the conversation only ever says at the start of a sentence counts
+only as a speaker's name ("Paris was lovely" counts after "we flew to Paris"; "Appreciate it!" never), a longer
+one only with a type cue; a one-word name the conversation also says in lowercase ("Game night", "the game")
+needs a strong cue. A name's type is voted by the cues around its mentions, never by a list of names:
 
 - the name's own last word: "Acme Insurance" (organization), "Lake Tahoe", "Central Park" (place), "Pride
   Festival" (event), "Project Nova" and "the Nova project" (project);
