@@ -361,6 +361,9 @@ class Memory:
         `hybrid`, or `full_text` when no embedding model is loadable (`note` says why).
         `params` override search settings (mmr_lambda, window_turns, candidates, ...).
         `record_access=True` logs the hits as used now (see `record_access`); a plain search writes nothing.
+        `graph_hop_weight` and `graph_hop_seeds` (settings `search_graph_hop_*`; weight 0 = off, the default)
+        order the turn hits again by the sessions that share rare entities with the first ones
+        (`memlake.graph.hop`); each row then has `graph_hop`, its session's share.
 
         Scope `graph` matches entity names and aliases and the text of relations in force at `as_of` instead
         (`memlake.graph.reads.search_graph`): rank, score, kind (entity or relation), key (entity id, or
@@ -371,6 +374,7 @@ class Memory:
         agent_id, filters = self._checked_search(query, agent_id, scope, since, until, role, conversation_id)
         if scope == GRAPH_SCOPE:
             return self._search_graph(query, agent_id, k, as_of, params)
+        hop_weight, hop_seeds = self._graph_hop_settings(scope, params)
         if "embedder" not in params:  # after the checks: a model takes seconds
             self._once("_embedder", lambda: configured_embedder(self.settings))
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
@@ -387,6 +391,8 @@ class Memory:
             found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
         if found.height == 0:
             self._check_index(scope, agent_id)
+        elif hop_weight > 0:
+            found = self._graph_hop(found, agent_id, hop_weight, hop_seeds)
         if record_access:  # keys a search just returned: no need to look them up again
             write_access(self.settings, agent_id, scope, found["key"].to_list())
         return found
@@ -433,6 +439,26 @@ class Memory:
         params.setdefault("embedder", getattr(self, "_embedder", None))
         params.setdefault("use_embedder", params["embedder"] is not None)
         params.setdefault("access", self._access_log())
+
+    def _graph_hop_settings(self, scope: str, params: dict[str, Any]) -> tuple[float, int]:
+        """The graph hop's weight and seeds for this search (taken out of `params`): settings, or the call's."""
+        weight = params.pop("graph_hop_weight", None)
+        seeds = params.pop("graph_hop_seeds", None)
+        weight = self.settings.search_graph_hop_weight if weight is None else weight
+        seeds = self.settings.search_graph_hop_seeds if seeds is None else seeds
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+            raise ValueError(f"graph_hop_weight must be a number of at least 0, got {weight!r}")
+        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+            raise ValueError(f"graph_hop_seeds must be a whole number of at least 1, got {seeds!r}")
+        return (float(weight), seeds) if scope == "chunks" else (0.0, seeds)
+
+    def _graph_hop(self, found: pl.DataFrame, agent_id: str, weight: float, seeds: int) -> pl.DataFrame:
+        """Turn hits ordered again by the sessions that share rare entities with the first ones (graph.hop)."""
+        from memlake.graph.hop import hop_scores, lift_by_hop, seed_sessions  # deferred: with the graph's rules
+
+        entities = self._graph(agent_id)[0]
+        scores = hop_scores(entities, seed_sessions(found["conversation_id"].to_list(), seeds))
+        return lift_by_hop(found, scores, weight)
 
     def _run_search(
         self, query: str, agent_id: str, k: int, scope: str, as_of: datetime | str | None, filters: Any,

@@ -214,7 +214,7 @@ CHUNKS = Table(
 )
 
 KEY_DATE = pa.struct([("date", pa.string()), ("description", pa.string()), ("message_ids", pa.list_(pa.string()))])
-ENTITY = pa.struct([("name", pa.string()), ("type", pa.string())])
+ENTITY = pa.struct([("name", pa.string()), ("type", pa.string()), ("message_ids", pa.list_(pa.string()))])
 RELATION = pa.struct(
     [
         ("source", pa.string()),

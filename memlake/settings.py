@@ -164,6 +164,15 @@ class Settings(BaseSettings):
     search_neighbor_weight: float = Field(
         0.3, ge=0, description="Share of a turn's fused score passed to the turns just before and after it."
     )
+    search_graph_hop_weight: float = Field(
+        0.0, ge=0,
+        description="Graph-assisted retrieval: how much a turn's session sharing rare entities with the search's "
+        "first sessions lifts it (memlake.graph.hop; 0 = off). Off by default: see docs/benchmarks.md for what "
+        "it did on LoCoMo.",
+    )
+    search_graph_hop_seeds: int = Field(
+        1, ge=1, description="How many first sessions of a search the graph hop starts from (1: tuned on LoCoMo 0-4)."
+    )
     search_mention_weight: float = Field(
         1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )

@@ -23,11 +23,13 @@ from memlake.schemas import FACT_TYPES, check_agent_id
 
 log = logging.getLogger(__name__)
 
-RECALL_SCOPES = ("facts", "episodes", "transcript", "all")
+RECALL_SCOPES = ("facts", "episodes", "transcript", "graph", "all")
 # a recall scope -> the `Memory.search` scope it reads, and the `source` its results carry
 SEARCH_SCOPES = {
     "facts": ("facts", "fact"), "episodes": ("episodes", "episode"), "transcript": ("chunks", "transcript"),
+    "graph": ("graph", "graph"),
 }
+ALL_SCOPES = ("facts", "episodes", "transcript")  # what `all` merges: the graph's rows are names, not memories
 FORGET_MATCHES = 20  # at most this many facts a forget by query previews (and so may forget)
 
 # What a result says of each hit or fact: provenance (conversation, message ids, dates) always.
@@ -36,6 +38,7 @@ HIT_FIELDS_BY_SOURCE = {
     "fact": ("fact_id", "version", "type", "subject", "slot", "status"),
     "episode": ("title",),
     "transcript": ("role", "speaker"),
+    "graph": ("kind", "conversation_ids"),
 }
 FACT_FIELDS = ("fact_id", "version", "type", "subject", "slot", "value", "content", "tags", "importance", "status",
                "created_at", "valid_from", "valid_until", "source_conversation_ids", "source_message_ids",
@@ -68,8 +71,10 @@ TOOLS: list[dict[str, Any]] = [
     _function(
         "recall",
         "Search the long-term memory of this conversation's user. scope: facts (what is known about the user), "
-        "episodes (summaries of past conversations), transcript (what was said, turn by turn) or all (the best of "
-        "each, merged). Every result carries its source conversation, message ids and date.",
+        "episodes (summaries of past conversations), transcript (what was said, turn by turn), graph (the people, "
+        "places, organizations and projects named, and their relations in force: until is read as the moment) "
+        "or all (the best of facts, episodes and transcript, merged). Every result carries its source "
+        "conversation and message ids, and a date where it has one.",
         {
             "query": {"type": "string", "description": "What to look for, in words."},
             "scope": {"type": "string", "enum": list(RECALL_SCOPES), "description": "Which memory to search."},
@@ -237,7 +242,7 @@ class MemoryTools:
 
     def _recall(self, args: dict[str, Any]) -> dict[str, Any]:
         limit = args["limit"] or 10
-        scopes = list(SEARCH_SCOPES) if args["scope"] == "all" else [args["scope"]]
+        scopes = list(ALL_SCOPES) if args["scope"] == "all" else [args["scope"]]
         found = [self._search(args["query"], scope, limit, args["since"], args["until"]) for scope in scopes]
         if len(found) == 1:
             return {"query": args["query"], "scope": args["scope"], "results": found[0]}
@@ -250,7 +255,12 @@ class MemoryTools:
 
     def _search(self, query: str, scope: str, limit: int, since: str | None, until: str | None) -> list[Any]:
         search_scope, source = SEARCH_SCOPES[scope]
-        frame = self.memory.search(query, self.agent_id, k=limit, scope=search_scope, since=since, until=until)
+        if scope == "graph":  # the graph as it stood at `until`; it keeps no time range of what was said
+            if since is not None:
+                raise BadArguments("a graph recall takes no since: until gives the moment the graph is read at")
+            frame = self.memory.search(query, self.agent_id, k=limit, scope=search_scope, as_of=until)
+        else:
+            frame = self.memory.search(query, self.agent_id, k=limit, scope=search_scope, since=since, until=until)
         fields = HIT_FIELDS + HIT_FIELDS_BY_SOURCE[source]
         return [{"source": source, **record} for record in _records(frame, fields)]
 

@@ -72,6 +72,25 @@ def _headline(systems: dict[str, Any]) -> str:
                    "(5-9)", "750-word budget recall (hits)", "(hits + window)"], rows)
 
 
+GRAPH_HOP_SYSTEMS = ("hybrid", "hybrid_graph_hop")
+
+
+def render_graph_hop(systems: dict[str, Any]) -> str:
+    """The graph-assisted row beside the default: multi-hop questions' session recall_all@5 and the overall
+    figures, each on the tuning half (0-4) and the held-back half (5-9)."""
+    rows = []
+    for name in GRAPH_HOP_SYSTEMS:
+        s = systems.get(name)
+        if s is None or "multi_hop_held_5_9" not in s:
+            continue
+        rows.append([name, *(_pct(s[half].get("session_all@5")) for half in ("multi_hop_tune_0_4",
+                                                                             "multi_hop_held_5_9")),
+                     *(_pct(s[split].get(measure)) for measure in ("session_all@5", "turn_any@10")
+                       for split in ("tune_0_4", "held_5_9"))])
+    return _table(["system", "multi-hop session all@5 (0-4)", "(5-9)", "session all@5 (0-4)", "(5-9)",
+                   "turn any@10 (0-4)", "(5-9)"], rows) if rows else ""
+
+
 def render_locomo_other_model(report: dict[str, Any], default_run: dict[str, Any] | None = None) -> str:
     """A LoCoMo run with another embedding model (`--model`, `docs/benchmarks/locomo-*.json`): its headline
     and what the model costs, and which settings differ from the default model's run (`default_run`).
@@ -126,6 +145,12 @@ def render_locomo(report: dict[str, Any]) -> str:
               "tuned on 0-4, so hybrid's gain over it on 5-9 says whether that tuning holds. "
               "`hybrid_no_session_lift` is `hybrid` without the session lift (`search_session_weight` 0), "
               "which shows what the lift buys on each half.", ""]
+    graph_hop = render_graph_hop(systems)
+    if graph_hop:
+        parts += ["### Graph-assisted retrieval", "",
+                  "`hybrid_graph_hop` is `hybrid` with the graph's second hop (`memlake.graph.hop`): the sessions "
+                  "sharing rare entities with the first sessions found move up. Multi-hop questions (category 1) "
+                  "have their evidence in several sessions.", "", graph_hop, ""]
     adaptation = report.get("adaptation")
     if adaptation:
         parts += ["`hybrid_adapted`, `hybrid_adapted_no_session_lift` and `vector_adapted` are `hybrid`, "

@@ -96,6 +96,17 @@ def relationship_lines(current: pl.DataFrame) -> list[ContextLine]:
             .iter_rows(named=True)]
 
 
+def graph_relation_lines(relations: pl.DataFrame) -> list[ContextLine]:
+    """Graph relation versions (rows of `Memory.relations`, ends by name) as lines: "user works at Northwind
+    Labs", dated when said, citing the conversations and messages that said it; the most confident first."""
+    rows = relations.sort(["confidence", "valid_from"], descending=True, nulls_last=True)
+    return [ContextLine(text=f"{row['source_name']} {row['relation'].replace('_', ' ')} {row['target_name']}",
+                        kind="relation", ref=f"{row['relation_id']}@{row['version']}", said_at=row["created_at"],
+                        conversation_ids=tuple(row["source_conversation_ids"] or ()),
+                        message_ids=tuple(row["source_message_ids"] or ()))
+            for row in rows.iter_rows(named=True)]
+
+
 def episode_lines(episodes: pl.DataFrame) -> list[ContextLine]:
     """Episodes (rows of `Memory.episodes`, in the order given) as summary lines."""
     return [ContextLine(text=row["summary"], kind="episode", ref=f"{row['agent_id']}/{row['conversation_id']}",

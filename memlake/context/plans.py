@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -101,6 +102,30 @@ def working_memory(ask: Ask, hits: pl.DataFrame) -> list[ContextLine]:
     return to_lines.fact_lines(ask.current, history, hits["fact_id"].to_list(), ask.gate)
 
 
+def named_relations(ask: Ask) -> list[ContextLine]:
+    """The graph's relations in force at `as_of` that have an entity the question names (by its name or an
+    alias, as a whole word) at either end: "where does Leela live?" gives "Leela lives in Porto"."""
+    entities = ask.memory.entities(ask.agent_id)
+    asked = _words(ask.query)
+    named = [row["entity_id"] for row in entities.iter_rows(named=True) if row["name"] != "user"
+             and any(_words(form) in asked for form in [row["name"], *(row["aliases"] or [])])]
+    if not named:
+        return []
+    relations = ask.memory.relations(ask.agent_id, as_of=ask.as_of)
+    if ask.as_of is None:
+        relations = relations.filter(pl.col("status") == "active")
+    touching = relations.filter(pl.col("source_entity_id").is_in(named) | pl.col("target_entity_id").is_in(named))
+    return to_lines.graph_relation_lines(touching)
+
+
+def _words(text: str) -> str:
+    """A text's words, casefolded, between spaces: a name is in a question when its words are, whole."""
+    return f" {' '.join(_WORD.findall(text.casefold()))} "
+
+
+_WORD = re.compile(r"[\w-]+")
+
+
 def full_plans(ask: Ask) -> list[SectionPlan]:
     """Every section of `assemble.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
     hits = ask.search("facts")
@@ -111,7 +136,7 @@ def full_plans(ask: Ask) -> list[SectionPlan]:
         "profile": to_lines.identity_lines(ask.current),
         "working memory": working,
         "summaries": to_lines.episode_lines(recent),
-        "key relationships": to_lines.relationship_lines(ask.current),
+        "key relationships": [*named_relations(ask), *to_lines.relationship_lines(ask.current)],
         "matched excerpts": to_lines.hit_lines(ask.search("chunks"), "turn"),
         "matched memories": [by_id[fact_id] for fact_id in dict.fromkeys(hits["fact_id"].to_list())
                              if fact_id in by_id],

@@ -143,6 +143,7 @@ class Entity(_Part):
 
     name: str
     type: str = Field("other", description=f"One of {', '.join(ENTITY_TYPES)}.")
+    message_ids: list[str] = Field(default_factory=list, description="Ids of the messages that name it.")
 
     @field_validator("type", mode="before")
     @classmethod
@@ -272,8 +273,13 @@ class DistilledSession(BaseModel):
             d.model_copy(update={"message_ids": [m for m in d.message_ids if m in message_roles]})
             for d in self.key_dates
         ]
+        entities = [
+            e.model_copy(update={"message_ids": [m for m in e.message_ids if m in message_roles]})
+            for e in self.entities
+        ]
         dropped = len(self.fact_candidates) - len(candidates)
-        return self.model_copy(update={"fact_candidates": candidates, "key_dates": key_dates}), dropped
+        return self.model_copy(update={"fact_candidates": candidates, "key_dates": key_dates,
+                                       "entities": entities}), dropped
 
 
 def _clamp01(value: Any, default: float) -> float:

@@ -209,7 +209,10 @@ def _merge_key_dates(dates: Iterable[KeyDate]) -> list[KeyDate]:
 def _merge_entities(entities: Iterable[Entity]) -> list[Entity]:
     merged: dict[str, Entity] = {}
     for e in entities:
-        merged.setdefault(e.name.lower(), e)
+        first = merged.setdefault(e.name.lower(), e)
+        if first is not e:  # the same name in two parts of a long conversation: every message naming it
+            ids = list(dict.fromkeys(first.message_ids + e.message_ids))
+            merged[e.name.lower()] = first.model_copy(update={"message_ids": ids})
     return list(merged.values())
 
 

@@ -33,11 +33,13 @@ def _frame(table: Table, rows: list[dict[str, object]]) -> pl.DataFrame:
 
 
 def canonical(nodes: list[Node]) -> Node:
-    """The form an entity is called by: the user as such, else the fullest name, the most said, then by name."""
+    """The form an entity is called by: the user as such, else a typed form before an untyped one (its type is
+    the entity's), the fullest name, the most said, then by name."""
     user = next((n for n in nodes if n.is_user), None)
     if user is not None:
         return user
-    return min(nodes, key=lambda n: (-len(normalize_name(n.name).split()), -len(n.mentions), n.name, n.key))
+    return min(nodes, key=lambda n: (n.type == "concept", -len(normalize_name(n.name).split()), -len(n.mentions),
+                                     n.name, n.key))
 
 
 def entity_id(nodes: list[Node]) -> str:

@@ -121,7 +121,7 @@ def _day(value: str | None, default: datetime) -> datetime:
 
 
 def _messages_naming(candidates: Sequence[dict[str, Any]], name: str) -> tuple[str, ...]:
-    """The message ids of the fact candidates that name `name` (an episode's entities carry none)."""
+    """The message ids of the fact candidates that name `name` (for an episode whose entities carry none)."""
     low = name.lower()
     found: list[str] = []
     for c in candidates:
@@ -144,8 +144,8 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
             if not name or name.lower() == USER_SUBJECT:
                 continue
             types[name.lower()] = graph_type(entity.get("type"))
-            mentions.append(Mention(agent, name, types[name.lower()], conversation, started,
-                                    _messages_naming(candidates, name)))
+            said_in = tuple(entity.get("message_ids") or ()) or _messages_naming(candidates, name)
+            mentions.append(Mention(agent, name, types[name.lower()], conversation, started, said_in))
         for r in relations or []:
             source, target = (r.get("source") or "").strip(), (r.get("target") or "").strip()
             if not source or not target or not (r.get("relation") or "").strip():

@@ -35,6 +35,7 @@ from memlake.graph.mentions import Mention, Observation, Said
 GENERIC_RELATIONS = frozenset({"knows", "mentions", "met", "talked_to"})
 _HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "sir", "the"})
 _ORG_SUFFIXES = frozenset({"inc", "ltd", "llc", "corp", "co", "gmbh", "plc"})
+_PLACE_GENERIC_WORDS = frozenset({"city", "town"})
 _NON_WORD = re.compile(r"[^\w\s]+", re.UNICODE)
 PERSON_SPELLING_RATIO = 0.75  # difflib's ratio of two people's names for a merge by embedding
 RULES = ("user_name", "normalized_name", "alias", "embedding")
@@ -208,6 +209,8 @@ def _alias(short: tuple[str, ...], long: tuple[str, ...], type_: str) -> bool:
         return True  # the same words but for an initial, an honorific or a company suffix
     if not short or len(short) >= len(long) or not set(short) < set(long):
         return False
+    if type_ in ("place", "event"):  # "Berlin" is not the "Berlin Wall Trail", but it is "Berlin City"
+        return set(long) - set(short) <= _PLACE_GENERIC_WORDS
     return type_ != "person" or short[0] == long[0]
 
 
@@ -268,9 +271,26 @@ def _candidates(nodes: list[Node], embed: Embed | None, threshold: float,
             continue  # "Sam" of "Sam Lee" and of "Sam Ortiz": which one is not said
         for j in longs:
             out.append((j, short, "alias", f"{nodes[short].name!r} is part of {nodes[j].name!r}", 1.0))
+    out.extend(_typed_forms(nodes, others, normalized))
     if embed is not None and len(others) > 1:
         out.extend(_similar(nodes, others, normalized, embed, threshold))
     return sorted(out, key=lambda c: (RULES.index(c[2]), -c[4], nodes[c[0]].key, nodes[c[1]].key))
+
+
+def _typed_forms(nodes: list[Node], others: list[int], normalized: list[str]) -> list[tuple[int, int, str, str, float]]:
+    """A name said with nothing typing it (a concept) is the one typed entity of that name, if there is one:
+    "Lisbon" in a talk that gave no cue is the place "Lisbon" another talk named."""
+    typed: dict[str, list[int]] = {}
+    for i in others:
+        if nodes[i].type != "concept":
+            typed.setdefault(normalized[i], []).append(i)
+    out = []
+    for i in others:
+        forms = typed.get(normalized[i], []) if nodes[i].type == "concept" else []
+        if forms and len({nodes[j].type for j in forms}) == 1:
+            out.append((forms[0], i, "normalized_name", f"{nodes[i].name!r}, said untyped, is the "
+                        f"{nodes[forms[0]].type} {nodes[forms[0]].name!r}", 1.0))
+    return out
 
 
 def _sharing_a_word(nodes: list[Node], indexes: list[int], normalized: list[str]) -> list[tuple[int, int]]:

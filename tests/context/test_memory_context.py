@@ -126,3 +126,15 @@ def test_a_person_of_past_conversations_is_known_by_the_first_name_too(samples_h
     assert (block.gate.section, block.gate.fired) == ("excerpts", "Tomás")
     assert "Tomás wants the load test done" in block.text
 
+
+
+
+def test_full_mode_gives_the_relations_of_the_people_the_question_names_with_their_sources(samples_home):
+    memory = Memory(settings=samples_home)
+    block = memory.context("Where does Leela live these days?", "demo", mode="full")
+    rows = [row for row in block.provenance if row["section"] == "key relationships" and row["kind"] == "relation"]
+    assert sorted(row["text"] for row in rows) == ["Leela lives in Manchester", "user sibling of Leela"]
+    for row in rows:  # each cites messages of the conversations it names
+        said = {m for c in row["conversation_ids"] for m in memory.turns("demo", c)["message_id"].to_list()}
+        assert row["message_ids"] and set(row["message_ids"]) <= said
+    assert "Leela lives in Manchester" in block.text

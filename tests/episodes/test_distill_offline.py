@@ -247,7 +247,7 @@ def test_reactions_replies_and_chat_work_give_no_self_statement(text):
 
 
 
-# --- memlake-offline-5: trips with dates, dates a later reader understands, whole sentences, no fragments ----------
+# --- memlake-offline-6: trips with dates, dates a later reader understands, whole sentences, no fragments ----------
 
 
 def test_a_trip_with_dates_is_a_plan_with_its_days():
@@ -824,7 +824,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-5" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-6" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 

@@ -250,3 +250,36 @@ def test_facts_add_their_slot_relations_and_subjects_typed_as_the_episodes_named
     assert graph.entities.filter(pl.col("name") == "user")["aliases"].to_list() == [["Priya Nair"]]
     assert sorted(named(graph.relations, graph.entities).select("source_name", "relation", "target_name").rows()) == [
         ("Leela", "lives_in", "Manchester"), ("user", "works_at", "Acme")]
+
+
+def test_an_entity_cites_the_messages_that_name_it() -> None:
+    row = episode("a1", "c1", "2024-01-10")
+    row["entities"] = [{"name": "Leela", "type": "person", "message_ids": ["c1-m2", "c1-m5"]},
+                       {"name": "Lisbon", "type": "place", "message_ids": ["c1-m3"]}]
+    graph = _build(episodes(row))
+    cited = dict(graph.entities.select("name", "source_message_ids").iter_rows())
+    assert cited["Leela"] == ["c1-m2", "c1-m5"]
+    assert cited["Lisbon"] == ["c1-m3"]
+
+
+def test_a_city_and_a_trail_named_after_it_stay_two_places() -> None:
+    graph = _build(episodes(
+        episode("a1", "c1", "2024-01-10", [("Berlin", "place")]),
+        episode("a1", "c2", "2024-02-10", [("Berlin Wall Trail", "place"), ("New York", "place")]),
+        episode("a1", "c3", "2024-03-10", [("New York City", "place")]),
+    ))
+    assert sorted(graph.entities["name"].to_list()) == ["Berlin", "Berlin Wall Trail", "New York City"]
+
+
+def test_a_name_said_untyped_is_the_one_typed_entity_of_that_name() -> None:
+    graph = _build(episodes(
+        episode("a1", "c1", "2024-01-10", [("Lisbon", "place"), ("Max", "person")]),
+        episode("a1", "c2", "2024-02-10", [("Lisbon", "other"), ("Heron", "other")]),
+        episode("a1", "c3", "2024-03-10", [("Max", "other"), ("Max", "place")]),
+    ))
+    types = dict(graph.entities.select("name", "type").iter_rows())
+    assert graph.entities.filter(pl.col("name") == "Lisbon")[["type", "source_conversation_ids"]].rows() == [
+        ("place", ["c1", "c2"])]
+    assert types["Heron"] == "concept"  # nothing typed it anywhere
+    # "Max" is a person and a place: which one the untyped "Max" is, is not said
+    assert sorted(graph.entities.filter(pl.col("name") == "Max")["type"].to_list()) == ["concept", "person", "place"]

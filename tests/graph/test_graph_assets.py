@@ -89,7 +89,10 @@ def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) ->
     assert metadata["entities"]["by_type"].data["person"] >= 5
     assert metadata["relations"]["closed_this_run"].value == 0  # all closed by the first run already
     assert "Northwind Labs" in metadata["relations"]["preview"].value
-    assert metadata["entity_merges"]["merges_made"].value == 0
+    # the merges the samples need: the speaker "Priya" of the notes chat is the user, who said so; "Lisbon" said
+    # with no cue to its type is the place Lisbon
+    assert metadata["entity_merges"]["merges_made"].value == 2
+    assert metadata["entity_merges"]["by_rule"].data == {"user_name": 1, "normalized_name": 1}
 
 
 def test_samples_the_first_run_passes_the_graph_check_and_closes_the_old_relations(demo) -> None:  # type: ignore[no-untyped-def]
@@ -125,3 +128,14 @@ def test_an_undone_merge_stays_undone_after_later_runs(tmp_path: Path) -> None:
     again = CliRunner().invoke(app, ["graph", "split", merge["merge_id"][0], "--agent", "demo",
                                      "--home", str(settings.home)])
     assert again.exit_code != 0 and "already undone" in str(again.exception)
+
+
+def test_samples_a_search_with_the_graph_hop_orders_the_same_hits_by_shared_entities(demo) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(settings=demo[0])
+    plain = memory.search("Leela's birthday gift", "demo", k=20)
+    hopped = memory.search("Leela's birthday gift", "demo", k=20, graph_hop_weight=1.0, graph_hop_seeds=1)
+    assert "graph_hop" not in plain.columns  # off by default
+    assert sorted(hopped["key"].to_list()) == sorted(plain["key"].to_list())  # the same hits, ordered again
+    seed = plain["conversation_id"][0]
+    assert hopped["conversation_id"][0] in {seed, *hopped.filter(pl.col("graph_hop") > 0)["conversation_id"]}
+    assert hopped.filter(pl.col("graph_hop") > 0).height > 0  # Leela is named in another conversation too

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memlake.api import Memory
 from memlake.tools import TOOLS, BadArguments, MemoryTools, check_arguments
+from tests.conftest import land_samples
 from tests.search.helpers import build_home, hash_memory
 
 SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
@@ -241,3 +242,15 @@ def test_recall_of_all_ranks_a_fresh_override_by_relevance_not_first(tmp_path_fa
 
     related = tools.call("recall", {"query": "what is my favourite colour", "scope": "all", "limit": 5})["results"]
     assert "colour is green" in related[0]["text"]
+
+
+def test_recall_of_the_graph_gives_the_entities_and_relations_named_with_their_sources(settings, run_pipeline) -> None:
+    land_samples(settings)
+    assert run_pipeline().success
+    tools = MemoryTools(Memory(settings=settings), "demo")
+    found = tools.call("recall", {"query": "Leela", "scope": "graph", "limit": 5})
+    assert found["scope"] == "graph" and found["results"]
+    assert {"source", "text", "kind", "conversation_id", "message_ids"} <= set(found["results"][0])
+    assert any(hit["text"].startswith("Leela") and hit["message_ids"] for hit in found["results"])
+    refused = tools.call("recall", {"query": "Leela", "scope": "graph", "since": "2024-01-01"})
+    assert not refused["ok"] and "since" in refused["error"]["message"]

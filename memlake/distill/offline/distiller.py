@@ -12,6 +12,7 @@ from memlake.distill.offline.dedupe import (
     drop_short_duplicates,
     unique,
 )
+from memlake.distill.offline.entities import named_entities
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
@@ -39,7 +40,7 @@ from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, s
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-5"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-6"
 
 
 class OfflineDistiller:
@@ -67,6 +68,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         _read_sentence(sentence, context, found)
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
+    _add_named_entities(conversation, found)
     candidates = drop_said_again(dedupe_candidates(found.candidates))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
@@ -79,6 +81,15 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         fact_candidates=candidates,
         salience=salience_of(candidates, found, conversation),
     )
+
+
+def _add_named_entities(conversation: Conversation, found: Found) -> None:
+    """The names both speakers say, beside those the rules typed: a rule's type stands, every message naming it
+    is kept."""
+    for entity in named_entities(conversation):
+        known = found.entities.setdefault(entity.name.lower(), entity)
+        if known is not entity:
+            known.message_ids[:] = list(dict.fromkeys(known.message_ids + entity.message_ids))
 
 
 # Every clause of a statement goes through every reader, in this order: the order of the findings.

@@ -48,6 +48,8 @@ class Context:
             for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
                 context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"\b[Pp]roject (?P<name>{CAP})", text):
+                if m.group("name").strip(".,") in NOT_NAMES:  # "a project I am working on" names no project
+                    continue
                 name = f"Project {m.group('name').strip('.,')}"
                 if name not in context.projects:
                     context.projects.append(name)

@@ -78,8 +78,11 @@ class Rule:
         return candidate
 
     def entity(self, name: str, type_: str) -> None:
-        if name and name.lower() not in self.found.entities:
-            self.found.entities[name.lower()] = Entity(name=name, type=type_)
+        if not name:
+            return
+        entity = self.found.entities.setdefault(name.lower(), Entity(name=name, type=type_))
+        if self.message_id not in entity.message_ids:
+            entity.message_ids.append(self.message_id)
 
     def relation(self, source: str, relation: str, target: str, confidence: float = 0.9,
                  valid_from: str | None = None, valid_until: str | None = None) -> None:
