@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import numpy as np
 import polars as pl
 
 from memlake.access import AccessLog
@@ -37,6 +38,7 @@ from memlake.schemas import (
     check_agent_id,
 )
 from memlake.settings import Settings, existing_home, load_settings
+from memlake.text import content_words
 
 # Imported where used, not here, so that `import memlake.api` (every CLI command, a notebook reading turns) pays
 # for neither: memlake.vectors, memlake.search and memlake.facts.search load LanceDB (~1 s); memlake.facts.reads
@@ -483,12 +485,8 @@ class Memory:
         indexes together."""
         embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
         if embedder is None:
-            from memlake.text import content_words
-
             wanted = content_words(query)
             return [len(wanted & content_words(text)) / len(wanted) if wanted else 0.0 for text in texts]
-        import numpy as np
-
         vectors = np.asarray(embedder.embed([query, *texts]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
