@@ -76,6 +76,14 @@ def build_home(build: Build, pipeline: HomePipeline) -> dict[str, Any]:
     }
 
 
+def selection_of(dataset: str, locomo_limit: int | None, personas: Sequence[int] | None) -> tuple[int, ...]:
+    """What of `dataset` a build lands: LoCoMo's first `locomo_limit` samples (all if none), RealMem's personas
+    (all if none). The personas never limit LoCoMo."""
+    if dataset == "locomo":
+        return (locomo_limit,) if locomo_limit else ()
+    return tuple(personas or ())
+
+
 def ratios(today: dict[str, Any], budget: dict[str, Any]) -> dict[str, float | None]:
     """The default chunking's figures over today's."""
     keys = ("turns_per_second_end_to_end", "turns_per_second_whole_run", "texts_embedded_per_turn", "index_bytes",
@@ -107,7 +115,7 @@ def run_ingest(
         root = home or Path(tmp)
         for dataset in datasets:
             data = locomo_data if dataset == "locomo" else realmem_data
-            selection = (locomo_limit,) if dataset == "locomo" and locomo_limit else tuple(personas or ())
+            selection = selection_of(dataset, locomo_limit, personas)
             built = {}
             for chunking in CHUNKINGS:
                 build = Build(dataset, data, selection, chunking, root / f"{dataset}-{chunking}", model)

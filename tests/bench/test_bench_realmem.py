@@ -62,6 +62,12 @@ def test_the_word_budget_counts_the_returned_text_so_a_short_excerpt_leaves_room
     assert words_budget_sessions([excerpt, excerpt, later], ["a", "b", "c"], budget=750) == {"a", "b", "c"}
 
 
+def test_realmem_personas_do_not_limit_the_locomo_builds_of_bench_ingest():
+    assert ingest.selection_of("locomo", None, [5, 6]) == ()
+    assert ingest.selection_of("locomo", 2, [5, 6]) == (2,)
+    assert ingest.selection_of("realmem", 2, [5, 6]) == (5, 6)
+
+
 def test_ingest_ratios_are_the_default_chunking_over_todays():
     today = {"turns_per_second_end_to_end": 20.0, "texts_embedded_per_turn": 12.0, "index_bytes": 1000,
              "turns_per_second_whole_run": 10.0, "peak_rss_mb": 500.0, "chunks": 100}
