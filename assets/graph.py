@@ -8,11 +8,9 @@ import polars as pl
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
-from memlake.facts.overrides import read_forgets
-from memlake.graph.build import Graph, build_graph, counts_by_type
+from memlake.graph.build import Graph, build_home_graph, counts_by_type
 from memlake.graph.quality import validate_graph
 from memlake.graph.reads import named
-from memlake.graph.splits import read_splits
 from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, RELATIONS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
@@ -39,14 +37,9 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
 def graph(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource):  # type: ignore[no-untyped-def]
     """One row per entity, relation version and merge: rebuilt whole from episodes, facts, the forget log and
     the splits users made."""
-    settings = lake.settings
-    forgets = read_forgets(settings)
-    forgotten = [(f.agent_id, f.target if f.scope == "conversation" else None)
-                 for f in forgets if f.scope in ("agent", "conversation")]
-    forgotten_facts = [(f.agent_id, f.target, f.written_at) for f in forgets if f.scope == "fact" and f.target]
     core = embedder.core()
-    built = build_graph(lake.lake.read(EPISODES), lake.lake.read(FACTS), core.embed if core is not None else None,
-                        settings.graph_entity_cosine, forgotten, read_splits(settings), forgotten_facts)
+    built = build_home_graph(lake.settings, lake.lake.read(EPISODES), lake.lake.read(FACTS),
+                             core.embed if core is not None else None)
     closed_now = _closed_since(lake.lake.read(RELATIONS), built.relations)
     lake.lake.write(ENTITIES, built.entities)
     lake.lake.write(RELATIONS, built.relations)

@@ -23,11 +23,14 @@ from typing import Any
 
 from memlake.bench import locomo, realmem
 from memlake.bench.machine import machine
+from memlake.bench.markdown import markdown_table
 from memlake.bench.pipeline import HomePipeline
 from memlake.settings import write_home_setting
 
 # settings over the defaults: today's (no bound on long turns), the default, the default with pooled windows
-CHUNKINGS = {"today": {"chunk_long_turn_keys": 0}, "budget": {}, "pooled_windows": {"chunk_pool_windows": True}}
+CHUNKINGS: dict[str, dict[str, int | bool]] = {
+    "today": {"chunk_long_turn_keys": 0}, "budget": {}, "pooled_windows": {"chunk_pool_windows": True},
+}
 
 
 @dataclass(frozen=True)
@@ -147,15 +150,14 @@ def render_markdown(report: dict[str, Any]) -> str:
              f"{machine_.get('load_average_1m')} at the start, {report['load_average_1m_after']} at the end (above 2 "
              "the machine was shared and every rate is low). Turns a second end to end: landing to a searchable "
              "chunk index. Each build is a fresh process and home (no embedding cache).", "",
-             "| data | chunking | turns | turns/s end to end | turns/s whole run | texts embedded per turn | "
-             "index MB | peak RSS MB |", "|---|---|---|---|---|---|---|---|"]
-    for dataset in ("locomo", "realmem"):
-        for chunking in CHUNKINGS:
-            row = report.get(dataset, {}).get(chunking)
-            if row:
-                lines.append(f"| {dataset} | {chunking} | {row['turns']} | {row['turns_per_second_end_to_end']} | "
-                             f"{row['turns_per_second_whole_run']} | {row['texts_embedded_per_turn']} | "
-                             f"{round(row['index_bytes'] / 1e6, 1)} | {row['peak_rss_mb']} |")
+             markdown_table(
+                 ["data", "chunking", "turns", "turns/s end to end", "turns/s whole run", "texts embedded per turn",
+                  "index MB", "peak RSS MB"],
+                 [[dataset, chunking, row["turns"], row["turns_per_second_end_to_end"],
+                   row["turns_per_second_whole_run"], row["texts_embedded_per_turn"],
+                   round(row["index_bytes"] / 1e6, 1), row["peak_rss_mb"]]
+                  for dataset in ("locomo", "realmem") for chunking in CHUNKINGS
+                  if (row := report.get(dataset, {}).get(chunking))])]
     lines += ["", "`today`: a key per sentence of every turn (`chunk_long_turn_keys = 0`); `budget`: the default "
               "(long turns get at most `chunk_long_turn_keys` passage keys); `pooled_windows`: the default with "
               "`chunk_pool_windows = true` (a window's vector is its turns' mean)."]

@@ -34,6 +34,7 @@ from memlake.api import Memory
 from memlake.bench.context import COMPACT_BUDGET, block_conversation_ids, search_block
 from memlake.bench.locomo import SEARCH_K, SYSTEMS, build_landed, first_unique
 from memlake.bench.machine import machine
+from memlake.bench.markdown import markdown_table
 from memlake.bench.pipeline import HomePipeline
 from memlake.schemas import agent_folder
 from memlake.settings import load_settings
@@ -269,13 +270,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     systems = report["systems"]
     present = [m for m in MARKDOWN_MEASURES
                if any(m in system.get(half, {}) for system in systems.values() for half in ("tune_0_4", "held_5_9"))]
-    lines += ["| system | half | n | " + " | ".join(present) + " |", "|---|---|---|" + "---|" * len(present)]
-    for name, system in systems.items():
-        for half in ("tune_0_4", "held_5_9"):
-            row = system.get(half, {})
-            if row.get("n"):
-                lines.append(f"| {name} | {half} | {row['n']} | " + " | ".join(str(row.get(m)) for m in present)
-                             + " |")
+    rows = [[name, half, row["n"], *(row.get(m) for m in present)]
+            for name, system in systems.items() for half in ("tune_0_4", "held_5_9")
+            if (row := system.get(half, {})).get("n")]
+    lines.append(markdown_table(["system", "half", "n", *present], rows))
     held = report.get("held_5_9_memlake_vs_bm25") or {}
     behind = sorted(k for k, v in held.items() if not v["ahead"])
     if held:

@@ -9,6 +9,7 @@ from typing import Any
 from memlake.bench.changes import render_changes_section
 from memlake.bench.distill import render_distill_section
 from memlake.bench.locomo import KS, SEARCH_K, SESSION_KS
+from memlake.bench.markdown import markdown_table
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
 TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurrent clients
@@ -16,12 +17,6 @@ TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurre
 
 def _pct(value: Any) -> str:
     return "-" if value is None else f"{100 * float(value):.1f}"
-
-
-def _table(header: list[str], rows: list[list[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _recall_rows(label: str, summary: dict[str, Any]) -> list[list[Any]]:
@@ -68,7 +63,7 @@ def _headline(systems: dict[str, Any]) -> str:
          _pct(s["all"].get("budget_recall")), _pct(s["all"].get("budget_ctx_recall"))]
         for name, s in systems.items()
     ]
-    return _table(["system", "turn any@10 (all)", "(0-4 tuned)", "(5-9 held)", "session all@5 (all)", "(0-4)",
+    return markdown_table(["system", "turn any@10 (all)", "(0-4 tuned)", "(5-9 held)", "session all@5 (all)", "(0-4)",
                    "(5-9)", "750-word budget recall (hits)", "(hits + window)"], rows)
 
 
@@ -87,7 +82,7 @@ def render_graph_hop(systems: dict[str, Any]) -> str:
                                                                              "multi_hop_held_5_9")),
                      *(_pct(s[split].get(measure)) for measure in ("session_all@5", "turn_any@10")
                        for split in ("tune_0_4", "held_5_9"))])
-    return _table(["system", "multi-hop session all@5 (0-4)", "(5-9)", "session all@5 (0-4)", "(5-9)",
+    return markdown_table(["system", "multi-hop session all@5 (0-4)", "(5-9)", "session all@5 (0-4)", "(5-9)",
                    "turn any@10 (0-4)", "(5-9)"], rows) if rows else ""
 
 
@@ -115,7 +110,7 @@ def render_locomo_other_model(report: dict[str, Any], default_run: dict[str, Any
                                                    "python_speed_ms") if k in latency]
     costs += [[k, ingest.get(k)] for k in ("raw_embedder_texts_per_second", "end_to_end_vs_raw") if k in ingest]
     if costs:
-        parts += [_table(["cost", "value"], costs), ""]
+        parts += [markdown_table(["cost", "value"], costs), ""]
     return "\n".join(parts)
 
 
@@ -166,14 +161,14 @@ def render_locomo(report: dict[str, Any]) -> str:
               "of text its first k turns return (a hit's dated, speaker-labelled text; windows not counted). "
               f"Session ranks are measured up to k = {max(SESSION_KS)}: they are the distinct conversations of "
               f"the first {SEARCH_K} turn rows, which name fewer than 20 conversations for most questions.", "",
-              _table(["system", "questions", f"turn recall_any ≥ {_pct(TARGETS['turn_any@10'])}",
+              markdown_table(["system", "questions", f"turn recall_any ≥ {_pct(TARGETS['turn_any@10'])}",
                       f"session recall_all ≥ {_pct(TARGETS['session_all@5'])}"], reach), ""]
     for split, title in (("all", "all ten conversations"), ("tune_0_4", "conversations 0-4 (tuning half)"),
                          ("held_5_9", "conversations 5-9 (held back)")):
         rows = []
         for name, s in systems.items():
             rows += _recall_rows(name, s[split])
-        parts += [f"### Recall@k, {title}", "", _table(["system", "measure", *(f"@{k}" for k in KS)], rows), ""]
+        parts += [f"### Recall@k, {title}", "", markdown_table(["system", "measure", *(f"@{k}" for k in KS)], rows), ""]
     rows = []
     for name, s in systems.items():
         for category, summary in s["by_category"].items():
@@ -181,7 +176,7 @@ def render_locomo(report: dict[str, Any]) -> str:
                          _pct(summary.get("turn_all@10")), _pct(summary.get("session_all@5")),
                          _pct(summary.get("budget_recall"))])
     parts += ["### By category (all ten)", "",
-              _table(["system", "category", "questions", "turn any@10", "turn all@10", "session all@5",
+              markdown_table(["system", "category", "questions", "turn any@10", "turn all@10", "session all@5",
                       "budget recall"], rows), ""]
     if report.get("sweeps"):
         rows = [[s["setting"], _pct(s["tune_0_4"].get("turn_any@10")), _pct(s["tune_0_4"].get("turn_all@10")),
@@ -190,19 +185,19 @@ def render_locomo(report: dict[str, Any]) -> str:
                 for s in report["sweeps"]]
         note = report.get("sweeps_note", "one setting changed from the defaults")
         parts += [f"### Tuning sweeps (conversations 0-4 only; {note})", "",
-                  _table(["setting", "turn any@10", "turn all@10", "session all@5",
+                  markdown_table(["setting", "turn any@10", "turn all@10", "session all@5",
                           "multi-evidence turn all@10", "multi-evidence turn all@20", "multi-evidence n"], rows),
                   ""]
     if ingest:
         steps = ingest.get("step_seconds", {})
         measures = [[k, v] for k, v in ingest.items() if k != "step_seconds"]
-        parts += ["### Ingest", "", _table(["measure", "value"], measures), ""]
+        parts += ["### Ingest", "", markdown_table(["measure", "value"], measures), ""]
         if steps:
             parts += ["Seconds per run step (the transcript path is landing_manifest, turns, its check, chunks and "
-                      "chunk_index):", "", _table(["step", "seconds"], [[k, v] for k, v in steps.items()]), ""]
+                      "chunk_index):", "", markdown_table(["step", "seconds"], [[k, v] for k, v in steps.items()]), ""]
     if latency:
         parts += ["### Search latency (LoCoMo homes, k = 10)", "",
-                  _table(["measure", "value"], [[k, _cell(k, v)] for k, v in latency.items()]), ""]
+                  markdown_table(["measure", "value"], [[k, _cell(k, v)] for k, v in latency.items()]), ""]
     return "\n".join(parts)
 
 
@@ -232,7 +227,7 @@ def render_scale(report: dict[str, Any]) -> str:
         "Targets at 100k chunks: hybrid search p50 ≤ 10 ms, p95 ≤ 30 ms (query embedding excluded); "
         "reader ≤ 4 GB at 1M chunks.",
         "",
-        _table(columns, transposed),
+        markdown_table(columns, transposed),
         "",
         "`hybrid` is a reader's first pass over the queries (for 1,000 agents it includes loading each agent's "
         "snapshot), `hybrid_again` a second pass. `vector_auto` is what search does: an exact scan of the "
@@ -273,7 +268,7 @@ def render_serve(report: dict[str, Any]) -> str:
         f"Targets at {TARGET_SERVE_CLIENTS} clients: search p95 ≤ {targets['search']} ms, context p95 ≤ "
         f"{targets['context']} ms: {met}. Errors: {report['errors']}.",
         "",
-        _table(["call", "clients", "p50 ms", "p95 ms", "requests/s", "errors", "p50 / in process",
+        markdown_table(["call", "clients", "p50 ms", "p95 ms", "requests/s", "errors", "p50 / in process",
                 "pipeline running"], rows),
         "",
         f"The same calls in process (one at a time, the 1-client slice): {in_process}.",

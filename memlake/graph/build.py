@@ -10,11 +10,14 @@ from datetime import datetime
 import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
+from memlake.facts.overrides import read_forgets
 from memlake.graph.mentions import read_said
 from memlake.graph.resolve import Embed, Merge, Node, Split, normalize_name, resolve, stable_id
+from memlake.graph.splits import read_splits
 from memlake.graph.versions import fold_versions
 from memlake.lake import conform
 from memlake.schemas import ENTITIES, ENTITY_MERGES, RELATIONS, Table
+from memlake.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,17 @@ def build_graph(
         relations=_frame(RELATIONS, [v.row() for v in versions]).sort("agent_id", "relation_id", "version"),
         merges=_frame(ENTITY_MERGES, [_merge_row(m, id_of) for m in resolution.merges]).sort("agent_id", "merge_id"),
     )
+
+
+def build_home_graph(settings: Settings, episodes: pl.DataFrame, facts: pl.DataFrame, embed: Embed | None) -> Graph:
+    """`build_graph` of a home's episodes and facts, leaving out what its forget log names and keeping apart the
+    merges its users split."""
+    forgets = read_forgets(settings)
+    forgotten = [(f.agent_id, f.target if f.scope == "conversation" else None)
+                 for f in forgets if f.scope in ("agent", "conversation")]
+    forgotten_facts = [(f.agent_id, f.target, f.written_at) for f in forgets if f.scope == "fact" and f.target]
+    return build_graph(episodes, facts, embed, settings.graph_entity_cosine, forgotten, read_splits(settings),
+                       forgotten_facts)
 
 
 def _form(name: str, type_: str) -> tuple[str, str]:

@@ -45,6 +45,8 @@ def test_the_automation_page_shows_both_maintenance_schedules(tmp_path: Path) ->
                 page.goto(f"http://127.0.0.1:{port}{SWEEP_ASSET_PAGE}", wait_until="domcontentloaded")
                 # the report's Markdown rendered: a table with a row per step, the bold heading without its stars
                 page.locator("table td", has_text="audited_changes").first.wait_for(state="visible", timeout=30_000)
+                # the UI fills the page's panels one after another: the heading may come after the table
+                page.get_by_text("lint sweep lint-2025-06-01T00:00:00.000000Z").first.wait_for(timeout=30_000)
                 assert "lint sweep lint-2025-06-01T00:00:00.000000Z" in page.inner_text("body")
                 assert "**lint sweep**" not in page.inner_text("body")
                 page.screenshot(path=str(tmp_path / "sweep_asset.png"), full_page=True)
