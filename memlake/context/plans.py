@@ -1,7 +1,7 @@
 """What each section of a context block is made of: the reads `Memory` already has, as ordered candidate lines.
 
-`compact_plans` gives the overrides and the one section the gate chose; `full_plans` every section of
-`assemble.FULL_SECTIONS`. The assembler then fits them to the budget.
+`compact_plans` gives the overrides, the section the gate chose and the matched excerpts; `full_plans` every
+section of `assemble.FULL_SECTIONS`. The assembler then fits them to the budget.
 """
 
 from __future__ import annotations
@@ -17,10 +17,13 @@ from memlake.context import lines as to_lines
 from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
 from memlake.context.gate import GateDecision
 from memlake.lake import query
+from memlake.text import content_words
 
 HITS = 10  # search hits a section of facts or summaries is made from, best first
 # turn hits: as many as an 800-token section of chat lines holds (LoCoMo's blocks left a fifth of it unused at 10)
 TURN_HITS = 40
+# A message with fewer content words that fires no cue is small talk: its block holds no excerpts
+SAYS_SOMETHING = 4
 _NOT_NAMES = {"user", "assistant", "system", "tool", "me", "you"}
 _SPEAKERS = ("SELECT agent_id, speaker, min(created_at) AS first_said FROM transcripts.turns "
              "WHERE speaker IS NOT NULL GROUP BY agent_id, speaker")
@@ -65,21 +68,25 @@ class Ask:
 
 
 def compact_plans(ask: Ask) -> list[SectionPlan]:
-    """The overrides, then the one section the gate chose (none: the overrides alone). A facts section with no
-    fact the question names or shares a word with gives way to the matched excerpts of past turns."""
+    """The overrides, the section the gate chose, then the matched excerpts of past turns in what the budget
+    leaves (the assembler leaves out a line already in). A facts section with no fact the question names or
+    shares a word with gives way to the excerpts. When no cue fired, excerpts only for a message that says
+    something (`SAYS_SOMETHING` content words) and shares words with a past turn: "thanks, sounds good" gets
+    the overrides alone."""
     plans = [SectionPlan("overrides", to_lines.override_lines(ask.current))]
     section = ask.gate.section
     if section == "facts":
         facts = matched_facts(ask)
         if facts:
-            return [*plans, SectionPlan("facts", facts)]
-        section = "excerpts"
-    if section == "identity":
+            plans.append(SectionPlan("facts", facts))
+    elif section == "identity":
         plans.append(SectionPlan("identity", to_lines.identity_lines(ask.current)))
     elif section == "episodes":
         plans.append(SectionPlan("episodes", to_lines.hit_lines(ask.search("episodes"), "episode")))
-    elif section in ("transcript", "excerpts"):
-        plans.append(SectionPlan(section, to_lines.hit_lines(ask.search("chunks"), "turn")))
+    turns = ask.search("chunks") if section != "none" or len(content_words(ask.query)) >= SAYS_SOMETHING else None
+    if turns is not None and (section != "none" or turns["text_match"].is_not_null().any()):
+        plans.append(SectionPlan("transcript" if section == "transcript" else "excerpts",
+                                 to_lines.hit_lines(turns, "turn")))
     return plans
 
 

@@ -138,3 +138,26 @@ def test_full_mode_gives_the_relations_of_the_people_the_question_names_with_the
         said = {m for c in row["conversation_ids"] for m in memory.turns("demo", c)["message_id"].to_list()}
         assert row["message_ids"] and set(row["message_ids"]) <= said
     assert "Leela lives in Manchester" in block.text
+
+
+def test_a_facts_block_fills_what_its_budget_leaves_with_the_matched_excerpts(samples_home):
+    """The gate's section first, then past turns that match the question in the rest of the budget."""
+    block = Memory(settings=samples_home).context("where do I live now?", "demo")
+    names = [section.name for section in block.sections if section.lines]
+    assert names == ["facts", "excerpts"]
+    assert "Lisbon" in block.provenance[0]["text"] and block.token_count <= block.budget
+    excerpts = [row for row in block.provenance if row["section"] == "excerpts"]
+    assert any("Lisbon" in row["text"] for row in excerpts) and all(row["message_ids"] for row in excerpts)
+
+
+def test_small_talk_gets_no_excerpts_but_a_message_that_says_something_does(samples_home):
+    """No cue fired for either: "thanks, sounds good" keeps the block empty; a message with things to match
+    ("the ledger parser ...") gets the past turns that share its words."""
+    from memlake.context.gate import decide
+
+    memory = Memory(settings=samples_home)
+    small_talk, substantive = "thanks, sounds good", "The ledger parser still crashes on rows from the old import"
+    assert decide(small_talk).section == decide(substantive).section == "none"
+    assert not [row for row in memory.context(small_talk, "demo").provenance if row["section"] == "excerpts"]
+    excerpts = [row for row in memory.context(substantive, "demo").provenance if row["section"] == "excerpts"]
+    assert excerpts and "notes-n01" in excerpts[0]["conversation_ids"]
