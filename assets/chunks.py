@@ -9,7 +9,13 @@ import polars as pl
 from assets.partitions import day_partitions, run_days
 from assets.shared import LAKE_WRITERS, markdown_preview, row_count
 from assets.transcripts import turns
-from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe, pooled_chunk_kinds
+from memlake.chunks import (
+    RECIPE_STAMP,
+    build_chunks_by_day,
+    chunk_recipe,
+    pooled_chunk_kinds,
+    spanned_chunk_kinds,
+)
 from memlake.schemas import CHUNKS, TURNS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
@@ -40,6 +46,7 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
         source, embedder.count_tokens, window_size=window_size, sentence_keys=settings.chunk_sentences,
         question_keys=settings.chunk_questions, long_turn_words=settings.chunk_long_turn_words,
         long_turn_keys=settings.chunk_long_turn_keys, pooled_kinds=pooled_chunk_kinds(settings),
+        spanned_kinds=spanned_chunk_kinds(settings),
     )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)

@@ -17,7 +17,7 @@ from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
 from assets.shared import EAGER, markdown_preview, row_count
-from memlake.chunks import pooled_chunk_kinds
+from memlake.chunks import pooled_chunk_kinds, spanned_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
@@ -68,6 +68,7 @@ def _metadata(
         "vectors_from_cache": result.from_cache,
         "reused_vectors": result.reused,
         "pooled_vectors": result.pooled,
+        "spanned_vectors": result.spanned,
         "deleted_stale_rows": result.deleted,
         "rebuilt_whole_table": result.rebuilt_table,
         "embed_seconds": round(result.embed_seconds, 3),
@@ -107,6 +108,8 @@ def chunk_index(
         pool_by="conversation_id",
         pooled_kinds=pooled_chunk_kinds(lake.settings),
         cache=embedder.cache(),
+        spanned_kinds=spanned_chunk_kinds(lake.settings),
+        embed_spans=getattr(embedder.core(), "embed_spans", None),  # the onnx backend's; others embed the text
     )
     if result.embedder == NO_EMBEDDER:
         context.log.warning("no embedding model available: chunk_index is full-text only")

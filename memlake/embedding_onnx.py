@@ -22,6 +22,7 @@ import sys
 import threading
 import uuid
 import warnings
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ from filelock import FileLock
 BACKENDS = ("torch", "onnx")
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OPSET = 17
+# A span of a text: character ranges [start, end) read together (a speaker's name and a sentence of their turn).
+Span = list[tuple[int, int]]
 # A call with at most this many texts (a search's query) runs on one thread: see SentenceEmbedder.embed.
 ONE_THREAD_TEXTS = 4
 
@@ -165,14 +168,42 @@ class OnnxModel:
 
     def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        if not texts:
-            return out
-        threads = 1 if len(texts) <= ONE_THREAD_TEXTS else max(1, os.cpu_count() or 1)
+        for rows, hidden, mask in self._passes(self.tokenizer.encode_batch_fast(texts), batch_size):
+            out[rows] = _mean_pool_normalised(hidden, mask)
+        return out
+
+    def embed_spans(
+        self, texts: list[str], spans: list[list[Span]], batch_size: int
+    ) -> tuple[np.ndarray, list[list[np.ndarray | None]]]:
+        """Each text's vector, and a vector for each of its spans from the same pass ("late chunking"): the
+        normalised mean of the token vectors inside the span's character ranges. A span's tokens are read in the
+        context of the whole text, one model pass for the text and all its spans. None for a span with no token
+        inside the text's first `max_tokens` (cut off by the model's input limit)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        of_spans: list[list[np.ndarray | None]] = [[None] * len(wanted) for wanted in spans]
+        encoded = self.tokenizer.encode_batch(texts)  # not _fast: that one leaves the offsets out
+        for rows, hidden, mask in self._passes(encoded, batch_size):
+            out[rows] = _mean_pool_normalised(hidden, mask)
+            for r, i in enumerate(rows):
+                offsets = encoded[i].offsets
+                for s, ranges in enumerate(spans[i]):
+                    inside = [j for j, (a, b) in enumerate(offsets)
+                              if b > a and any(start <= a and b <= end for start, end in ranges)]
+                    if inside and any(offsets[j][0] >= ranges[-1][0] for j in inside):
+                        pooled = hidden[r, inside].mean(axis=0)
+                        of_spans[i][s] = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+        return out, of_spans
+
+    def _passes(self, encoded: list[Any], batch_size: int) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+        """The model's token vectors, a batch at a time: (the batch's positions in `encoded`, hidden states,
+        attention mask)."""
+        if not encoded:
+            return
+        threads = 1 if len(encoded) <= ONE_THREAD_TEXTS else max(1, os.cpu_count() or 1)
         session = self.session(threads)
         wanted = {i.name for i in session.get_inputs()}
-        encoded = self.tokenizer.encode_batch_fast(texts)
         # longest first, like sentence-transformers: each batch pads to lengths close to its own
-        order = sorted(range(len(texts)), key=lambda i: -len(encoded[i].ids))
+        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i].ids))
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             width = max(len(encoded[i].ids) for i in rows)
@@ -183,8 +214,7 @@ class OnnxModel:
                 feeds["attention_mask"][r, :n] = encoded[i].attention_mask
                 feeds["token_type_ids"][r, :n] = encoded[i].type_ids
             hidden = session.run(None, {k: v for k, v in feeds.items() if k in wanted})[0]
-            out[rows] = _mean_pool_normalised(hidden, feeds["attention_mask"])
-        return out
+            yield rows, hidden, feeds["attention_mask"]
 
 
 def _mean_pool_normalised(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

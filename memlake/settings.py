@@ -185,6 +185,12 @@ class Settings(BaseSettings):
         "windows are 44 % of the tokens LoCoMo embeds, so ingest is faster, at a cost in recall (LoCoMo held-back "
         "turn any@10 0.854 -> 0.842, docs/benchmarks.md).",
     )
+    chunk_span_sentences: bool = Field(
+        False,
+        description="A sentence key's vector is read from its turn's model pass (the mean of its tokens' vectors "
+        "there, with the speaker's name) instead of an embedding of its own text: one pass per turn embeds the turn "
+        "and all its sentences (onnx backend; others embed the text).",
+    )
     chunk_sentences: bool = Field(
         True,
         description="A chunk per sentence of turns with two sentences or more: a sentence's own vector ranks its "

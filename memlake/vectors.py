@@ -43,7 +43,9 @@ from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
 from memlake.changes import mark_changed
+from memlake.chunks import key_span
 from memlake.embedding_cache import EmbeddingCache, embed_unique
+from memlake.embedding_onnx import Span
 from memlake.moments import EPOCH, micros, utc
 from memlake.schemas import ROLES, check_agent_id, check_day
 
@@ -63,6 +65,8 @@ SNAPSHOT_ROWS = 300_000
 WRITE_ONLY_COLUMNS = ("embed_text", "text_sha256", "token_count", "day", "embedder")
 
 Embed = Callable[[list[str]], np.ndarray]
+# texts and the spans of each -> the texts' vectors and each span's (None: the span was cut off)
+EmbedSpans = Callable[[list[str], list[list[Span]]], tuple[np.ndarray, list[list[np.ndarray | None]]]]
 
 
 def quote(value: str) -> str:
@@ -129,6 +133,7 @@ class SyncResult:
     from_cache: int = 0  # distinct texts whose vectors came from the embedding cache
     reused: int = 0
     pooled: int = 0
+    spanned: int = 0  # keys whose vector was read from their turn's model pass (that pass counts as embedded)
     deleted: int = 0
     embedder: str = NO_EMBEDDER
     rebuilt_table: bool = False
@@ -145,6 +150,66 @@ def _turns_with_passages(rows: pl.DataFrame, pool_by: str) -> set[int]:
         return set()
     return {i for i, (group, start, kind) in enumerate(keyed.iter_rows())
             if kind == "turn" and (group, start) in passages}
+
+
+def _read_spans(
+    rows: pl.DataFrame,
+    vectors: list[np.ndarray | None],
+    spanned: list[int],
+    to_embed: list[int],
+    pool_by: str,
+    embed_spans: EmbedSpans,
+    cache: EmbeddingCache | None,
+    result: SyncResult,
+) -> list[int]:
+    """Give the `spanned` rows (keys inside their turn's text) the vectors of their spans in their turns' model
+    passes, from `cache` when it has them; a turn in `to_embed` takes its vector from its pass and leaves the list.
+    Returns the rows that still need their own text embedded (no turn row, or a span the model's limit cut off)."""
+    shas = rows["text_sha256"].to_list()
+    texts = rows["embed_text"].to_list()
+    known = cache.lookup(shas[i] for i in spanned) if cache is not None else {}
+    result.from_cache += sum(1 for i in spanned if shas[i] in known)
+    turn_rows = {
+        (group, start): i
+        for i, (group, start, kind) in enumerate(rows.select(pool_by, "turn_start", "kind").iter_rows())
+        if kind == "turn"
+    }
+    starts = rows["turn_start"].to_list()
+    groups = rows[pool_by].to_list()
+    by_turn: dict[int, list[tuple[int, Span]]] = {}
+    left: list[int] = []
+    for i in spanned:
+        if shas[i] in known:
+            vectors[i] = known[shas[i]]
+            continue
+        turn = turn_rows.get((groups[i], starts[i]))
+        span = key_span(texts[turn], texts[i]) if turn is not None else None
+        if turn is None or span is None:
+            left.append(i)
+        else:
+            by_turn.setdefault(turn, []).append((i, span))
+    if not by_turn:
+        return left
+    turns = list(by_turn)
+    turn_vectors, span_vectors = embed_spans([texts[t] for t in turns], [[s for _, s in by_turn[t]] for t in turns])
+    result.embedded += len(turns)
+    waiting = set(to_embed)
+    fresh: dict[str, np.ndarray] = {}
+    for turn, turn_vector, keys in zip(turns, turn_vectors, span_vectors, strict=True):
+        if turn in waiting:
+            vectors[turn] = turn_vector
+            fresh[shas[turn]] = turn_vector
+            to_embed.remove(turn)
+        for (i, _), vector in zip(by_turn[turn], keys, strict=True):
+            if vector is None:
+                left.append(i)
+            else:
+                vectors[i] = vector
+                fresh[shas[i]] = vector
+                result.spanned += 1
+    if cache is not None and fresh:
+        cache.add(list(fresh), np.stack(list(fresh.values())))
+    return left
 
 
 def index_schema(base: pa.Schema, dim: int) -> pa.Schema:
@@ -250,6 +315,8 @@ class VectorStore:
         pool_by: str | None = None,
         pooled_kinds: Sequence[str] = POOLED_KINDS,
         cache: EmbeddingCache | None = None,
+        spanned_kinds: Sequence[str] = (),
+        embed_spans: EmbedSpans | None = None,
     ) -> SyncResult:
         """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`.
 
@@ -262,7 +329,9 @@ class VectorStore:
         built by another embedder is rebuilt from scratch: the caller passes the
         whole lake then (see `needs_full_rebuild`). Of the rows to embed, each
         distinct text is embedded once, and not at all when `cache` (the
-        embedder's cache) has its vector.
+        embedder's cache) has its vector. Rows of `spanned_kinds` (keys inside
+        their turn's text) get the vector of their span in their turn's model
+        pass (`embed_spans`; without it their own text is embedded).
         """
         result = SyncResult(rows=rows.height, embedder=embedder if embed else NO_EMBEDDER)
         embedder_name = result.embedder
@@ -277,6 +346,7 @@ class VectorStore:
         vectors: list[np.ndarray | None] = [None] * rows.height
         to_embed: list[int] = []
         pooled: list[int] = []
+        spanned: list[int] = []
         kinds = rows["kind"].to_list() if "kind" in rows.columns else [None] * rows.height
         with_passages = _turns_with_passages(rows, pool_by) if pool_by is not None and dim > 0 else set()
         for i, (row_key, sha, kind) in enumerate(
@@ -290,17 +360,21 @@ class VectorStore:
                 result.reused += 1
             elif pool_by is not None and (kind in pooled_kinds or (kind == "turn" and i in with_passages)):
                 pooled.append(i)
+            elif pool_by is not None and embed_spans is not None and kind in spanned_kinds:
+                spanned.append(i)
             else:
                 to_embed.append(i)
+        started = time.perf_counter()
+        if spanned and embed_spans is not None:
+            to_embed += _read_spans(rows, vectors, spanned, to_embed, pool_by or "", embed_spans, cache, result)
         if to_embed and embed is not None:
-            started = time.perf_counter()
             source = rows["embed_text"] if "embed_text" in rows.columns else rows["text"]
             fresh, counts = embed_unique([source[i] or rows["text"][i] for i in to_embed], embed, cache)
-            result.embed_seconds = time.perf_counter() - started
             for i, vector in zip(to_embed, fresh, strict=True):
                 vectors[i] = vector
-            result.embedded = counts.embedded
-            result.from_cache = counts.from_cache
+            result.embedded += counts.embedded
+            result.from_cache += counts.from_cache
+        result.embed_seconds = time.perf_counter() - started
         if pooled:
             self._pool(rows, vectors, pooled, pool_by or "")
             result.pooled = len(pooled)

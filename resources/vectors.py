@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from memlake.embedding_cache import EmbeddingCache
 from memlake.settings import load_settings
-from memlake.vectors import POOLED_KINDS, SyncResult
+from memlake.vectors import POOLED_KINDS, EmbedSpans, SyncResult
 from memlake.vectors import VectorStore as CoreVectorStore
 
 
@@ -41,6 +41,8 @@ class VectorStoreResource(dg.ConfigurableResource):
         pool_by: str | None = None,
         pooled_kinds: Sequence[str] = POOLED_KINDS,
         cache: EmbeddingCache | None = None,
+        spanned_kinds: Sequence[str] = (),
+        embed_spans: EmbedSpans | None = None,
     ) -> SyncResult:
         return self.core().sync(
             table,
@@ -54,6 +56,8 @@ class VectorStoreResource(dg.ConfigurableResource):
             pool_by=pool_by,
             pooled_kinds=pooled_kinds,
             cache=cache,
+            spanned_kinds=spanned_kinds,
+            embed_spans=embed_spans,
         )
 
     def embedder_of(self, table: str) -> str | None:

@@ -69,3 +69,30 @@ def test_under_onnx_a_model_folder_other_than_the_packaged_one_runs_on_torch(tmp
 def test_an_unknown_backend_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown embedding_backend 'cuda'"):
         load_embedder("", 64, None, "cuda")
+
+
+def test_one_pass_over_a_turn_gives_the_turn_and_its_sentences_vectors() -> None:
+    """`embed_spans` (the onnx backend): the turn's vector is what `embed` gives it; a sentence's span vector is
+    read in the turn's context, so it is nearer its own sentence than the other sentence, and nearer than the turn
+    is; a span past the model's input limit has no vector."""
+    from memlake.chunks import key_span
+
+    embedder = load_embedder("", 8, None, "onnx")
+    assert isinstance(embedder, OnnxEmbedder)
+    keys = ["Caroline: I went to a support group for trans people yesterday.",
+            "Caroline: My grandmother's old violin still sits in the hallway closet."]
+    turn = "Caroline: I went to a support group for trans people yesterday. " \
+           "My grandmother's old violin still sits in the hallway closet."
+    spans = [key_span(turn, key) for key in keys]
+    assert spans[0] is not None and spans[1] is not None
+    (turn_vector,), (span_vectors,) = embedder.embed_spans([turn], [[spans[0], spans[1]]])
+    own = embedder.embed([turn, *keys])
+    np.testing.assert_allclose(turn_vector, own[0], atol=1e-5)
+    for mine, other, span in ((1, 2, span_vectors[0]), (2, 1, span_vectors[1])):
+        assert span is not None
+        assert float(span @ own[mine]) > max(float(span @ own[other]), float(own[0] @ own[mine]))
+    long_turn = "Caroline: " + " ".join(["I counted the shelves of the archive again today."] * 40) + " Lisbon wins."
+    tail = key_span(long_turn, "Caroline: Lisbon wins.")
+    assert tail is not None
+    _, ((cut,),) = embedder.embed_spans([long_turn], [[tail]])
+    assert cut is None

@@ -160,3 +160,55 @@ def test_pooled_windows_cost_no_embedding_and_take_the_mean_of_their_turns(setti
     mean = (turns[(0, 0)] + turns[(1, 1)]) / 2
     assert np.allclose(window, mean / np.linalg.norm(mean), atol=1e-6)
     assert not np.allclose(window, own, atol=1e-3)
+
+
+def test_spanned_sentences_take_their_vectors_from_their_turns_pass_and_a_reindex_embeds_nothing(tmp_path):
+    """`chunk_span_sentences`: a turn's sentence keys get their vectors from the turn's one model pass (no text of
+    their own embedded), the turn its vector from the same pass; the cache makes a rebuilt index embed 0 texts;
+    an edited turn gives its sentences new hashes, so they are read again."""
+    from memlake.chunks import build_chunks
+    from memlake.embedding_cache import EmbeddingCache
+    from memlake.schemas import CHUNKS as SPEC
+
+    embedder = HashEmbedder()
+    passes: list[list[str]] = []
+
+    def embed_spans(texts, spans):
+        passes.append(list(texts))
+        return embedder.embed(texts), [
+            [embedder.embed([" | ".join(text[a:b] for a, b in span)])[0] for span in wanted]
+            for text, wanted in zip(texts, spans, strict=True)
+        ]
+
+    def chunks_of(second: str) -> pl.DataFrame:
+        when = datetime.fromisoformat("2024-03-01T09:00:00+00:00")
+        turns = pl.DataFrame(
+            [{"agent_id": "a", "conversation_id": "c", "message_id": f"m{i}", "turn_index": i, "role": "user",
+              "speaker": "Alice", "content": content, "created_at": when, "conversation_started_at": when,
+              "title": None} for i, content in enumerate(["Noted, thanks.", f"I moved to Porto in May. {second}"])]
+        )
+        return build_chunks(turns, embedder.count_tokens, sentence_keys=True, spanned_kinds=("sentence",))
+
+    def sync(store: VectorStore, frame: pl.DataFrame, cache: EmbeddingCache):
+        return store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true",
+                          embed=embedder.embed, embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id",
+                          cache=cache, spanned_kinds=("sentence",), embed_spans=embed_spans)
+
+    cache = EmbeddingCache(tmp_path / "cache", embedder.identity, embedder.dim)
+    frame = chunks_of("My sister Ana lives in Lisbon now.")
+    first = sync(VectorStore(tmp_path / "one"), frame, cache)
+    turn_text = "Alice: I moved to Porto in May. My sister Ana lives in Lisbon now."
+    assert passes == [[turn_text]]  # one pass reads the turn and both its sentences
+    assert first.spanned == 2 and first.embedded == 2  # that pass and the short turn; no sentence text embedded
+    stored = pl.from_arrow(VectorStore(tmp_path / "one").open(CHUNK_INDEX).to_arrow())
+    vectors = {(r["kind"], r["text"].split(": ", 1)[1]): np.asarray(r["vector"]) for r in stored.iter_rows(named=True)}
+    expected = embedder.embed(["Alice:  | My sister Ana lives in Lisbon now."])[0]
+    np.testing.assert_allclose(vectors[("sentence", "My sister Ana lives in Lisbon now.")], expected, atol=1e-6)
+    np.testing.assert_allclose(vectors[("turn", turn_text.split(": ", 1)[1])], embedder.embed([turn_text])[0],
+                               atol=1e-6)
+
+    rebuilt = sync(VectorStore(tmp_path / "two"), frame, cache)  # a lost index: everything from the cache
+    assert rebuilt.embedded == 0 and len(passes) == 1
+
+    edited = sync(VectorStore(tmp_path / "two"), chunks_of("My sister Ana lives in Faro now."), cache)
+    assert len(passes) == 2 and edited.spanned == 2  # the turn's text changed: both sentences read again
