@@ -140,16 +140,22 @@ class SyncResult:
     embed_seconds: float = 0.0
 
 
+def pool_groups(rows: pl.DataFrame, pool_by: str) -> list[tuple[Any, Any]]:
+    """Each row's pooling group: its agent and its `pool_by` value. Conversation ids are the export's and repeat
+    across agents (LoCoMo's "session_3" is ten agents' conversation): one agent's rows never pool another's."""
+    agents = rows["agent_id"].to_list() if "agent_id" in rows.columns else [None] * rows.height
+    return list(zip(agents, rows[pool_by].to_list(), strict=True))
+
+
 def _turns_with_passages(rows: pl.DataFrame, pool_by: str) -> set[int]:
-    """The positions of the turn rows that have passage rows (the same `pool_by` value and turn)."""
+    """The positions of the turn rows that have passage rows (the same group and turn)."""
     if "kind" not in rows.columns:
         return set()
-    keyed = rows.select(pl.col(pool_by), pl.col("turn_start"), pl.col("kind"))
-    passages = set(keyed.filter(pl.col("kind") == "passage").select(pool_by, "turn_start").iter_rows())
+    keyed = list(zip(pool_groups(rows, pool_by), rows["turn_start"].to_list(), rows["kind"].to_list(), strict=True))
+    passages = {(group, start) for group, start, kind in keyed if kind == "passage"}
     if not passages:
         return set()
-    return {i for i, (group, start, kind) in enumerate(keyed.iter_rows())
-            if kind == "turn" and (group, start) in passages}
+    return {i for i, (group, start, kind) in enumerate(keyed) if kind == "turn" and (group, start) in passages}
 
 
 def _read_spans(
@@ -169,13 +175,9 @@ def _read_spans(
     texts = rows["embed_text"].to_list()
     known = cache.lookup(shas[i] for i in spanned) if cache is not None else {}
     result.from_cache += sum(1 for i in spanned if shas[i] in known)
-    turn_rows = {
-        (group, start): i
-        for i, (group, start, kind) in enumerate(rows.select(pool_by, "turn_start", "kind").iter_rows())
-        if kind == "turn"
-    }
     starts = rows["turn_start"].to_list()
-    groups = rows[pool_by].to_list()
+    groups = pool_groups(rows, pool_by)
+    turn_rows = {(groups[i], starts[i]): i for i, kind in enumerate(rows["kind"].to_list()) if kind == "turn"}
     by_turn: dict[int, list[tuple[int, Span]]] = {}
     left: list[int] = []
     for i in spanned:
@@ -323,7 +325,7 @@ class VectorStore:
         Rows whose (text_sha256, embedder) matches the stored row keep their
         stored vector; the others are embedded (`embed`), except kinds in
         `pooled_kinds`, which get the normalised mean of the vectors of the rows
-        sharing their `pool_by` value and lying in their turn range (and turns
+        sharing their agent and `pool_by` value and lying in their turn range (and turns
         with passage keys, the mean of their passages'). With no
         embedder the table has no vector column (full-text search only). A table
         built by another embedder is rebuilt from scratch: the caller passes the
@@ -405,7 +407,7 @@ class VectorStore:
 
     @staticmethod
     def _pool(rows: pl.DataFrame, vectors: list[np.ndarray | None], pooled: list[int], pool_by: str) -> None:
-        groups = rows[pool_by].to_list()
+        groups = pool_groups(rows, pool_by)
         starts = rows["turn_start"].to_list()
         ends = rows["turn_end"].to_list()
         kinds = rows["kind"].to_list()

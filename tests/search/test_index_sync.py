@@ -212,3 +212,38 @@ def test_spanned_sentences_take_their_vectors_from_their_turns_pass_and_a_reinde
 
     edited = sync(VectorStore(tmp_path / "two"), chunks_of("My sister Ana lives in Faro now."), cache)
     assert len(passes) == 2 and edited.spanned == 2  # the turn's text changed: both sentences read again
+
+
+def test_two_agents_with_the_same_conversation_id_never_pool_each_others_turns(tmp_path):
+    """Conversation ids come from the exports and repeat across agents (LoCoMo: "session_1" for each of ten);
+    indexed in one sync, a session's vector is the mean of its own agent's turns only, and a sentence read from
+    its turn's pass finds its own agent's turn."""
+    from memlake.chunks import build_chunks
+    from memlake.schemas import CHUNKS as SPEC
+
+    embedder = HashEmbedder()
+    read: list[str] = []
+
+    def embed_spans(texts, spans):
+        read.extend(texts)
+        return embedder.embed(texts), [[embedder.embed(["span"])[0] for _ in wanted] for wanted in spans]
+
+    when = datetime.fromisoformat("2024-03-01T09:00:00+00:00")
+    said = {"a": ["Oolong every morning. Never coffee at all.", "Porto in May."],
+            "b": ["Trains to Hamburg on Fridays. Bikes on weekends.", "Skiing in March."]}
+    turns = pl.DataFrame(
+        [{"agent_id": agent, "conversation_id": "session_1", "message_id": f"{agent}{i}", "turn_index": i,
+          "role": "user", "speaker": "Sam", "content": content, "created_at": when, "conversation_started_at": when,
+          "title": None} for agent, contents in said.items() for i, content in enumerate(contents)]
+    )
+    frame = build_chunks(turns, embedder.count_tokens, sentence_keys=True, spanned_kinds=("sentence",))
+    store = VectorStore(tmp_path / "lancedb")
+    result = store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true",
+                        embed=embedder.embed, embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id",
+                        spanned_kinds=("sentence",), embed_spans=embed_spans)
+    stored = pl.from_arrow(store.open(CHUNK_INDEX).to_arrow())
+    for agent, contents in said.items():
+        session = stored.filter((pl.col("agent_id") == agent) & (pl.col("kind") == "session"))["vector"][0]
+        mean = embedder.embed([f"Sam: {content}" for content in contents]).mean(axis=0)
+        np.testing.assert_allclose(np.asarray(session), mean / np.linalg.norm(mean), atol=1e-6)
+    assert result.spanned == 4 and sorted(read) == sorted(f"Sam: {said[a][0]}" for a in said)
