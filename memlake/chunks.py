@@ -55,8 +55,10 @@ if TYPE_CHECKING:
 KINDS = ("turn", "session", "window", "sentence", "passage", "question")
 # What built a day's chunks is stamped on its file (`chunk_recipe`). CHUNKER changes whenever
 # `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys,
-# 4: passage keys of long turns), so that a home's older days are built again by the next run (`stale_chunk_days`).
-CHUNKER = "memlake-chunks-4"
+# 4: passage keys of long turns, 5: sessions' hashes marked as pooled, so that the sessions pooled across agents
+# before pooling grouped by agent are pooled again), so that a home's older days are built again by the next run
+# (`stale_chunk_days`).
+CHUNKER = "memlake-chunks-5"
 RECIPE_STAMP = "memlake.chunk_recipe"
 # A pooled key's text hash carries this mark: its vector is its members' mean, not an embedding of its text,
 # so switching a kind between pooled and embedded gives its rows new vectors on the next index run.
@@ -235,7 +237,7 @@ def build_chunks(
     turn_texts = {_turn_of(r): r["embed_text"] for r in rows if r["kind"] == "turn"}
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
-        mark = POOLED_MARK if row["kind"] in pooled_kinds and row["kind"] != "session" else ""
+        mark = POOLED_MARK if row["kind"] in pooled_kinds else ""
         if row["kind"] in spanned_kinds:
             mark = SPAN_MARK + turn_texts[_turn_of(row)] + _SEP
         row["text_sha256"] = text_sha256(mark + row["embed_text"])
