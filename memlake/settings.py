@@ -189,7 +189,9 @@ class Settings(BaseSettings):
         False,
         description="A sentence key's vector is read from its turn's model pass (the mean of its tokens' vectors "
         "there, with the speaker's name) instead of an embedding of its own text: one pass per turn embeds the turn "
-        "and all its sentences (onnx backend; others embed the text).",
+        "and all its sentences (onnx backend; others embed the text). Off: on LoCoMo it costs turn any@10 (tune "
+        "0.861 -> 0.849, held back 0.857 -> 0.845; docs/decisions.md); with chunk_pool_windows it is the fast "
+        "chunking of `memlake bench ingest`.",
     )
     chunk_sentences: bool = Field(
         True,

@@ -27,9 +27,11 @@ from memlake.bench.markdown import markdown_table
 from memlake.bench.pipeline import HomePipeline
 from memlake.settings import write_home_setting
 
-# settings over the defaults: today's (no bound on long turns), the default, the default with pooled windows
+# settings over the defaults: today's (no bound on long turns), the default, the fast one (a sentence's vector read
+# from its turn's pass, a window's the mean of its turns': no key but a turn or a question embeds its own text)
 CHUNKINGS: dict[str, dict[str, int | bool]] = {
-    "today": {"chunk_long_turn_keys": 0}, "budget": {}, "pooled_windows": {"chunk_pool_windows": True},
+    "today": {"chunk_long_turn_keys": 0}, "budget": {},
+    "fast": {"chunk_span_sentences": True, "chunk_pool_windows": True},
 }
 
 
@@ -159,6 +161,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                   for dataset in ("locomo", "realmem") for chunking in CHUNKINGS
                   if (row := report.get(dataset, {}).get(chunking))])]
     lines += ["", "`today`: a key per sentence of every turn (`chunk_long_turn_keys = 0`); `budget`: the default "
-              "(long turns get at most `chunk_long_turn_keys` passage keys); `pooled_windows`: the default with "
-              "`chunk_pool_windows = true` (a window's vector is its turns' mean)."]
+              "(long turns get at most `chunk_long_turn_keys` passage keys); `fast`: the default with "
+              "`chunk_span_sentences` and `chunk_pool_windows` (a sentence's vector read from its turn's model pass, "
+              "a window's the mean of its turns')."]
     return "\n".join(lines + [""])
