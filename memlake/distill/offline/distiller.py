@@ -40,7 +40,7 @@ from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, s
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-6"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-7"
 
 
 class OfflineDistiller:

@@ -12,7 +12,14 @@ _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`]*`")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
 _URL = re.compile(r"https?://\S+")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# A full stop that closes a title, a Latin abbreviation or an initial ("Dr. Patel", "e.g. hiking", "J. R. R.
+# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot.
+_NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
+    r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
+    r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
+_BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|"
     r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
@@ -38,7 +45,7 @@ def display_text(text: str) -> str:
 
 
 def rule_text(text: str) -> str:
-    return _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))
+    return _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
 
 
 def split_sentences(message: Message) -> list[Sentence]:

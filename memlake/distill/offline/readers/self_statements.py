@@ -109,7 +109,7 @@ _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are"
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
            r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
-_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning to|plan to|hoping to|hope to|gonna|"
+_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
                    r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
 _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
                          r"(?:is |am |are )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|"
@@ -132,7 +132,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
         return  # to the other side; or a quoted title was cut out of the clause
-    text = with_the_i_left_out(text)
+    text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
@@ -150,7 +150,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
             and not _HAS_KIN_OR_PET.match(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
-    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     said = f"{subject_words} {predicate}"
     _add(rule, said, lead, predicate, USER_SUBJECT)
 
@@ -161,7 +161,9 @@ _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
                              r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna)"
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|had|makes|made|helps|helped|gives|gave|keeps|kept|means|feels|"
-                          r"brings|reminds|can|could|will|would|should|might|must|may)\b")
+                          r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
+                          # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
+                          r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
@@ -177,7 +179,7 @@ def read_self_sentence(rule: Rule) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
         return
-    text = with_the_i_left_out(text)
+    text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
@@ -186,6 +188,11 @@ def read_self_sentence(rule: Rule) -> None:
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
+    if _PERSON_PRONOUN.search(f"{lead} {rest}"):
+        named = _named_before(rule)
+        if named is None:
+            return  # "I'm thinking of asking her out": whom, only the chat shows
+        lead, rest = _with_the_name(lead, named), _with_the_name(rest, named)
     if who.lower() in ("my", "our"):
         _read_possession(rule, who.lower(), rest, lead.strip(" ,"))
         return
@@ -194,8 +201,44 @@ def read_self_sentence(rule: Rule) -> None:
         return
     if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
         return
-    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
+
+
+_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
+# "her" before a word it owns ("her phone") is "Sara's"; before a particle or the end ("asking her out") "Sara".
+_HER_AS_OBJECT = re.compile(r"\bher\b(?=\s*(?:$|[,.!?;:]|(?:out|up|back|over|down|off|on|in|at|to|for|with|from|"
+                            r"about|a|an|the|that|this|and|but|so|too|again|yet|when|if|because)\b))", re.I)
+
+
+def _named_before(rule: Rule) -> str | None:
+    """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
+    before = rule.sentence.message.content.split(rule.sentence.display, 1)[0]
+    names = {full for word, full in rule.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
+    names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
+              if m.group(1).strip(".,") not in NOT_NAMES}
+    names = {name.strip(".,!?") for name in names}
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def _with_the_name(text: str, name: str) -> str:
+    text = re.sub(r"\b(?:he|she)\b", name, text, flags=re.I)
+    text = re.sub(r"\b(?:he's|she's)\b", f"{name} is", text, flags=re.I)
+    text = _HER_AS_OBJECT.sub(name, text)
+    text = re.sub(r"\b(?:his|her)\b", f"{name}'s", text, flags=re.I)
+    return re.sub(r"\bhim\b", name, text, flags=re.I)
+
+
+_COMPANION = re.compile(rf"^(?P<name>{CAP}(?: {CAP})?) and I (?P<rest>.+)$")
+
+
+def _with_a_companion(text: str) -> tuple[str, str]:
+    """"Tom and I are planning a trip" -> ("We are planning a trip", "Tom"): the user and a named person do it
+    together; any other text as it is, with "others" for whom a "we" stands."""
+    m = _COMPANION.match(text)
+    if not m or m.group("name").split()[0] in NOT_NAMES:
+        return text, "others"
+    return f"We {m.group('rest')}", m.group("name")
 
 
 def with_the_i_left_out(text: str) -> str:
@@ -305,9 +348,23 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
 
 
+# A promise made in passing: a "will" of the chat ("I'll share some clips when it's ready", "I'll go train") or
+# keeping on with what one does ("I'm gonna keep pushing myself"). With no day and no name it is talk, not a plan.
+_PASSING_PLAN = re.compile(rf"^{_ADVERBS}*(?:(?:will|'ll)\b|(?:is |are |am )?(?:going to|gonna) {_ADVERBS}*"
+                           r"(?:keep|continue|stay)\b)", re.I)
+
+
+def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
+    if not _PASSING_PLAN.match(predicate) or rule.date_in(f"{lead} {predicate}") is not None:
+        return False
+    return not any(word.strip(".,!?'") not in NOT_NAMES for word in re.findall(CAP, predicate))
+
+
 def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
+    if _passing_promise(rule, predicate, lead):
+        return
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
