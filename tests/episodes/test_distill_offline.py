@@ -410,6 +410,22 @@ def test_a_sentence_is_read_as_the_user_wrote_it(text):
     assert not any("The user is performing" in c or "[" in c for c in contents)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm super thankful.",  # a feeling of the moment
+        "I'm staying positive.",
+        "I'm off to go do some research.",  # leaving the chat
+        "Since we chatted last, I've been busy.",  # a subordinate clause is no statement of its own
+        "Which is why my meetings are so exciting!",
+        "Yeah, Gina, thanks for having my back.",  # said to the other side by name
+        "Got any favorite characters from those movies? [shares a photo of a movie poster]",  # a question
+    ],
+)
+def test_a_mood_of_the_moment_a_subordinate_clause_or_a_question_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

@@ -54,7 +54,8 @@ def split_sentences(message: Message) -> list[Sentence]:
         piece = piece.strip()
         if not piece:
             continue
-        out.append(Sentence(rule_text(piece).strip(), piece, message, piece.endswith("?")))
+        text = rule_text(piece).strip()
+        out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")))
     return out
 
 

@@ -56,8 +56,11 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
 # Verbs and states that react to the chat or think aloud rather than say something that stays true.
 _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
-    r"kind of|sort of|always|very|gonna|going to)\s+)*"
-    r"(?:think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"kind of|sort of|always|very|gonna|going to|super|pretty|quite|extra|feeling)\s+)*"
+    # a mood of the moment, or leaving the chat: "staying positive", "off to do some research"
+    r"(?:(?:staying|keeping|remaining|feeling) (?:\w+ )?(?:positive|hopeful|optimistic|determined|focused|"
+    r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
+    r"think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
     r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
@@ -141,6 +144,8 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     if any(g.search(f"{m.group('lead')} {rest}") for g in _NOT_LASTING):
         return
     lead = m.group("lead").strip(" ,")
+    if _subordinate(lead, rest):
+        return  # "Since we chatted last": a clause that hangs on another
     if who.lower() in ("my", "our"):
         _read_possession(rule, who.lower(), rest, lead)
         return
@@ -171,6 +176,15 @@ _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his
                            re.I)
 
 
+# A lead that opens a subordinate clause ("Since we chatted last", "When I was a kid"), not a time of the statement.
+# ("since" gives a reason too, "since I'm lactose intolerant": only "since" with a past verb is a time.)
+_SUBORDINATE_LEAD = re.compile(r"(?i)(?:^|\s)(?:after|before|when|while|once|if|until)$")
+
+
+def _subordinate(lead: str, rest: str) -> bool:
+    return bool(_SUBORDINATE_LEAD.search(lead) or re.search(r"(?i)(?:^|\s)since$", lead) and _PAST.match(rest))
+
+
 def read_self_sentence(rule: Rule) -> None:
     """A whole sentence of the user's about their own life that no clause of it gave a fact for, rewritten into
     the third person: "I'm reading this book and I'm totally hooked" -> "The user is reading this book and they're
@@ -188,6 +202,8 @@ def read_self_sentence(rule: Rule) -> None:
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
+    if _subordinate(lead.strip(" ,"), rest):
+        return
     if _PERSON_PRONOUN.search(f"{lead} {rest}"):
         named = _named_before(rule)
         if named is None:
@@ -256,6 +272,8 @@ def _read_about_me(rule: Rule, text: str) -> None:
     """"Writing has been such a blessing for me", "Guitar's mostly my thing": the user is in the sentence but
     not its subject. Kept as said, in the third person, when it names something (no "it", "that", "there")."""
     text = cut_trailing(text)
+    if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
+        return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
     me = re.search(r"\b(?:me|my|myself)\b", text)
     if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
         return  # "Makes me feel connected": the subject is left out
