@@ -426,6 +426,29 @@ def test_a_mood_of_the_moment_a_subordinate_clause_or_a_question_is_no_fact(text
     assert one(text).fact_candidates == []
 
 
+def test_the_other_side_called_by_name_is_no_part_of_the_fact():
+    session = distill_offline(Conversation("a", "c", None, (
+        Message("m1", "assistant", "How is the studio going?", SAID, "Gina"),
+        Message("m2", "user", "I just adopted a puppy named Ned, Gina.", SAID, "Jon"),
+        Message("m3", "user", "I love painting landscapes with oils Gina!", SAID, "Jon"),
+    )))
+    assert [c.content for c in session.fact_candidates] == [
+        "The user just adopted a puppy named Ned.", "The user loves painting landscapes with oils."]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Researching adoption agencies — it's been a dream to have a family.",
+         "The user is researching adoption agencies."),
+        ("Gonna continue my education and check out career options in counseling.",
+         "The user is going to continue their education and check out career options in counseling."),
+    ],
+)
+def test_an_em_dash_ends_a_clause_and_a_plan_to_continue_is_a_plan(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

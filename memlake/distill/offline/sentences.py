@@ -21,7 +21,7 @@ SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ]
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
-    r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|"
+    r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|\s*—\s*|"
     r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
 )
 _OBJECT_CUT = re.compile(
@@ -57,6 +57,18 @@ def split_sentences(message: Message) -> list[Sentence]:
         text = rule_text(piece).strip()
         out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")))
     return out
+
+
+def without_addressee(text: str, names: set[str]) -> str:
+    """The sentence without the other side called by name: "Gina, I just opened a studio" and "I love the idea,
+    Gina!" say nothing about Gina. A name after a preposition or "and" stays: "I went hiking with Gina"."""
+    for name in names:
+        said = re.escape(name)
+        text = re.sub(rf"^{said}\s*[,!]\s*", "", text)
+        text = re.sub(rf",\s*{said}\s*(?=[.!?]*$)", "", text)
+        text = re.sub(rf"(?<!\b(?:to|of|at|by|as|or|in|on))(?<!\b(?:and|for))(?<!\b(?:with|from|like|than|"
+                      rf"into|onto))(?<!\babout)\s+{said}\s*(?=[.!?]+$)", "", text)
+    return text
 
 
 # "I left Acme and joined Globex": a second verb phrase sharing the subject of the first.

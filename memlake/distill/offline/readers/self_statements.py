@@ -299,7 +299,7 @@ def _me_as_user(text: str) -> str:
 def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
     return re.split(r",?\s+(?:because|cause|'cause|so that|which|but|though|although|lol|haha|"
-                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|[!;:(]|"
+                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
                     r",\s+(?=(?:and|but|so|which|because|I|we|it|they|he|she|you|that|this|though|plus)\b)",
                     rest, maxsplit=1)[0].strip(" ,")
 
@@ -369,7 +369,7 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
 # A promise made in passing: a "will" of the chat ("I'll share some clips when it's ready", "I'll go train") or
 # keeping on with what one does ("I'm gonna keep pushing myself"). With no day and no name it is talk, not a plan.
 _PASSING_PLAN = re.compile(rf"^{_ADVERBS}*(?:(?:will|'ll)\b|(?:is |are |am )?(?:going to|gonna) {_ADVERBS}*"
-                           r"(?:keep|continue|stay)\b)", re.I)
+                           r"(?:keep|stay)\b)", re.I)
 
 
 def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
