@@ -449,6 +449,30 @@ def test_an_em_dash_ends_a_clause_and_a_plan_to_continue_is_a_plan(text, said):
     assert [c.content for c in one(text).fact_candidates] == [said]
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I participated in a community event to raise money for a good cause.",  # "cause" the noun is no "because"
+         ["The user participated in a community event to raise money for a good cause."]),
+        ("I'm trying to make my plan work, even though it's been tough.",  # whole, not cut before "though"
+         ["The user is trying to make their plan work, even though it's been tough."]),
+        ("We hiked, swam, and made great memories at Lake Tahoe.",  # a list is not cut before its last item
+         ["The user and others hiked, swam, and made great memories at Lake Tahoe."]),
+        ("Interesting things have happened at my new job.",  # the -ing word is no verb of a left-out "I"
+         ["Interesting things have happened at the user's new job."]),
+        ("Yesterday I chose to go to networking events.",
+         ["On 2023-05-07, the user chose to go to networking events."]),
+        ("My colleagues and I went to a convention together last month.",
+         ["The user and their colleagues went to a convention together in April 2023."]),
+        ("Gonna be a great night featuring LGBTQ artists.", []),  # "it" is left out, not "I"
+        ("My partner and I have been together for eight years.",
+         ["The user and their partner have been together for eight years."]),
+    ],
+)
+def test_a_statement_is_kept_whole_and_its_subject_and_tense_as_said(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

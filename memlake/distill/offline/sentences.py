@@ -22,7 +22,7 @@ SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ]
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|\s*—\s*|"
-    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
+    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s+(?:I|I'm|I've|we|we're|my|it|they|he|she)\b)"
 )
 _OBJECT_CUT = re.compile(
     r"\s+(?:and|but|or)\s+(?=(?:would|I|we|it|you|want|need|can|will|should|'d|am|have|has|she|he|they)\b)|"
@@ -92,8 +92,10 @@ def split_clauses(text: str) -> list[str]:
     for piece in pieces:
         # "Sam and I got engaged": a coordinated subject, not two clauses
         said_so = re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text) if joined else None
-        if joined and re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES \
-                and re.match(r"I\b", piece) and said_so:
+        # ("My colleagues and I went": the same, with the user's people)
+        companion = joined and (re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES
+                                or re.fullmatch(r"[Mm]y (?:[a-z-]+ ){0,2}[a-z-]+", joined[-1]))
+        if companion and re.match(r"I\b", piece) and said_so:
             joined[-1] = f"{joined[-1]} and {piece}"
         else:
             joined.append(piece)

@@ -120,7 +120,8 @@ _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|p
 _SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?:myself|themselves)|"
                     r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
                     r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
-_PAST = re.compile(r"^(?:\w+ed|went|got|took|made|met|ran|won|saw|did|had|gave|found|bought|sold|built|wrote|"
+_PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|won|saw|did|had|gave|found|bought|"
+                   r"sold|built|wrote|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
@@ -152,7 +153,8 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     predicate = _predicate(who, rest)
     if predicate is None:
         return
-    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
+    if who.lower().startswith("we") and others == "others" \
+            and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
             and not _HAS_KIN_OR_PET.match(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
@@ -163,9 +165,10 @@ def read_self_statement(rule: Rule, clause: str) -> None:
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
 _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
-                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna)"
+                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna(?! be\b))"
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
-_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|had|makes|made|helps|helped|gives|gave|keeps|kept|means|feels|"
+_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
+                          r"feels|"
                           r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
@@ -215,8 +218,9 @@ def read_self_sentence(rule: Rule) -> None:
     predicate = _predicate(who, rest, longest=40)
     if predicate is None:
         return
-    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
-        return
+    if who.lower().startswith("we") and others == "others" \
+            and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
+        return  # a "we" of nobody named: only what they did, like or plan together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
 
@@ -245,16 +249,21 @@ def _with_the_name(text: str, name: str) -> str:
     return re.sub(r"\bhim\b", name, text, flags=re.I)
 
 
-_COMPANION = re.compile(rf"^(?P<name>{CAP}(?: {CAP})?) and I (?P<rest>.+)$")
+_COMPANION = re.compile(rf"^(?P<name>{CAP}(?: {CAP})?|[Mm]y (?:[a-z-]+ ){{0,2}}?[a-z-]+) and I (?P<rest>.+)$")
 
 
 def _with_a_companion(text: str) -> tuple[str, str]:
     """"Tom and I are planning a trip" -> ("We are planning a trip", "Tom"): the user and a named person do it
     together; any other text as it is, with "others" for whom a "we" stands."""
     m = _COMPANION.match(text)
-    if not m or m.group("name").split()[0] in NOT_NAMES:
+    if not m:
         return text, "others"
-    return f"We {m.group('rest')}", m.group("name")
+    name = m.group("name")
+    if name.lower().startswith("my "):
+        return f"We {m.group('rest')}", f"their {name[3:]}"  # "My colleagues and I" -> "the user and their colleagues"
+    if name.split()[0] in NOT_NAMES:
+        return text, "others"
+    return f"We {m.group('rest')}", name
 
 
 def with_the_i_left_out(text: str) -> str:
@@ -298,9 +307,11 @@ def _me_as_user(text: str) -> str:
 
 def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
-    return re.split(r",?\s+(?:because|cause|'cause|so that|which|but|though|although|lol|haha|"
+    # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
+    return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|"
                     r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
-                    r",\s+(?=(?:and|but|so|which|because|I|we|it|they|he|she|you|that|this|though|plus)\b)",
+                    r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
+                    r"they|he|she|you|that|this|though|plus)\b)",
                     rest, maxsplit=1)[0].strip(" ,")
 
 
