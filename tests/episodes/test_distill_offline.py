@@ -473,6 +473,26 @@ def test_a_statement_is_kept_whole_and_its_subject_and_tense_as_said(text, said)
     assert [c.content for c in one(text).fact_candidates] == said
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Hey Maria, I'm so excited to tell you I started a weekend yoga class with a colleague!",
+         "The user started a weekend yoga class with a colleague."),
+        ("Wanted to let you know that I'm running for office again.", "The user is running for office again."),
+        ("I just wanted to tell you that I adopted a cat named Miso.", "The user adopted a cat named Miso."),
+        ("Last week, we had a blast at a live music event.",
+         "In the week of 2023-05-01, the user and others had a blast at a live music event."),
+    ],
+)
+def test_what_the_user_tells_the_other_side_is_read_without_the_telling(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize("text", ["I had a blast.", "We had a great time together last weekend."])
+def test_a_good_time_with_nothing_said_of_where_or_what_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

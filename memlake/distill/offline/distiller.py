@@ -42,6 +42,7 @@ from memlake.distill.offline.sentences import (
     split_clauses,
     split_sentences,
     without_addressee,
+    without_telling,
 )
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
@@ -67,7 +68,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     sentences = [s for m in conversation.messages if m.role == "user" for s in split_sentences(m)]
     addressees = _addressees(conversation)
     for sentence in sentences:
-        sentence.text = without_addressee(sentence.text, addressees)
+        sentence.text = without_telling(without_addressee(sentence.text, addressees))
     found = Found()
     context = Context.build(sentences)
     for sentence in sentences:

@@ -59,6 +59,17 @@ def split_sentences(message: Message) -> list[Sentence]:
     return out
 
 
+# "I'm so excited to tell you I started a yoga class", "Wanted to let you know that I'm running again": the
+# telling is to the other side, what is told is about the user.
+_TELLING_YOU = re.compile(r"^[^.!?]*?\b(?:tell|let) (?:you|ya)(?: know)?(?: that)?,?\s+"
+                          r"(?=(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)", re.I)
+
+
+def without_telling(text: str) -> str:
+    """What the user tells, without "I wanted to tell you (that)" before it."""
+    return _TELLING_YOU.sub("", text, count=1)
+
+
 def without_addressee(text: str, names: set[str]) -> str:
     """The sentence without the other side called by name: "Gina, I just opened a studio" and "I love the idea,
     Gina!" say nothing about Gina. A name after a preposition or "and" stays: "I went hiking with Gina"."""
@@ -83,6 +94,10 @@ _ELIDED_SUBJECT = re.compile(
 _SUBORDINATE = re.compile(r"\b(?:that|who|which|because|when|after|before|since|while|until|where)\b", re.I)
 
 
+_TIME_LEAD = re.compile(r"(?i)(?:(?:last|this|next|on|in|over|during|early|late|every) \w+(?: \w+)?|yesterday|"
+                        r"recently|lately|a while back|(?:a|\w+) (?:days?|weeks?|months?|years?) ago)")
+
+
 def split_clauses(text: str) -> list[str]:
     text = QUOTED.sub(" ", text)
     text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
@@ -97,6 +112,8 @@ def split_clauses(text: str) -> list[str]:
                                 or re.fullmatch(r"[Mm]y (?:[a-z-]+ ){0,2}[a-z-]+", joined[-1]))
         if companion and re.match(r"I\b", piece) and said_so:
             joined[-1] = f"{joined[-1]} and {piece}"
+        elif joined and _TIME_LEAD.fullmatch(joined[-1]):  # "Last week, we had a blast": when, not a clause
+            joined[-1] = f"{joined[-1]}, {piece}"
         else:
             joined.append(piece)
     out: list[str] = []

@@ -75,8 +75,11 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
                            r"hey|omg|anyway|btw|also|plus|then|ok|okay|right|true|totally|hmm|hi|hello|thanks|"
                            r"thank you|oh my|cool|nice|awesome|great|sure|indeed|absolutely)\b[!,.]*\s*)+", re.I)
 # Past forms that say little on their own: "we raised a ton", "I had a similar experience".
-_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:a ton|a lot|so much|it|this|that|a similar|"
-                          r"the same|some|something|lots|plenty|fun|a blast|a great time|a good time)\b", re.I)
+# A good time says something only with where or at what: "we had a blast at a live music event" is a memory.
+_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|that|a similar|"
+                          r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
+                          r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
+                          r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
 _DEICTIC = re.compile(r"\b(?:it|its|it's|(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
