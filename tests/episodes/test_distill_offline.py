@@ -493,6 +493,25 @@ def test_a_good_time_with_nothing_said_of_where_or_what_is_no_fact(text):
     assert one(text).fact_candidates == []
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I just got done submitting my recent screenplay to a film contest just to see how others might like it!",
+         ["The user just got done submitting their recent screenplay to a film contest."]),
+        ("I took a road trip for research for my next movie while you were winning.",
+         ["The user took a road trip for research for their next movie."]),
+        ("I've learned that taking breaks and looking after myself are important for my mental health.",
+         ["The user has learned that taking breaks and looking after themselves are important for their mental "
+          "health."]),
+        ("Nothing was recoverable, but now I have an external drive for backups.",
+         ["Now, the user has an external drive for backups."]),
+        ("I'm working on one with my group called \"Finding Home.\"", []),  # the name in quotes is cut out
+    ],
+)
+def test_a_statement_is_read_up_to_its_aside_and_what_it_says_it_learned(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

@@ -42,7 +42,7 @@ _SUBJECT = re.compile(
 # What may stand before the subject: when or how often ("Last summer", "Every Sunday", "On Tuesday"), no verb.
 _LEAD = re.compile(
     r"(?:(?:last|this|next|every|each|on|in|at|after|before|during|over|the|a|few|couple|of|yesterday|recently|"
-    r"lately|then|finally|today|tonight|week|weekend|weekends|month|months|year|years|summer|winter|spring|fall|"
+    r"lately|then|now|finally|today|tonight|week|weekend|weekends|month|months|year|years|summer|winter|spring|fall|"
     r"autumn|morning|mornings|evening|evenings|night|nights|ago|two|three|weeks|days|day|once|twice|back|"
     r"growing up|since|[A-Z][a-z]+day|January|February|March|April|May|June|July|August|September|October|"
     r"November|December|\d{1,4})[ ,]*)*",
@@ -75,13 +75,17 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
                            r"hey|omg|anyway|btw|also|plus|then|ok|okay|right|true|totally|hmm|hi|hello|thanks|"
                            r"thank you|oh my|cool|nice|awesome|great|sure|indeed|absolutely)\b[!,.]*\s*)+", re.I)
 # Past forms that say little on their own: "we raised a ton", "I had a similar experience".
+# "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
+_THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
 # A good time says something only with where or at what: "we had a blast at a live music event" is a memory.
-_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|that|a similar|"
+_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
+                          + _THAT_OPENS_WHAT + r"that|a similar|"
                           r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
                           r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
                           r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
-_DEICTIC = re.compile(r"\b(?:it|its|it's|(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
+_DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
+                      + r"(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
@@ -137,8 +141,8 @@ _NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
 def read_self_statement(rule: Rule, clause: str) -> None:
     """One fact for a plain statement of the user's about their own life that no other rule read."""
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
-    if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
-        return  # to the other side; or a quoted title was cut out of the clause
+    if _SECOND_PERSON.search(cut_trailing(text)) or re.search(r"\S\s{2,}\S", text):
+        return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
     text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
@@ -311,7 +315,8 @@ def _me_as_user(text: str) -> str:
 def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
     # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
-    return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|"
+    return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|while|"
+                    r"just to|whenever|"
                     r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
                     r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
                     r"they|he|she|you|that|this|though|plus)\b)",
