@@ -512,6 +512,20 @@ def test_a_statement_is_read_up_to_its_aside_and_what_it_says_it_learned(text, s
     assert [c.content for c in one(text).fact_candidates] == said
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("What a week - I wrote a few bits for a screenplay that appeared on the big screen.",  # a relative "that"
+         ["The user wrote a few bits for a screenplay that appeared on the big screen."]),
+        ("Hey Gina, I had to shut down my bank account.", ["The user had to shut down their bank account."]),
+        ("Spider-Man has always been a favorite of mine.", ["Spider-Man has always been a favorite of the user's."]),
+        ("That gives me some new ideas for my community.", []),  # a "that" opening the sentence points
+    ],
+)
+def test_a_relative_that_a_past_obligation_and_a_favorite_of_mine_are_statements(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

@@ -63,7 +63,7 @@ _REACTION = re.compile(
     r"think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
-    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
+    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
     r"not sure|afraid|worried|here|there|back|done|fine|ok|okay|good|great|well|all|totally|"
@@ -85,7 +85,10 @@ _VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a l
                           r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
 _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
-                      + r"(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
+                      # "a screenplay that appeared on screen": a "that" before its verb opens a relative clause
+                      + r"(?:this|(?<!\w )that|that(?! (?:\w+ed|is|was|are|were|has|have|had|helps|makes|gives|can|"
+                      r"will)\b)|these|"
+                      r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
@@ -290,7 +293,7 @@ def _read_about_me(rule: Rule, text: str) -> None:
     text = cut_trailing(text)
     if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
         return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
-    me = re.search(r"\b(?:me|my|myself)\b", text)
+    me = re.search(r"\b(?:me|my|myself|mine)\b", text)
     if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
@@ -305,10 +308,10 @@ def _read_about_me(rule: Rule, text: str) -> None:
 
 def _me_as_user(text: str) -> str:
     """"Painting helps me explore my identity" -> "Painting helps the user explore their identity"."""
-    first = re.search(r"\b(me|my|myself)\b", text)
+    first = re.search(r"\b(me|my|myself|mine)\b", text)
     if not first:
         return text
-    named = {"me": "the user", "my": "the user's", "myself": "the user"}[first.group(1)]
+    named = {"me": "the user", "my": "the user's", "myself": "the user", "mine": "the user's"}[first.group(1)]
     return text[: first.start()] + named + _third_person_words(text[first.end():])
 
 
