@@ -269,10 +269,13 @@ def with_dates_resolved(text: str, said_at: datetime | date) -> str:
             continue  # the present stretch ("this week") the sentence is about
         if not _RELATIVE.search(mention.text) and re.search(r"\d{4}", mention.text):
             continue  # a calendar date with its year: as said ("3 March" alone is the next or last 3 March)
-        before = text[: mention.start]
+        before, after = text[: mention.start], text[mention.end:]
         if re.search(r"(?i)\b(?:on|in) $", before):  # "on 3 March" -> "on 2024-03-03", not "on on ..."
             before = before[: -3]
-        text = before + as_said(mention) + text[mention.end:]
+        if mention.precision == "day" and re.match(r"'s\b", after):  # "yesterday's class" -> "the 2023-05-07 class"
+            text = f"{before}the {mention.day.isoformat()}{after[2:]}"
+            continue
+        text = before + as_said(mention) + after
     return text
 
 

@@ -526,6 +526,20 @@ def test_a_relative_that_a_past_obligation_and_a_favorite_of_mine_are_statements
     assert [c.content for c in one(text).fact_candidates] == said
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Building trust with a rescue dog needs patience and regular training.", []),  # advice, no left-out "I"
+        ("Something cool happened to me recently.", ["Something cool happened to the user recently."]),  # no verb
+        ("Speaking of which, I adopted a rescue cat called Miso.", ["The user adopted a rescue cat called Miso."]),
+        ("I bonded with Anna during yesterday's yoga class.", ["The user bonded with Anna during the 2023-05-07 yoga "
+                                                              "class."]),
+    ],
+)
+def test_an_ing_subject_a_discourse_marker_and_a_possessive_day_are_read_as_said(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

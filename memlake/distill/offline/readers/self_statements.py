@@ -174,11 +174,11 @@ def read_self_statement(rule: Rule, clause: str) -> None:
 
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
-_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
+_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Some|No|Any|Every)thing\b)"
                              r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna(?! be\b))"
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
-                          r"feels|"
+                          r"feels|needs|matters|takes|requires|seems|sounds|looks|happened|happens|"
                           r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
