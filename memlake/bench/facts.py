@@ -273,7 +273,9 @@ def render_facts_markdown(report: dict[str, Any]) -> str:
     if sample:
         lines += ["", f"Hand-judged sample of {sample['sampled']} held-out facts drawn with seed {SAMPLE_SEED} "
                   f"(`{sample['file']}`): "
-                  f"**{sample['correct']} of {sample['judged']} correct ({sample['precision']})**."]
+                  f"**{sample['correct']} of {sample['judged']} correct ({sample['precision']})**"
+                  + (f"; {sample['stale']} sampled facts the distiller no longer makes are left out (stale)."
+                     if sample.get("stale") else ".")]
     lines += ["", "| blind set half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
     for half, b in report["blind"].items():
         lines.append(f"| {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
