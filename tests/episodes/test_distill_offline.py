@@ -540,6 +540,18 @@ def test_an_ing_subject_a_discourse_marker_and_a_possessive_day_are_read_as_said
     assert [c.content for c in one(text).fact_candidates] == said
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm already really invested in those little guys!",
+        "I love escaping to that world.",
+        "I had an incredible time meeting with that fellow fan.",
+    ],
+)
+def test_a_sentence_about_what_only_the_chat_shows_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
 # --- memlake-offline-2: more ways of saying the same slots ---------------------------------------
 
 

@@ -183,6 +183,11 @@ _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|h
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
+# What only the chat shows, inside the sentence: "those little guys", "escaping to that world" ("those in need" and
+# "this book about castles" say what they are; "it" and "them" mostly stand for a thing the sentence names).
+_POINTING = re.compile(r"\bthose (?!(?:in|who|with|of|that|which|days|weeks|months|years)\b)\w+|"
+                       r"\b(?:with|to|about|in|on|at|for|from|of|into|by) that (?!(?:week|weekend|month|year|time|"
+                       r"day|night)s?\b)\w+")
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
                            r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
@@ -211,7 +216,8 @@ def read_self_sentence(rule: Rule) -> None:
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
     who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
-    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN)):
+    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN,
+                                                 _POINTING)):
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
