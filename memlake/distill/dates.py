@@ -55,6 +55,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                             + r"(?:,? (?P<y>\d{4}))?\b(?! \d)")),
     ("edge_of_period", re.compile(r"\b(?:(?:by|until|at|from) )?the (?P<edge>start|beginning|end|middle) of "
                                   r"(?P<which>next|this|last|the) (?P<unit>week|month)\b", re.I)),
+    ("day_beyond", re.compile(r"\bthe day (?P<beyond>after tomorrow|before yesterday)\b", re.I)),
     ("relative_day", re.compile(r"\b(?P<word>yesterday|today|tonight|tomorrow)\b", re.I)),
     ("ago", re.compile(r"\b" + _NUM + r" (?P<unit>day|week|month|year)s? ago\b", re.I)),
     ("in_n", re.compile(r"\bin " + _NUM + r" (?P<unit>day|week|month)s?\b", re.I)),
@@ -133,6 +134,8 @@ def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date,
         first = _add_months(said, step)
         last = calendar.monthrange(first.year, first.month)[1]
         return first.replace(day={"start": 1, "beginning": 1, "middle": 15, "end": last}[edge]), "day"
+    if kind == "day_beyond":
+        return said + timedelta(days=2 if groups["beyond"].lower() == "after tomorrow" else -2), "day"
     if kind == "relative_day":
         offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[groups["word"].lower()]
         return said + timedelta(days=offset), "day"
@@ -262,15 +265,25 @@ def with_dates_resolved(text: str, said_at: datetime | date) -> str:
         text = (f"{text[: stretch.start]}from {stretch.first.isoformat()} to {stretch.last.isoformat()}"
                 f"{text[stretch.end:]}")
     for mention in reversed(find_dates(text, said_at)):
-        if not _RELATIVE.search(mention.text) or re.match(r"(?i)this (?:week|weekend|month)", mention.text):
-            continue  # a calendar date already, or the present stretch ("this week") the sentence is about
-        if re.search(r"(?i)\bday (?:after|before) $", text[: mention.start]):
-            continue  # "the day after tomorrow" is no "tomorrow"
-        if mention.precision == "day" and re.search(r"(?i)weekend\b", mention.text):
-            said = f"on the weekend of {mention.day.isoformat()}"
-        elif mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
-            said = f"in the week of {mention.day.isoformat()}"
-        else:
-            said = f"on {mention.day.isoformat()}" if mention.precision == "day" else f"in {human(mention)}"
-        text = text[: mention.start] + said + text[mention.end:]
+        if re.match(r"(?i)this (?:week|weekend|month)", mention.text):
+            continue  # the present stretch ("this week") the sentence is about
+        if not _RELATIVE.search(mention.text) and re.search(r"\d{4}", mention.text):
+            continue  # a calendar date with its year: as said ("3 March" alone is the next or last 3 March)
+        before, after = text[: mention.start], text[mention.end:]
+        if re.search(r"(?i)\b(?:on|in) $", before):  # "on 3 March" -> "on 2024-03-03", not "on on ..."
+            before = before[: -3]
+        if mention.precision == "day" and re.match(r"'s\b", after):  # "yesterday's class" -> "the 2023-05-07 class"
+            text = f"{before}the {mention.day.isoformat()}{after[2:]}"
+            continue
+        text = before + as_said(mention) + after
     return text
+
+
+def as_said(mention: DateMention) -> str:
+    """How a date reads in a fact, no more precise than it was said: "on 2023-05-07", "in the week of 2023-05-01"
+    (for "last week"), "on the weekend of 2023-05-06", "in May 2023"."""
+    if mention.precision == "day" and re.search(r"(?i)weekend\b", mention.text):
+        return f"on the weekend of {mention.day.isoformat()}"
+    if mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
+        return f"in the week of {mention.day.isoformat()}"
+    return f"on {mention.day.isoformat()}" if mention.precision == "day" else f"in {human(mention)}"

@@ -79,3 +79,23 @@ def _no_facts():
     return DistilledSession(summary="-", fact_candidates=[], salience=0.0)
 
 
+
+
+def test_the_judged_sample_says_how_many_of_its_facts_the_distiller_no_longer_makes(tmp_path):
+    import json
+
+    from memlake.bench.facts import render_facts_markdown, sample_precision
+
+    path = tmp_path / "facts_sample.jsonl"
+    rows = [{"sample": "conv-x", "message_ids": ["D1:1"], "content": "The user went to a support group.",
+             "correct": True},
+            {"sample": "conv-x", "message_ids": ["D1:3"], "content": "The user is something cool happened.",
+             "correct": False}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sample = sample_precision(path, current={("conv-x", "D1:1", "The user went to a support group.")})
+    scores = {"observation_recall": 0.5, "observations_matched": 1, "observations_about_user": 2,
+              "facts_matched_share": 1.0, "facts": 1}
+    report = {"distiller": "d", "match_threshold": MATCH_THRESHOLD, "embedding_model": "m",
+              "locomo": {"development": scores, "held_out": scores}, "blind": {}, "held_out_sample": sample}
+    markdown = render_facts_markdown(report)
+    assert "**1 of 1 correct (1.0)**; 1 sampled facts the distiller no longer makes are left out (stale)." in markdown

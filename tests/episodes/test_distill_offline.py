@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline
+from memlake.distill.offline.sentences import split_sentences
 from memlake.distill.run import conversations_from_turns
 from memlake.lake import Lake, conform
 from memlake.landing import manifest_frame, update_manifest
@@ -264,7 +265,7 @@ def test_a_trip_with_dates_is_a_plan_with_its_days():
                                                          "five days."),
         ("We drove to the mountains last weekend.", "The user and others drove to the mountains on the weekend of "
                                                     "2023-05-06."),
-        ("I'm flying to Toronto the day after tomorrow.", "The user is flying to Toronto the day after tomorrow."),
+        ("I'm flying to Toronto the day after tomorrow.", "The user is flying to Toronto on 2023-05-10."),
     ],
 )
 def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
@@ -281,8 +282,8 @@ def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
          "The user has been working on some projects and testing out dairy-free dessert recipes."),
         ("Researching adoption agencies for my future kids.",
          "The user is researching adoption agencies for their future kids."),
-        ("Gonna keep working hard on my dance studio.",
-         "The user is going to keep working hard on their dance studio."),
+        ("Gonna open a second dance studio in Portland.",
+         "The user is going to open a second dance studio in Portland."),
     ],
 )
 def test_a_sentence_about_the_user_that_no_clause_alone_says_is_kept_whole(text, said):
@@ -297,6 +298,257 @@ def test_a_sentence_about_the_user_that_no_clause_alone_says_is_kept_whole(text,
      "Meeting new people can be overwhelming, but the rewards can be great."],
 )
 def test_a_cut_off_statement_or_one_about_what_only_the_chat_shows_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+# --- memlake-offline-7: abbreviations, trips with company, passing chat talk, pronouns, relative dates ---------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I saw Dr. Patel about my knee.",
+        "Mr. Smith and Mrs. Lee run the bakery on Main St. near my flat.",
+        "Ms. Ortiz taught me to swim.",
+        "I love slow hobbies, e.g. Knitting and baking.",
+        "I only eat one thing for breakfast, i.e. Oatmeal.",
+        "My favourite author is J. R. R. Tolkien.",
+        "I moved to the U.S. Ten years ago.",
+    ],
+)
+def test_an_abbreviation_or_an_initial_does_not_end_a_sentence(text):
+    assert [s.text for s in split_sentences(Message("m1", "user", text, SAID))] == [text]
+
+
+def test_two_sentences_after_an_abbreviation_are_still_two():
+    text = "I saw Dr. Patel yesterday. She says my knee is fine."
+    assert [s.text for s in split_sentences(Message("m1", "user", text, SAID))] == [
+        "I saw Dr. Patel yesterday.", "She says my knee is fine."]
+
+
+def test_an_employer_after_saint_is_the_whole_name():
+    facts = [(c.slot, c.value) for c in one("I started as a nurse at St. Mary's Hospital in 2015.").fact_candidates]
+    assert ("employer", "St. Mary's Hospital") in facts and ("employer", "St") not in facts
+
+
+def test_a_trip_with_a_companion_and_its_days_is_a_plan():
+    facts = [(c.type, c.subject, c.content)
+             for c in one("Tom and I are planning a hiking trip in the Rockies from 12 to 15 April.").fact_candidates]
+    assert facts == [("commitment", "user", "The user and Tom are planning a hiking trip in the Rockies from "
+                                            "2024-04-12 to 2024-04-15.")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll go train.",
+        "Great! Well, I'll go train!",
+        "I'll share some clips when everything's ready.",
+        "I'll be sure to share a pic soon.",
+        "I'll just keep going, step by step, and I'll definitely find those keys!",
+        "I'm gonna keep pushing myself and striving for my goals, so let's chat again soon.",
+        "I'll be honest, one of the criteria for our choice of apartment was this particular bar nearby.",
+    ],
+)
+def test_a_passing_promise_in_the_chat_with_no_date_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I'll start at Initech on 3 March.", "2024-03-03"),
+        ("I'm going to Lisbon next week.", "2023-05-15"),
+        ("I'll fly to Oslo tomorrow for my cousin's wedding.", "2023-05-09"),
+    ],
+)
+def test_a_plan_with_a_date_is_a_fact_with_its_date(text, day):
+    facts = one(text).fact_candidates
+    assert facts and all(day in c.content or c.valid_from == day for c in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm thinking of asking her out on a date!",
+        "We explored new paths, him sniffing and marking his territory.",
+        "I gave him a big hug when I got home.",
+    ],
+)
+def test_a_statement_about_someone_only_a_pronoun_names_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+def test_a_pronoun_is_the_person_named_earlier_in_the_same_turn():
+    text = "At the gym I met a girl named Sara. I'm thinking of asking her out on a date!"
+    assert [c.content for c in one(text).fact_candidates if "date" in c.content] == [
+        "The user is thinking of asking Sara out on a date."]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I adopted a pup from a shelter in Stamford last week.",
+         "The user adopted a pup from a shelter in Stamford in the week of 2023-05-01."),
+        ("I'm leaving for Toronto the day after tomorrow.", "The user is leaving for Toronto on 2023-05-10."),
+        ("My sister visited the day before yesterday.", "The user's sister visited on 2023-05-06."),
+    ],
+)
+def test_a_relative_date_says_the_stretch_the_user_meant(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Performing live always fuels my soul!",  # the -ing word is the subject: no "I" left out
+        "Family time means a lot to me. [shares a photo of a family on a swing]",
+    ],
+)
+def test_a_sentence_is_read_as_the_user_wrote_it(text):
+    contents = [c.content for c in one(text).fact_candidates]
+    assert not any("The user is performing" in c or "[" in c for c in contents)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm super thankful.",  # a feeling of the moment
+        "I'm staying positive.",
+        "I'm off to go do some research.",  # leaving the chat
+        "Since we chatted last, I've been busy.",  # a subordinate clause is no statement of its own
+        "Which is why my meetings are so exciting!",
+        "Yeah, Gina, thanks for having my back.",  # said to the other side by name
+        "Got any favorite characters from those movies? [shares a photo of a movie poster]",  # a question
+    ],
+)
+def test_a_mood_of_the_moment_a_subordinate_clause_or_a_question_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+def test_the_other_side_called_by_name_is_no_part_of_the_fact():
+    session = distill_offline(Conversation("a", "c", None, (
+        Message("m1", "assistant", "How is the studio going?", SAID, "Gina"),
+        Message("m2", "user", "I just adopted a puppy named Ned, Gina.", SAID, "Jon"),
+        Message("m3", "user", "I love painting landscapes with oils Gina!", SAID, "Jon"),
+    )))
+    assert [c.content for c in session.fact_candidates] == [
+        "The user just adopted a puppy named Ned.", "The user loves painting landscapes with oils."]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Researching adoption agencies — it's been a dream to have a family.",
+         "The user is researching adoption agencies."),
+        ("Gonna continue my education and check out career options in counseling.",
+         "The user is going to continue their education and check out career options in counseling."),
+    ],
+)
+def test_an_em_dash_ends_a_clause_and_a_plan_to_continue_is_a_plan(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I participated in a community event to raise money for a good cause.",  # "cause" the noun is no "because"
+         ["The user participated in a community event to raise money for a good cause."]),
+        ("I'm trying to make my plan work, even though it's been tough.",  # whole, not cut before "though"
+         ["The user is trying to make their plan work, even though it's been tough."]),
+        ("We hiked, swam, and made great memories at Lake Tahoe.",  # a list is not cut before its last item
+         ["The user and others hiked, swam, and made great memories at Lake Tahoe."]),
+        ("Interesting things have happened at my new job.",  # the -ing word is no verb of a left-out "I"
+         ["Interesting things have happened at the user's new job."]),
+        ("Yesterday I chose to go to networking events.",
+         ["On 2023-05-07, the user chose to go to networking events."]),
+        ("My colleagues and I went to a convention together last month.",
+         ["The user and their colleagues went to a convention together in April 2023."]),
+        ("Gonna be a great night featuring LGBTQ artists.", []),  # "it" is left out, not "I"
+        ("My partner and I have been together for eight years.",
+         ["The user and their partner have been together for eight years."]),
+    ],
+)
+def test_a_statement_is_kept_whole_and_its_subject_and_tense_as_said(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Hey Maria, I'm so excited to tell you I started a weekend yoga class with a colleague!",
+         "The user started a weekend yoga class with a colleague."),
+        ("Wanted to let you know that I'm running for office again.", "The user is running for office again."),
+        ("I just wanted to tell you that I adopted a cat named Miso.", "The user adopted a cat named Miso."),
+        ("Last week, we had a blast at a live music event.",
+         "In the week of 2023-05-01, the user and others had a blast at a live music event."),
+    ],
+)
+def test_what_the_user_tells_the_other_side_is_read_without_the_telling(text, said):
+    assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize("text", ["I had a blast.", "We had a great time together last weekend."])
+def test_a_good_time_with_nothing_said_of_where_or_what_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I just got done submitting my recent screenplay to a film contest just to see how others might like it!",
+         ["The user just got done submitting their recent screenplay to a film contest."]),
+        ("I took a road trip for research for my next movie while you were winning.",
+         ["The user took a road trip for research for their next movie."]),
+        ("I've learned that taking breaks and looking after myself are important for my mental health.",
+         ["The user has learned that taking breaks and looking after themselves are important for their mental "
+          "health."]),
+        ("Nothing was recoverable, but now I have an external drive for backups.",
+         ["Now, the user has an external drive for backups."]),
+        ("I'm working on one with my group called \"Finding Home.\"", []),  # the name in quotes is cut out
+    ],
+)
+def test_a_statement_is_read_up_to_its_aside_and_what_it_says_it_learned(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("What a week - I wrote a few bits for a screenplay that appeared on the big screen.",  # a relative "that"
+         ["The user wrote a few bits for a screenplay that appeared on the big screen."]),
+        ("Hey Gina, I had to shut down my bank account.", ["The user had to shut down their bank account."]),
+        ("Spider-Man has always been a favorite of mine.", ["Spider-Man has always been a favorite of the user's."]),
+        ("That gives me some new ideas for my community.", []),  # a "that" opening the sentence points
+    ],
+)
+def test_a_relative_that_a_past_obligation_and_a_favorite_of_mine_are_statements(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Building trust with a rescue dog needs patience and regular training.", []),  # advice, no left-out "I"
+        ("Something cool happened to me recently.", ["Something cool happened to the user recently."]),  # no verb
+        ("Speaking of which, I adopted a rescue cat called Miso.", ["The user adopted a rescue cat called Miso."]),
+        ("I bonded with Anna during yesterday's yoga class.", ["The user bonded with Anna during the 2023-05-07 yoga "
+                                                              "class."]),
+    ],
+)
+def test_an_ing_subject_a_discourse_marker_and_a_possessive_day_are_read_as_said(text, said):
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm already really invested in those little guys!",
+        "I love escaping to that world.",
+        "I had an incredible time meeting with that fellow fan.",
+    ],
+)
+def test_a_sentence_about_what_only_the_chat_shows_is_no_fact(text):
     assert one(text).fact_candidates == []
 
 
@@ -824,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-6" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-7" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 

@@ -37,6 +37,12 @@ cannot read with confidence it leaves out. What it reads:
   that leaves its "I" out ("Been working on some projects") is read as if it said it;
 - trips with their days ("I'm going to Lisbon from 3 to 10 June").
 
+What it leaves out (memlake-offline-7): a promise in passing with no day and no name ("I'll go train", "I'm
+gonna keep pushing"), a mood of the moment ("I'm staying positive"), a clause that hangs on another ("Since we
+chatted last", "Which is why ..."), a statement whose "he"/"her" no name said earlier in the turn stands for;
+"Tom and I are planning a trip" is the user and Tom. Titles, Latin abbreviations and initials end no sentence
+("St. Mary's Hospital"), and bracketed stage directions ("[shares a photo]") are no words of the user's.
+
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.
 

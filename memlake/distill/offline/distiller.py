@@ -36,11 +36,18 @@ from memlake.distill.offline.readers.relationships import read_relationships
 from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.reading import Found, Rule
-from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, split_sentences
+from memlake.distill.offline.sentences import (
+    QUOTED,
+    Sentence,
+    split_clauses,
+    split_sentences,
+    without_addressee,
+    without_telling,
+)
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-6"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-7"
 
 
 class OfflineDistiller:
@@ -59,6 +66,9 @@ class OfflineDistiller:
 def distill_offline(conversation: Conversation) -> DistilledSession:
     """The rule-based DistilledSession of one conversation."""
     sentences = [s for m in conversation.messages if m.role == "user" for s in split_sentences(m)]
+    addressees = _addressees(conversation)
+    for sentence in sentences:
+        sentence.text = without_telling(without_addressee(sentence.text, addressees))
     found = Found()
     context = Context.build(sentences)
     for sentence in sentences:
@@ -81,6 +91,13 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         fact_candidates=candidates,
         salience=salience_of(candidates, found, conversation),
     )
+
+
+def _addressees(conversation: Conversation) -> set[str]:
+    """The first names of the other side, as the user may call them ("Thanks, Gina!")."""
+    users = {m.speaker for m in conversation.messages if m.role == "user"}
+    return {m.speaker.split()[0] for m in conversation.messages
+            if m.role != "user" and m.speaker and m.speaker not in users and m.speaker[0].isupper()}
 
 
 def _add_named_entities(conversation: Conversation, found: Found) -> None:

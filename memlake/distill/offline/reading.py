@@ -13,7 +13,8 @@ from memlake.distill.offline.sentences import Sentence, sentence_case, split_cla
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
 # no memory, whichever reader read it.
-FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|very|really|just|because|than)\W*$",
+FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|very|really|just|because|than|"
+                          r"called|named|titled)\W*$",  # "a group called." : the name in quotes was cut out
                           re.I)  # not "with", "in", "on": "the designer the user works with" is whole
 
 

@@ -12,10 +12,18 @@ _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`]*`")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
 _URL = re.compile(r"https?://\S+")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# A full stop that closes a title, a Latin abbreviation or an initial ("Dr. Patel", "e.g. hiking", "J. R. R.
+# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot.
+_NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
+    r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
+    r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
+_BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
-    r",?\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|my)\b)|;\s*|,\s+so\s+|\s+-\s+|\s+–\s+|"
-    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s)"
+    r",?\s+(?:and|but|so)\s+(?=(?:(?:now|then|also|still) )?(?:I|I'm|I've|I'll|we|we're|my)\b)|"
+    r";\s*|,\s+so\s+|\s+-\s+|\s+–\s+|\s*—\s*|"
+    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s+(?:I|I'm|I've|we|we're|my|it|they|he|she)\b)"
 )
 _OBJECT_CUT = re.compile(
     r"\s+(?:and|but|or)\s+(?=(?:would|I|we|it|you|want|need|can|will|should|'d|am|have|has|she|he|they)\b)|"
@@ -38,7 +46,7 @@ def display_text(text: str) -> str:
 
 
 def rule_text(text: str) -> str:
-    return _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))
+    return _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
 
 
 def split_sentences(message: Message) -> list[Sentence]:
@@ -47,8 +55,32 @@ def split_sentences(message: Message) -> list[Sentence]:
         piece = piece.strip()
         if not piece:
             continue
-        out.append(Sentence(rule_text(piece).strip(), piece, message, piece.endswith("?")))
+        text = rule_text(piece).strip()
+        out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")))
     return out
+
+
+# "I'm so excited to tell you I started a yoga class", "Wanted to let you know that I'm running again": the
+# telling is to the other side, what is told is about the user.
+_TELLING_YOU = re.compile(r"^[^.!?]*?\b(?:tell|let) (?:you|ya)(?: know)?(?: that)?,?\s+"
+                          r"(?=(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b)", re.I)
+
+
+def without_telling(text: str) -> str:
+    """What the user tells, without "I wanted to tell you (that)" before it."""
+    return _TELLING_YOU.sub("", text, count=1)
+
+
+def without_addressee(text: str, names: set[str]) -> str:
+    """The sentence without the other side called by name: "Gina, I just opened a studio" and "I love the idea,
+    Gina!" say nothing about Gina. A name after a preposition or "and" stays: "I went hiking with Gina"."""
+    for name in names:
+        said = re.escape(name)
+        text = re.sub(rf"^{said}\s*[,!]\s*", "", text)
+        text = re.sub(rf",\s*{said}\s*(?=[.!?]*$)", "", text)
+        text = re.sub(rf"(?<!\b(?:to|of|at|by|as|or|in|on))(?<!\b(?:and|for))(?<!\b(?:with|from|like|than|"
+                      rf"into|onto))(?<!\babout)\s+{said}\s*(?=[.!?]+$)", "", text)
+    return text
 
 
 # "I left Acme and joined Globex": a second verb phrase sharing the subject of the first.
@@ -63,6 +95,10 @@ _ELIDED_SUBJECT = re.compile(
 _SUBORDINATE = re.compile(r"\b(?:that|who|which|because|when|after|before|since|while|until|where)\b", re.I)
 
 
+_TIME_LEAD = re.compile(r"(?i)(?:(?:last|this|next|on|in|over|during|early|late|every) \w+(?: \w+)?|yesterday|"
+                        r"recently|lately|a while back|(?:a|\w+) (?:days?|weeks?|months?|years?) ago)")
+
+
 def split_clauses(text: str) -> list[str]:
     text = QUOTED.sub(" ", text)
     text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
@@ -72,9 +108,13 @@ def split_clauses(text: str) -> list[str]:
     for piece in pieces:
         # "Sam and I got engaged": a coordinated subject, not two clauses
         said_so = re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text) if joined else None
-        if joined and re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES \
-                and re.match(r"I\b", piece) and said_so:
+        # ("My colleagues and I went": the same, with the user's people)
+        companion = joined and (re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES
+                                or re.fullmatch(r"[Mm]y (?:[a-z-]+ ){0,2}[a-z-]+", joined[-1]))
+        if companion and re.match(r"I\b", piece) and said_so:
             joined[-1] = f"{joined[-1]} and {piece}"
+        elif joined and _TIME_LEAD.fullmatch(joined[-1]):  # "Last week, we had a blast": when, not a clause
+            joined[-1] = f"{joined[-1]}, {piece}"
         else:
             joined.append(piece)
     out: list[str] = []

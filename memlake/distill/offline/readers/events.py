@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memlake.distill.dates import human
+from memlake.distill.dates import as_said
 from memlake.distill.models import USER_SUBJECT
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import guarded, third_person
@@ -33,7 +33,7 @@ def read_dated_event(rule: Rule, clause: str) -> None:
         who = "The user" if m.group("who") == "I" else "The user's team"
         if named:
             subject = rule.context.project(named.group("name")) or USER_SUBJECT
-        when_text = f"on {when.day.isoformat()}" if when.precision == "day" else f"in {human(when)}"
+        when_text = as_said(when)  # "last week" is that week, not one day of it
         third = third_person(obj)
         content = f"{who} {verb} {third} {when_text}." if third else f"{who} {verb} {when_text}."
         rule.add("event", f"{verb} {third}".strip(), content, subject=subject, importance=0.5, tags=("event",),

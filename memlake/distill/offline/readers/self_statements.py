@@ -42,7 +42,7 @@ _SUBJECT = re.compile(
 # What may stand before the subject: when or how often ("Last summer", "Every Sunday", "On Tuesday"), no verb.
 _LEAD = re.compile(
     r"(?:(?:last|this|next|every|each|on|in|at|after|before|during|over|the|a|few|couple|of|yesterday|recently|"
-    r"lately|then|finally|today|tonight|week|weekend|weekends|month|months|year|years|summer|winter|spring|fall|"
+    r"lately|then|now|finally|today|tonight|week|weekend|weekends|month|months|year|years|summer|winter|spring|fall|"
     r"autumn|morning|mornings|evening|evenings|night|nights|ago|two|three|weeks|days|day|once|twice|back|"
     r"growing up|since|[A-Z][a-z]+day|January|February|March|April|May|June|July|August|September|October|"
     r"November|December|\d{1,4})[ ,]*)*",
@@ -56,11 +56,14 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
 # Verbs and states that react to the chat or think aloud rather than say something that stays true.
 _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
-    r"kind of|sort of|always|very|gonna|going to)\s+)*"
-    r"(?:think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"kind of|sort of|always|very|gonna|going to|super|pretty|quite|extra|feeling)\s+)*"
+    # a mood of the moment, or leaving the chat: "staying positive", "off to do some research"
+    r"(?:(?:staying|keeping|remaining|feeling) (?:\w+ )?(?:positive|hopeful|optimistic|determined|focused|"
+    r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
+    r"think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
-    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|had to|"
+    r"love this|like that|like it|like this|say|said|told|ask|asked|have to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
     r"not sure|afraid|worried|here|there|back|done|fine|ok|okay|good|great|well|all|totally|"
@@ -72,10 +75,20 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
                            r"hey|omg|anyway|btw|also|plus|then|ok|okay|right|true|totally|hmm|hi|hello|thanks|"
                            r"thank you|oh my|cool|nice|awesome|great|sure|indeed|absolutely)\b[!,.]*\s*)+", re.I)
 # Past forms that say little on their own: "we raised a ton", "I had a similar experience".
-_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:a ton|a lot|so much|it|this|that|a similar|"
-                          r"the same|some|something|lots|plenty|fun|a blast|a great time|a good time)\b", re.I)
+# "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
+_THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
+# A good time says something only with where or at what: "we had a blast at a live music event" is a memory.
+_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
+                          + _THAT_OPENS_WHAT + r"that|a similar|"
+                          r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
+                          r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
+                          r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
-_DEICTIC = re.compile(r"\b(?:it|its|it's|(?:this|that|these|those)(?! (?:week|weekend|month|year|summer|winter|spring|"
+_DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
+                      # "a screenplay that appeared on screen": a "that" before its verb opens a relative clause
+                      + r"(?:this|(?<!\w )that|that(?! (?:\w+ed|is|was|are|were|has|have|had|helps|makes|gives|can|"
+                      r"will)\b)|these|"
+                      r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
@@ -109,7 +122,7 @@ _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are"
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
            r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
-_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning to|plan to|hoping to|hope to|gonna|"
+_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
                    r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
 _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
                          r"(?:is |am |are )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|"
@@ -117,7 +130,8 @@ _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|p
 _SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?:myself|themselves)|"
                     r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
                     r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
-_PAST = re.compile(r"^(?:\w+ed|went|got|took|made|met|ran|won|saw|did|had|gave|found|bought|sold|built|wrote|"
+_PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|won|saw|did|had|gave|found|bought|"
+                   r"sold|built|wrote|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
@@ -130,9 +144,9 @@ _NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
 def read_self_statement(rule: Rule, clause: str) -> None:
     """One fact for a plain statement of the user's about their own life that no other rule read."""
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
-    if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S", text):
-        return  # to the other side; or a quoted title was cut out of the clause
-    text = with_the_i_left_out(text)
+    if _SECOND_PERSON.search(cut_trailing(text)) or re.search(r"\S\s{2,}\S", text):
+        return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
+    text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
@@ -141,32 +155,52 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     if any(g.search(f"{m.group('lead')} {rest}") for g in _NOT_LASTING):
         return
     lead = m.group("lead").strip(" ,")
+    if _subordinate(lead, rest):
+        return  # "Since we chatted last": a clause that hangs on another
     if who.lower() in ("my", "our"):
         _read_possession(rule, who.lower(), rest, lead)
         return
     predicate = _predicate(who, rest)
     if predicate is None:
         return
-    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
+    if who.lower().startswith("we") and others == "others" \
+            and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
             and not _HAS_KIN_OR_PET.match(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
-    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     said = f"{subject_words} {predicate}"
     _add(rule, said, lead, predicate, USER_SUBJECT)
 
 
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
-_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?"
-                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna)"
+_ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Some|No|Any|Every)thing\b)"
+                             r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna(?! be\b))"
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
-_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|had|makes|made|helps|helped|gives|gave|keeps|kept|means|feels|"
-                          r"brings|reminds|can|could|will|would|should|might|must|may)\b")
+_FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
+                          r"feels|needs|matters|takes|requires|seems|sounds|looks|happened|happens|"
+                          r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
+                          # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
+                          r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
+# What only the chat shows, inside the sentence: "those little guys", "escaping to that world" ("those in need" and
+# "this book about castles" say what they are; "it" and "them" mostly stand for a thing the sentence names).
+_POINTING = re.compile(r"\bthose (?!(?:in|who|with|of|that|which|days|weeks|months|years)\b)\w+|"
+                       r"\b(?:with|to|about|in|on|at|for|from|of|into|by) that (?!(?:week|weekend|month|year|time|"
+                       r"day|night)s?\b)\w+")
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
                            r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
                            re.I)
+
+
+# A lead that opens a subordinate clause ("Since we chatted last", "When I was a kid"), not a time of the statement.
+# ("since" gives a reason too, "since I'm lactose intolerant": only "since" with a past verb is a time.)
+_SUBORDINATE_LEAD = re.compile(r"(?i)(?:^|\s)(?:after|before|when|while|once|if|until)$")
+
+
+def _subordinate(lead: str, rest: str) -> bool:
+    return bool(_SUBORDINATE_LEAD.search(lead) or re.search(r"(?i)(?:^|\s)since$", lead) and _PAST.match(rest))
 
 
 def read_self_sentence(rule: Rule) -> None:
@@ -177,25 +211,75 @@ def read_self_sentence(rule: Rule) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
         return
-    text = with_the_i_left_out(text)
+    text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
     who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
-    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN)):
+    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN,
+                                                 _POINTING)):
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
+    if _subordinate(lead.strip(" ,"), rest):
+        return
+    if _PERSON_PRONOUN.search(f"{lead} {rest}"):
+        named = _named_before(rule)
+        if named is None:
+            return  # "I'm thinking of asking her out": whom, only the chat shows
+        lead, rest = _with_the_name(lead, named), _with_the_name(rest, named)
     if who.lower() in ("my", "our"):
         _read_possession(rule, who.lower(), rest, lead.strip(" ,"))
         return
     predicate = _predicate(who, rest, longest=40)
     if predicate is None:
         return
-    if who.lower().startswith("we") and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
-        return
-    subject_words = "The user" if who.lower().startswith(("i", "i'")) else "The user and others"
+    if who.lower().startswith("we") and others == "others" \
+            and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
+        return  # a "we" of nobody named: only what they did, like or plan together
+    subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
+
+
+_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
+# "her" before a word it owns ("her phone") is "Sara's"; before a particle or the end ("asking her out") "Sara".
+_HER_AS_OBJECT = re.compile(r"\bher\b(?=\s*(?:$|[,.!?;:]|(?:out|up|back|over|down|off|on|in|at|to|for|with|from|"
+                            r"about|a|an|the|that|this|and|but|so|too|again|yet|when|if|because)\b))", re.I)
+
+
+def _named_before(rule: Rule) -> str | None:
+    """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
+    before = rule.sentence.message.content.split(rule.sentence.display, 1)[0]
+    names = {full for word, full in rule.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
+    names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
+              if m.group(1).strip(".,") not in NOT_NAMES}
+    names = {name.strip(".,!?") for name in names}
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def _with_the_name(text: str, name: str) -> str:
+    text = re.sub(r"\b(?:he|she)\b", name, text, flags=re.I)
+    text = re.sub(r"\b(?:he's|she's)\b", f"{name} is", text, flags=re.I)
+    text = _HER_AS_OBJECT.sub(name, text)
+    text = re.sub(r"\b(?:his|her)\b", f"{name}'s", text, flags=re.I)
+    return re.sub(r"\bhim\b", name, text, flags=re.I)
+
+
+_COMPANION = re.compile(rf"^(?P<name>{CAP}(?: {CAP})?|[Mm]y (?:[a-z-]+ ){{0,2}}?[a-z-]+) and I (?P<rest>.+)$")
+
+
+def _with_a_companion(text: str) -> tuple[str, str]:
+    """"Tom and I are planning a trip" -> ("We are planning a trip", "Tom"): the user and a named person do it
+    together; any other text as it is, with "others" for whom a "we" stands."""
+    m = _COMPANION.match(text)
+    if not m:
+        return text, "others"
+    name = m.group("name")
+    if name.lower().startswith("my "):
+        return f"We {m.group('rest')}", f"their {name[3:]}"  # "My colleagues and I" -> "the user and their colleagues"
+    if name.split()[0] in NOT_NAMES:
+        return text, "others"
+    return f"We {m.group('rest')}", name
 
 
 def with_the_i_left_out(text: str) -> str:
@@ -213,7 +297,9 @@ def _read_about_me(rule: Rule, text: str) -> None:
     """"Writing has been such a blessing for me", "Guitar's mostly my thing": the user is in the sentence but
     not its subject. Kept as said, in the third person, when it names something (no "it", "that", "there")."""
     text = cut_trailing(text)
-    me = re.search(r"\b(?:me|my|myself)\b", text)
+    if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
+        return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
+    me = re.search(r"\b(?:me|my|myself|mine)\b", text)
     if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
@@ -228,18 +314,21 @@ def _read_about_me(rule: Rule, text: str) -> None:
 
 def _me_as_user(text: str) -> str:
     """"Painting helps me explore my identity" -> "Painting helps the user explore their identity"."""
-    first = re.search(r"\b(me|my|myself)\b", text)
+    first = re.search(r"\b(me|my|myself|mine)\b", text)
     if not first:
         return text
-    named = {"me": "the user", "my": "the user's", "myself": "the user"}[first.group(1)]
+    named = {"me": "the user", "my": "the user's", "myself": "the user", "mine": "the user's"}[first.group(1)]
     return text[: first.start()] + named + _third_person_words(text[first.end():])
 
 
 def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
-    return re.split(r",?\s+(?:because|cause|'cause|so that|which|but|though|although|lol|haha|"
-                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|[!;:(]|"
-                    r",\s+(?=(?:and|but|so|which|because|I|we|it|they|he|she|you|that|this|though|plus)\b)",
+    # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
+    return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|while|"
+                    r"just to|whenever|"
+                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
+                    r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
+                    r"they|he|she|you|that|this|though|plus)\b)",
                     rest, maxsplit=1)[0].strip(" ,")
 
 
@@ -305,9 +394,23 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
 
 
+# A promise made in passing: a "will" of the chat ("I'll share some clips when it's ready", "I'll go train") or
+# keeping on with what one does ("I'm gonna keep pushing myself"). With no day and no name it is talk, not a plan.
+_PASSING_PLAN = re.compile(rf"^{_ADVERBS}*(?:(?:will|'ll)\b|(?:is |are |am )?(?:going to|gonna) {_ADVERBS}*"
+                           r"(?:keep|stay)\b)", re.I)
+
+
+def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
+    if not _PASSING_PLAN.match(predicate) or rule.date_in(f"{lead} {predicate}") is not None:
+        return False
+    return not any(word.strip(".,!?'") not in NOT_NAMES for word in re.findall(CAP, predicate))
+
+
 def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
+    if _passing_promise(rule, predicate, lead):
+        return
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
