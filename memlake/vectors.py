@@ -201,7 +201,6 @@ def _read_spans(
         if turn in waiting:
             vectors[turn] = turn_vector
             fresh[shas[turn]] = turn_vector
-            to_embed.remove(turn)
         for (i, _), vector in zip(by_turn[turn], keys, strict=True):
             if vector is None:
                 left.append(i)
@@ -209,6 +208,7 @@ def _read_spans(
                 vectors[i] = vector
                 fresh[shas[i]] = vector
                 result.spanned += 1
+    to_embed[:] = [i for i in to_embed if vectors[i] is None]  # the turns read above are embedded
     if cache is not None and fresh:
         cache.add(list(fresh), np.stack(list(fresh.values())))
     return left
