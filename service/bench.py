@@ -34,6 +34,7 @@ import polars as pl
 from memlake.api import Memory
 from memlake.bench.locomo import questions
 from memlake.bench.machine import machine, python_speed_ms
+from memlake.cpu import one_blas_thread
 
 CLIENTS = (1, 8, 32)
 KINDS = ("search", "context")
@@ -213,6 +214,7 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
                     log: Callable[[str], None] = print) -> dict[str, Any]:
     """The benchmark over an existing home (`data`: the LoCoMo questions file, when the home is LoCoMo's);
     writes `out` (JSON) and returns the report."""
+    one_blas_thread()  # the in-process calls run as the server runs them
     memory = Memory(home)
     queries = locomo_queries(memory, data) if data is not None else []
     source = f"LoCoMo questions ({data.name})" if queries and data is not None else "first words of user turns"
