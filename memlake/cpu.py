@@ -3,6 +3,7 @@ on the calling thread, and a batch run yields the cores to the reads (`run_nice`
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 
@@ -16,3 +17,10 @@ def one_blas_thread() -> Any:
     from threadpoolctl import threadpool_limits  # deferred: it scans the loaded libraries, for servers only
 
     return threadpool_limits(limits=1, user_api="blas")
+
+
+def yield_cores(niceness: int) -> int:
+    """Lower this process's CPU priority to at least `niceness` (the `run_nice` setting; never raised: a run
+    started under `nice -n 15` stays at 15); returns the niceness it runs at. A batch run is throughput work: on
+    2 cores beside `memlake serve` its parsing, embedding and folding made each search wait its turn."""
+    return os.nice(max(0, niceness - os.nice(0)))
