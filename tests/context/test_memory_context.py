@@ -138,3 +138,15 @@ def test_full_mode_gives_the_relations_of_the_people_the_question_names_with_the
         said = {m for c in row["conversation_ids"] for m in memory.turns("demo", c)["message_id"].to_list()}
         assert row["message_ids"] and set(row["message_ids"]) <= said
     assert "Leela lives in Manchester" in block.text
+
+
+def test_a_name_said_in_a_conversation_a_run_added_is_known_to_the_same_reader(samples_home, run_pipeline):
+    """The names said by now are kept by a reader between blocks: a run that adds a speaker ends them."""
+    memory = Memory(settings=samples_home)
+    question = "What did Zoltan say about the roof?"
+    assert memory.context(question, "demo").gate.fired != "Zoltan"
+    said = {"conversation_id": "roof", "message_id": "roof-m0", "role": "user", "speaker": "Zoltan",
+            "content": "The roof repair starts on Monday.", "created_at": "2024-05-04T08:00:00Z"}
+    (samples_home.landing_dir / "demo" / "roof.jsonl").write_text(json.dumps(said) + "\n")
+    assert run_pipeline().success
+    assert memory.context(question, "demo").gate.fired == "Zoltan"
