@@ -19,7 +19,7 @@ from memlake.access import AccessLog
 from memlake.access import record_access as write_access  # Memory.record_access checks, then calls it
 from memlake.changes import lake_state, memory_state
 from memlake.context.cache import BlockCache
-from memlake.embedding import configured_embedder
+from memlake.embedding import QuestionMemo, TextEmbedder, configured_embedder
 from memlake.lake import Lake, query
 from memlake.moments import as_utc_or_none
 from memlake.schemas import (
@@ -177,7 +177,7 @@ class Memory:
     def _fact_embed(self) -> Any:
         """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
         needs it."""
-        embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
+        embedder = self._once("_embedder", self._load_embedder)
         if embedder is None:
             return None
         with self._fills:
@@ -187,6 +187,11 @@ class Memory:
 
                 memo = self._fact_embed_memo = MemoEmbed(embedder.embed)
         return memo
+
+    def _load_embedder(self) -> TextEmbedder | None:
+        """The configured embedder, remembering the questions this reader embedded (`QuestionMemo`)."""
+        embedder = configured_embedder(self.settings)
+        return QuestionMemo(embedder) if embedder is not None else None
 
     def _store_to_look(self) -> Any:
         """The search's store if a search opened it, else a one-off one for a look (no snapshots)."""
@@ -378,7 +383,7 @@ class Memory:
             return self._search_graph(query, agent_id, k, as_of, params)
         hop_weight, hop_seeds = self._graph_hop_settings(scope, params)
         if "embedder" not in params:  # after the checks: a model takes seconds
-            self._once("_embedder", lambda: configured_embedder(self.settings))
+            self._once("_embedder", self._load_embedder)
         if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
@@ -483,7 +488,7 @@ class Memory:
         similarity under the configured embedder, or with none, the share of the query's content words the text
         has. Search scores compare only within one index (rank fusion and boosts); this orders hits of several
         indexes together."""
-        embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
+        embedder = self._once("_embedder", self._load_embedder)
         if embedder is None:
             wanted = content_words(query)
             return [len(wanted & content_words(text)) / len(wanted) if wanted else 0.0 for text in texts]
@@ -615,10 +620,7 @@ class Memory:
             raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
         if set(params) - {"embedder"}:
             raise ValueError(f"a graph search has no setting {', '.join(sorted(set(params) - {'embedder'}))}")
-        if "embedder" in params:
-            embedder = params["embedder"]
-        else:
-            embedder = self._once("_embedder", lambda: configured_embedder(self.settings))
+        embedder = params["embedder"] if "embedder" in params else self._once("_embedder", self._load_embedder)
         entities, relations = self._graph(agent_id)
         return search_graph(entities, relations, query, k, embedder.embed if embedder is not None else None,
                             as_utc_or_none(as_of, end_of_day=True))

@@ -36,6 +36,11 @@ def _token(path: Path) -> str:
         return ""
 
 
+def folder_state(folder: Path) -> str:
+    """What changes whenever a write marked `folder` changed (the indexes: `VectorStore`), by any process."""
+    return _token(folder / MARK)
+
+
 def lake_state(settings: Settings) -> str:
     """What changes whenever any lake table was written, by any process."""
     return _token(settings.lake_dir / MARK)

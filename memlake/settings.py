@@ -240,6 +240,12 @@ class Settings(BaseSettings):
         10.0, description="How long a context block is reused for the same request; any write to the agent's "
         "memory, by any process, ends it sooner. 0 = no cache.")
 
+    # Sharing the cores
+    run_nice: int = Field(
+        10, ge=0, le=19, description="The CPU niceness `memlake run` and `memlake reindex` lower themselves to "
+        "(at least; 0 = as started): on a machine that also serves reads, `memlake serve` then gets the cores first "
+        "and a run takes the rest.")
+
     @property
     def landing_dir(self) -> Path:
         return self.home / "landing"

@@ -27,6 +27,7 @@ from memlake.bench.changes import run_changes
 from memlake.bench.distill import run_distill_benchmark
 from memlake.bench.locomo import run_locomo
 from memlake.bench.render import render
+from memlake.cpu import yield_cores
 from memlake.embedding import has_weights
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
@@ -187,6 +188,7 @@ def ingest_samples(home: HomeOption = None) -> None:
 def run(home: HomeOption = None) -> None:
     """Ingest new landing files and rebuild everything downstream, in one in-process Dagster run."""
     settings = load_settings(home)
+    yield_cores(settings.run_nice)
     outcome = runs().run_landing_alone(settings, typer.echo)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
     if outcome.retried:
@@ -236,6 +238,7 @@ def reindex(
     """Rebuild the search indexes (LanceDB) of every day from the lake alone: after losing lancedb/, or to
     embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
     settings = existing_home(load_settings(home))  # a mistyped home is the mistake, not "no turns"
+    yield_cores(settings.run_nice)
     try:
         outcome = runs().run_reindex(settings, rechunk=rechunk)
     except runs().NothingToIndex as exc:

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlake.api import Memory
+from memlake.cpu import one_blas_thread
 from memlake.tools import TOOLS
 from service import models as m
 from service.calls import Caller, Service, ServiceError, error_response
@@ -116,6 +117,7 @@ Moment = Annotated[datetime | None, Query(description="An ISO date or time (UTC)
 def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: bool = True) -> FastAPI:
     """The service over one `Memory`."""
     config = config or ServiceSettings()
+    one_blas_thread()  # each worker process builds its app here
     service = Service(memory, config)
 
     @asynccontextmanager

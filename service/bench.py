@@ -4,7 +4,7 @@ service add), while a pipeline run materializes in a second process.
 
 The server is a `memlake serve` process of its own on a free port, so the clients' threads do not share its
 interpreter. Queries are the LoCoMo questions of the home's agents (a home of other chats: the first words of
-its user turns), each asked once per kind: every client count gets its own slice of them, so no answer comes
+its user turns), each asked once: every kind and client count gets its own slice of them, so no answer comes
 from a cache an earlier run filled. The pipeline run is `memlake run` over a copy of the home's landing files in
 a fresh home (every layer built again from nothing: parsing, chunking, embedding, distilling, indexing), started
 again whenever it ends, for as long as the clients ask; the served home is never written.
@@ -34,6 +34,7 @@ import polars as pl
 from memlake.api import Memory
 from memlake.bench.locomo import questions
 from memlake.bench.machine import machine, python_speed_ms
+from memlake.cpu import one_blas_thread
 
 CLIENTS = (1, 8, 32)
 KINDS = ("search", "context")
@@ -213,15 +214,18 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
                     log: Callable[[str], None] = print) -> dict[str, Any]:
     """The benchmark over an existing home (`data`: the LoCoMo questions file, when the home is LoCoMo's);
     writes `out` (JSON) and returns the report."""
+    one_blas_thread()  # the in-process calls run as the server runs them
     memory = Memory(home)
     queries = locomo_queries(memory, data) if data is not None else []
     source = f"LoCoMo questions ({data.name})" if queries and data is not None else "first words of user turns"
     queries = queries or turn_queries(memory)
-    if len(queries) < WARM_CALLS + len(CLIENTS):
+    if len(queries) < WARM_CALLS + len(CLIENTS) * len(KINDS):
         raise ValueError("the home has too few agents' questions or user turns to ask: run `memlake run` first")
-    per_run = min(calls_per_run, (len(queries) - WARM_CALLS) // len(CLIENTS))
+    # each kind its own questions too: a server remembers the questions it embedded (`QuestionMemo`)
+    per_run = min(calls_per_run, (len(queries) - WARM_CALLS) // (len(CLIENTS) * len(KINDS)))
     warm, measured = queries[:WARM_CALLS], queries[WARM_CALLS:]
-    runs = {clients: measured[i * per_run:(i + 1) * per_run] for i, clients in enumerate(CLIENTS)}
+    slices = [(kind, clients) for kind in KINDS for clients in CLIENTS]
+    runs = {run: measured[i * per_run:(i + 1) * per_run] for i, run in enumerate(slices)}
     report: dict[str, Any] = {
         "benchmark": "serve", "date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
         "home": str(home), "agents": len({agent for agent, _ in queries}), "queries": source,
@@ -237,7 +241,7 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
             memory.search(query, agent)
             memory.context(query, agent)
         for kind in KINDS:  # the calls of the 1-client run, in this process
-            report["in_process"][kind] = _in_process(memory, kind, runs[1])
+            report["in_process"][kind] = _in_process(memory, kind, runs[kind, 1])
         log(f"in process: {report['in_process']}")
         url, process = start_server(home, None, "--workers", str(workers))
         try:
@@ -245,7 +249,7 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
                 _over_http(url, token, kind, warm, 4)  # the server's connections and caches
                 for clients in CLIENTS:
                     running = load is None or load.running()
-                    result = _over_http(url, token, kind, runs[clients], clients)
+                    result = _over_http(url, token, kind, runs[kind, clients], clients)
                     result["pipeline_running"] = load is not None and running and load.running()
                     result["ratio_p50_to_in_process"] = round(result["p50_ms"] / report["in_process"][kind]["p50_ms"],
                                                               2)

@@ -18,6 +18,7 @@ from mcp.server.stdio import stdio_server
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memlake.api import Memory
+from memlake.cpu import one_blas_thread
 from memlake.schemas import check_agent_id
 from memlake.tools import TOOLS, MemoryTools
 from service.calls import WRITING_TOOLS, error_response
@@ -73,6 +74,7 @@ def context_call(memory: Memory, agent_id: str, arguments: dict[str, Any]) -> di
 def build_server(memory: Memory, agent_id: str) -> Server[Any]:
     """An MCP server whose every tool reads and writes `agent_id`'s memory only."""
     agent_id = check_agent_id(agent_id)
+    one_blas_thread()
     tools = MemoryTools(memory, agent_id)
     writes = anyio.Lock()  # reads run side by side; the tools that write, one at a time (as `Service` does)
 

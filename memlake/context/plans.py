@@ -32,7 +32,13 @@ _SPEAKERS = ("SELECT agent_id, speaker, min(created_at) AS first_said FROM trans
 def names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
     """The proper names in an agent's conversations by `as_of` (speakers, episodes' entities and the first names
     of their people), longest first so that "Mary Ann" is found before "Mary": what the gate recognises as
-    something said before."""
+    something said before. Those said by now are read again only after a lake write (~3 ms of a context block)."""
+    if as_of is None:
+        return list(memory._on_lake(f"names_said/{agent_id}", lambda: _names_said(memory, agent_id, None)))
+    return _names_said(memory, agent_id, as_of)
+
+
+def _names_said(memory: Any, agent_id: str, as_of: datetime | None) -> list[str]:
     episodes = memory.episodes(agent_id, until=as_of)
     entities = [e for row in episodes["entities"].to_list() for e in (row or []) if e and e["name"]]
     # a person is called by the first name too ("Tomás" for "Tomás Ruiz")

@@ -161,3 +161,14 @@ def test_small_talk_gets_no_excerpts_but_a_message_that_says_something_does(samp
     assert not [row for row in memory.context(small_talk, "demo").provenance if row["section"] == "excerpts"]
     excerpts = [row for row in memory.context(substantive, "demo").provenance if row["section"] == "excerpts"]
     assert excerpts and "notes-n01" in excerpts[0]["conversation_ids"]
+
+def test_a_name_said_in_a_conversation_a_run_added_is_known_to_the_same_reader(samples_home, run_pipeline):
+    """The names said by now are kept by a reader between blocks: a run that adds a speaker ends them."""
+    memory = Memory(settings=samples_home)
+    question = "What did Zoltan say about the roof?"
+    assert memory.context(question, "demo").gate.fired != "Zoltan"
+    said = {"conversation_id": "roof", "message_id": "roof-m0", "role": "user", "speaker": "Zoltan",
+            "content": "The roof repair starts on Monday.", "created_at": "2024-05-04T08:00:00Z"}
+    (samples_home.landing_dir / "demo" / "roof.jsonl").write_text(json.dumps(said) + "\n")
+    assert run_pipeline().success
+    assert memory.context(question, "demo").gate.fired == "Zoltan"

@@ -345,3 +345,34 @@ def test_python_dash_m_memlake_cli_gives_a_mistake_as_one_error_line_too(setting
                               str(settings.home)], capture_output=True, text=True, env={**os.environ})
     assert typed_m.returncode == 2 and typed_m.stderr.startswith("error: invalid agent id 'Bad Agent!'"), typed_m.stderr
     assert "Traceback" not in typed_m.stderr + typed_m.stdout
+
+
+NICENESS_OF_RUN = """
+import os, sys
+from pipelines import cli, runs
+def report_niceness(settings, say, resources=None):  # the run itself is not what is tested
+    print("niceness", os.nice(0))
+    sys.exit(0)
+runs.run_landing_alone = report_niceness
+sys.argv = ["memlake", "run", "--home", sys.argv[1]]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize(("setting", "started_under"), [(None, 0), ("0", 0), ("5", 12)])
+def test_a_run_yields_the_cores_to_reads_by_the_run_nice_setting(settings, setting, started_under):
+    """`memlake run` lowers its CPU priority to `run_nice` (default 10), never raising it: `memlake serve` on the
+    same cores answers first. In a process of its own: a niceness cannot be taken back (and this test process may
+    run niced already, by a `memlake run` an earlier test invoked in it)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "MEMLAKE_RUN_NICE"}
+    if setting is not None:
+        env["MEMLAKE_RUN_NICE"] = setting
+    started_at = min(19, os.nice(0) + started_under)
+    command = [sys.executable, "-c", NICENESS_OF_RUN, str(settings.home)]
+    ran = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: os.nice(started_under))
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert f"niceness {max(started_at, 10 if setting is None else int(setting))}" in ran.stdout

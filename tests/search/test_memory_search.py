@@ -249,3 +249,20 @@ def test_a_hit_on_a_long_answer_returns_the_passage_that_matched_with_the_turns_
     assert whole["content"].to_list() == [LONG_ANSWER]
     short = memory.search("oolong tea", "alice", k=1).row(0, named=True)
     assert short["excerpt"] is False and short["text"].endswith("I drink oolong tea every morning, never coffee.")
+
+
+def test_a_reader_embeds_a_question_once_whatever_scopes_it_searches(home, monkeypatch):
+    """A context block searches its question in facts, then in turns; the recall tool's `all` in every scope: the
+    query's vector (~5.5 ms of CPU with the packaged model) is computed once per reader, a new question anew."""
+    embedded: list[list[str]] = []
+    embed = HashEmbedder.embed
+    monkeypatch.setattr(HashEmbedder, "embed", lambda self, texts: embedded.append(list(texts)) or embed(self, texts))
+    memory = hash_memory(home)
+    first = memory.search("oolong tea", "alice", k=3, as_of="2024-03-10")  # recency counted from one moment
+    for scope in ("episodes", "facts", "chunks"):
+        memory.search("oolong tea", "alice", k=3, scope=scope)
+    assert embedded.count(["oolong tea"]) == 1
+    again = memory.search("oolong tea", "alice", k=3, as_of="2024-03-10")
+    assert again["key"].to_list() == first["key"].to_list() and again["score"].to_list() == first["score"].to_list()
+    memory.search("porto offsite", "alice", k=3)
+    assert embedded.count(["porto offsite"]) == 1

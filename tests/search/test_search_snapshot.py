@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from memlake.api import Memory
+from memlake.changes import mark_changed
 from memlake.embedding import HashEmbedder
 from memlake.schemas import CHUNK_INDEX
 from memlake.search import CHUNK_SPEC, Searcher, SearchParams
@@ -94,6 +95,27 @@ def test_a_reader_sees_rows_written_after_its_first_search(settings, run_pipelin
     assert run_pipeline().success
     found = memory.search("zanzibar ferry", "alice", k=3)  # the same Memory, so the same open store
     assert found["message_ids"].to_list()[0] == ["trip-m0"]
+
+
+def test_a_reader_asks_an_unchanged_index_nothing_and_sees_the_next_run(settings, run_pipeline, monkeypatch):
+    """A table's version and embedder are asked of LanceDB (~3 ms of a search) only after a write marked the store
+    changed: a reader's second search of an unchanged index asks nothing, and a run's new rows are found next."""
+    land(settings, "alice", "chat.jsonl", jsonl(conversation("alice", 12, "2024-03-01")))
+    assert run_pipeline().success
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.search("oolong tea", "alice", k=3)
+    asked: list[str] = []
+    embedder_of = VectorStore.embedder_of
+    monkeypatch.setattr(VectorStore, "embedder_of", lambda store, name: asked.append(name) or embedder_of(store, name))
+    memory.search("courier", "alice", k=3)
+    assert asked == []
+
+    new = {"conversation_id": "trip", "message_id": "trip-m0", "role": "user", "speaker": "Priya",
+           "content": "The Zanzibar ferry leaves at dawn.", "created_at": "2024-03-04T08:00:00Z"}
+    land(settings, "alice", "trip.jsonl", jsonl([new]))
+    assert run_pipeline().success
+    assert memory.search("zanzibar ferry", "alice", k=3)["message_ids"].to_list()[0] == ["trip-m0"]
+    assert asked  # the run marked the store: asked again
 
 
 def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, run_pipeline):
@@ -234,6 +256,7 @@ def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeyp
         if training:
             store.open(CHUNK_INDEX).create_index(
                 "vector", config=IvfFlat(distance_type="cosine", num_partitions=54), replace=True)
+            mark_changed(store.path)  # as every writer of the store does: readers then see the new version
         retrained = store.snapshot(CHUNK_INDEX, "agent0")
         retrained_turns = retrained.mask(Filters(kinds=("turn",)))
         for vector in vectors:

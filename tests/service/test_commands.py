@@ -58,3 +58,28 @@ def test_a_token_for_a_bad_agent_id_is_refused(settings, monkeypatch, capsys) ->
     code, out, err = typed(monkeypatch, capsys, "token", "add", "--agent", "../x", "--home", str(settings.home))
     assert code == 2 and "invalid agent id" in err and not out
     assert not tokens_path(settings.home).exists()
+
+
+@pytest.fixture
+def blas_threads():  # type: ignore[no-untyped-def]
+    """numpy's BLAS at two threads for the test (what OpenBLAS starts with on 2 cores), as it was after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    before = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    threadpool_limits(limits=2, user_api="blas")
+    yield lambda: {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    threadpool_limits(limits=before)
+
+
+def test_a_server_keeps_numpy_blas_on_one_thread(settings, blas_threads) -> None:
+    # OpenBLAS's second thread spins after every vector product: on 2 cores it burnt half a search's CPU
+    assert blas_threads() == {2}
+    create_app(Memory(settings.home), warm=False)
+    assert blas_threads() == {1}
+
+
+def test_an_mcp_server_keeps_numpy_blas_on_one_thread(settings, blas_threads) -> None:
+    from service.mcp_server import build_server
+
+    build_server(Memory(settings.home), "alice")
+    assert blas_threads() == {1}
