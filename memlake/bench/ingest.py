@@ -27,11 +27,11 @@ from memlake.bench.markdown import markdown_table
 from memlake.bench.pipeline import HomePipeline
 from memlake.settings import write_home_setting
 
-# settings over the defaults: today's (no bound on long turns), the default, the fast one (a sentence's vector read
-# from its turn's pass, a window's the mean of its turns': no key but a turn or a question embeds its own text)
+# settings over the defaults: today's (the issue's: no bound on long turns, every window's text embedded), the
+# default, the fast one (a sentence's vector read from its turn's pass too: only turns and questions are embedded)
 CHUNKINGS: dict[str, dict[str, int | bool]] = {
-    "today": {"chunk_long_turn_keys": 0}, "budget": {},
-    "fast": {"chunk_span_sentences": True, "chunk_pool_windows": True},
+    "today": {"chunk_long_turn_keys": 0, "chunk_pool_windows": False}, "budget": {},
+    "fast": {"chunk_span_sentences": True},
 }
 
 
@@ -160,8 +160,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                    round(row["index_bytes"] / 1e6, 1), row["peak_rss_mb"]]
                   for dataset in ("locomo", "realmem") for chunking in CHUNKINGS
                   if (row := report.get(dataset, {}).get(chunking))])]
-    lines += ["", "`today`: a key per sentence of every turn (`chunk_long_turn_keys = 0`); `budget`: the default "
-              "(long turns get at most `chunk_long_turn_keys` passage keys); `fast`: the default with "
-              "`chunk_span_sentences` and `chunk_pool_windows` (a sentence's vector read from its turn's model pass, "
-              "a window's the mean of its turns')."]
+    lines += ["", "`today`: a key per sentence of every turn and every window's text embedded "
+              "(`chunk_long_turn_keys = 0`, `chunk_pool_windows = false`); `budget`: the default (long turns get at "
+              "most `chunk_long_turn_keys` passage keys, a window's vector is its turns' mean); `fast`: the default "
+              "with `chunk_span_sentences` (a sentence's vector read from its turn's model pass)."]
     return "\n".join(lines + [""])

@@ -66,12 +66,12 @@ def test_incremental_index_embeds_only_changed_chunks_and_leaves_no_stale_rows(s
     again = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
     assert again["embedded"] == 0 and again["reused_vectors"] == first["embedded"] + first["pooled_vectors"]
 
-    # a re-export changes one message: its turn and its window are embedded again, nothing else
+    # a re-export changes one message: its turn is embedded again, nothing else
     edited = [dict(ALICE[1], content="I found ORD-58213: it arrives Friday."), ALICE[0]]
     land(settings, "alice", "chat-v2.jsonl", jsonl(*edited))
     assert run_pipeline().success
     changed = latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
-    assert changed["embedded"] == 2  # the turn and the window holding it; the session vector is pooled
+    assert changed["embedded"] == 1  # the turn; the window holding it and the session are pooled from turns
     indexed = index_frame(settings)
     assert not indexed["text"].str.contains("chase the courier").any()
     assert indexed.filter(pl.col("day") == "2024-03-01").height == Lake(settings.lake_dir).read(
@@ -141,12 +141,14 @@ def index_vectors(settings, kind: str) -> dict[tuple[int, int], np.ndarray]:
 
 
 def test_pooled_windows_cost_no_embedding_and_take_the_mean_of_their_turns(settings, fast_resources, run_pipeline):
-    """`chunk_pool_windows` on: the next run embeds nothing again and gives each window the normalised mean
-    of its turns' vectors instead of its own text's (off, the default, it embeds the window's text)."""
+    """`chunk_pool_windows` on (the default): the next run embeds nothing again and gives each window the
+    normalised mean of its turns' vectors instead of its own text's (off, it embeds the window's text)."""
     from memlake.settings import load_settings, write_home_setting
     from resources import build_resources
 
     land(settings, "alice", "chat.jsonl", jsonl(*ALICE[:2]))
+    write_home_setting(settings.home, "chunk_pool_windows", "false")
+    fast_resources.update({**build_resources(load_settings(settings.home)), "embedder": fast_resources["embedder"]})
     assert run_pipeline().success
     assert latest_metadata(run_pipeline.instance, ["search", "chunk_index"])["embedded"] == 3  # 2 turns, 1 window
     (own,) = index_vectors(settings, "window").values()
