@@ -54,8 +54,11 @@ def counting(fast_resources):
 
 
 def chunk_texts(settings) -> set[str]:
-    """The texts the chunk index embeds (sessions are pooled from their turns)."""
-    chunks = Lake(settings.lake_dir).read(CHUNKS).filter(pl.col("kind") != "session")
+    """The texts the chunk index embeds (sessions, and windows by default, are pooled from their turns)."""
+    from memlake.chunks import pooled_chunk_kinds
+
+    pooled = pooled_chunk_kinds(load_settings(settings.home))
+    chunks = Lake(settings.lake_dir).read(CHUNKS).filter(~pl.col("kind").is_in(pooled))
     return set(chunks["embed_text"].to_list())
 
 
@@ -65,6 +68,8 @@ def asked_chunk_texts(settings) -> list[str]:
 
 
 def test_a_rechunk_embeds_only_new_texts_and_a_lost_index_embeds_none(settings, counting, run_pipeline):
+    write_home_setting(settings.home, "chunk_pool_windows", "false")  # windows embedded: a rechunk makes new texts
+    counting.update({**build_resources(load_settings(settings.home)), "embedder": counting["embedder"]})
     land(settings, "alice", "chat.jsonl", jsonl(*CHATS))
     assert run_pipeline().success
     first = chunk_texts(settings)
