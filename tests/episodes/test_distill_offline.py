@@ -1076,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-7" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-8" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 
@@ -1188,3 +1188,15 @@ def test_distill_benchmark_on_one_locomo_sample(tmp_path):
     assert report["offline"]["key_dates_within_a_year_of_the_session"] == report["offline"]["key_dates"]
     section = render_distill_section(out)
     assert "conversations/s" in section and "model calls per conversation" in section
+
+
+@pytest.mark.parametrize(("text", "title", "employer"), [
+    ("I work as a data analyst at Globex in Toronto.", "data analyst", "Globex"),
+    ("Hi! I'm Mia. I work as a nurse at St. Mary's Hospital in Leeds, and my brother Tom lives in York.", "nurse",
+     "St. Mary's Hospital"),
+])
+def test_work_as_a_title_at_a_place_gives_the_title_and_the_employer(text, title, employer):
+    """A user trial's export (and the issue's own example): "I work as a <title> at <org>" kept the title and lost
+    the employer, so a later new job had no old employer in its history."""
+    found = {c.slot: c.value for c in one(text).fact_candidates if c.subject == "user"}
+    assert found.get("job_title") == title and found.get("employer") == employer

@@ -19,10 +19,12 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
     m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
-                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b",
-                  clause)
+                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b"
+                  rf"(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?", clause)
     if m and not guarded(clause, m):
         _add_job_title(rule, m.group("title"))
+        if m.group("org"):
+            add_employer(rule, trim_org(m.group("org")))
     m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?P<org>{ORG})"
                   rf"{AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
     if m and not guarded(clause, m):
