@@ -1200,3 +1200,15 @@ def test_work_as_a_title_at_a_place_gives_the_title_and_the_employer(text, title
     the employer, so a later new job had no old employer in its history."""
     found = {c.slot: c.value for c in one(text).fact_candidates if c.subject == "user"}
     assert found.get("job_title") == title and found.get("employer") == employer
+
+
+def test_a_plan_for_a_stretch_of_days_ends_when_its_last_day_is_over():
+    """A user trial: "planning a hiking trip ... from 12 to 15 April" (said in March 2025) was still a current plan
+    in November 2026. The plan now holds until the day after its last day; a plan with no stretch stays open."""
+    said = datetime(2025, 3, 20, 18, 0, tzinfo=UTC)
+    (trip,) = [c for c in one("Tom and I are planning a hiking trip to the Lake District from 12 to 15 April.",
+                              said=said).fact_candidates if c.type == "commitment"]
+    assert trip.valid_until == "2025-04-16" and "2025-04-12 to 2025-04-15" in trip.content
+    (open_plan,) = [c for c in one("I'm planning to learn the cello.", said=said).fact_candidates
+                    if c.type == "commitment"]
+    assert open_plan.valid_until is None
