@@ -174,19 +174,15 @@ class Memory:
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
     # tables, so a remembered or forgotten fact shows at once; `_fact_reads` keeps that until tables or logs change.
 
-    def _fact_embed(self) -> Any:
-        """The configured embedder's `embed` (remembering its vectors), loaded only when an unfolded override
-        needs it."""
+    def _remembering_embed(self) -> Any:
+        """The configured embedder's `embed`, remembering its vectors by text (`MemoEmbed`), loaded only when an
+        unfolded override or `relevance` needs it."""
         embedder = self._once("_embedder", self._load_embedder)
         if embedder is None:
             return None
-        with self._fills:
-            memo = getattr(self, "_fact_embed_memo", None)
-            if memo is None or memo.embed != embedder.embed:
-                from memlake.facts.reads import MemoEmbed  # deferred: the fact fold, ~50 ms
+        from memlake.facts.reads import MemoEmbed  # deferred: the fact fold, ~50 ms
 
-                memo = self._fact_embed_memo = MemoEmbed(embedder.embed)
-        return memo
+        return self._once("_embed_memo", lambda: MemoEmbed(embedder.embed))  # the embedder is kept once too
 
     def _load_embedder(self) -> TextEmbedder | None:
         """The configured embedder, remembering the questions this reader embedded (`QuestionMemo`)."""
@@ -226,7 +222,7 @@ class Memory:
     def _fact_reads(self) -> Any:
         from memlake.facts.reads import FactReads  # deferred: the fact fold, ~50 ms
 
-        return self._once("_fact_reads_cache", lambda: FactReads(self.settings, self._fact_embed))
+        return self._once("_fact_reads_cache", lambda: FactReads(self.settings, self._remembering_embed))
 
     def facts(
         self,
@@ -304,7 +300,7 @@ class Memory:
         from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
         return remember(
-            self.settings, check_agent_id(agent_id), content, replaces=replaces, embed_factory=self._fact_embed,
+            self.settings, check_agent_id(agent_id), content, replaces=replaces, embed_factory=self._remembering_embed,
             author=author, type=type, subject=subject, slot=slot, value=value, valid_from=valid_from,
             valid_until=valid_until, importance=importance, tags=[tags] if isinstance(tags, str) else tags or [],
         )
@@ -314,7 +310,8 @@ class Memory:
         rejected)."""
         from memlake.facts.reads import remember  # deferred: the fact fold, ~50 ms
 
-        return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id, embed_factory=self._fact_embed)
+        return remember(self.settings, check_agent_id(agent_id), None, reject=fact_id,
+                        embed_factory=self._remembering_embed)
 
     def forget(
         self,
@@ -334,7 +331,7 @@ class Memory:
         from memlake.facts.reads import forget  # deferred: the fact fold, ~50 ms
 
         return forget(self.settings, check_agent_id(agent_id), fact_id=fact_id, conversation_id=conversation_id,
-                      everything=everything, reason=reason, embed_factory=self._fact_embed)
+                      everything=everything, reason=reason, embed_factory=self._remembering_embed)
 
     def search(
         self,
@@ -487,12 +484,13 @@ class Memory:
         """How near each text is to `query`, measured one way whatever index a text came from: the cosine
         similarity under the configured embedder, or with none, the share of the query's content words the text
         has. Search scores compare only within one index (rank fusion and boosts); this orders hits of several
-        indexes together."""
-        embedder = self._once("_embedder", self._load_embedder)
-        if embedder is None:
+        indexes together. Texts are embedded through the reader's remembering `embed`: the hits a recall
+        returns come back on the next one, and each is embedded once per reader."""
+        embed = self._remembering_embed()
+        if embed is None:
             wanted = content_words(query)
             return [len(wanted & content_words(text)) / len(wanted) if wanted else 0.0 for text in texts]
-        vectors = np.asarray(embedder.embed([query, *texts]), dtype=np.float32)
+        vectors = np.asarray(embed([query, *texts]), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         unit = vectors / norms[:, None]
