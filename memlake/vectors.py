@@ -730,6 +730,7 @@ class Snapshot:
     ivf_bounds: np.ndarray | None = None
     text_table: Any = None  # `table` through LanceDB's async API, for the full-text query
     masks: dict[Filters, np.ndarray] = field(default_factory=dict)  # the last few masks: searches repeat them
+    moments: list[datetime | None] | None = None  # created_at as aware datetimes, made by the first `take`
 
     @classmethod
     def load(
@@ -896,15 +897,27 @@ class Snapshot:
         """The rows at `positions` as dicts of `columns` (created_at an aware datetime, the vector an array)."""
         at = np.asarray(positions, dtype=np.int64)
         plain = [c for c in columns if c in self.rows.column_names]
-        out = self.rows.select(plain).take(at).to_pylist() if plain else [{} for _ in range(at.size)]
+        # column by column: a table's `to_pylist` builds each row through Arrow's structs, ~2x the CPU
+        taken = self.rows.select(plain).take(at)
+        values = [taken.column(c).to_pylist() for c in plain]
+        out = [dict(zip(plain, row, strict=True)) for row in zip(*values, strict=True)] if plain else [
+            {} for _ in range(at.size)]
         if "created_at" in columns:
-            moments = zip(self.created_at[at].tolist(), self.created_null[at].tolist(), strict=True)
-            for row, (since_epoch, null) in zip(out, moments, strict=True):
-                row["created_at"] = None if null else EPOCH + timedelta(microseconds=since_epoch)
+            moments = self.created_moments()
+            for row, i in zip(out, at.tolist(), strict=True):
+                row["created_at"] = moments[i]
         if VECTOR in columns and self.vectors is not None:
             for row, i in zip(out, at.tolist(), strict=True):
                 row[VECTOR] = self.vectors[i]
         return out
+
+    def created_moments(self) -> list[datetime | None]:
+        """Each row's created_at as an aware datetime (None: no time), made once per snapshot: a search takes
+        some three hundred rows, and making their datetimes each time cost more than the rest of `take`."""
+        if self.moments is None:  # two searches making it at once make the same list
+            self.moments = [None if null else EPOCH + timedelta(microseconds=since_epoch) for since_epoch, null
+                            in zip(self.created_at.tolist(), self.created_null.tolist(), strict=True)]
+        return self.moments
 
     def by_keys(self, keys: Iterable[str], columns: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The rows of `keys` the snapshot holds, by key."""

@@ -139,5 +139,7 @@ def assemble(
                 seen.add(_same_memory(line))
     text = _render(today, kept)
     sections = tuple(ContextSection(name, tuple(lines), left_out[at]) for at, (name, lines) in enumerate(kept))
-    return ContextBlock(text, count_tokens(text), budget, mode, today, gate, sections)
+    # the sum of the rows' counts is the block's (see the module doc): counting the whole block again took
+    # ~3 ms of CPU at 800 tokens, a tenth of a context call
+    return ContextBlock(text, block_tokens, budget, mode, today, gate, sections)
 

@@ -61,7 +61,7 @@ def with_whole_rows(
 ) -> dict[str, Candidate]:
     """The candidates of `keys` with their fetched rows, those the filters (and result kinds) accept."""
     eligible = replace(plan.base, kinds=plan.spec.result_kinds)
-    return {k: replace(candidates[k], row=turns[k]) for k in keys if k in turns and eligible.accepts(turns[k])}
+    return {k: candidates[k].with_row(turns[k]) for k in keys if k in turns and eligible.accepts(turns[k])}
 
 
 def result_frame(

@@ -34,6 +34,11 @@ class Candidate:
     rrf: float = 0.0
     lift: float = 0.0
 
+    def with_row(self, row: dict[str, Any]) -> Candidate:
+        """The candidate with its whole row (written out: `dataclasses.replace` costs ~5 us, a search
+        replaces up to 160 rows)."""
+        return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift)
+
     def excerpt_key(self) -> str | None:
         """The key of the passage a hit on a long turn returns: the best ranked of those its lists matched."""
         if not self.parts:
@@ -181,8 +186,10 @@ def add_context_lifts(agent_id: str, params: SearchParams, fused: Fused) -> None
     for key, cand in candidates.items():  # a session hit lifts the candidate turns inside it
         lifts[key] += params.session_weight * fused.session_scores.get(str(cand.row["conversation_id"]), 0.0)
     if params.neighbor_weight > 0:  # the best neighbour passes on a share of its score
-        for key, (value, stub) in _neighbour_shares(agent_id, candidates, base_score).items():
-            candidates.setdefault(key, stub)
+        shares = _neighbour_shares(agent_id, candidates, base_score)
+        for key, (value, conversation, index, created_at) in shares.items():
+            if key not in candidates:
+                candidates[key] = _light(conversation, index, created_at)
             lifts[key] += params.neighbor_weight * value
     for key, value in lifts.items():
         candidates[key].lift = value
@@ -213,9 +220,11 @@ def _window_views(
 
 def _neighbour_shares(
     agent_id: str, candidates: Mapping[str, Candidate], base_score: Mapping[str, float]
-) -> dict[str, tuple[float, Candidate]]:
-    """Each neighbouring turn: the best score beside it, and a light row for it should it be no candidate."""
-    passed: dict[str, tuple[float, Candidate]] = {}
+) -> dict[str, tuple[float, str, int, Any]]:
+    """Each neighbouring turn: the best score beside it, with what a light row for it needs should it be no
+    candidate (its conversation, its turn index, the time of the turn that passes the score). Plain tuples:
+    a search passes scores to some two hundred neighbours, most of them candidates already."""
+    passed: dict[str, tuple[float, str, int, Any]] = {}
     for key, value in base_score.items():
         row = candidates[key].row
         for index in (int(row["turn_start"]) - 1, int(row["turn_end"]) + 1):
@@ -223,5 +232,5 @@ def _neighbour_shares(
                 continue
             neighbour = turn_key(agent_id, row["conversation_id"], index)
             if neighbour not in passed or passed[neighbour][0] < value:
-                passed[neighbour] = (value, _light(row["conversation_id"], index, row.get("created_at")))
+                passed[neighbour] = (value, row["conversation_id"], index, row.get("created_at"))
     return passed

@@ -146,3 +146,19 @@ def test_a_block_counts_each_line_once_not_the_whole_block_again_per_line():
     block = assemble(TODAY, FACTS_GATE, "compact", plans, 800, counting)
     assert 10 < len(block.sections[0].lines) < 60  # some lines in, some left out
     assert sum(map(len, counted)) <= 4 * len(block.text) + sum(len(line.rendered()) for line in plans[0].lines)
+
+
+def test_the_block_is_counted_row_by_row_never_whole_again():
+    """Its count is the sum of its rows' (the tokenizer splits at whitespace first): counting the 800-token block
+    again took a tenth of a context call."""
+    counted: list[str] = []
+
+    def counting(text: str) -> int:
+        counted.append(text)
+        return count_packaged_tokens(text)
+
+    plans = [SectionPlan("overrides", lines_of(["I live in Lisbon."], "overrides")),
+             SectionPlan("facts", lines_of(["I work at Globex.", "My partner is Sam.", "I am vegetarian."]))]
+    block = assemble(TODAY, FACTS_GATE, "compact", plans, 800, counting)
+    assert block.token_count == count_packaged_tokens(block.text)
+    assert block.text not in counted and sum(len(s.lines) for s in block.sections) == 4
