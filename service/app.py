@@ -17,7 +17,8 @@ from typing import Annotated, Any
 import polars as pl
 from fastapi import Depends, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -51,6 +52,13 @@ def _jsonable(value: Any) -> Any:
 def records(frame: pl.DataFrame) -> list[dict[str, Any]]:
     shown = frame.drop([c for c in HIDDEN_COLUMNS if c in frame.columns])
     return [_jsonable(row) for row in shown.to_dicts()]
+
+
+def as_json(model: BaseModel) -> Response:
+    """The response, serialised here by pydantic in one step: a route returning the model has FastAPI validate
+    it again and walk it with `jsonable_encoder` (~1 ms of CPU for a search of 10 hits). The route keeps its
+    `response_model` for the OpenAPI schema."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def rows(agent_id: str, frame: pl.DataFrame) -> m.Rows:
@@ -100,8 +108,9 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def caller_of(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
-    """Who is asking, from the bearer token (every agent when the home has no tokens)."""
+async def caller_of(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
+    """Who is asking, from the bearer token (every agent when the home has no tokens). On the event loop (a
+    `stat` of the tokens file and a lookup): a sync dependency costs every request a trip to a worker thread."""
     service: Service = request.app.state.service
     return service.caller(authorization)
 
@@ -170,21 +179,22 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         scope: Annotated[str, Query(pattern="^(chunks|episodes|facts)$")] = "chunks",
         k: Annotated[int, Query(ge=1, le=100)] = 10,
         as_of: Moment = None, since: Moment = None, until: Moment = None,
-    ) -> m.SearchResponse:
+    ) -> Response:
         """Hybrid search of one agent's memory, best match first."""
         agent = known(who, who.agent(agent_id, header))
         found = memory.search(q, agent, k=k, scope=scope, as_of=as_of, since=since, until=until)
         first = found.row(0, named=True) if found.height else {}
-        return m.SearchResponse(agent_id=agent, count=found.height, rows=records(found), scope=scope,
-                                mode=first.get("mode"), note=first.get("note"))
+        return as_json(m.SearchResponse(agent_id=agent, count=found.height, rows=records(found), scope=scope,
+                                        mode=first.get("mode"), note=first.get("note")))
 
     @app.post("/v1/memory/context", response_model=m.ContextResponse, tags=["memory"])
-    def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> m.ContextResponse:
+    def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> Response:
         """The context block to put before the model for a question."""
         agent = known(who, who.agent(body.agent_id, header))
         block = memory.context(body.query, agent, mode=body.mode, budget=body.budget, as_of=body.as_of,
                                gate=body.gate)
-        return m.ContextResponse(agent_id=agent, provenance=_jsonable(block.provenance), **_jsonable(block.as_dict()))
+        return as_json(m.ContextResponse(agent_id=agent, provenance=_jsonable(block.provenance),
+                                         **_jsonable(block.as_dict())))
 
     @app.get("/v1/memory/facts", response_model=m.Rows, tags=["memory"])
     def facts(

@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -47,21 +47,33 @@ class Mentions:
 
     words: frozenset[str]
     roles: frozenset[str] = frozenset()
+    # name -> whether the query names it: a search asks of its few speakers for some three hundred rows
+    _named: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def names(self, name: str | None) -> bool:
+        """`mentioned(name, self.words)`, worked out once per name."""
+        if not name:
+            return False
+        known = self._named.get(name)
+        if known is None:
+            known = self._named[name] = mentioned(name, self.words)
+        return known
 
     @classmethod
     def of(cls, spec: IndexSpec, query: str, rows: Iterable[Mapping[str, Any]]) -> Mentions:
         words = frozenset(_WORD.findall(query.lower()))
         if spec.mention_column is None or spec.mention_role_column is None:
             return cls(words)
-        roles = {row.get(spec.mention_role_column) for row in rows if mentioned(row.get(spec.mention_column), words)}
-        return cls(words, frozenset(role for role in roles if role))
+        found = cls(words)
+        roles = {row.get(spec.mention_role_column) for row in rows if found.names(row.get(spec.mention_column))}
+        return cls(words, frozenset(role for role in roles if role), found._named)
 
     def of_row(self, spec: IndexSpec, row: Mapping[str, Any]) -> bool:
         if spec.mention_column is None:
             return False
         name = row.get(spec.mention_column)
         if name:
-            return mentioned(name, self.words)
+            return self.names(name)
         return spec.mention_role_column is not None and row.get(spec.mention_role_column) in self.roles
 
 
@@ -77,6 +89,16 @@ class Scoring:
 
     def most_accessed(self, keys: Iterable[str]) -> int:
         return max([self.access_counts.get(k, 0) for k in keys] + [0])
+
+    def ceiling(self, rows: Iterable[Mapping[str, Any]]) -> float | None:
+        """The largest boost any of `rows` can get (each part is at most 1, importance at most its largest),
+        or None when a negative importance could make a boost below 1."""
+        importances = [float(row["importance"]) for row in rows if row.get("importance") is not None]
+        if importances and min(importances) < 0:
+            return None
+        params = self.params
+        return ((1.0 + params.recency_weight) * (1.0 + params.importance_weight * max([1.0, *importances]))
+                * (1.0 + params.access_weight) * (1.0 + params.mention_weight))
 
     def boost(self, key: str, row: Mapping[str, Any], max_access: int) -> tuple[float, float, float, float, float]:
         """(boost, recency, importance, access, mention) of one row; the boost multiplies the fused score."""
@@ -96,12 +118,19 @@ class Scoring:
 
 
 def shortlist(candidates: Mapping[str, Candidate], scoring: Scoring, keep: int) -> list[str]:
-    """The keys of the `keep` best candidates by their score so far, boosts included."""
+    """The keys of the `keep` best candidates by their score so far, boosts included.
+
+    Every boost is at least 1, so the `keep`-th best score is at least the `keep`-th best unboosted one
+    (`floor`): a candidate below it even at the highest boost (`ceiling`) cannot be among the best, and is
+    not boosted at all (most of a search's ~250 candidates are neighbours with a small share)."""
+    fused = {k: c.rrf + c.lift for k, c in candidates.items()}
+    ceiling = scoring.ceiling(c.row for c in candidates.values())
+    contenders = list(candidates)
+    if ceiling is not None and len(fused) > keep:
+        floor = sorted(fused.values(), reverse=True)[keep - 1]
+        contenders = [k for k in contenders if fused[k] * ceiling >= floor]
     most = scoring.most_accessed(candidates)
-    return sorted(
-        candidates,
-        key=lambda k: -(candidates[k].rrf + candidates[k].lift) * scoring.boost(k, candidates[k].row, most)[0],
-    )[:keep]
+    return sorted(contenders, key=lambda k: -fused[k] * scoring.boost(k, candidates[k].row, most)[0])[:keep]
 
 
 def mmr_order(

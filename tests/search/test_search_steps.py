@@ -1,10 +1,16 @@
 """The steps of a search on their own: plan, RRF terms of one list, a turn's lifts from its context."""
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memlake.search.fusion import Candidate, Fused, add_context_lifts, rrf_terms
 from memlake.search.params import CHUNK_SPEC, FACT_SPEC, SearchParams, turn_key
 from memlake.search.plan import plan_search
+from memlake.search.rerank import Mentions, Scoring, shortlist
 from memlake.vectors import Filters
 
 
@@ -50,3 +56,32 @@ def test_a_turn_gets_its_window_view_and_passes_a_share_to_its_neighbours():
     before = fused.candidates[turn_key("alice", "c1", 4)]
     assert before.row["turn_start"] == 4 and before.lift == pytest.approx(0.2 + 0.25 * 0.2)
     assert turn_key("alice", "c1", 7) in fused.candidates  # reached only as turn 6's neighbour
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    # fused scores spread over orders of magnitude, as a search's are (a few hits, many weak neighbours)
+    scores=st.lists(st.tuples(st.integers(0, 12).map(lambda n: 0.5**n), st.floats(0, 0.01),
+                              st.none() | st.floats(-0.5, 2), st.sampled_from(["Caroline", "Melanie", None]),
+                              st.integers(0, 400), st.integers(0, 3)),
+                    min_size=1, max_size=60),
+    keep=st.integers(1, 30),
+    weights=st.tuples(st.floats(0, 0.5), st.floats(0, 0.5), st.floats(0, 0.5), st.floats(0, 0.5)),
+)
+def test_the_shortlist_is_the_best_by_boosted_score_whatever_it_leaves_unboosted(scores, keep, weights):
+    """The shortlist boosts only candidates that could reach the best `keep` (a boost is at least 1 and at most the
+    weights' ceiling); it keeps exactly what boosting every candidate and sorting would, in the same order."""
+    params = replace(SearchParams(), recency_weight=weights[0], importance_weight=weights[1],
+                     access_weight=weights[2], mention_weight=weights[3])
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    candidates = {
+        f"k{i}": Candidate(row={"created_at": when - timedelta(days=days), "importance": importance,
+                                "speaker": speaker, "role": "user", "kind": "turn"}, rrf=rrf, lift=lift)
+        for i, (rrf, lift, importance, speaker, days, _) in enumerate(scores)
+    }
+    access = {f"k{i}": used for i, (*_, used) in enumerate(scores)}
+    scoring = Scoring(CHUNK_SPEC, Mentions.of(CHUNK_SPEC, "what did Caroline say?", []), params, when, access)
+    most = scoring.most_accessed(candidates)
+    every = sorted(candidates, key=lambda k: -(candidates[k].rrf + candidates[k].lift)
+                   * scoring.boost(k, candidates[k].row, most)[0])[:keep]
+    assert shortlist(candidates, scoring, keep) == every
