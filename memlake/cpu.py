@@ -19,6 +19,15 @@ def one_blas_thread() -> Any:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+def serve_workers() -> int:
+    """`memlake serve`'s default number of processes: one per core this process may use, at most 2. Python runs one
+    thread at a time per process and a search's Python steps are half its CPU, so one process used about one core
+    of two at 8 clients; each process holds its own model and snapshots (~330 MB warm on LoCoMo), hence the cap
+    until more cores are measured (docs/decisions.md)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(2, cores))
+
+
 def yield_cores(niceness: int) -> int:
     """Lower this process's CPU priority to at least `niceness` (the `run_nice` setting; never raised: a run
     started under `nice -n 15` stays at 15); returns the niceness it runs at. A batch run is throughput work: on

@@ -27,7 +27,7 @@ from memlake.bench.changes import run_changes
 from memlake.bench.distill import run_distill_benchmark
 from memlake.bench.locomo import run_locomo
 from memlake.bench.render import render
-from memlake.cpu import yield_cores
+from memlake.cpu import serve_workers, yield_cores
 from memlake.embedding import has_weights
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
@@ -662,8 +662,9 @@ def serve(
     host: ServeHost = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="port (0: any free one)")] = 8420,
     access_log: Annotated[bool, typer.Option(help="log every request line (queries included)")] = False,
-    workers: Annotated[int, typer.Option(min=1, max=64, help="server processes, each with its own warm memory "
-                                         "(Python runs one thread at a time per process: more use more cores)")] = 1,
+    workers: Annotated[int | None, typer.Option(
+        min=1, max=64, help="server processes, each with its own warm memory (Python runs one thread at a time per "
+        "process: more use more cores); default one per core, at most 2")] = None,
     home: HomeOption = None,
 ) -> None:
     """The HTTP API over this home (OpenAPI at /docs), with an OpenAI-compatible proxy at /v1/chat/completions
@@ -675,6 +676,7 @@ def serve(
 
     memory = Memory(home)
     _loopback_or_tokens(host, memory.settings.home)
+    workers = workers or serve_workers()
     if workers > 1:  # each worker process builds its app from the home named here
         os.environ["MEMLAKE_HOME"] = str(memory.settings.home)
         uvicorn.run("service.app:app_of_environment", factory=True, workers=workers, host=host, port=port,
@@ -918,7 +920,8 @@ def bench_serve(
     token: Annotated[str | None, typer.Option(help="a token of every agent, when the home has tokens")] = None,
     calls: Annotated[int, typer.Option(min=1, help="calls per client count and kind, each query asked once")] = 200,
     pipeline: Annotated[bool, typer.Option(help="run `memlake run` on a copy of the landing files meanwhile")] = True,
-    workers: Annotated[int, typer.Option(min=1, max=64, help="`memlake serve --workers`")] = 1,
+    workers: Annotated[int | None, typer.Option(min=1, max=64, help="`memlake serve --workers` (default as "
+                                                "there: one per core, at most 2)")] = None,
 ) -> None:
     """Search and context p50/p95 through `memlake serve` at 1, 8 and 32 concurrent clients while a pipeline run
     materializes, errors, and the same calls in process."""
@@ -930,7 +933,8 @@ def bench_serve(
             home = Path(tmp) / "locomo"
             built_home(json.loads(data.read_bytes()), home, "", False, runs().IN_PROCESS, typer.echo)
         result = run_serve_bench(existing_home(load_settings(home)).home, out, data=data, token=token,
-                                 calls_per_run=calls, pipeline=pipeline, workers=workers, log=typer.echo)
+                                 calls_per_run=calls, pipeline=pipeline, workers=workers or serve_workers(),
+                                 log=typer.echo)
     typer.echo(f"errors {result['errors']}; p95 targets at 8 clients: {result['met']} -> {out}")
     if out.parent.resolve() == BENCH_DIR.resolve():  # a run kept elsewhere leaves the report alone
         report.write_text(render(BENCH_DIR))

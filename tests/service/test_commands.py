@@ -83,3 +83,23 @@ def test_an_mcp_server_keeps_numpy_blas_on_one_thread(settings, blas_threads) ->
 
     build_server(Memory(settings.home), "alice")
     assert blas_threads() == {1}
+
+
+@pytest.mark.parametrize(("cores", "workers"), [({0}, 1), ({0, 1}, 2), (set(range(8)), 2)])
+def test_serve_runs_one_process_per_core_by_default_at_most_two(settings, monkeypatch, capsys, cores,
+                                                                 workers) -> None:
+    """On 2 cores one process used about one of them at 8 clients (its Python steps run one at a time)."""
+    import uvicorn
+
+    served: list[dict] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.append({"app": app, **options}))
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: cores)
+    monkeypatch.setenv("MEMLAKE_HOME", str(settings.home))  # serve sets it for its workers: restored after
+    code, _, err = typed(monkeypatch, capsys, "serve", "--home", str(settings.home))
+    assert code == 0, err
+    if workers == 1:
+        assert len(served) == 1 and "workers" not in served[0]
+    else:
+        assert served[0]["workers"] == workers and served[0]["app"] == "service.app:app_of_environment"
+    code, _, err = typed(monkeypatch, capsys, "serve", "--workers", "3", "--home", str(settings.home))
+    assert code == 0 and served[-1]["workers"] == 3, err
