@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi.responses import JSONResponse
+from filelock import FileLock
 
 from memlake.api import Memory
 from memlake.embedding import count_packaged_tokens
@@ -21,6 +22,7 @@ from service.tokens import TokenStore
 
 T = TypeVar("T")
 WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
+WRITES_LOCK = ".memlake-serve-writes.lock"  # in the home: the writes of every worker process of `memlake serve`
 
 
 class ServiceError(Exception):
@@ -72,9 +74,12 @@ class Service:
         self.config = config
         self.tokens = TokenStore(memory.settings.home)
         self._writes = threading.Lock()
+        # `--workers N` runs N processes over one home: one write at a time across them too (an OS file lock,
+        # let go with a killed process)
+        self._writes_across = FileLock(memory.settings.home / WRITES_LOCK)
 
     def write(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        with self._writes:
+        with self._writes, self._writes_across:
             return call(*args, **kwargs)
 
     def tool(self, agent_id: str, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:

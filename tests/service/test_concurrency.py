@@ -112,3 +112,25 @@ def test_serve_with_two_worker_processes_answers_each_agent(served: Served, expe
         reader.join(timeout=30)
     assert answers == expected
     assert sum("Started server process" in line for line in lines) == 2, "".join(lines)[-2000:]
+
+
+def test_a_write_waits_for_a_write_of_another_worker_process(served: Served) -> None:
+    """Each write reads the agent's facts, then appends: with `--workers 2` (the default on 2 cores) the
+    writes of the two processes go one at a time too."""
+    import subprocess
+    import sys
+
+    from service.calls import WRITES_LOCK, Service
+    from service.config import ServiceSettings
+
+    holder = subprocess.Popen(  # another worker process, in the middle of a write for a second
+        [sys.executable, "-c", "import sys, time; from filelock import FileLock; lock = FileLock(sys.argv[1]); "
+         "lock.acquire(); print('holding', flush=True); time.sleep(1.0)", str(served.home / WRITES_LOCK)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        started = time.monotonic()
+        written_at = Service(Memory(served.home), ServiceSettings()).write(time.monotonic)
+    finally:
+        holder.wait(timeout=30)
+    assert written_at - started > 0.5, "the write did not wait for the other process's"
