@@ -18,12 +18,13 @@ def test_bench_serve_reports_latency_and_no_errors_while_a_pipeline_runs(tmp_pat
     settings = build_home(tmp_path_factory)
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")  # the server and the pipeline processes read it too
     monkeypatch.setattr(bench, "CLIENTS", (1, 3))
-    monkeypatch.setattr(bench, "WARM_CALLS", 1)  # the home has 5 questions: 1 to warm, 1 per kind and client count
     asked: list[tuple[str, str, str]] = []
+    batches: list[list[tuple[str, str]]] = []
     over_http = bench._over_http
 
     def recording(url, token, kind, calls, clients):  # type: ignore[no-untyped-def]
         asked.extend((kind, agent, query) for agent, query in calls)
+        batches.append(list(calls))
         return over_http(url, token, kind, calls, clients)
 
     monkeypatch.setattr(bench, "_over_http", recording)
@@ -37,8 +38,12 @@ def test_bench_serve_reports_latency_and_no_errors_while_a_pipeline_runs(tmp_pat
     assert report["errors"] == 0 and report["in_process"]["search"]["n"] == report["calls_per_run"]
     # the warm-up calls aside, no query asked twice, not even as another kind: a server remembers the questions it
     # embedded, so a context call would find its question's vector left by a search
-    measured = [(agent, query) for _, agent, query in asked if (agent, query) != asked[0][1:]]
+    warm = set(batches[0])
+    measured = [(agent, query) for _, agent, query in asked if (agent, query) not in warm]
     assert len(measured) == len(set(measured))
+    # every agent warmed, each question sent several times per worker: a request reaches whichever worker takes it
+    assert {agent for agent, _ in warm} == {agent for _, agent, _ in asked}
+    assert len(batches[0]) == len(warm) * bench.WARM_ROUNDS * report["server_workers"]
     assert report["pipeline"]["runs_started"] >= 1 and report["pipeline"]["runs_failed"] == 0
     assert report["queries"] == "first words of user turns"
     (tmp_path / "docs").mkdir()
