@@ -61,7 +61,7 @@ _REACTION = re.compile(
     # a mood of the moment, or leaving the chat: "staying positive", "off to do some research"
     r"(?:(?:staying|keeping|remaining|feeling) (?:\w+ )?(?:positive|hopeful|optimistic|determined|focused|"
     r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
-    r"think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"think|thought|guess|feel|feeling|felt|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
     r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
     r"love this|like that|like it|like this|say|said|told|ask|asked|have to|"
@@ -92,6 +92,8 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
                       r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
+# "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
+_NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
                          r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
@@ -132,14 +134,14 @@ _SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?
                     r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
                     r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
 _PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|won|saw|did|had|gave|found|bought|"
-                   r"sold|built|wrote|"
+                   r"sold|built|wrote|set|put|cut|hit|let|quit|shut|spread|hurt|split|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
 
 
 # What keeps a clause from being a lasting statement of the user's life.
-_NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
 
 
 def read_self_statement(rule: Rule, clause: str) -> None:
@@ -181,6 +183,7 @@ _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Som
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
                           r"feels|needs|matters|takes|requires|seems|sounds|looks|happened|happens|"
                           r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
+                          r"^[A-Z][a-z]+ing's\b|"  # "Painting's great": "'s" is the verb of the -ing word
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
@@ -189,9 +192,15 @@ _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|h
 _POINTING = re.compile(r"\bthose (?!(?:in|who|with|of|that|which|days|weeks|months|years)\b)\w+|"
                        r"\b(?:with|to|about|in|on|at|for|from|of|into|by) that (?!(?:week|weekend|month|year|time|"
                        r"day|night)s?\b)\w+")
+# In a whole sentence, "this"/"these"/"here"/"such" point at what the chat shows ("I chose to write about this",
+# "something like this", "this journey", "here's something I finished"); "this week" is a time, and "this awesome
+# book about castles" says what it is.
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|here|here's|such)\b(?! (?:week|weekend|month|year|summer|winter|"
+                            r"spring|fall|autumn|morning|evening|afternoon|semester|season)s?\b)"
+                            r"(?! (?:[\w'-]+ ){1,4}(?:about|called|named|with|by|from|of|for|at|in|on)\b)", re.I)
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
-                           r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
+                           r"semester|season)s?\b)(?=\s*(?:$|[,.!;:\-–—]|and\b|but\b|so\b|too\b))",
                            re.I)
 
 
@@ -206,9 +215,10 @@ def _subordinate(lead: str, rest: str) -> bool:
 
 def read_self_sentence(rule: Rule) -> None:
     """A whole sentence of the user's about their own life that no clause of it gave a fact for, rewritten into
-    the third person: "I'm reading this book and I'm totally hooked" -> "The user is reading this book and they're
-    totally hooked". Said to or about the other side ("you"), hypothetical, reported or about today only, it
-    gives nothing; a pronoun whose thing only the chat shows ("I loved it") gives nothing either."""
+    the third person: "I'm doing kickboxing and it's giving me energy" -> "The user is doing kickboxing and it's
+    giving them energy". Said to or about the other side ("you"), hypothetical, reported or about today only, it
+    gives nothing; a pronoun or a "this" whose thing only the chat shows ("I loved it", "I chose to write about
+    this") gives nothing either."""
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
         return
@@ -217,8 +227,8 @@ def read_self_sentence(rule: Rule) -> None:
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
     who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
-    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN,
-                                                 _POINTING)):
+    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _CHAT_TASK, _TODAY,
+                                                 _BARE_PRONOUN, _POINTING, _DEMONSTRATIVE)):
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
@@ -305,8 +315,8 @@ def _read_about_me(rule: Rule, text: str) -> None:
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
         return
-    if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)):
-        return
+    if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
+        return  # ... or news of the moment: "This week has been swamped with exams for me"
     if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
                      r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
         return  # no verb before the user is named: no statement about them
@@ -318,7 +328,9 @@ def _me_as_user(text: str) -> str:
     first = re.search(r"\b(me|my|myself|mine)\b", text)
     if not first:
         return text
-    named = {"me": "the user", "my": "the user's", "myself": "the user", "mine": "the user's"}[first.group(1)]
+    if first.group(1) == "myself":  # "Painting's great for expressing myself": the user expresses themselves
+        return f"For the user, {text[0].lower()}{text[1:first.start()]}{_third_person_words(text[first.start():])}"
+    named = {"me": "the user", "my": "the user's", "mine": "the user's"}[first.group(1)]
     return text[: first.start()] + named + _third_person_words(text[first.end():])
 
 
@@ -327,7 +339,8 @@ def cut_trailing(rest: str) -> str:
     # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
     return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|while|"
                     r"just to|whenever|"
-                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
+                    # "a new project - a thriller set in Ohio": what follows a dash with "a"/"an" names the object
+                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+(?!an? )|\s*—\s*|[!;:(]|"
                     r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
                     r"they|he|she|you|that|this|though|plus)\b)",
                     rest, maxsplit=1)[0].strip(" ,")
