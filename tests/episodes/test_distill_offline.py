@@ -1263,3 +1263,19 @@ def test_a_past_the_same_as_its_present_an_object_named_after_a_dash_and_a_mysel
     """"I set up" is past (not "sets up"); "a new project - a thriller set in ..." names the project after the
     dash (it was cut to "a new project"); "expressing myself" is the user expressing themselves."""
     assert [(c.type, c.content) for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "slots", "since"),
+    [
+        ("I started as a nurse at St. Mary's Hospital in 2015.", {"employer", "job_title"}, "2015-01-01"),
+        ("I joined Initech as a data analyst in March 2018.", {"employer", "job_title"}, "2018-03-01"),
+        ("I've worked at Acme since 2016.", {"employer"}, "2016-01-01"),
+        ("We moved to Lisbon in 2019.", {"home_city"}, "2019-01-01"),
+    ],
+)
+def test_a_state_said_to_have_begun_at_a_past_year_or_month_holds_from_then(text, slots, since):
+    """"I started as a nurse at X in 2015" gave the employer and the title the day it was said: a later job then
+    had an old employer of one day in its history. A year or month the clause says it began is when it holds from."""
+    found = {c.slot: c.valid_from for c in one(text).fact_candidates if c.slot}
+    assert set(found) >= slots and all(found[slot] == since for slot in slots)
