@@ -1279,3 +1279,33 @@ def test_a_state_said_to_have_begun_at_a_past_year_or_month_holds_from_then(text
     had an old employer of one day in its history. A year or month the clause says it began is when it holds from."""
     found = {c.slot: c.valid_from for c in one(text).fact_candidates if c.slot}
     assert set(found) >= slots and all(found[slot] == since for slot in slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
+         ["The user lost their job as a banker on 2023-05-07.",
+          "The user is going to take a shot at starting their own business."]),
+        ("Gonna continue my edu and check out career options, which is pretty exciting!",
+         ["The user is going to continue their edu and check out career options."]),
+        ("Found an old box of my grandpa's letters in the attic last week.",
+         ["The user found an old box of their grandpa's letters in the attic in the week of 2023-05-01."]),
+    ],
+)
+def test_a_sentence_leaving_out_its_i_before_an_irregular_past_or_an_aside_with_a_verb_is_read_as_said(text, said):
+    """Recall on samples 0-4: "Lost my job ..." left its "I" out before a past that has no -ed; "Gonna continue ...,
+    which is pretty exciting" was read as an -ing subject because of the verb in its trailing aside."""
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've been keeping busy since we last talked!",
+        "Seeing the smiles on their faces, I knew we made a real difference.",  # the "I" is after the comma
+        "Yeah, it's been tough with car trouble and money problems, but I stay positive and find a way.",
+    ],
+)
+def test_keeping_busy_since_the_last_chat_staying_positive_and_an_ing_lead_are_no_facts(text):
+    assert one(text).fact_candidates == []

@@ -59,7 +59,8 @@ _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
     r"kind of|sort of|always|very|gonna|going to|super|pretty|quite|extra|feeling)\s+)*"
     # a mood of the moment, or leaving the chat: "staying positive", "off to do some research"
-    r"(?:(?:staying|keeping|remaining|feeling) (?:\w+ )?(?:positive|hopeful|optimistic|determined|focused|"
+    r"(?:(?:stay|stays|staying|keep|keeps|keeping|remain|remaining|feeling) (?:\w+ )?"
+    r"(?:positive|hopeful|optimistic|determined|focused|"
     r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
     r"think|thought|guess|feel|feeling|felt|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
@@ -97,7 +98,9 @@ _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
 _NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
                          r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
-                         r"Tried)\b")
+                         # pasts with no -ed that no imperative shares ("Read this!" and "Put it there" are asks)
+                         r"Tried|Lost|Left|Found|Saw|Sold|Wrote|Built|Began|Became|Came|Gave|Flew|Drove|Rode|Swam|"
+                         r"Sang|Taught|Caught|Brought)\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
 # ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
 _CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
@@ -226,7 +229,9 @@ def read_self_sentence(rule: Rule) -> None:
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
-    who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
+    # ("since we last talked" says when the chat last met, nothing of the user's life)
+    rest = re.sub(r"\s*,?\s*(?:lol|haha)\W*$|,?\s+since (?:we|I|you) last \w+", "", m.group("rest"))
+    who, lead = m.group("who"), m.group("lead")
     if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _CHAT_TASK, _TODAY,
                                                  _BARE_PRONOUN, _POINTING, _DEMONSTRATIVE)):
         return
@@ -299,7 +304,8 @@ def with_the_i_left_out(text: str) -> str:
     if _NO_SUBJECT.match(text):
         return f"I {text[0].lower()}{text[1:]}"
     left_out = _ING_NO_SUBJECT.match(text)
-    if left_out and not _FINITE_VERB.search(text):
+    # A verb in a trailing aside is the aside's; "Seeing their smiles, I knew ..." has its "I" after the comma.
+    if left_out and not _FINITE_VERB.search(cut_trailing(text)) and not re.search(r",\s+(?:\w+\s+)?(?:I|we)\b", text):
         return f"{'I have' if left_out.group('verb') == 'Been' else 'I am'} {text[0].lower()}{text[1:]}"
     return text
 
@@ -338,7 +344,7 @@ def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
     # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
     return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|while|"
-                    r"just to|whenever|"
+                    r"just to|whenever|since (?=(?:we|I|you|they)\b)|"
                     # "a new project - a thriller set in Ohio": what follows a dash with "a"/"an" names the object
                     r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+(?!an? )|\s*—\s*|[!;:(]|"
                     r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
