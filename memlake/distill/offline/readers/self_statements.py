@@ -96,11 +96,13 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
 # "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
 _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
-_NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
-                         r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
-                         # pasts with no -ed that no imperative shares ("Read this!" and "Put it there" are asks)
-                         r"Tried|Lost|Left|Found|Saw|Sold|Wrote|Built|Began|Became|Came|Gave|Flew|Drove|Rode|Swam|"
-                         r"Sang|Taught|Caught|Brought)\b")
+_PAST_OPENING = (r"[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
+                 r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
+                 # pasts with no -ed that no imperative shares ("Read this!" and "Put it there" are asks)
+                 r"Tried|Lost|Left|Found|Saw|Sold|Wrote|Built|Began|Became|Came|Gave|Flew|Drove|Rode|Swam|"
+                 r"Sang|Taught|Caught|Brought")
+# ... and after a leading adverb the past is in lower case: "Recently started learning an instrument".
+_NO_SUBJECT = re.compile(rf"^(?:(?:Just|Finally|Recently|Also) (?=[a-z])(?i:{_PAST_OPENING})|(?:{_PAST_OPENING}))\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
 # ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
 _CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
