@@ -1315,3 +1315,15 @@ def test_a_past_after_a_leading_adverb_leaves_its_i_out_too():
     """Recall on samples 0-4: "Recently started learning an instrument" (its "started" in lower case) gave nothing."""
     assert [c.content for c in one("Recently started learning an instrument.").fact_candidates] == [
         "The user recently started learning an instrument."]
+
+
+def test_a_being_named_is_something_the_user_and_others_have():
+    """"We have a golden retriever named Biscuit": a thing "named" someone is a pet or a person, whatever the word."""
+    assert [c.content for c in one("We have a golden retriever named Biscuit.").fact_candidates] == [
+        "The user and others have a golden retriever named Biscuit."]
+
+
+def test_a_sentence_leaving_its_i_out_is_read_by_the_slot_rules_too():
+    """"Started at Initech on Monday" gave an event, not the employer (the blind set's dev half)."""
+    found = {c.slot: c.value for c in one("Started at Initech on Monday, it's been a whirlwind.").fact_candidates}
+    assert found.get("employer") == "Initech"

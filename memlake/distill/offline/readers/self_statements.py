@@ -125,7 +125,8 @@ _EMPTY_WORDS = frozenset(
     dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
 )
 _HAS_KIN_OR_PET = re.compile(rf"^(?:has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
-                             rf"(?:{_RELATIVES}|{_PETS})s?\b")
+                             # a being named is kin or a pet, whatever its word: "a golden retriever named Biscuit"
+                             rf"(?:(?:{_RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
@@ -398,7 +399,9 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     named = _NAMED_OWN.match(rest)
     if named and named.group("name") not in NOT_NAMES:
         name, what = named.group("name"), named.group("what")
-        predicate = named.group("rest")
+        # "My sister Leela is visiting me/us": with Leela the subject, "me" and "us" are the user, not "them"
+        predicate = re.sub(r"\b(?:me|myself|us)\b", "the user",
+                           re.sub(r"\b(?:my|mine|our|ours)\b", "the user's", named.group("rest")))
         if _REACTION.match(predicate) or len(predicate.split()) < 2:
             return
         _add(rule, f"{name}, the user's {what}, {predicate}", lead, predicate, name)
