@@ -1327,3 +1327,20 @@ def test_a_sentence_leaving_its_i_out_is_read_by_the_slot_rules_too():
     """"Started at Initech on Monday" gave an event, not the employer (the blind set's dev half)."""
     found = {c.slot: c.value for c in one("Started at Initech on Monday, it's been a whirlwind.").fact_candidates}
     assert found.get("employer") == "Initech"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My writing is going well.",
+        "My team has been super encouraging and inspiring.",
+    ],
+)
+def test_how_something_of_the_users_is_going_is_news_of_the_moment(text):
+    """A seeded dev sample (samples 0-4): "my <thing>" with only a verdict of how it is going says nothing to keep."""
+    assert one(text).fact_candidates == []
+
+
+def test_something_of_the_users_with_more_than_a_verdict_is_still_a_fact():
+    assert [c.content for c in one("My cork board is full of inspiring quotes.").fact_candidates] == [
+        "The user's cork board is full of inspiring quotes."]

@@ -394,6 +394,13 @@ def _third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
+# "<my thing> is going well", "... has been super encouraging and inspiring": only a verdict on how it is going.
+_VERDICT = re.compile(r"^(?:[\w-]+ ){1,3}?(?:is|are|was|were|has been|have been|'s been) (?:(?:so|super|really|very|"
+                      r"pretty|quite|extremely|incredibly|going|doing|all|just|always|been)\s+)*"
+                      r"(?:\w+(?:ing|ful|ive|ous|ed|ible|able)|well|good|great|amazing|awesome|fine|okay|ok|fun|tough|"
+                      r"hard|crazy|wild|busy|nice)(?:,? (?:and|but) (?:so |super |really |very )?\w+)?$")
+
+
 def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     """"My favourite colour is teal"; "My brother Marco just moved to Berlin" is about Marco."""
     named = _NAMED_OWN.match(rest)
@@ -415,6 +422,8 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{_RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
                                      rest):
         return  # "our data", "our team": the user's team, not their life
+    if _VERDICT.match(rest):
+        return  # "my writing is going well", "my team has been super encouraging": how it goes this moment
     owner = "The user's" if who == "my" else "The user's family's"
     _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
 
