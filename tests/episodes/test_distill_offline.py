@@ -1308,6 +1308,7 @@ def test_a_sentence_leaving_out_its_i_before_an_irregular_past_or_an_aside_with_
         # "my <thing>" with only a verdict on how it is going says nothing to keep
         "My writing is going well.",
         "My team has been super encouraging and inspiring.",
+        "I've still got a lot to learn, but I'm determined.",  # "a lot" with an adverb before its verb
     ],
 )
 def test_news_of_the_moment_and_an_ing_lead_are_no_facts(text):

@@ -80,7 +80,7 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
 # "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
 _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
 # A good time says something only with where or at what: "we had a blast at a live music event" is a memory.
-_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
+_VAGUE_EVENT = re.compile(r"^(?:\w+ ){0,2}?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
                           + _THAT_OPENS_WHAT + r"that|a similar|"
                           r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
                           r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
