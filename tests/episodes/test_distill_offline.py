@@ -1338,3 +1338,17 @@ def test_a_sentence_leaving_its_i_out_is_read_by_the_slot_rules_too():
 def test_something_of_the_users_with_more_than_a_verdict_is_still_a_fact():
     assert [c.content for c in one("My cork board is full of inspiring quotes.").fact_candidates] == [
         "The user's cork board is full of inspiring quotes."]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Next year I want to finally learn to play the cello.",
+         [("commitment", "Next year, the user wants to finally learn to play the cello.")]),
+        ("I want to visit The Cliffs of Moher.", [("commitment", "The user wants to visit The Cliffs of Moher.")]),
+        ("I want to say thanks for all the support.", []),  # wanting to say, know, see ... is talk of the chat
+    ],
+)
+def test_wanting_to_do_something_is_an_aim(text, said):
+    """Recall on samples 0-4 and the blind set's dev half: "want" was read as a reaction whatever followed it."""
+    assert [(c.type, c.content) for c in one(text).fact_candidates] == said

@@ -64,7 +64,9 @@ _REACTION = re.compile(
     r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
     r"think|thought|guess|feel|feeling|felt|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
-    r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
+    # ("want to <do something>" is an aim: "I want to help people who went through the same")
+    r"need|needed|want(?! to (?!(?:say|know|see|hear|thank|ask|tell|share|chat|talk|check|let)\b))|wanted|"
+    r"would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
     r"love this|like that|like it|like this|say|said|told|ask|asked|have to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
@@ -376,7 +378,7 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     adverbs = re.match(rf"^{_ADVERBS}*", rest)
     head = adverbs.group(0) if adverbs else ""
     verb, _, tail = rest[len(head):].partition(" ")
-    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(verb):
+    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(rest[len(head):]):
         return None
     return f"{head}{_third_person_verb(verb)} {tail}".strip()
 
