@@ -1352,3 +1352,19 @@ def test_something_of_the_users_with_more_than_a_verdict_is_still_a_fact():
 def test_wanting_to_do_something_is_an_aim(text, said):
     """Recall on samples 0-4 and the blind set's dev half: "want" was read as a reaction whatever followed it."""
     assert [(c.type, c.content) for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I love the color and texture.", []),  # the colour of what the chat shows
+        ("I really like the idea and the acting.", []),
+        ("I love the tech and funny jokes of Iron Man too.",
+         ["The user loves the tech and funny jokes of Iron Man too."]),
+    ],
+)
+def test_a_taste_for_the_thing_the_chat_shows_is_no_preference(text, said):
+    """A third dev sample (samples 0-4): "I love the color and texture" of a photo shown in the chat was kept as a
+    preference by the self-statement reader, while the preference rule leaves "the ..." objects out; a name says what
+    the thing is."""
+    assert [c.content for c in one(text).fact_candidates] == said

@@ -442,6 +442,11 @@ def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
     return not any(word.strip(".,!?'") not in NOT_NAMES for word in re.findall(CAP, predicate))
 
 
+# A taste whose object points at the chat ("the color and texture", "all the yellow leaves") and names nothing.
+_TASTE_FOR_THE_CHATS = re.compile(rf"^{_ADVERBS}*(?:loves?|likes?|enjoys?|adores?|prefers?) (?:all )?(?:the|that|those|"
+                                  r"these|this) (?![^,.!?]*\b[A-Z][a-z])")  # (case matters: a name is capitalised)
+
+
 def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
@@ -451,6 +456,8 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
     type_ = _type_of(rule, predicate)
+    if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
+        return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
     # a plan for a stretch of days ("a trip from 12 to 15 April") is no plan once its last day is over
     stretch = find_date_range(predicate, rule.sentence.message.created_at) if type_ == "commitment" else None
     rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=("said",),
