@@ -275,7 +275,7 @@ def test_a_relative_date_is_stored_as_the_day_it_meant_when_said(text, said):
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ("I'm reading this book and I'm totally hooked!", "The user is reading this book and they're totally hooked."),
+        # ("I'm reading this book and I'm hooked" is no fact since memlake-offline-9: which book only the chat shows)
         ("I'm doing kickboxing and it's giving me so much energy.",
          "The user is doing kickboxing and it's giving them so much energy."),
         ("Been working on some projects and testing out dairy-free dessert recipes.",
@@ -1076,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-8" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-9" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 
@@ -1212,3 +1212,159 @@ def test_a_plan_for_a_stretch_of_days_ends_when_its_last_day_is_over():
     (open_plan,) = [c for c in one("I'm planning to learn the cello.", said=said).fact_candidates
                     if c.type == "commitment"]
     assert open_plan.valid_until is None
+
+
+# --- memlake-offline-9: kinds of wrong facts found judging a seeded sample of samples 0-4 (issue 23) -------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yep! I chose to write about this because it's really personal.",
+        "I'm thinking of setting up something like this for my kids soon.",
+        "I've been blessed with loads of love and support throughout this journey, and I want to pass it on.",
+        "Nah, I haven't. I've been busy painting - here's something I just finished.",
+    ],
+)
+def test_a_whole_sentence_pointing_at_what_the_chat_shows_is_no_fact(text):
+    """"this", "something like this", "here's ...": what the sentence is about only the chat shows."""
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I felt relieved and grateful to make it through without incident.",
+        "Seeing the smiles on everyone's faces when they try it - it's a total win!",
+        "I have no big events coming up.",
+        "This week has been swamped with exams for me but I'm plowing through.",
+    ],
+)
+def test_a_feeling_an_ing_subject_before_its_verb_and_a_no_are_no_statement_of_the_user(text):
+    """A feeling told is a reaction; "Seeing ... - it's a win" has a verb of its own ("it's"), so its -ing word is
+    no activity of the user's; "no big events" says nothing the user has; "This week has been ..." is news of the
+    moment."""
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I set up a 5K charity run in our neighborhood.",
+         [("event", "The user set up a 5K charity run in their neighborhood.")]),
+        ("I quit my job at the bank last month.", [("event", "The user quit their job at the bank in April 2023.")]),
+        ("Hey Nate, I'm working on a new project - a suspenseful thriller set in a small Midwestern town.",
+         [("fact", "The user is working on a new project - a suspenseful thriller set in a small Midwestern town.")]),
+        ("Painting's great for expressing myself.", [("fact", "For the user, painting's great for expressing "
+                                                              "themselves.")]),
+    ],
+)
+def test_a_past_the_same_as_its_present_an_object_named_after_a_dash_and_a_myself_are_read_as_said(text, said):
+    """"I set up" is past (not "sets up"); "a new project - a thriller set in ..." names the project after the
+    dash (it was cut to "a new project"); "expressing myself" is the user expressing themselves."""
+    assert [(c.type, c.content) for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "slots", "since"),
+    [
+        ("I started as a nurse at St. Mary's Hospital in 2015.", {"employer", "job_title"}, "2015-01-01"),
+        ("I joined Initech as a data analyst in March 2018.", {"employer", "job_title"}, "2018-03-01"),
+        ("I've worked at Acme since 2016.", {"employer"}, "2016-01-01"),
+        ("We moved to Lisbon in 2019.", {"home_city"}, "2019-01-01"),
+    ],
+)
+def test_a_state_said_to_have_begun_at_a_past_year_or_month_holds_from_then(text, slots, since):
+    """"I started as a nurse at X in 2015" gave the employer and the title the day it was said: a later job then
+    had an old employer of one day in its history. A year or month the clause says it began is when it holds from."""
+    found = {c.slot: c.valid_from for c in one(text).fact_candidates if c.slot}
+    assert set(found) >= slots and all(found[slot] == since for slot in slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
+         ["The user lost their job as a banker on 2023-05-07.",
+          "The user is going to take a shot at starting their own business."]),
+        ("Gonna continue my edu and check out career options, which is pretty exciting!",
+         ["The user is going to continue their edu and check out career options."]),
+        ("Found an old box of my grandpa's letters in the attic last week.",
+         ["The user found an old box of their grandpa's letters in the attic in the week of 2023-05-01."]),
+    ],
+)
+def test_a_sentence_leaving_out_its_i_before_an_irregular_past_or_an_aside_with_a_verb_is_read_as_said(text, said):
+    """Recall on samples 0-4: "Lost my job ..." left its "I" out before a past that has no -ed; "Gonna continue ...,
+    which is pretty exciting" was read as an -ing subject because of the verb in its trailing aside."""
+    assert [c.content for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've been keeping busy since we last talked!",
+        "Seeing the smiles on their faces, I knew we made a real difference.",  # the "I" is after the comma
+        "Yeah, it's been tough with car trouble and money problems, but I stay positive and find a way.",
+        # "my <thing>" with only a verdict on how it is going says nothing to keep
+        "My writing is going well.",
+        "My team has been super encouraging and inspiring.",
+        "I've still got a lot to learn, but I'm determined.",  # "a lot" with an adverb before its verb
+    ],
+)
+def test_news_of_the_moment_and_an_ing_lead_are_no_facts(text):
+    """Seeded dev samples (samples 0-4): keeping busy since the last chat, staying positive, how something of the
+    user's is going; "Seeing their smiles, I knew ..." has its "I" after the comma."""
+    assert one(text).fact_candidates == []
+
+
+def test_a_past_after_a_leading_adverb_leaves_its_i_out_too():
+    """Recall on samples 0-4: "Recently started learning an instrument" (its "started" in lower case) gave nothing."""
+    assert [c.content for c in one("Recently started learning an instrument.").fact_candidates] == [
+        "The user recently started learning an instrument."]
+
+
+def test_a_being_named_is_something_the_user_and_others_have():
+    """"We have a golden retriever named Biscuit": a thing "named" someone is a pet or a person, whatever the word."""
+    assert [c.content for c in one("We have a golden retriever named Biscuit.").fact_candidates] == [
+        "The user and others have a golden retriever named Biscuit."]
+
+
+def test_a_sentence_leaving_its_i_out_is_read_by_the_slot_rules_too():
+    """"Started at Initech on Monday" gave an event, not the employer (the blind set's dev half)."""
+    found = {c.slot: c.value for c in one("Started at Initech on Monday, it's been a whirlwind.").fact_candidates}
+    assert found.get("employer") == "Initech"
+
+
+def test_something_of_the_users_with_more_than_a_verdict_is_still_a_fact():
+    assert [c.content for c in one("My cork board is full of inspiring quotes.").fact_candidates] == [
+        "The user's cork board is full of inspiring quotes."]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Next year I want to finally learn to play the cello.",
+         [("commitment", "Next year, the user wants to finally learn to play the cello.")]),
+        ("I want to visit The Cliffs of Moher.", [("commitment", "The user wants to visit The Cliffs of Moher.")]),
+        ("I want to say thanks for all the support.", []),  # wanting to say, know, see ... is talk of the chat
+    ],
+)
+def test_wanting_to_do_something_is_an_aim(text, said):
+    """Recall on samples 0-4 and the blind set's dev half: "want" was read as a reaction whatever followed it."""
+    assert [(c.type, c.content) for c in one(text).fact_candidates] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I love the color and texture.", []),  # the colour of what the chat shows
+        ("I really like the idea and the acting.", []),
+        ("I love the tech and funny jokes of Iron Man too.",
+         ["The user loves the tech and funny jokes of Iron Man too."]),
+    ],
+)
+def test_a_taste_for_the_thing_the_chat_shows_is_no_preference(text, said):
+    """A third dev sample (samples 0-4): "I love the color and texture" of a photo shown in the chat was kept as a
+    preference by the self-statement reader, while the preference rule leaves "the ..." objects out; a name says what
+    the thing is."""
+    assert [c.content for c in one(text).fact_candidates] == said

@@ -33,7 +33,7 @@ cannot read with confidence it leaves out. What it reads:
   call my grandma", "My favourite colour is teal", read by sentence structure (a first-person subject, a
   verb that is no reaction to the chat, nothing pointing at the chat) and typed by it (plan, past event,
   taste, skill, relative, fact); a named relative or pet is the subject of its own fact; a sentence none of
-  whose clauses said enough alone is kept whole ("I'm reading this book and I'm totally hooked"), and a sentence
+  whose clauses said enough alone is kept whole ("I'm doing kickboxing and it's giving me energy"), and a sentence
   that leaves its "I" out ("Been working on some projects") is read as if it said it;
 - trips with their days ("I'm going to Lisbon from 3 to 10 June").
 
@@ -42,6 +42,10 @@ gonna keep pushing"), a mood of the moment ("I'm staying positive"), a clause th
 chatted last", "Which is why ..."), a statement whose "he"/"her" no name said earlier in the turn stands for;
 "Tom and I are planning a trip" is the user and Tom. Titles, Latin abbreviations and initials end no sentence
 ("St. Mary's Hospital"), and bracketed stage directions ("[shares a photo]") are no words of the user's.
+memlake-offline-9 also leaves out a feeling told ("I felt relieved"), what a whole sentence points at with "this",
+"something like this" or "here's" (only the chat shows which), "no <thing>" ("I have no big events coming up") and
+news of the moment as the subject ("This week has been swamped with exams for me"); "I set up" / "I quit" are past
+(never "sets up"), and "a new project - a thriller set in Ohio" keeps what the dash names.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

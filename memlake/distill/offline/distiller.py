@@ -33,7 +33,11 @@ from memlake.distill.offline.readers.job_title import read_job_title, read_role_
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.relationships import read_relationships
-from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
+from memlake.distill.offline.readers.self_statements import (
+    read_self_sentence,
+    read_self_statement,
+    with_the_i_left_out,
+)
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
@@ -47,7 +51,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-8"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-9"
 
 
 class OfflineDistiller:
@@ -139,6 +143,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
     correction = read_correction(rule)
     if not correction:
         for clause in split_clauses(sentence.text):
+            clause = with_the_i_left_out(clause)  # "Started at Initech on Monday" is read as "I started ..."
             read_by_rules = len(found.candidates)
             for reader in _READERS:
                 reader(rule, clause)

@@ -16,6 +16,10 @@ from memlake.distill.offline.sentences import Sentence, sentence_case, split_cla
 FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|very|really|just|because|than|"
                           r"called|named|titled)\W*$",  # "a group called." : the name in quotes was cut out
                           re.I)  # not "with", "in", "on": "the designer the user works with" is whole
+# A clause saying a state began ("I started as a nurse at X in 2015", "I've lived here since 2019"): a slot it gives
+# holds from the year or month it names. (A bare year is no key date: find_dates leaves it out.)
+_BEGAN = re.compile(r"\b(?:started|began|joined|since|moved|settled|became|hired)\b", re.I)
+_IN_YEAR = re.compile(r"\b(?:in|since|from) (?P<y>(?:19|20)\d{2})\b")
 
 
 @dataclass
@@ -57,6 +61,16 @@ class Rule:
         mentions = find_dates(clause, self.sentence.message.created_at, context=context)
         return mentions[0] if mentions else None
 
+    def began(self, value: str) -> date | None:
+        """The past year, month or day the clause holding `value` says it began, if it says so."""
+        clause = next((c for c in split_clauses(self.sentence.text) if value.lower() in c.lower()), "")
+        if not _BEGAN.search(clause):
+            return None
+        when = self.date_in(clause)
+        year = _IN_YEAR.search(clause)
+        day = when.day if when is not None else date(int(year.group("y")), 1, 1) if year else None
+        return day if day is not None and day < self.said else None
+
     def add(self, type_: str, value: str, content: str, *, subject: str = USER_SUBJECT, slot: str | None = None,
             confidence: float = 0.9, importance: float = 0.6, tags: tuple[str, ...] = (),
             valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate | None:
@@ -71,7 +85,7 @@ class Rule:
             confidence=confidence,
             importance=importance,
             tags=list(tags),
-            valid_from=iso_day(valid_from if valid_from is not None else self.said),
+            valid_from=iso_day(valid_from if valid_from is not None else slot and self.began(value) or self.said),
             valid_until=iso_day(valid_until),
             message_ids=[self.message_id],
         )

@@ -22,7 +22,8 @@ SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ]
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so)\s+(?=(?:(?:now|then|also|still) )?(?:I|I'm|I've|I'll|we|we're|my)\b)|"
-    r";\s*|,\s+so\s+|\s+-\s+|\s+–\s+|\s*—\s*|"
+    # (a dash before "a"/"an" names what came before: "a new project - a thriller set in Ohio")
+    r";\s*|,\s+so\s+|\s+-\s+(?!an? )|\s+–\s+(?!an? )|\s*—\s*|"
     r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s+(?:I|I'm|I've|we|we're|my|it|they|he|she)\b)"
 )
 _OBJECT_CUT = re.compile(

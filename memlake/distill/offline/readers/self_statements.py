@@ -59,11 +59,14 @@ _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
     r"kind of|sort of|always|very|gonna|going to|super|pretty|quite|extra|feeling)\s+)*"
     # a mood of the moment, or leaving the chat: "staying positive", "off to do some research"
-    r"(?:(?:staying|keeping|remaining|feeling) (?:\w+ )?(?:positive|hopeful|optimistic|determined|focused|"
+    r"(?:(?:stay|stays|staying|keep|keeps|keeping|remain|remaining|feeling) (?:\w+ )?"
+    r"(?:positive|hopeful|optimistic|determined|focused|"
     r"motivated|strong|busy|calm|sane)|off to|hopeful|optimistic|crossing|"
-    r"think|thought|guess|feel|feeling|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
+    r"think|thought|guess|feel|feeling|felt|hope|hoped|wish|know|knew|mean|meant|agree|bet|wonder|wondered|"
     r"believe|suppose|understand|appreciate|see|saw|hear|heard|remember|recall|forgot|get|got it|got to|gotta|"
-    r"need|needed|want|wanted|would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
+    # ("want to <do something>" is an aim: "I want to help people who went through the same")
+    r"need|needed|want(?! to (?!(?:say|know|see|hear|thank|ask|tell|share|chat|talk|check|let)\b))|wanted|"
+    r"would|could|should|must|might|may|can't wait|cannot wait|love that|love it|"
     r"love this|like that|like it|like this|say|said|told|ask|asked|have to|"
     r"glad|happy|sorry|sure|excited|proud|thrilled|grateful|thankful|curious|impressed|amazed|stoked|"
     r"blessed|lucky|relieved|inspired|honored|honoured|flattered|speechless|jealous|"
@@ -79,7 +82,7 @@ _INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly
 # "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
 _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
 # A good time says something only with where or at what: "we had a blast at a live music event" is a memory.
-_VAGUE_EVENT = re.compile(r"^(?:\w+ )?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
+_VAGUE_EVENT = re.compile(r"^(?:\w+ ){0,2}?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
                           + _THAT_OPENS_WHAT + r"that|a similar|"
                           r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
                           r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
@@ -92,10 +95,16 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
                       r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
+# "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
+_NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
-_NO_SUBJECT = re.compile(r"^(?:Just |Finally |Recently |Also )?(?:[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
-                         r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
-                         r"Tried)\b")
+_PAST_OPENING = (r"[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
+                 r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
+                 # pasts with no -ed that no imperative shares ("Read this!" and "Put it there" are asks)
+                 r"Tried|Lost|Left|Found|Saw|Sold|Wrote|Built|Began|Became|Came|Gave|Flew|Drove|Rode|Swam|"
+                 r"Sang|Taught|Caught|Brought")
+# ... and after a leading adverb the past is in lower case: "Recently started learning an instrument".
+_NO_SUBJECT = re.compile(rf"^(?:(?:Just|Finally|Recently|Also) (?=[a-z])(?i:{_PAST_OPENING})|(?:{_PAST_OPENING}))\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
 # ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
 _CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
@@ -118,7 +127,8 @@ _EMPTY_WORDS = frozenset(
     dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
 )
 _HAS_KIN_OR_PET = re.compile(rf"^(?:has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
-                             rf"(?:{_RELATIVES}|{_PETS})s?\b")
+                             # a being named is kin or a pet, whatever its word: "a golden retriever named Biscuit"
+                             rf"(?:(?:{_RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
@@ -132,14 +142,14 @@ _SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?
                     r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
                     r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
 _PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|won|saw|did|had|gave|found|bought|"
-                   r"sold|built|wrote|"
+                   r"sold|built|wrote|set|put|cut|hit|let|quit|shut|spread|hurt|split|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
 
 
 # What keeps a clause from being a lasting statement of the user's life.
-_NOT_LASTING = (HYPOTHETICAL, NEGATION, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
 
 
 def read_self_statement(rule: Rule, clause: str) -> None:
@@ -181,6 +191,7 @@ _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Som
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
                           r"feels|needs|matters|takes|requires|seems|sounds|looks|happened|happens|"
                           r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
+                          r"^[A-Z][a-z]+ing's\b|"  # "Painting's great": "'s" is the verb of the -ing word
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
@@ -189,9 +200,15 @@ _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|h
 _POINTING = re.compile(r"\bthose (?!(?:in|who|with|of|that|which|days|weeks|months|years)\b)\w+|"
                        r"\b(?:with|to|about|in|on|at|for|from|of|into|by) that (?!(?:week|weekend|month|year|time|"
                        r"day|night)s?\b)\w+")
+# In a whole sentence, "this"/"these"/"here"/"such" point at what the chat shows ("I chose to write about this",
+# "something like this", "this journey", "here's something I finished"); "this week" is a time, and "this awesome
+# book about castles" says what it is.
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|here|here's|such)\b(?! (?:week|weekend|month|year|summer|winter|"
+                            r"spring|fall|autumn|morning|evening|afternoon|semester|season)s?\b)"
+                            r"(?! (?:[\w'-]+ ){1,4}(?:about|called|named|with|by|from|of|for|at|in|on)\b)", re.I)
 _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his|there|that|this)\b"
                            r"(?! (?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|evening|"
-                           r"semester|season)s?\b)(?=\s*(?:$|[,.!;:]|and\b|but\b|so\b|too\b))",
+                           r"semester|season)s?\b)(?=\s*(?:$|[,.!;:\-–—]|and\b|but\b|so\b|too\b))",
                            re.I)
 
 
@@ -206,9 +223,10 @@ def _subordinate(lead: str, rest: str) -> bool:
 
 def read_self_sentence(rule: Rule) -> None:
     """A whole sentence of the user's about their own life that no clause of it gave a fact for, rewritten into
-    the third person: "I'm reading this book and I'm totally hooked" -> "The user is reading this book and they're
-    totally hooked". Said to or about the other side ("you"), hypothetical, reported or about today only, it
-    gives nothing; a pronoun whose thing only the chat shows ("I loved it") gives nothing either."""
+    the third person: "I'm doing kickboxing and it's giving me energy" -> "The user is doing kickboxing and it's
+    giving them energy". Said to or about the other side ("you"), hypothetical, reported or about today only, it
+    gives nothing; a pronoun or a "this" whose thing only the chat shows ("I loved it", "I chose to write about
+    this") gives nothing either."""
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
         return
@@ -216,9 +234,11 @@ def read_self_sentence(rule: Rule) -> None:
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         return
-    who, rest, lead = m.group("who"), re.sub(r"\s*,?\s*(?:lol|haha)\W*$", "", m.group("rest")), m.group("lead")
-    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, REPORTED, _CHAT_TASK, _TODAY, _BARE_PRONOUN,
-                                                 _POINTING)):
+    # ("since we last talked" says when the chat last met, nothing of the user's life)
+    rest = re.sub(r"\s*,?\s*(?:lol|haha)\W*$|,?\s+since (?:we|I|you) last \w+", "", m.group("rest"))
+    who, lead = m.group("who"), m.group("lead")
+    if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _CHAT_TASK, _TODAY,
+                                                 _BARE_PRONOUN, _POINTING, _DEMONSTRATIVE)):
         return
     if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
         return  # "I got them online": what was got only the chat shows
@@ -289,7 +309,8 @@ def with_the_i_left_out(text: str) -> str:
     if _NO_SUBJECT.match(text):
         return f"I {text[0].lower()}{text[1:]}"
     left_out = _ING_NO_SUBJECT.match(text)
-    if left_out and not _FINITE_VERB.search(text):
+    # A verb in a trailing aside is the aside's; "Seeing their smiles, I knew ..." has its "I" after the comma.
+    if left_out and not _FINITE_VERB.search(cut_trailing(text)) and not re.search(r",\s+(?:\w+\s+)?(?:I|we)\b", text):
         return f"{'I have' if left_out.group('verb') == 'Been' else 'I am'} {text[0].lower()}{text[1:]}"
     return text
 
@@ -305,8 +326,8 @@ def _read_about_me(rule: Rule, text: str) -> None:
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
         return
-    if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)):
-        return
+    if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
+        return  # ... or news of the moment: "This week has been swamped with exams for me"
     if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
                      r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
         return  # no verb before the user is named: no statement about them
@@ -318,7 +339,9 @@ def _me_as_user(text: str) -> str:
     first = re.search(r"\b(me|my|myself|mine)\b", text)
     if not first:
         return text
-    named = {"me": "the user", "my": "the user's", "myself": "the user", "mine": "the user's"}[first.group(1)]
+    if first.group(1) == "myself":  # "Painting's great for expressing myself": the user expresses themselves
+        return f"For the user, {text[0].lower()}{text[1:first.start()]}{_third_person_words(text[first.start():])}"
+    named = {"me": "the user", "my": "the user's", "mine": "the user's"}[first.group(1)]
     return text[: first.start()] + named + _third_person_words(text[first.end():])
 
 
@@ -326,8 +349,9 @@ def cut_trailing(rest: str) -> str:
     """The statement without a trailing reason or aside: "I bake bread every weekend, because ..."."""
     # ("cause" alone is the noun: "for a good cause"; ", and" before a last item of a list is no new clause)
     return re.split(r",?\s+(?:because|'cause|so that|which|but|(?:even )?though|(?:even )?if|although|lol|haha|while|"
-                    r"just to|whenever|"
-                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+|\s*—\s*|[!;:(]|"
+                    r"just to|whenever|since (?=(?:we|I|you|they)\b)|"
+                    # "a new project - a thriller set in Ohio": what follows a dash with "a"/"an" names the object
+                    r"and (?:it|this|that|he|she|they|there|you)\b)|\s+-+\s+(?!an? )|\s*—\s*|[!;:(]|"
                     r",\s+(?=(?:and (?:I|we|it|they|he|she|you|that|this|then|now|so)|but|so|which|because|I|we|it|"
                     r"they|he|she|you|that|this|though|plus)\b)",
                     rest, maxsplit=1)[0].strip(" ,")
@@ -354,7 +378,7 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     adverbs = re.match(rf"^{_ADVERBS}*", rest)
     head = adverbs.group(0) if adverbs else ""
     verb, _, tail = rest[len(head):].partition(" ")
-    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(verb):
+    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(rest[len(head):]):
         return None
     return f"{head}{_third_person_verb(verb)} {tail}".strip()
 
@@ -372,12 +396,21 @@ def _third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
+# "<my thing> is going well", "... has been super encouraging and inspiring": only a verdict on how it is going.
+_VERDICT = re.compile(r"^(?:[\w-]+ ){1,3}?(?:is|are|was|were|has been|have been|'s been) (?:(?:so|super|really|very|"
+                      r"pretty|quite|extremely|incredibly|going|doing|all|just|always|been)\s+)*"
+                      r"(?:\w+(?:ing|ful|ive|ous|ed|ible|able)|well|good|great|amazing|awesome|fine|okay|ok|fun|tough|"
+                      r"hard|crazy|wild|busy|nice)(?:,? (?:and|but) (?:so |super |really |very )?\w+)?$")
+
+
 def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     """"My favourite colour is teal"; "My brother Marco just moved to Berlin" is about Marco."""
     named = _NAMED_OWN.match(rest)
     if named and named.group("name") not in NOT_NAMES:
         name, what = named.group("name"), named.group("what")
-        predicate = named.group("rest")
+        # "My sister Leela is visiting me/us": with Leela the subject, "me" and "us" are the user, not "them"
+        predicate = re.sub(r"\b(?:me|myself|us)\b", "the user",
+                           re.sub(r"\b(?:my|mine|our|ours)\b", "the user's", named.group("rest")))
         if _REACTION.match(predicate) or len(predicate.split()) < 2:
             return
         _add(rule, f"{name}, the user's {what}, {predicate}", lead, predicate, name)
@@ -391,6 +424,8 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{_RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
                                      rest):
         return  # "our data", "our team": the user's team, not their life
+    if _VERDICT.match(rest):
+        return  # "my writing is going well", "my team has been super encouraging": how it goes this moment
     owner = "The user's" if who == "my" else "The user's family's"
     _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
 
@@ -407,6 +442,11 @@ def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
     return not any(word.strip(".,!?'") not in NOT_NAMES for word in re.findall(CAP, predicate))
 
 
+# A taste whose object points at the chat ("the color and texture", "all the yellow leaves") and names nothing.
+_TASTE_FOR_THE_CHATS = re.compile(rf"^{_ADVERBS}*(?:loves?|likes?|enjoys?|adores?|prefers?) (?:all )?(?:the|that|those|"
+                                  r"these|this) (?![^,.!?]*\b[A-Z][a-z])")  # (case matters: a name is capitalised)
+
+
 def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
@@ -416,6 +456,8 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
     value = cut_object(_third_person_words(predicate)) or predicate
     type_ = _type_of(rule, predicate)
+    if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
+        return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
     # a plan for a stretch of days ("a trip from 12 to 15 April") is no plan once its last day is over
     stretch = find_date_range(predicate, rule.sentence.message.created_at) if type_ == "commitment" else None
     rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=("said",),
