@@ -235,9 +235,12 @@ def build_chunks(
         rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
     counts = count_tokens([r["text"] for r in rows])
     turn_texts = {_turn_of(r): r["embed_text"] for r in rows if r["kind"] == "turn"}
+    # a pooled turn kind means the turns with sentence keys (the others are embedded)
+    sentenced = {_turn_of(r) for r in rows if r["kind"] == "sentence"} if "turn" in pooled_kinds else set()
     for row, count in zip(rows, counts, strict=True):
         row["token_count"] = count
-        mark = POOLED_MARK if row["kind"] in pooled_kinds else ""
+        pooled = row["kind"] in pooled_kinds and (row["kind"] != "turn" or _turn_of(row) in sentenced)
+        mark = POOLED_MARK if pooled else ""
         if row["kind"] in spanned_kinds:
             mark = SPAN_MARK + turn_texts[_turn_of(row)] + _SEP
         row["text_sha256"] = text_sha256(mark + row["embed_text"])
@@ -353,8 +356,12 @@ def _row(
 
 def pooled_chunk_kinds(settings: Settings) -> tuple[str, ...]:
     """The kinds whose vector the index pools from other rows' instead of embedding their text: sessions always
-    (from their turns), windows from their turns with `chunk_pool_windows`."""
-    return ("session", "window") if settings.chunk_pool_windows else ("session",)
+    (from their turns), windows from their turns with `chunk_pool_windows`, and turns with sentence keys from
+    their sentences with `chunk_pool_turns` (unless sentences are read from their turn's pass, which embeds the
+    turn anyway: `chunk_span_sentences`)."""
+    windows = ("window",) if settings.chunk_pool_windows else ()
+    turns = ("turn",) if settings.chunk_pool_turns and not spanned_chunk_kinds(settings) else ()
+    return ("session", *windows, *turns)
 
 
 def spanned_chunk_kinds(settings: Settings) -> tuple[str, ...]:

@@ -52,11 +52,12 @@ from memlake.schemas import ROLES, check_agent_id, check_day
 VECTOR = "vector"
 TEXT = "text"
 NO_EMBEDDER = "none"
-# Sessions get the normalised mean of their turns' vectors (windows too, when the caller pools them), and a long
-# turn (one with passage keys) the mean of its passages' (see memlake.chunks): the kind pooled -> the kind of the
-# rows it is pooled from, in pooling order.
+# Sessions get the normalised mean of their turns' vectors (windows too, when the caller pools them), a long
+# turn (one with passage keys) the mean of its passages', and, when the caller pools turns, a turn with sentence
+# keys the mean of its sentences' (see memlake.chunks): the kind pooled -> the kinds of the rows it is pooled from,
+# in pooling order.
 POOLED_KINDS = ("session",)
-POOLED_FROM = {"turn": "passage", "window": "turn", "session": "turn"}
+POOLED_FROM = {"turn": ("passage", "sentence"), "window": ("turn",), "session": ("turn",)}
 # Below this many rows a flat (exact) scan is fast enough; above it an IVF index helps.
 ANN_MIN_ROWS = 50_000
 # Rows a reader keeps in memory by default (Settings.search_snapshot_rows): about 2 KB a row with 384-d vectors.
@@ -147,15 +148,17 @@ def pool_groups(rows: pl.DataFrame, pool_by: str) -> list[tuple[Any, Any]]:
     return list(zip(agents, rows[pool_by].to_list(), strict=True))
 
 
-def _turns_with_passages(rows: pl.DataFrame, pool_by: str) -> set[int]:
-    """The positions of the turn rows that have passage rows (the same group and turn)."""
+def _pooled_turns(rows: pl.DataFrame, pool_by: str, pooled_kinds: Sequence[str]) -> set[int]:
+    """The positions of the turn rows whose vector is pooled from their part rows (the same group and turn): every
+    turn with passage rows, and with "turn" in `pooled_kinds` every turn with sentence rows."""
     if "kind" not in rows.columns:
         return set()
+    part_kinds = POOLED_FROM["turn"] if "turn" in pooled_kinds else ("passage",)
     keyed = list(zip(pool_groups(rows, pool_by), rows["turn_start"].to_list(), rows["kind"].to_list(), strict=True))
-    passages = {(group, start) for group, start, kind in keyed if kind == "passage"}
-    if not passages:
+    parted = {(group, start) for group, start, kind in keyed if kind in part_kinds}
+    if not parted:
         return set()
-    return {i for i, (group, start, kind) in enumerate(keyed) if kind == "turn" and (group, start) in passages}
+    return {i for i, (group, start, kind) in enumerate(keyed) if kind == "turn" and (group, start) in parted}
 
 
 def _read_spans(
@@ -338,7 +341,8 @@ class VectorStore:
         stored vector; the others are embedded (`embed`), except kinds in
         `pooled_kinds`, which get the normalised mean of the vectors of the rows
         sharing their agent and `pool_by` value and lying in their turn range (and turns
-        with passage keys, the mean of their passages'). With no
+        with passage keys the mean of their passages'; with "turn" in `pooled_kinds`, turns
+        with sentence keys the mean of their sentences'). With no
         embedder the table has no vector column (full-text search only). A table
         built by another embedder is rebuilt from scratch: the caller passes the
         whole lake then (see `needs_full_rebuild`). Of the rows to embed, each
@@ -362,7 +366,7 @@ class VectorStore:
         pooled: list[int] = []
         spanned: list[int] = []
         kinds = rows["kind"].to_list() if "kind" in rows.columns else [None] * rows.height
-        with_passages = _turns_with_passages(rows, pool_by) if pool_by is not None and dim > 0 else set()
+        pooled_turns = _pooled_turns(rows, pool_by, pooled_kinds) if pool_by is not None and dim > 0 else set()
         for i, (row_key, sha, kind) in enumerate(
             zip(rows[key].to_list(), rows["text_sha256"].to_list(), kinds, strict=True)
         ):
@@ -372,7 +376,7 @@ class VectorStore:
             if old is not None and old[0] == sha and old[1] is not None:
                 vectors[i] = old[1]
                 result.reused += 1
-            elif pool_by is not None and (kind in pooled_kinds or (kind == "turn" and i in with_passages)):
+            elif pool_by is not None and (i in pooled_turns or (kind in pooled_kinds and kind != "turn")):
                 pooled.append(i)
             elif pool_by is not None and embed_spans is not None and kind in spanned_kinds:
                 spanned.append(i)
@@ -423,10 +427,10 @@ class VectorStore:
         starts = rows["turn_start"].to_list()
         ends = rows["turn_end"].to_list()
         kinds = rows["kind"].to_list()
-        for pooled_kind, member_kind in POOLED_FROM.items():  # turns first: a session pools its pooled turns
+        for pooled_kind, member_kinds in POOLED_FROM.items():  # turns first: a session pools its pooled turns
             members: dict[Any, list[int]] = {}
             for i, kind in enumerate(kinds):
-                if kind == member_kind and vectors[i] is not None:
+                if kind in member_kinds and vectors[i] is not None:
                     members.setdefault(groups[i], []).append(i)
             for i in pooled:
                 if kinds[i] != pooled_kind:

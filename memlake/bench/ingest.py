@@ -27,11 +27,12 @@ from memlake.bench.markdown import markdown_table
 from memlake.bench.pipeline import HomePipeline
 from memlake.settings import write_home_setting
 
-# settings over the defaults: today's (the issue's: no bound on long turns, every window's text embedded), the
-# default, the fast one (a sentence's vector read from its turn's pass too: only turns and questions are embedded)
+# settings over the defaults: today's (the issue's: no bound on long turns, every window's and turn's text
+# embedded), the default with every turn's text embedded, the default, the fast one (a sentence's vector read from
+# its turn's pass: only turns and questions are embedded)
 CHUNKINGS: dict[str, dict[str, int | bool]] = {
-    "today": {"chunk_long_turn_keys": 0, "chunk_pool_windows": False}, "budget": {},
-    "fast": {"chunk_span_sentences": True},
+    "today": {"chunk_long_turn_keys": 0, "chunk_pool_windows": False, "chunk_pool_turns": False},
+    "own_turns": {"chunk_pool_turns": False}, "budget": {}, "fast": {"chunk_span_sentences": True},
 }
 
 
@@ -160,8 +161,10 @@ def render_markdown(report: dict[str, Any]) -> str:
                    round(row["index_bytes"] / 1e6, 1), row["peak_rss_mb"]]
                   for dataset in ("locomo", "realmem") for chunking in CHUNKINGS
                   if (row := report.get(dataset, {}).get(chunking))])]
-    lines += ["", "`today`: a key per sentence of every turn and every window's text embedded "
-              "(`chunk_long_turn_keys = 0`, `chunk_pool_windows = false`); `budget`: the default (long turns get at "
-              "most `chunk_long_turn_keys` passage keys, a window's vector is its turns' mean); `fast`: the default "
-              "with `chunk_span_sentences` (a sentence's vector read from its turn's model pass)."]
+    lines += ["", "`today`: a key per sentence of every turn and every window's and turn's text embedded "
+              "(`chunk_long_turn_keys = 0`, `chunk_pool_windows = false`, `chunk_pool_turns = false`); `own_turns`: "
+              "the default but every turn's own text embedded (`chunk_pool_turns = false`, the default until "
+              "2026-11-26); `budget`: the default (long turns get at most `chunk_long_turn_keys` passage keys, a "
+              "window's vector is its turns' mean, a turn with sentence keys the mean of its sentences'); `fast`: "
+              "the default with `chunk_span_sentences` (a sentence's vector read from its turn's model pass)."]
     return "\n".join(lines + [""])

@@ -12,7 +12,7 @@ from memlake.schemas import CHUNK_INDEX, CHUNKS
 from memlake.vectors import VectorStore, day_scope
 from tests.conftest import land
 from tests.search.helpers import ALICE, hash_memory
-from tests.transcripts.helpers import jsonl
+from tests.transcripts.helpers import jsonl, msg
 
 
 def index_frame(settings) -> pl.DataFrame:
@@ -134,10 +134,15 @@ def test_an_index_built_in_another_row_order_gives_the_same_results(home, tmp_pa
 
 def index_vectors(settings, kind: str) -> dict[tuple[int, int], np.ndarray]:
     """The index's vectors of one kind of chunk of the first conversation, by turn range."""
+    return {(r["turn_start"], r["turn_end"]): np.asarray(r["vector"]) for r in index_rows(settings, kind)}
+
+
+def index_rows(settings, kind: str) -> list[dict]:
+    """The index's rows (turn range and vector) of one kind of chunk of the first conversation."""
     table = VectorStore(settings.lancedb_dir).open(CHUNK_INDEX).to_arrow()
     rows = pl.from_arrow(table.select(["kind", "conversation_id", "turn_start", "turn_end", "vector"]))
     rows = rows.filter((pl.col("kind") == kind) & (pl.col("conversation_id") == rows["conversation_id"][0]))
-    return {(r["turn_start"], r["turn_end"]): np.asarray(r["vector"]) for r in rows.iter_rows(named=True)}
+    return list(rows.iter_rows(named=True))
 
 
 def test_pooled_windows_cost_no_embedding_and_take_the_mean_of_their_turns(settings, fast_resources, run_pipeline):
@@ -162,6 +167,42 @@ def test_pooled_windows_cost_no_embedding_and_take_the_mean_of_their_turns(setti
     mean = (turns[(0, 0)] + turns[(1, 1)]) / 2
     assert np.allclose(window, mean / np.linalg.norm(mean), atol=1e-6)
     assert not np.allclose(window, own, atol=1e-3)
+
+
+def test_a_turn_with_sentence_keys_takes_the_mean_of_its_sentences_and_its_own_text_is_not_embedded(
+    settings, fast_resources, run_pipeline
+):
+    """`chunk_pool_turns` on (the default): a turn with two sentences gets the normalised mean of its sentence keys'
+    vectors and its own text is never embedded; a one-sentence turn is embedded as before. Switching the setting
+    gives the turn its own text's vector, and back its pooled one, without embedding anything already seen."""
+    from memlake.settings import load_settings, write_home_setting
+    from resources import build_resources
+
+    two = msg("trip", 0, "user", "I moved to Porto in May. My sister Ana lives in Lisbon now.", "2024-03-01")
+    reply = msg("trip", 1, "assistant", "Porto is lovely.", "2024-03-01")
+    land(settings, "alice", "chat.jsonl", jsonl(two, reply))
+
+    def run(pool_turns: str) -> dict:
+        write_home_setting(settings.home, "chunk_pool_turns", pool_turns)
+        fast_resources.update({**build_resources(load_settings(settings.home)), "embedder": fast_resources["embedder"]})
+        assert run_pipeline(days=Lake(settings.lake_dir).partitions(CHUNKS) or None).success
+        return latest_metadata(run_pipeline.instance, ["search", "chunk_index"])
+
+    pooled_run = run("true")
+    assert pooled_run["embedded"] == 3  # two sentences and the one-sentence reply: not the two-sentence turn
+    sentences = [np.asarray(row["vector"]) for row in index_rows(settings, "sentence")]
+    (pooled,) = [v for (start, _), v in index_vectors(settings, "turn").items() if start == 0]
+    mean = sum(sentences) / len(sentences)
+    assert len(sentences) == 2 and np.allclose(pooled, mean / np.linalg.norm(mean), atol=1e-6)
+
+    own_run = run("false")
+    assert own_run["embedded"] == 1  # the turn's own text, now
+    (own,) = [v for (start, _), v in index_vectors(settings, "turn").items() if start == 0]
+    assert not np.allclose(own, pooled, atol=1e-3)
+    again = run("true")
+    assert again["embedded"] == 0
+    (back,) = [v for (start, _), v in index_vectors(settings, "turn").items() if start == 0]
+    assert np.allclose(back, pooled, atol=1e-6)
 
 
 def test_spanned_sentences_take_their_vectors_from_their_turns_pass_and_a_reindex_embeds_nothing(tmp_path):
