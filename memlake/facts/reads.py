@@ -264,9 +264,10 @@ def select_facts(
         # whatever became of it since (superseded, evicted later)
     if not include_history:
         return _order(current)
-    # without as_of, a chain whose active version has ended (a remembered past fact) still has a history
-    held = current if when is not None else frame.filter(pl.col("status") == "active")
-    chains = set(held["fact_id"].to_list())
+    # every chain with a version that was true (said by `as_of`): one with no active version left is history too,
+    # as a plan carried out or a state another fact ended ("is interviewing at X" once the user started at X)
+    told = frame if when is None else frame.filter(pl.col("created_at") <= when)
+    chains = set(told.filter(~pl.col("status").is_in(HIDDEN_STATUSES))["fact_id"].to_list())
     history = facts.filter(pl.col("fact_id").is_in(sorted(chains)))
     if when is not None:  # the versions in force then with their status then, and those closed by then
         in_force = current.select("fact_id", "version")

@@ -113,6 +113,31 @@ def test_starting_at_a_company_ends_interviewing_there() -> None:
     assert current(result, T0 + timedelta(days=10)) == [interviewing, "The user works at Acme."]
 
 
+def test_every_version_lists_what_another_fact_closed_now_and_as_of_a_later_day() -> None:
+    """A user trial: `memlake facts --history` ("every version") left out "is interviewing at Initech" once starting
+    there had closed it, as it did a plan carried out: their chains have no active version, but they were true."""
+    interviewing = "The user is interviewing at Initech."
+    started = "The user started a new job at Initech."
+    result = fold([
+        said(0, "fact", "The user works at Acme.", "employer", "Acme"),
+        said(3, "event", interviewing, value="interviewing at Initech"),
+        said(5, "commitment", PLAN, value="move to Montreal"),
+        said(20, "fact", started, "employer", "Initech", valid_from=T0 + timedelta(days=18)),
+        said(30, "fact", MOVED, "home_city", "Montreal", valid_from=T0 + timedelta(days=16)),
+    ])
+
+    def listed(as_of: datetime | None = None) -> list[tuple[str, str]]:
+        every = select_facts(result.facts, as_of=as_of, include_history=True, edges=result.edges)
+        return sorted(zip(every["content"].to_list(), every["status"].to_list(), strict=True))
+
+    assert listed() == sorted([(started, "active"), (MOVED, "active"), ("The user works at Acme.", "superseded"),
+                               (interviewing, "superseded"), (PLAN, "superseded")])
+    # as of day 25: the interview was over by then (closed on day 18, told on day 20), the plan not yet carried out
+    assert (interviewing, "superseded") in listed(T0 + timedelta(days=25))
+    assert (PLAN, "active") in listed(T0 + timedelta(days=25))
+    assert MOVED not in [content for content, _ in listed(T0 + timedelta(days=25))]
+
+
 def test_a_past_event_naming_the_new_value_is_left_alone() -> None:
     """"I visited Initech last year" is done, not a state: joining Initech later does not close it."""
     visit = "The user visited Initech in 2023."
