@@ -222,12 +222,17 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         agent = known(who, who.agent(agent_id, header))
         return rows(agent, memory.profile(agent, version))
 
-    @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"])
+    @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"], responses={404: {
+        "model": m.ErrorResponse, "description": "The agent has no memory here, or no fact with this id."}})
     def history(who: CallerDep, fact_id: Annotated[str, Path(max_length=200)], header: AgentHeader = None,
                 agent_id: AgentQuery = None) -> m.Rows:
         """Every version of one of the agent's facts, oldest first."""
         agent = known(who, who.agent(agent_id, header))
-        return rows(agent, memory.history(fact_id, agent))
+        versions = memory.history(fact_id, agent)
+        if versions.height == 0:  # a fact has at least one version: a mistyped id (or another agent's) is no fact
+            raise ServiceError(404, f"agent {agent!r} has no fact {fact_id[:80]!r} (fact ids are in "
+                               "/v1/memory/facts)", "not_found_error")
+        return rows(agent, versions)
 
     @app.post("/v1/memory/remember", response_model=m.Rows, tags=["memory"])
     def remember(who: CallerDep, body: m.RememberRequest, header: AgentHeader = None) -> m.Rows:

@@ -22,10 +22,13 @@ from starlette.concurrency import run_in_threadpool
 from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
+from service.models import ErrorResponse
 
 log = logging.getLogger("memlake.service.proxy")
 AGENT_HEADER = "x-memlake-agent-id"
 STORE_HEADER = "x-memlake-store"
+# the upstream did not answer, or its address is not a URL (httpx2 raises that one outside HTTPError)
+UPSTREAM_FAILURES = (httpx2.HTTPError, httpx2.InvalidURL)
 
 
 class Upstream:
@@ -79,12 +82,28 @@ def _checked_body(raw: bytes) -> dict[str, Any]:
     return body
 
 
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _json_with(raw: bytes, field: str) -> dict[str, Any] | None:
+    """The upstream's answer if it is a JSON object with the list `field` every OpenAI client reads, else None."""
+    data = _json_or_none(raw)
+    return data if isinstance(data, dict) and isinstance(data.get(field), list) else None
+
+
+def _not_shaped(what: str, raw: bytes) -> JSONResponse:
+    """An upstream answer that is not what was asked for: the caller's client could not read it either."""
+    text = raw.decode("utf-8", "replace")[:200]
+    return error_response(502, f"the upstream model's answer is not {what}: {text}", "upstream_error")
+
+
 def _upstream_error(status: int, raw: bytes) -> JSONResponse:
     """The upstream's refusal, as an OpenAI-style error whatever shape it came in."""
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        data = None
+    data = _json_or_none(raw)
     if isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]:
         return JSONResponse(data, status_code=status)
     text = raw.decode("utf-8", "replace")[:500]
@@ -117,13 +136,18 @@ class Exchange:
                 continue
             try:
                 event = json.loads(data[5:])
-                self.answer.append(event["choices"][0]["delta"].get("content") or "")
+                self._add_text(event["choices"][0]["delta"].get("content"))
             except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                 continue
 
-    def read_completion(self, data: Any) -> None:
+    def read_completion(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(KeyError, IndexError, TypeError):  # an answer with no text: nothing to store
-            self.answer.append(data["choices"][0]["message"]["content"] or "")
+            self._add_text(data["choices"][0]["message"]["content"])
+
+    def _add_text(self, content: Any) -> None:
+        """Keep the answer's text; content that is not text (None, parts, a number) is passed on, not stored."""
+        if isinstance(content, str):
+            self.answer.append(content)
 
     def save(self) -> str | None:
         """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
@@ -141,8 +165,11 @@ class Exchange:
 
 def add_proxy_routes(app: FastAPI, service: Service) -> None:
     """`POST /v1/chat/completions` and `GET /v1/models` on `app`."""
+    refusals: dict[int | str, dict[str, Any]] = {
+        502: {"model": ErrorResponse, "description": "The upstream model did not answer, or not in its shape."},
+        503: {"model": ErrorResponse, "description": "No upstream model is configured."}}
 
-    @app.post("/v1/chat/completions", tags=["proxy"], response_model=None,
+    @app.post("/v1/chat/completions", tags=["proxy"], response_model=None, responses=refusals,
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                   "type": "object", "required": ["model", "messages"],
                   "properties": {"model": {"type": "string"}, "stream": {"type": "boolean"},
@@ -170,40 +197,41 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
             return await _stream(upstream, url, body, exchange)
         try:
             answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
-        except httpx2.HTTPError as exc:
+        except UPSTREAM_FAILURES as exc:
             return _unreachable(exc)
         if answer.status_code >= 400:
             return _upstream_error(answer.status_code, answer.content)
-        try:
-            data = answer.json()
-        except ValueError:
-            return error_response(502, "the upstream model answered with something that is not JSON",
-                                  "upstream_error")
+        data = _json_with(answer.content, "choices")
+        if data is None:
+            return _not_shaped('a chat completion (a JSON object with "choices")', answer.content)
         exchange.read_completion(data)
         await run_in_threadpool(exchange.save)
         return JSONResponse(data, status_code=answer.status_code)
 
-    @app.get("/v1/models", tags=["proxy"], response_model=None)
+    @app.get("/v1/models", tags=["proxy"], response_model=None, responses=refusals)
     async def models(request: Request) -> Response:
         """The upstream's models, passed through."""
         service.caller(request.headers.get("authorization"))
         upstream: Upstream = request.app.state.upstream
+        url = upstream.url("/models")  # before the client is touched: no upstream is the chat's 503
         try:
-            answer = await upstream.client.get(upstream.url("/models"), headers=upstream.headers())  # type: ignore[union-attr]
-        except httpx2.HTTPError as exc:
+            answer = await upstream.client.get(url, headers=upstream.headers())  # type: ignore[union-attr]
+        except UPSTREAM_FAILURES as exc:
             return _unreachable(exc)
         if answer.status_code >= 400:
             return _upstream_error(answer.status_code, answer.content)
+        if _json_with(answer.content, "data") is None:
+            return _not_shaped('a model list (a JSON object with "data")', answer.content)
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
 
 async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: Exchange) -> Response:
     """Pass the upstream's SSE chunks on as they come; land the exchange once the stream has ended."""
     assert upstream.client is not None  # upstream.url said so
-    request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
     try:
+        request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
         answer = await upstream.client.send(request, stream=True)
-    except httpx2.HTTPError as exc:
+    except UPSTREAM_FAILURES as exc:
         return _unreachable(exc)
     if answer.status_code >= 400:
         raw = await answer.aread()

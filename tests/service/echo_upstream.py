@@ -1,7 +1,9 @@
 """An OpenAI-compatible fake model on 127.0.0.1 that echoes what it was sent: the answer's content is the JSON of
 the request's messages, so a test reads exactly what the proxy forwarded. Streams in several SSE chunks when
-asked; the model name `fail-<status>` answers that status with an OpenAI-style error. The stub server of the
-core-model tests, with another handler."""
+asked; the model name `fail-<status>` answers that status with an OpenAI-style error. Answers of the wrong shape,
+for the proxy's tests: the model `odd-content` answers with content that is not text, `no-choices` with a
+completion without choices, and the models under `/v1/not-json` and `/v1/no-data` are not a model list. The stub
+server of the core-model tests, with another handler."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from tests.openai_stub_server import StubServer
 
 CHUNK = 40  # characters of the echo per SSE chunk: a real stream comes in many pieces
 DONE_TO_CLOSE_S = 0.5  # a real upstream may close the stream a while after its [DONE]
+ODD_MODEL_LISTS = {"/v1/not-json/models": b"<html>busy, try later</html>", "/v1/no-data/models": b'{"object": "list"}'}
+ODD_CONTENT = [{"type": "text", "text": "parts, not a string"}]
 
 
 class EchoUpstream(StubServer):
@@ -25,6 +29,9 @@ class EchoUpstream(StubServer):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:  # noqa: N802
+                if self.path in ODD_MODEL_LISTS:
+                    self._send_bytes(200, ODD_MODEL_LISTS[self.path])
+                    return
                 self._send(200, {"object": "list", "data": [{"id": "echo", "object": "model", "created": 0,
                                                             "owned_by": "test"}]})
 
@@ -37,10 +44,15 @@ class EchoUpstream(StubServer):
                     self._send(status, {"error": {"message": f"upstream says {status}", "type": "server_error",
                                                   "code": None, "param": None}})
                     return
-                echo = json.dumps(body.get("messages"), ensure_ascii=False)
+                if model == "no-choices":
+                    self._send(200, {"id": "chatcmpl-echo", "object": "chat.completion", "created": 0})
+                    return
+                echo: Any = json.dumps(body.get("messages"), ensure_ascii=False)
                 if body.get("stream"):
                     self._stream(model, echo)
                     return
+                if model == "odd-content":
+                    echo = ODD_CONTENT
                 self._send(200, {
                     "id": "chatcmpl-echo", "object": "chat.completion", "created": 0, "model": model,
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": echo},
@@ -53,8 +65,9 @@ class EchoUpstream(StubServer):
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
                 for start in range(0, len(echo), CHUNK):
+                    content = ODD_CONTENT if model == "odd-content" else echo[start:start + CHUNK]
                     event = {"id": "chatcmpl-echo", "object": "chat.completion.chunk", "created": 0, "model": model,
-                             "choices": [{"index": 0, "delta": {"content": echo[start:start + CHUNK]},
+                             "choices": [{"index": 0, "delta": {"content": content},
                                           "finish_reason": None}]}
                     self._chunk(f"data: {json.dumps(event)}\n\n".encode())
                 self._chunk(b"data: [DONE]\n\n")

@@ -195,3 +195,21 @@ def test_a_read_of_an_agent_with_no_memory_is_a_404_naming_it_not_an_empty_answe
         made = client.post("/v1/memory/remember", json={"content": "I play the cello.", "agent_id": "gina"})
         assert made.status_code == 200
         assert client.get("/v1/memory/facts", params={"agent_id": "gina"}).json()["count"] == 1
+
+
+def test_the_history_of_a_fact_the_agent_does_not_have_is_a_404_naming_both(settings) -> None:
+    """An unknown fact id got 200 with no versions while the CLI said the fact does not exist: a mistyped id
+    looked like a fact without history."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    erins = memory.remember("erin", "I live in Porto.")["fact_id"][0]
+    ginas = memory.remember("gina", "I play the cello.")["fact_id"][0]
+    with TestClient(create_app(memory, warm=False)) as client:
+        assert client.get(f"/v1/memory/history/{erins}", params={"agent_id": "erin"}).json()["count"] == 1
+        for fact_id in ("f_no_such_fact", ginas):  # another agent's fact reads as an unknown one
+            refused = client.get(f"/v1/memory/history/{fact_id}", params={"agent_id": "erin"})
+            assert refused.status_code == 404, refused.text
+            assert f"agent 'erin' has no fact {fact_id!r}" in error_of(refused)
+        schema = client.get("/openapi.json").json()
+    refusal = schema["paths"]["/v1/memory/history/{fact_id}"]["get"]["responses"]["404"]
+    assert "fact" in refusal["description"]
+    assert refusal["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorResponse")

@@ -4,11 +4,18 @@ the agent's memory goes first, only that agent's, streamed or not; the exchange 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import openai
 import pytest
+from starlette.testclient import TestClient
 
+from memlake.api import Memory
+from memlake.settings import Settings
+from service.app import create_app
+from service.config import ServiceSettings
 from tests.service.conftest import CANARIES, Served
+from tests.service.echo_upstream import EchoUpstream
 
 
 def sdk(served: Served, token: str, agent: str | None, store: bool = False) -> openai.OpenAI:
@@ -86,3 +93,69 @@ def test_no_token_no_answer(served: Served) -> None:
     with pytest.raises(openai.AuthenticationError):
         sdk(served, "mlk_not-a-token", "alice").chat.completions.create(
             model="echo", messages=[{"role": "user", "content": "hello"}])
+
+
+def proxy_alone(settings: Settings, upstream_base_url: str | None) -> TestClient:
+    """A service in process over a home with one agent (erin), forwarding to `upstream_base_url` (None: none)."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.remember("erin", "I live in Porto.")
+    config = ServiceSettings(upstream_base_url=upstream_base_url)
+    return TestClient(create_app(memory, config, warm=False), headers={"X-Memlake-Agent-Id": "erin"})
+
+
+def chat_request(model: str = "echo", stream: bool = False) -> dict[str, Any]:
+    return {"model": model, "stream": stream, "messages": [{"role": "user", "content": "Where do I live?"}]}
+
+
+def test_without_an_upstream_the_models_are_refused_as_a_chat_is(settings: Settings) -> None:
+    """`client.models.list()` of a fresh `memlake serve` got a 500 (an AttributeError) instead of the 503 a chat
+    gets."""
+    with proxy_alone(settings, None) as client:
+        chat = client.post("/v1/chat/completions", json=chat_request())
+        listed = client.get("/v1/models")
+    assert chat.status_code == listed.status_code == 503
+    assert listed.json() == chat.json()
+    assert listed.json()["error"]["type"] == "upstream_not_configured"
+    assert "MEMLAKE_UPSTREAM_BASE_URL" in listed.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("answer", ["not-json", "no-data"])
+def test_an_upstream_model_list_of_the_wrong_shape_is_an_upstream_error(settings: Settings, answer: str) -> None:
+    with EchoUpstream() as upstream, proxy_alone(settings, f"{upstream.base_url}/{answer}") as client:
+        listed = client.get("/v1/models")
+    assert listed.status_code == 502, listed.text
+    assert listed.json()["error"]["type"] == "upstream_error"
+    assert "model list" in listed.json()["error"]["message"]
+
+
+def test_a_completion_without_choices_is_an_upstream_error(settings: Settings) -> None:
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", json=chat_request("no-choices"))
+    assert answer.status_code == 502, answer.text
+    assert answer.json()["error"]["type"] == "upstream_error" and "choices" in answer.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_answer_whose_content_is_not_text_comes_through_and_stores_nothing(settings: Settings,
+                                                                              stream: bool) -> None:
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", json=chat_request("odd-content", stream))
+    assert answer.status_code == 200, answer.text
+    assert "parts, not a string" in answer.text  # passed on as the upstream gave it
+    assert not list((settings.landing_dir / "erin").glob("ingest-*.json"))  # no text: nothing to distil
+
+
+def test_an_upstream_address_that_is_not_a_url_is_an_upstream_error(settings: Settings) -> None:
+    with proxy_alone(settings, "http://[::1/v1") as client:
+        answers = [client.get("/v1/models"), client.post("/v1/chat/completions", json=chat_request()),
+                   client.post("/v1/chat/completions", json=chat_request(stream=True))]
+    for answer in answers:
+        assert answer.status_code == 502, answer.text
+        assert answer.json()["error"]["type"] == "upstream_error"
+
+
+def test_the_schema_lists_the_upstreams_refusals(settings: Settings) -> None:
+    with proxy_alone(settings, None) as client:
+        paths = client.get("/openapi.json").json()["paths"]
+    for route in (paths["/v1/models"]["get"], paths["/v1/chat/completions"]["post"]):
+        assert {"502", "503"} <= set(route["responses"])
