@@ -1368,3 +1368,30 @@ def test_a_taste_for_the_thing_the_chat_shows_is_no_preference(text, said):
     preference by the self-statement reader, while the preference rule leaves "the ..." objects out; a name says what
     the thing is."""
     assert [c.content for c in one(text).fact_candidates] == said
+
+
+# --- memlake-offline-10: a day and month said without a year, and a trip's last day (issue 23) ----------------------
+
+TRIAL_SAID = datetime(2025, 5, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # a plan: the next such day on or after the day it was said
+        ("I signed the lease on a flat in Ancoats, Manchester, moving on June 1st.", "2025-06-01"),
+        ("I'm flying out on 3 March.", "2026-03-03"),
+        ("I'm flying out on 20 May.", "2025-05-20"),
+        ("We're getting the keys on May 3rd, so I'll pack soon.", "2026-05-03"),
+        # the past: the last such day on or before it
+        ("I moved on June 1st.", "2024-06-01"),
+        ("I moved on June 1st and I'm loving it.", "2024-06-01"),
+        ("I was moving on June 1st but it fell through.", "2024-06-01"),
+    ],
+)
+def test_a_day_and_month_without_a_year_is_the_next_one_in_a_plan_and_the_last_one_in_the_past(text, day):
+    """A user trial: "... moving on June 1st" said on 2025-05-20 after "I signed the lease" became 2024-06-01: the
+    tense of the whole sentence ("signed") decided, and a present progressive ("moving", "I'm flying") was no plan."""
+    assert [d.iso for d in find_dates(text, TRIAL_SAID)] == [day]
+    assert any(day in c.content for c in one(text, said=TRIAL_SAID).fact_candidates)
+
