@@ -3,7 +3,7 @@
 import json
 import re
 import shutil
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 import pytest
@@ -1395,3 +1395,20 @@ def test_a_day_and_month_without_a_year_is_the_next_one_in_a_plan_and_the_last_o
     assert [d.iso for d in find_dates(text, TRIAL_SAID)] == [day]
     assert any(day in c.content for c in one(text, said=TRIAL_SAID).fact_candidates)
 
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("I'm going to Lisbon from August 14 to 21.", "2025-08-14", "2025-08-21"),
+        ("I am going to the Alps from August 30 to September 4.", "2025-08-30", "2025-09-04"),
+        ("I'm planning to visit Lisbon from 14 to 21 August.", "2025-08-14", "2025-08-21"),
+        ("I'm in Lisbon from 1 to 5 July, back for the weekend.", "2025-07-01", "2025-07-05"),
+    ],
+)
+def test_a_plan_for_a_stretch_of_days_of_any_reader_ends_when_its_last_day_is_over(text, first, last):
+    """A user trial: "I'm going to Lisbon from August 14 to 21" (said 2025-07-02) was a current plan a year later and
+    its profile listed it under past events still saying "is going": the trip reader never set `valid_until`."""
+    said = datetime(2025, 7, 2, 12, 0, tzinfo=UTC)
+    (plan,) = [c for c in one(text, said=said).fact_candidates if c.type == "commitment"]
+    day_after = (date.fromisoformat(last) + timedelta(days=1)).isoformat()
+    assert plan.valid_until == day_after and f"{first} to {last}" in plan.content
