@@ -67,6 +67,37 @@ _PAST_HINT = re.compile(r"\b(?:was|were|went|did|had|ran|moved|left|started|fini
                         r"(?!need\b|speed\b|feed\b|seed\b|indeed\b)\w+ed)\b", re.I)
 _FUTURE_HINT = re.compile(r"\b(?:will|'ll|going to|gonna|plan|plans|planning|planned|intend|want to|hope to|"
                           r"next|upcoming|starts|begins|is due|scheduled)\b", re.I)
+# A present progressive with a day is an arrangement: "I'm flying out on 3 March", "..., moving on June 1st" (a clause
+# opening on its -ing verb). -ing words that are no verb are left out ("during June", "my sister's wedding").
+_NOT_A_VERB = (r"(?!(?:during|morning|evening|nothing|something|anything|everything|thing|wedding|building|ceiling|"
+               r"sibling|spring|string|king|ring|feeling|meeting)\b)")
+_PROGRESSIVE = re.compile(r"(?:\b(?:am|is|are|'m|'re|(?:he|she|it|who|that|there)'s)\s+(?:\w+ly\s+|not\s+)?|^\s*)"
+                          + _NOT_A_VERB + r"\w+ing\b", re.I)
+# Where a clause ends: the verb a date goes with is in its own clause ("I signed the lease, moving on June 1st": the
+# move is a plan whatever the signing was; "I moved on June 1st and I'm loving it": the move is past).
+_CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:and|but|so|because|though|although|while|whereas)\b", re.I)
+
+
+def _tense(text: str) -> str:
+    """"future" for a plan, "past" for a story, "" when `text` says neither or both."""
+    future = bool(_FUTURE_HINT.search(text) or _PROGRESSIVE.search(text))
+    past = bool(_PAST_HINT.search(text))
+    return "future" if future and not past else "past" if past and not future else ""
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    """The clause of `text` that holds `text[start:end]`."""
+    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[before[-1] if before else 0: after.start() if after else len(text)]
+
+
+def _tense_of(text: str, start: int, end: int, context: str | None = None) -> str:
+    """The tense a date at `text[start:end]` is said in: its own clause's, or else the whole sentence's."""
+    sentence, offset = text, 0
+    if context is not None:
+        sentence, offset = (context, context.find(text)) if text in context else (text, 0)
+    return _tense(_clause_around(sentence, start + offset, end + offset)) or _tense(context or text)
 
 
 @dataclass(frozen=True)
@@ -84,12 +115,17 @@ class DateMention:
         return self.day.isoformat() if self.precision == "day" else self.day.strftime("%Y-%m")
 
 
-def _nearest_year(month: int, day: int, said: date, tense: str = "") -> date:
-    """The year that makes (month, day) fit: next one for plans, last one for the past, else the nearest."""
-    candidates = [date(year, month, min(day, calendar.monthrange(year, month)[1]))
-                  for year in (said.year - 1, said.year, said.year + 1)]
+def _on(year: int, month: int, day: int) -> date:
+    """The day of that month, or its last day when the month is shorter ("the 31st of June" is June 30)."""
+    return date(year, month, min(day, calendar.monthrange(year, month)[1]))
+
+
+def _nearest_year(month: int, day: int, said: date, tense: str = "", whole_month: bool = False) -> date:
+    """The year that makes (month, day) fit: for plans the next one on or after the day said (the month said, for
+    `whole_month`: "in May" said in May is this May), for the past the last one on or before it, else the nearest."""
+    candidates = [_on(year, month, day) for year in (said.year - 1, said.year, said.year + 1)]
     if tense == "future":
-        return min(d for d in candidates if d >= said.replace(day=1))
+        return min(d for d in candidates if d >= (said.replace(day=1) if whole_month else said))
     if tense == "past":
         return max(d for d in candidates if d <= said)
     return min(candidates, key=lambda d: (abs((d - said).days), d < said))
@@ -123,7 +159,7 @@ def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date,
         if year is not None:
             resolved = date(year, month, min(day_of_month, calendar.monthrange(year, month)[1]))
         else:
-            resolved = _nearest_year(month, day_of_month, said, tense)
+            resolved = _nearest_year(month, day_of_month, said, tense, whole_month=kind == "in_month")
         return resolved, "month" if kind == "in_month" else "day"
     if kind == "edge_of_period":
         which, unit, edge = groups["which"].lower(), groups["unit"].lower(), groups["edge"].lower()
@@ -173,13 +209,11 @@ def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date,
 def find_dates(text: str, said_at: datetime | date, context: str | None = None) -> list[DateMention]:
     """Every date expression in `text`, resolved against `said_at`, in text order.
 
-    `context` (the whole sentence, when `text` is part of it) tells plans from
-    the past: "in April" is next April in a plan, last April in a story.
+    The tense of a date's own clause, or else of `context` (the whole
+    sentence, when `text` is part of it), tells plans from the past: "in April"
+    is next April in a plan, last April in a story.
     """
     said = said_at.date() if isinstance(said_at, datetime) else said_at
-    hints = context if context is not None else text
-    future, past = bool(_FUTURE_HINT.search(hints)), bool(_PAST_HINT.search(hints))
-    tense = "future" if future and not past else "past" if past and not future else ""
     taken: list[tuple[int, int]] = []
     found: list[DateMention] = []
     for kind, pattern in _PATTERNS:
@@ -187,7 +221,7 @@ def find_dates(text: str, said_at: datetime | date, context: str | None = None) 
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
             try:
-                resolved = _resolve(kind, m, said, tense)
+                resolved = _resolve(kind, m, said, _tense_of(text, m.start(), m.end(), context))
             except (ValueError, KeyError):
                 resolved = None
             if resolved is None:
@@ -213,6 +247,8 @@ _RANGES = (
     re.compile(r"\b(?:from )?" + _MONTH.replace("month", "m1") + " " + _DAY.format("d1") + _TO
                + r"(?:" + _MONTH.replace("month", "m2") + " )?" + _DAY.format("d2") + r"\b(?:,? (?P<y>\d{4})\b)?"),
 )
+# "from 2025-06-03 to 2025-06-10": a stretch already resolved (as a fact's sentence says it).
+_ISO_RANGE = re.compile(r"\b(?:from )?(?P<first>\d{4}-\d{2}-\d{2})" + _TO + r"(?P<last>\d{4}-\d{2}-\d{2})\b")
 
 
 @dataclass(frozen=True)
@@ -227,10 +263,9 @@ class DateRange:
 
 
 def find_date_range(text: str, said_at: datetime | date) -> DateRange | None:
-    """The first stretch of days in `text`, resolved against `said_at` (the next such stretch unless a year is said
-    or the text speaks of the past)."""
+    """The first stretch of days in `text`, resolved against `said_at`: as said when it says its year, else the
+    last one begun on or before that day when its clause speaks of the past, else the next one not yet over."""
     said = said_at.date() if isinstance(said_at, datetime) else said_at
-    tense = "past" if _PAST_HINT.search(text) and not _FUTURE_HINT.search(text) else "future"
     for pattern in _RANGES:
         m = pattern.search(text)
         if not m:
@@ -238,18 +273,40 @@ def find_date_range(text: str, said_at: datetime | date) -> DateRange | None:
         groups = m.groupdict()
         first_month = MONTHS[groups.get("month") or groups["m1"]]
         last_month = MONTHS[groups["m2"]] if groups.get("m2") else first_month
+        first_day, last_day = int(groups["d1"]), int(groups["d2"])
         try:
             if groups.get("y"):
                 year = int(groups["y"])
-                first, last = date(year, first_month, int(groups["d1"])), date(year, last_month, int(groups["d2"]))
+                first, last = date(year, first_month, first_day), date(year, last_month, last_day)
             else:
-                first = _nearest_year(first_month, int(groups["d1"]), said, tense)
-                last = _nearest_year(last_month, int(groups["d2"]), first, "future")
+                past = _tense_of(text, m.start(), m.end()) == "past"
+                first, last = _nearest_stretch(first_month, first_day, last_month, last_day, said, past)
         except ValueError:
             continue
         if last >= first:
             return DateRange(m.start(), m.end(), m.group(0), first, last)
+    m = _ISO_RANGE.search(text)
+    if m:
+        try:
+            first, last = date.fromisoformat(m.group("first")), date.fromisoformat(m.group("last"))
+        except ValueError:
+            return None
+        if last >= first:
+            return DateRange(m.start(), m.end(), m.group(0), first, last)
     return None
+
+
+def _nearest_stretch(first_month: int, first_day: int, last_month: int, last_day: int, said: date,
+                     past: bool) -> tuple[date, date]:
+    """The days of a stretch said without its year: for the past the last one begun by `said`, else the first one
+    not over by `said` ("from 1 to 5 July" said on 2 July is this July's, under way)."""
+    stretches = []
+    for year in (said.year - 1, said.year, said.year + 1):
+        first = _on(year, first_month, first_day)
+        stretches.append((first, _nearest_year(last_month, last_day, first, "future")))
+    if past:
+        return max(s for s in stretches if s[0] <= said)
+    return min(s for s in stretches if s[1] >= said)
 
 
 _RELATIVE = re.compile(r"\b(?:yesterday|tomorrow|ago|last|next|this|in (?:\d|a|an|one|two|three|four|five|six|seven|"

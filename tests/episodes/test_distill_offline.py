@@ -3,7 +3,7 @@
 import json
 import re
 import shutil
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 import pytest
@@ -1076,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-9" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-10" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 
@@ -1368,3 +1368,47 @@ def test_a_taste_for_the_thing_the_chat_shows_is_no_preference(text, said):
     preference by the self-statement reader, while the preference rule leaves "the ..." objects out; a name says what
     the thing is."""
     assert [c.content for c in one(text).fact_candidates] == said
+
+
+# --- memlake-offline-10: a day and month said without a year, and a trip's last day (issue 23) ----------------------
+
+TRIAL_SAID = datetime(2025, 5, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # a plan: the next such day on or after the day it was said
+        ("I signed the lease on a flat in Ancoats, Manchester, moving on June 1st.", "2025-06-01"),
+        ("I'm flying out on 3 March.", "2026-03-03"),
+        ("I'm flying out on 20 May.", "2025-05-20"),
+        ("We're getting the keys on May 3rd, so I'll pack soon.", "2026-05-03"),
+        # the past: the last such day on or before it
+        ("I moved on June 1st.", "2024-06-01"),
+        ("I moved on June 1st and I'm loving it.", "2024-06-01"),
+        ("I was moving on June 1st but it fell through.", "2024-06-01"),
+    ],
+)
+def test_a_day_and_month_without_a_year_is_the_next_one_in_a_plan_and_the_last_one_in_the_past(text, day):
+    """A user trial: "... moving on June 1st" said on 2025-05-20 after "I signed the lease" became 2024-06-01: the
+    tense of the whole sentence ("signed") decided, and a present progressive ("moving", "I'm flying") was no plan."""
+    assert [d.iso for d in find_dates(text, TRIAL_SAID)] == [day]
+    assert any(day in c.content for c in one(text, said=TRIAL_SAID).fact_candidates)
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("I'm going to Lisbon from August 14 to 21.", "2025-08-14", "2025-08-21"),
+        ("I am going to the Alps from August 30 to September 4.", "2025-08-30", "2025-09-04"),
+        ("I'm planning to visit Lisbon from 14 to 21 August.", "2025-08-14", "2025-08-21"),
+        ("I'm in Lisbon from 1 to 5 July, back for the weekend.", "2025-07-01", "2025-07-05"),
+    ],
+)
+def test_a_plan_for_a_stretch_of_days_of_any_reader_ends_when_its_last_day_is_over(text, first, last):
+    """A user trial: "I'm going to Lisbon from August 14 to 21" (said 2025-07-02) was a current plan a year later and
+    its profile listed it under past events still saying "is going": the trip reader never set `valid_until`."""
+    said = datetime(2025, 7, 2, 12, 0, tzinfo=UTC)
+    (plan,) = [c for c in one(text, said=said).fact_candidates if c.type == "commitment"]
+    day_after = (date.fromisoformat(last) + timedelta(days=1)).isoformat()
+    assert plan.valid_until == day_after and f"{first} to {last}" in plan.content

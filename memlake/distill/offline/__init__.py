@@ -46,6 +46,10 @@ memlake-offline-9 also leaves out a feeling told ("I felt relieved"), what a who
 "something like this" or "here's" (only the chat shows which), "no <thing>" ("I have no big events coming up") and
 news of the moment as the subject ("This week has been swamped with exams for me"); "I set up" / "I quit" are past
 (never "sets up"), and "a new project - a thriller set in Ohio" keeps what the dash names.
+memlake-offline-10 (issue 23): a day and month said without a year take the tense of their own clause, and a
+present progressive is a plan ("I signed the lease, moving on June 1st" said in May is this June; "I moved on June
+1st" is the last one); a plan for a stretch of days holds until the day after its last day whichever reader read it
+("I'm going to Lisbon from August 14 to 21" too), and a plan says its stretch as calendar days.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
-from memlake.distill.dates import DateMention, find_dates
+from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
@@ -76,6 +76,11 @@ class Rule:
             valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate | None:
         if FRAGMENT_END.search(content) or not value.strip(" .,"):
             return None
+        if type_ == "commitment" and valid_until is None:
+            # a plan for a stretch of days ("going to Lisbon from 2025-08-14 to 2025-08-21") is no plan once its last
+            # day is over, whichever reader read it
+            stretch = find_date_range(content, self.sentence.message.created_at)
+            valid_until = stretch.last + timedelta(days=1) if stretch else None
         candidate = FactCandidate(
             type=type_,  # type: ignore[arg-type]
             subject=subject,

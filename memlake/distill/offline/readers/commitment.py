@@ -32,7 +32,8 @@ def read_commitment(rule: Rule, clause: str) -> None:
         plain = what
         if when and when.precision == "month" and re.search(r"\bin \w+$", what[: when.end]):
             plain = what[: when.start] + f"in {human(when)}" + what[when.end:]
-        third = third_person(plain)
+        # the days said as calendar days: "from 14 to 21 August" read a year later must say which August
+        third = with_dates_resolved(third_person(plain), rule.sentence.message.created_at)
         rule.add("commitment", third_person(what), f"The user plans to {third}.", importance=0.6,
                  tags=("plan",))
         rule.found.action_items.append(f"The user plans to {third}.")

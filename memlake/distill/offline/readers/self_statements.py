@@ -15,9 +15,8 @@ The slot rules run first; this reader takes only the clauses they left without a
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
-from memlake.distill.dates import find_date_range, with_dates_resolved
+from memlake.distill.dates import with_dates_resolved
 from memlake.distill.models import USER_SUBJECT
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case
@@ -458,10 +457,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None
     type_ = _type_of(rule, predicate)
     if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
         return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
-    # a plan for a stretch of days ("a trip from 12 to 15 April") is no plan once its last day is over
-    stretch = find_date_range(predicate, rule.sentence.message.created_at) if type_ == "commitment" else None
-    rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=("said",),
-             valid_until=stretch.last + timedelta(days=1) if stretch else None)
+    rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=("said",))
 
 
 def _third_person_words(text: str) -> str:
