@@ -81,6 +81,8 @@ class Rule:
             # day is over, whichever reader read it
             stretch = find_date_range(content, self.sentence.message.created_at)
             valid_until = stretch.last + timedelta(days=1) if stretch else None
+        if valid_from is None:  # a slot holds from when the user says it began ("since 2016"), else from the saying
+            valid_from = (self.began(value) if slot else None) or self.said
         candidate = FactCandidate(
             type=type_,  # type: ignore[arg-type]
             subject=subject,
@@ -90,7 +92,7 @@ class Rule:
             confidence=confidence,
             importance=importance,
             tags=list(tags),
-            valid_from=iso_day(valid_from if valid_from is not None else slot and self.began(value) or self.said),
+            valid_from=iso_day(valid_from),
             valid_until=iso_day(valid_until),
             message_ids=[self.message_id],
         )
