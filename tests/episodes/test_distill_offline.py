@@ -1076,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-10" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-11" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 
@@ -1412,3 +1412,82 @@ def test_a_plan_for_a_stretch_of_days_of_any_reader_ends_when_its_last_day_is_ov
     (plan,) = [c for c in one(text, said=said).fact_candidates if c.type == "commitment"]
     day_after = (date.fromisoformat(last) + timedelta(days=1)).isoformat()
     assert plan.valid_until == day_after and f"{first} to {last}" in plan.content
+
+
+# --- memlake-offline-11: a job change and a move told in steps (a user trial) ----------------------
+
+
+def test_working_at_an_organisation_in_a_city_says_where_the_user_lives_as_a_guess():
+    """"I work as a data analyst at Brightline Insurance in Leeds": the city of work is home unless the
+    conversation says otherwise, and the fact says it was inferred."""
+    session = one("Hi! Quick intro: I'm Marco, I work as a data analyst at Brightline Insurance in Leeds.")
+    homes = [c for c in session.fact_candidates if c.slot == "home_city"]
+    assert [c.value for c in homes] == ["Leeds"]
+    assert "works in Leeds" in homes[0].content and homes[0].confidence < 0.9
+    slots = {(c.slot, c.value) for c in session.fact_candidates}
+    assert {("job_title", "data analyst"), ("employer", "Brightline Insurance")} <= slots
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ["I work as a data analyst at Brightline Insurance in Leeds, but I live in York."],
+        ["I work at Brightline Insurance in Leeds.", "We live in York and I take the train."],
+        ["I work as a data analyst at Brightline Insurance in Leeds and commute from Harrogate every day."],
+        ["I work remotely for Brightline Insurance in Leeds."],
+    ],
+)
+def test_a_city_of_work_is_no_home_when_the_conversation_says_otherwise(texts):
+    assert "Leeds" not in [c.value for c in conversation(*texts).fact_candidates if c.slot == "home_city"]
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Big news: I started at Northwind last Monday as a senior data engineer!", "senior data engineer"),
+        ("I joined Hooli last month as a product designer.", "product designer"),
+        ("I've just started at Globex as their new engineering manager.", "engineering manager"),
+    ],
+)
+def test_starting_somewhere_as_a_title_gives_the_new_title(text, title):
+    assert title in [c.value for c in one(text).fact_candidates if c.slot == "job_title"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We've moved into the Manchester flat now, everything's unpacked.",
+        "We moved to Manchester.",
+        "I've moved into my new place in Manchester.",
+        "We finally moved into our house in Manchester last week.",
+        "I've moved into a Manchester apartment.",
+    ],
+)
+def test_moving_into_a_home_in_a_city_gives_the_home_city(text):
+    assert [c.value for c in one(text).fact_candidates if c.slot == "home_city"] == ["Manchester"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We've moved into the new flat now.",
+        "We moved into the Manchester office last year.",
+        "We're moving into the Manchester flat next month.",
+        "If we moved into the Manchester flat, the commute would be short.",
+    ],
+)
+def test_moving_into_no_home_or_not_yet_gives_no_home_city(text):
+    assert [c.value for c in one(text).fact_candidates if c.slot == "home_city"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Also I actually prefer window seats on flights, can you remember that?", "window seats on flights"),
+        ("I always prefer window seats on flights.", "window seats on flights"),
+        ("I honestly prefer aisle seats, please note that.", "aisle seats"),
+    ],
+)
+def test_a_preference_said_before_a_request_to_remember_it_is_kept(text, value):
+    prefs = [c for c in one(text).fact_candidates if c.type == "preference"]
+    assert [c.value for c in prefs] == [value]

@@ -50,6 +50,13 @@ memlake-offline-10 (issue 23): a day and month said without a year take the tens
 present progressive is a plan ("I signed the lease, moving on June 1st" said in May is this June; "I moved on June
 1st" is the last one); a plan for a stretch of days holds until the day after its last day whichever reader read it
 ("I'm going to Lisbon from August 14 to 21" too), and a plan says its stretch as calendar days.
+memlake-offline-11 (issue 23, a user trial): a move into a home the city names ("We've moved into the Manchester
+flat now", "my new place in Leeds") gives the home city; "I started at Northwind last Monday as a senior data
+engineer" gives the new title as well as the employer; "I work as an analyst at Brightline in Leeds" makes Leeds the
+home city as a guess the fact says (confidence 0.6, tag "inferred", no lives_in relation), dropped when the
+conversation says where the user lives or that they work remotely or commute; a statement before a request ("I
+prefer window seats, can you remember that?") is read as a statement, and adverbs that only colour a liking ("I
+actually prefer") leave it a preference.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -28,7 +28,7 @@ from memlake.distill.offline.readers.employer import (
     read_employer_tenure_or_start,
 )
 from memlake.distill.offline.readers.events import read_dated_event
-from memlake.distill.offline.readers.home import read_home
+from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
@@ -51,7 +51,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-10"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-11"
 
 
 class OfflineDistiller:
@@ -83,7 +83,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
     _add_named_entities(conversation, found)
-    candidates = drop_said_again(dedupe_candidates(found.candidates))
+    candidates = drop_inferred_homes(drop_said_again(dedupe_candidates(found.candidates)), sentences)
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),

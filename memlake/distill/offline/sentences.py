@@ -57,8 +57,32 @@ def split_sentences(message: Message) -> list[Sentence]:
         if not piece:
             continue
         text = rule_text(piece).strip()
+        statement = _statement_before_a_request(text)
+        if statement:  # "I prefer window seats, can you remember that?": the user says something, then asks
+            out.append(Sentence(statement, piece, message, False))
+            continue
         out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")))
     return out
+
+
+# A question put after a statement, as its own last clause: "..., can you remember that?", "..., right?"
+_TRAILING_REQUEST = re.compile(r",\s*(?:(?:and|so|but) )?(?:(?:can|could|would|will|do|did) you\b[^,?]*|ok(?:ay)?|"
+                               r"right|yeah|alright|please)\s*\?+$", re.I)
+# A statement opens with the user as its subject (after a word that only leads in: "Also I prefer ...").
+_STATEMENT_OPENING = re.compile(r"^(?:(?:also|and|so|oh|btw|by the way|well|ok|okay|actually|fyi)\b,?\s+)*"
+                                r"(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b", re.I)
+
+
+def _statement_before_a_request(text: str) -> str | None:
+    """The statement that opens a question like "Also I actually prefer window seats on flights, can you remember
+    that?": what the user states is read as a statement, the request after it as the question it is."""
+    request = _TRAILING_REQUEST.search(text)
+    if not request:
+        return None
+    statement = text[: request.start()].strip()
+    if "?" in statement or not _STATEMENT_OPENING.match(statement):
+        return None
+    return statement + "."
 
 
 # "I'm so excited to tell you I started a yoga class", "Wanted to let you know that I'm running again": the

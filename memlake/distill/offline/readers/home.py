@@ -7,15 +7,17 @@ import re
 from datetime import date
 
 from memlake.distill.dates import DateMention, find_dates, human
-from memlake.distill.models import USER_SUBJECT
+from memlake.distill.models import USER_SUBJECT, FactCandidate
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import display_text, guarded, trim_name
+from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name
 from memlake.distill.offline.vocabulary import (
     FOR_A_WHILE,
     NAME,
     NOT_NAMES,
     NOT_PLACES,
+    ORG,
     ORG_WORDS,
+    ROLE,
     SINCE_FOR,
     SINCE_WHEN,
     SKILL_WORDS,
@@ -29,7 +31,9 @@ def read_home(rule: Rule, clause: str) -> None:
     _home_in_other_words(rule, clause)
     _home_named_as_subject(rule, clause)
     _moved_to(rule, clause)
+    _moved_into_a_home(rule, clause)
     _moving_to(rule, clause)
+    _city_of_work(rule, clause)
 
 
 def _lives_in(rule: Rule, clause: str) -> None:
@@ -75,15 +79,63 @@ def _moved_to(rule: Rule, clause: str) -> None:
                   rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {NAME} )?to "
                   rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
-        city = trim_name(m.group("city"))
-        rest = clause[m.end():]
-        if not TEMPORARY.match(rest):
-            when = rule.date_in(rest)
-            day = when.day if when and when.precision == "day" else None
-            content = f"The user moved to {city}" + (f" around {human(when)}." if when else ".")
-            _add_home_city(rule, city, content, valid_from=day)
-            if when:
-                rule.key_date(when, f"The user moved to {city}.")
+        _add_move(rule, trim_name(m.group("city")), clause[m.end():])
+
+
+# A home one moves into: "the Manchester flat", "my new place in Leeds", "a Porto apartment".
+_HOME_NOUN = r"(?:flat|apartment|house|home|place|condo|studio|loft|cottage|townhouse)"
+
+
+def _moved_into_a_home(rule: Rule, clause: str) -> None:
+    """"We've moved into the Manchester flat now", "I've moved into my new place in Leeds": a move made, into a home
+    the city names (not "moved into the Manchester office": no home; not "we're moving into ...": not yet)."""
+    m = re.search(rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also |all )*"
+                  rf"(?:moved|settled) (?:in)?to (?:the|my|our|a|an) (?:new |own )?(?:(?P<city>{NAME}) {_HOME_NOUN}|"
+                  rf"(?:[a-z]+ ){{0,2}}{_HOME_NOUN} in (?P<city_after>{NAME}))", clause)
+    if m and not guarded(clause, m):
+        _add_move(rule, trim_name(m.group("city") or m.group("city_after")), clause[m.end():])
+
+
+def _add_move(rule: Rule, city: str, rest: str) -> None:
+    """The home city a move made gives, from the day the rest of the clause says it happened."""
+    if TEMPORARY.match(rest):
+        return
+    when = rule.date_in(rest)
+    day = when.day if when and when.precision == "day" else None
+    content = f"The user moved to {city}" + (f" around {human(when)}." if when else ".")
+    _add_home_city(rule, city, content, valid_from=day)
+    if when:
+        rule.key_date(when, f"The user moved to {city}.")
+
+
+# Working somewhere in a city: "I work as a data analyst at Brightline Insurance in Leeds", "I'm a nurse at the
+# Royal Infirmary in Leeds".
+_WORKS_AT_IN = re.compile(rf"\bI(?:'m| am)? (?:now |currently |still )?(?:(?:work|working|employed)(?: as (?:a|an) "
+                          rf"{ROLE})?|(?:a|an) {ROLE}) (?:at|for|with|by) (?:the )?{ORG} in (?P<city>{NAME})")
+# What says the city of work is not home: work from elsewhere, or a home said in other words.
+_WORK_ELSEWHERE = re.compile(r"\b(?:remote(?:ly)?|commut\w*|from home|live|lives|living|based)\b", re.I)
+INFERRED_HOME = "inferred"  # the tag of a home city read from where the user works
+
+
+def _city_of_work(rule: Rule, clause: str) -> None:
+    """The city the user works in is home, as a guess the fact says: only when the sentence says nothing about
+    working from elsewhere or living elsewhere (`drop_inferred_homes` looks at the rest of the conversation)."""
+    m = _WORKS_AT_IN.search(clause)
+    if not m or guarded(clause, m) or _WORK_ELSEWHERE.search(rule.sentence.text) or TEMPORARY.match(clause[m.end():]):
+        return
+    city = trim_name(m.group("city"))
+    _add_home_city(rule, city, f"The user works in {city}, and likely lives there (not said).", confidence=0.6,
+                   inferred=True)
+
+
+def drop_inferred_homes(candidates: list[FactCandidate], sentences: list[Sentence]) -> list[FactCandidate]:
+    """A home city read from the place of work goes when the conversation says where the user lives or that they
+    work from somewhere else."""
+    said_otherwise = any(c.slot == "home_city" and INFERRED_HOME not in c.tags for c in candidates) or any(
+        _WORK_ELSEWHERE.search(s.text) for s in sentences if not s.question)
+    if not said_otherwise:
+        return candidates
+    return [c for c in candidates if not (c.slot == "home_city" and INFERRED_HOME in c.tags)]
 
 
 def _moving_to(rule: Rule, clause: str) -> None:
@@ -168,14 +220,17 @@ def _previous_date(rule: Rule) -> DateMention | None:
 
 
 def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
-                   valid_until: date | None = None, confidence: float = 0.9) -> None:
+                   valid_until: date | None = None, confidence: float = 0.9, inferred: bool = False) -> None:
     if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS
                                                        for w in city.split()):
         return  # "We moved to Kubernetes", "I moved over to Acme Robotics"
     if city in rule.context.organizations or city in rule.context.people:
         return
-    rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=("home",),
+    tags = ("home", INFERRED_HOME) if inferred else ("home",)
+    rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=tags,
              valid_from=valid_from, valid_until=valid_until)
     rule.entity(city, "place")
+    if inferred:
+        return  # the graph holds what was said: a guess is no relation
     rule.relation(USER_SUBJECT, "lives_in", city, valid_from=(valid_from or rule.said).isoformat(),
                   valid_until=valid_until.isoformat() if valid_until else None)

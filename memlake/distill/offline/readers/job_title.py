@@ -40,6 +40,11 @@ _AFTER_TITLE = (r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on
                 r"recently)\b)")
 # After "I'm the <role>": only the end, "now" or a place of work ("I'm the tester on this PR" is no job).
 _AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since|on (?:my|our|the) team)\b)"
+# The time a start is told with, between the place and the title ("last Monday", "on the 3rd", "back in May").
+_START_TIME = (r"(?: (?!(?:and|but|so|then|after|before|while|when|because|since|where|who|which|working|worked|"
+               r"as)\b)[\w'-]+){0,4}?")
+# A title one starts as: "a senior data engineer", "their new engineering manager".
+_NEW_TITLE = rf"(?:a |an |the |their |our |its )?(?:new )?(?P<title>{ROLE})\b"
 _ROLE_CHANGE = r"(?:moved|stepped|switched|transitioned|changed|shifted) (?:roles? |careers? |jobs? )?(?:in)?to"
 
 
@@ -84,7 +89,10 @@ _TITLE_PATTERNS = (
     # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
     rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
     rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*joined {ORG} as {_TITLE}",
+    # "I joined Hooli as a designer", "I started at Northwind last Monday as a senior data engineer": the title a
+    # start somewhere gives, with the start's time (no other verb or clause) between
+    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*(?:joined|(?:started|began|begun)(?: work(?:ing)?)? "
+    rf"(?:at|with)) {ORG}{AFTER_ORG}{_START_TIME} as {_NEW_TITLE}{_AT_ORG}",
     # "They promoted me to tech lead", "I got the promotion to engineering manager", "My title changed to ..."
     rf"\b(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?promoted me to {_TITLE}"
     rf"{_AT_ORG}",

@@ -10,10 +10,14 @@ from memlake.distill.offline.vocabulary import PRONOUN_OBJECTS, UNTIL_OBJ
 
 _LIKE_VERBS = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores"}
 _DISLIKE_VERBS = {"hate": "hates", "dislike": "dislikes", "detest": "detests"}
+# Adverbs that colour a liking without changing it ("I actually prefer", "I always prefer", "I honestly love"); not
+# those that deny or weaken it ("I hardly like", "I rarely enjoy").
+_STANCE_ADVERBS = (r"(?:(?!(?:hardly|barely|rarely|scarcely|seldom|only)\b)(?:[a-z]+ly|always|also|much|still|just|"
+                   r"truly|kind of|sort of) ){0,2}")
 
 
 def read_preferences(rule: Rule, clause: str) -> None:
-    m = re.search(r"\bI (?:really |also |absolutely |much |generally )?(?P<verb>prefer|like|love|enjoy|adore|hate|"
+    m = re.search(rf"\bI {_STANCE_ADVERBS}(?P<verb>prefer|like|love|enjoy|adore|hate|"
                   r"dislike|detest) " + UNTIL_OBJ + r"(?P<rest>.*)$", clause)
     if m and not guarded(clause, m):
         obj = cut_object(m.group("obj"))
