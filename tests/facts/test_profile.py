@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import polars as pl
 
-from memlake.distill.models import Conversation, Message
-from memlake.distill.offline import distill_offline
-from memlake.facts.fold import Candidate, fold
+from memlake.facts.fold import fold
 from memlake.facts.profile import CURRENT_DAYS, profile_versions
 from memlake.facts.profile_model import facts_listing
 from memlake.lake import conform
-from memlake.moments import as_utc_if_moment
 from memlake.schemas import FACT_EDGES, FACTS
-
-
-def at(day: str) -> datetime:
-    return datetime.fromisoformat(day).replace(tzinfo=UTC)
+from tests.facts.said_offline import at, said_offline
 
 
 def fact(fact_id: str, content: str, said: str, kind: str = "fact", **extra: object) -> dict:
@@ -97,15 +89,6 @@ def test_past_events_read_newest_first_and_the_model_sees_them_marked() -> None:
     listing = facts_listing(frame.to_dicts(), lines).splitlines()
     marked = {line.split("|")[0].removeprefix("- id=").strip() for line in listing if "| PAST |" in line}
     assert marked == {"launch", "kickoff"}
-
-
-def said_offline(text: str, when: str) -> list[Candidate]:
-    """What the offline distiller reads in the user's `text` said at `when`, as fold inputs."""
-    session = distill_offline(Conversation("ann", when, None, (Message(f"{when}-m", "user", text, at(when)),)))
-    return [Candidate(agent_id="ann", type=c.type, subject=c.subject, slot=c.slot, value=c.value, content=c.content,
-                      created_at=at(when), tags=tuple(c.tags), valid_from=as_utc_if_moment(c.valid_from),
-                      valid_until=as_utc_if_moment(c.valid_until), conversation_id=when,
-                      message_ids=tuple(c.message_ids)) for c in session.fact_candidates]
 
 
 def test_a_trip_told_with_its_days_leaves_the_profile_once_it_is_over() -> None:
