@@ -43,6 +43,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from memlake.schemas import FACT_TYPES
 
 USER_SUBJECT = "user"
+# The tag of a slot value guessed rather than said ("works in Leeds" -> home city Leeds): the facts fold lets it fill
+# an empty slot or replace another guess, never replace a value the user said.
+INFERRED = "inferred"
 
 # Single-valued attributes. A subject has at most one current value per slot, but for `sibling`: each
 # sibling is a value of its own (`memlake.facts.fold.MULTI_VALUED_SLOTS`).

@@ -7,7 +7,8 @@ and the first rule that applies decides:
 
 1. same subject and slot: the same value confirms the current version, another
    value supersedes it (the old row is kept: status superseded, valid_until
-   set, superseded_by and an `update` edge);
+   set, superseded_by and an `update` edge), except that a guessed value (tag
+   `inferred`) never replaces one the user said and is left out;
 2. a duplicate (same polarity, no conflicting short values, and Jaccard >=
    `duplicate_jaccard`, or cosine >= `duplicate_cosine`, or Jaccard >=
    `contradict_jaccard` with cosine >= `near_duplicate_cosine`) confirms the
@@ -69,6 +70,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from memlake.distill.models import INFERRED
 from memlake.lake import conform
 from memlake.moments import as_utc_or_none
 from memlake.schemas import FACT_EDGES, FACTS
@@ -882,6 +884,8 @@ class Folder:
                 if current.held and not obs.is_override:
                     self._block(obs, current, chain_fid=fid)
                     return None
+                if INFERRED in obs.tags and INFERRED not in current.tags:
+                    return None  # a guess ("works in Leeds", so lives there) never replaces a value the user said
                 return self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
         matches = self._matches(obs, skey, statuses=("active",))
         # Rule 2: duplicate.
@@ -1197,7 +1201,8 @@ class Folder:
                 fact.source_message_ids.append(message_id)
         fact.confidence = max(fact.confidence, obs.confidence)
         fact.importance = max(fact.importance, obs.importance)
-        fact.tags = sorted(set(fact.tags) | set(obs.tags))
+        said = INFERRED not in fact.tags or INFERRED not in obs.tags  # a value said once is said, guessed again or not
+        fact.tags = sorted((set(fact.tags) | set(obs.tags)) - ({INFERRED} if said else set()))
         self.stats.confirmed += 1
 
     def _edge(self, edge_type: str, new: FactVersion, old: FactVersion, at: datetime, reason: str) -> None:

@@ -37,3 +37,26 @@ def test_a_move_and_a_job_change_told_in_steps_end_current_with_the_old_values_i
     assert {"Leeds", "Manchester"} <= set(history["value"].to_list())
     before = select_facts(result.facts, as_of=at("2025-05-21"), edges=result.edges)
     assert "Leeds" in before.filter(pl.col("slot") == "home_city")["value"].to_list()
+
+
+def current_home(result, day: str) -> list[str]:  # type: ignore[no-untyped-def]
+    now = select_facts(result.facts, as_of=at(day), edges=result.edges)
+    return now.filter(pl.col("slot") == "home_city")["value"].to_list()
+
+
+def test_a_city_of_work_does_not_replace_a_home_the_user_said() -> None:
+    """"I work ... in Leeds" guesses home only when nothing says otherwise: a home said before stays current."""
+    result = fold([*said_offline("I live in York.", "2025-01-10"), *said_offline(INTRO, "2025-03-04")])
+    assert current_home(result, "2025-03-05") == ["York"]
+
+
+def test_a_home_said_after_a_city_of_work_replaces_the_guess() -> None:
+    result = fold([*said_offline(INTRO, "2025-03-04"), *said_offline("I live in York.", "2025-04-10")])
+    assert current_home(result, "2025-04-11") == ["York"]
+
+
+def test_a_said_home_that_a_guess_confirmed_is_still_said() -> None:
+    """A guess that agrees with a said home confirms it and leaves it said: a later guess cannot replace it."""
+    result = fold([*said_offline("I live in Leeds.", "2025-01-10"), *said_offline(INTRO, "2025-03-04"),
+                   *said_offline("I work at Globex in York.", "2025-04-10")])
+    assert current_home(result, "2025-04-11") == ["Leeds"]

@@ -7,7 +7,7 @@ import re
 from datetime import date
 
 from memlake.distill.dates import DateMention, find_dates, human
-from memlake.distill.models import USER_SUBJECT, FactCandidate
+from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name
 from memlake.distill.offline.vocabulary import (
@@ -114,7 +114,7 @@ _WORKS_AT_IN = re.compile(rf"\bI(?:'m| am)? (?:now |currently |still )?(?:(?:wor
                           rf"{ROLE})?|(?:a|an) {ROLE}) (?:at|for|with|by) (?:the )?{ORG} in (?P<city>{NAME})")
 # What says the city of work is not home: work from elsewhere, or a home said in other words.
 _WORK_ELSEWHERE = re.compile(r"\b(?:remote(?:ly)?|commut\w*|from home|live|lives|living|based)\b", re.I)
-INFERRED_HOME = "inferred"  # the tag of a home city read from where the user works
+
 
 
 def _city_of_work(rule: Rule, clause: str) -> None:
@@ -131,11 +131,11 @@ def _city_of_work(rule: Rule, clause: str) -> None:
 def drop_inferred_homes(candidates: list[FactCandidate], sentences: list[Sentence]) -> list[FactCandidate]:
     """A home city read from the place of work goes when the conversation says where the user lives or that they
     work from somewhere else."""
-    said_otherwise = any(c.slot == "home_city" and INFERRED_HOME not in c.tags for c in candidates) or any(
+    said_otherwise = any(c.slot == "home_city" and INFERRED not in c.tags for c in candidates) or any(
         _WORK_ELSEWHERE.search(s.text) for s in sentences if not s.question)
     if not said_otherwise:
         return candidates
-    return [c for c in candidates if not (c.slot == "home_city" and INFERRED_HOME in c.tags)]
+    return [c for c in candidates if not (c.slot == "home_city" and INFERRED in c.tags)]
 
 
 def _moving_to(rule: Rule, clause: str) -> None:
@@ -226,7 +226,7 @@ def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None 
         return  # "We moved to Kubernetes", "I moved over to Acme Robotics"
     if city in rule.context.organizations or city in rule.context.people:
         return
-    tags = ("home", INFERRED_HOME) if inferred else ("home",)
+    tags = ("home", INFERRED) if inferred else ("home",)
     rule.add("fact", city, content, slot="home_city", confidence=confidence, importance=0.8, tags=tags,
              valid_from=valid_from, valid_until=valid_until)
     rule.entity(city, "place")
