@@ -72,15 +72,19 @@ def passage_keys(agent_id: str, row: dict[str, Any], snapshot: Snapshot | None, 
 
 def nearest_passage(keys: list[str], rows: dict[str, dict[str, Any]], vectors: dict[str, np.ndarray],
                     query: str, query_vector: np.ndarray | None) -> str | None:
-    """Of a long turn's passages, the one nearest the question: by its stored vector, or with no vectors by the
-    question's content words it holds (the first passage on a tie)."""
+    """Of a long turn's passages, the one nearest the question: the one holding most of the question's content
+    words, then by its stored vector (the first passage when neither tells)."""
     held = [key for key in keys if key in rows]
     if not held:
         return None
-    if query_vector is not None and all(key in vectors for key in held):
-        return max(held, key=lambda key: float(vectors[key] @ query_vector))
     wanted = content_words(query)
-    return max(held, key=lambda key: len(wanted & content_words(str(rows[key].get("text") or ""))))
+    with_vectors = query_vector is not None and all(key in vectors for key in held)
+
+    def nearness(key: str) -> tuple[int, float]:
+        shared = len(wanted & content_words(str(rows[key].get("text") or "")))
+        return shared, float(vectors[key] @ query_vector) if with_vectors else 0.0  # type: ignore[operator]
+
+    return max(held, key=nearness)
 
 
 def with_whole_rows(
