@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from memlake.distill.offline.vocabulary import OTHER_RELATIVES, PARTNER_WORDS, SIBLING_WORDS
+
 GATE_MODES = ("heuristic", "llm", "off")  # llm: memlake.context.llm_gate, on top of this one
 SECTIONS = ("transcript", "episodes", "identity", "facts", "excerpts", "none")
 
@@ -39,6 +41,10 @@ _SLOT_CUES = {
     "sibling": ("sister", "brother", "sibling"),
     "diet": ("diet", "eat", "vegetarian", "vegan", "food"),
 }
+# Someone the user speaks of: a slot cue right after one of them ("what's my dog called", "where does my sister
+# live", "my brother's job") asks about them, not about the user.
+_SOMEONE_ELSE = frozenset(word for word in (*PARTNER_WORDS, *SIBLING_WORDS, *OTHER_RELATIVES, "dog", "puppy", "cat",
+                                            "kitten", "pet", "kid", "child", "baby") if " " not in word)
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,21 @@ def _first_in(text: str, cues: Iterable[str]) -> str | None:
     return next((cue for cue in cues if f" {cue} " in padded), None)
 
 
+def _users_cue_in(text: str, cues: Iterable[str]) -> bool:
+    """Whether one of `cues` is in `text` as whole words about the user: not right after someone else the user
+    speaks of ("my dog called", "my brother's job")."""
+    words = text.split()
+    for cue in cues:
+        size = len(cue.split())
+        for at in range(1, len(words) - size + 1):
+            if words[at:at + size] == cue.split() and words[at - 1].removesuffix("'s") in _SOMEONE_ELSE:
+                break
+        else:
+            if _first_in(text, [cue]):
+                return True
+    return False
+
+
 def _first_name_in(text: str, names: Iterable[str]) -> str | None:
     """The first of `names` that `text` (already `_words`) holds as whole words, ignoring case, or as a
     possessive ("Caroline's")."""
@@ -77,7 +98,7 @@ def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = 
         raise ValueError(f"unknown gate mode {mode!r}: heuristic or off (llm is ModelGate's)")
     text = _words(query)
     history = _first_in(text, _PAST_OR_CHANGE) is not None
-    slots = tuple(slot for slot, cues in _SLOT_CUES.items() if _first_in(text, cues))
+    slots = tuple(slot for slot, cues in _SLOT_CUES.items() if _users_cue_in(text, cues))
     if mode == "off":
         return GateDecision("facts", None, "gate off: facts for every question", history, slots)
     for section, cues, why in (

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from memlake.chunks import chunk_id
 from memlake.schemas import CHUNK_INDEX
 from memlake.search.fusion import Candidate
 from memlake.search.params import IndexSpec, turn_key
@@ -54,6 +55,36 @@ def fetch_rows(
                 vectors[row[spec.key]] = np.asarray(vec, dtype=np.float32)
             turns[row[spec.key]] = row
     return turns
+
+
+def passage_keys(agent_id: str, row: dict[str, Any], snapshot: Snapshot | None, most: int) -> list[str]:
+    """The keys a turn's passages would have (a long turn has up to `most`, numbered from 0): those the snapshot
+    holds, or without one every possible key (a fetch returns the rows that exist)."""
+    start, end = int(row["turn_start"]), int(row["turn_end"])
+    keys = [chunk_id(agent_id, row["conversation_id"], "passage", start, end, part) for part in range(most)]
+    if snapshot is None:
+        return keys
+    held = 0
+    while held < len(keys) and keys[held] in snapshot.positions:  # numbered from 0 with no gaps
+        held += 1
+    return keys[:held]
+
+
+def nearest_passage(keys: list[str], rows: dict[str, dict[str, Any]], vectors: dict[str, np.ndarray],
+                    query: str, query_vector: np.ndarray | None) -> str | None:
+    """Of a long turn's passages, the one nearest the question: the one holding most of the question's content
+    words, then by its stored vector (the first passage when neither tells)."""
+    held = [key for key in keys if key in rows]
+    if not held:
+        return None
+    wanted = content_words(query)
+    with_vectors = query_vector is not None and all(key in vectors for key in held)
+
+    def nearness(key: str) -> tuple[int, float]:
+        shared = len(wanted & content_words(str(rows[key].get("text") or "")))
+        return shared, float(vectors[key] @ query_vector) if with_vectors else 0.0  # type: ignore[operator]
+
+    return max(held, key=nearness)
 
 
 def with_whole_rows(

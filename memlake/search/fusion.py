@@ -21,7 +21,7 @@ from memlake.search.plan import Plan
 from memlake.vectors import VECTOR
 
 _MATCHED = "_matched"  # on a hit standing for its turn: the kind of key that matched (sentence, question)
-_PART = "_part"  # on a hit standing for its turn: the key of the part that matched (a long turn's passage)
+_PART = "_part"  # on a hit standing for its turn: the key of the long turn's passage that matched, if one did
 EXCERPT_KINDS = ("passage",)  # parts a hit returns in place of their whole turn (see `Candidate.excerpt_key`)
 
 
@@ -33,16 +33,18 @@ class Candidate:
     parts: dict[str, str] = field(default_factory=dict)  # list -> the key of the passage it ranked (long turns)
     rrf: float = 0.0
     lift: float = 0.0
+    nearest_part: str | None = None  # a long turn no passage of which matched: its passage nearest the question
 
     def with_row(self, row: dict[str, Any]) -> Candidate:
         """The candidate with its whole row (written out: `dataclasses.replace` costs ~5 us, a search
         replaces up to 160 rows)."""
-        return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift)
+        return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift, self.nearest_part)
 
     def excerpt_key(self) -> str | None:
-        """The key of the passage a hit on a long turn returns: the best ranked of those its lists matched."""
+        """The key of the passage a hit on a long turn returns: the best ranked of those its lists matched, else
+        (the turn matched whole) the one nearest the question."""
         if not self.parts:
-            return None
+            return self.nearest_part
         return self.parts[min(self.parts, key=lambda name: self.ranks[name])]
 
 
@@ -76,7 +78,7 @@ class Fused:
             cand = self.candidates[key] = Candidate(row=row)
         cand.ranks[list_name] = rank
         cand.matched[list_name] = matched
-        if matched in EXCERPT_KINDS and part is not None:
+        if part is not None:
             cand.parts[list_name] = part
         cand.rrf += value
 
@@ -148,24 +150,31 @@ def parts_as_turns(
     hits: list[dict[str, Any]], agent_id: str, key: str, parts: tuple[str, ...]
 ) -> list[dict[str, Any]]:
     """A list's hits with each part (a sentence) standing for its turn, each turn at its best place
-    (and the part's kind under `_MATCHED`, for the result's `vector_match` / `text_match`, its key under `_PART`).
+    (and the part's kind under `_MATCHED`, for the result's `vector_match` / `text_match`; a long turn's best
+    passage in the list, its key under `_PART`).
 
     A turn's vector is the mean of everything it says, and a long turn's is cut at the model's input
     limit; the vector of one of its sentences is not. Hits come best first, so the first one of a
     turn, itself or a sentence, is its best.
     """
     out = []
-    placed: set[str] = set()
+    placed: dict[str, dict[str, Any]] = {}
     for row in hits:
         if row.get("kind") in parts:
+            part = {_PART: row[key]} if row["kind"] in EXCERPT_KINDS else {}
             row = {**row, key: turn_key(agent_id, row["conversation_id"], int(row["turn_start"])), "kind": "turn",
-                   _MATCHED: row["kind"], _PART: row[key]}
+                   _MATCHED: row["kind"], **part}
         elif row.get("kind") != "turn":
             out.append(row)
             continue
-        if row[key] not in placed:
-            placed.add(row[key])
+        first = placed.get(row[key])
+        if first is None:
+            placed[row[key]] = row
             out.append(row)
+        elif _PART not in first and _PART in row:
+            # a long turn placed by the question it answered or by itself: the passage the list found lower is
+            # still the part of it that matched
+            first[_PART] = row[_PART]
     return out
 
 

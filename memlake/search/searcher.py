@@ -13,7 +13,15 @@ from memlake.access import AccessLog
 from memlake.embedding import TextEmbedder, configured_embedder, why_unavailable
 from memlake.moments import parse_as_of
 from memlake.search.candidates import Source, candidate_lists, index_columns, search_mode
-from memlake.search.finish import empty_result, fetch_rows, messages_best_first, result_frame, with_whole_rows
+from memlake.search.finish import (
+    empty_result,
+    fetch_rows,
+    messages_best_first,
+    nearest_passage,
+    passage_keys,
+    result_frame,
+    with_whole_rows,
+)
 from memlake.search.fusion import Candidate, Fused, add_context_lifts, fuse
 from memlake.search.params import SPECS, IndexSpec, SearchParams
 from memlake.search.plan import Plan, plan_search
@@ -24,10 +32,12 @@ from memlake.vectors import VECTOR, Filters, VectorStore
 class Searcher:
     """Hybrid search over one home's LanceDB tables."""
 
-    def __init__(self, store: VectorStore, embedder: TextEmbedder | None, turns: VectorStore | None = None) -> None:
+    def __init__(self, store: VectorStore, embedder: TextEmbedder | None, turns: VectorStore | None = None,
+                 passages_per_turn: int = 0) -> None:
         self.store = store
         self.embedder = embedder
         self.turns = turns or store  # where the turns of episode and fact hits are read (the home's chunk index)
+        self.passages_per_turn = passages_per_turn  # the most passage keys a long turn has (chunk_long_turn_keys)
 
     def query_vector(
         self, spec: IndexSpec, query: str, built_with: str | None = None
@@ -105,7 +115,15 @@ class Searcher:
         columns = [*index_columns(plan.spec), *([VECTOR] if source.has_vectors else [])]
         light = {k: fused.candidates[k].row for k in ranked}
         excerpts = [key for key in (fused.candidates[k].excerpt_key() for k in ranked) if key is not None]
-        turns = fetch_rows(self.store, source.snapshot, plan, light, columns, fused.vectors, excerpts)
+        # a long turn that matched whole returns its passage nearest the question, as one that matched by a passage
+        whole = {k: passage_keys(plan.agent_id, light[k], source.snapshot, self.passages_per_turn) for k in ranked
+                 if not fused.candidates[k].parts}
+        turns = fetch_rows(self.store, source.snapshot, plan, light, columns, fused.vectors,
+                           [*excerpts, *(key for keys in whole.values() for key in keys)])
+        for k, keys in whole.items():
+            if keys:
+                fused.candidates[k].nearest_part = nearest_passage(keys, turns, fused.vectors, plan.query,
+                                                                   source.vector)
         return with_whole_rows(plan, fused.candidates, ranked, turns), turns
 
 
@@ -138,7 +156,8 @@ def search_memory(
     if embedder is None and use_embedder:
         embedder = configured_embedder(settings)
     # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search
-    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder, turn_store)
+    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder, turn_store,
+                        passages_per_turn=settings.chunk_long_turn_keys)
     params = SearchParams.from_settings(settings, k=k, **overrides)
     return searcher.search(
         SPECS[scope],

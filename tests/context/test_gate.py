@@ -54,3 +54,16 @@ def test_a_remembered_value_is_a_fact_the_question_names():
     current = pl.DataFrame({"fact_id": ["f_home", "f_pet"], "subject": ["user", "user"],
                             "slot": ["home_city", None], "source_interface": ["override", "extraction"]})
     assert named_fact_ids(current, decide("Which city is home for me these days?")) == ["f_home"]
+
+
+@pytest.mark.parametrize(("question", "slots"), [
+    ("What's my dog called?", ()),  # a user trial: the gate said "asks about the user's name"
+    ("What is my dog's name?", ()),
+    ("Where does my sister live?", ("sibling",)),  # her home, not the user's
+    ("What's my brother's job?", ()),  # his, not the user's
+    ("What am I called?", ("name",)),
+    ("Where do my partner and I live?", ("home_city", "partner")),
+    ("What's my current job?", ("employer", "job_title")),
+])
+def test_a_slot_cue_is_the_users_only_when_no_one_else_is_named_before_it(question, slots):
+    assert decide(question).slots == slots

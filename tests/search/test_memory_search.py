@@ -251,6 +251,29 @@ def test_a_hit_on_a_long_answer_returns_the_passage_that_matched_with_the_turns_
     assert short["excerpt"] is False and short["text"].endswith("I drink oolong tea every morning, never coffee.")
 
 
+def test_a_long_answer_found_through_the_question_it_answered_returns_a_passage_not_the_whole(
+    settings, run_pipeline
+):
+    """A user trial: a long answer that ranked by the question it replied to (or by itself) came back whole,
+    in search and in the context block, eating the budget; it returns one passage, read from memory or from
+    LanceDB alike (a one-off CLI search holds no snapshot)."""
+    land(settings, "alice", "it.jsonl", jsonl(
+        msg("it", 0, "user", "How do I get the office network ready for the field team?", "2024-03-01"),
+        msg("it", 1, "assistant", LONG_ANSWER, "2024-03-01"),
+    ))
+    run_pipeline()
+    warm = hash_memory(settings)
+    one_off = Memory(settings=settings.model_copy(update={"embedding_model": "hash", "search_snapshot_rows": 0}))
+    for memory in (warm, one_off):
+        found = memory.search("how do I get the office network ready for the field team", "alice", k=2)
+        (reply,) = found.filter(pl.col("message_ids").list.first() == "it-m1").to_dicts()
+        assert reply["vector_match"] in ("question", "turn") and reply["excerpt"] is True
+        said = reply["text"].split(": ", 1)[1]
+        assert said in LONG_ANSWER and len(said.split()) < len(LONG_ANSWER.split()) / 2
+    block = warm.context("How do I get the office network ready for the field team?", "alice", budget=400)
+    assert LONG_ANSWER not in block.text
+
+
 def test_a_reader_embeds_a_question_once_whatever_scopes_it_searches(home, monkeypatch):
     """A context block searches its question in facts, then in turns; the recall tool's `all` in every scope: the
     query's vector (~5.5 ms of CPU with the packaged model) is computed once per reader, a new question anew."""
