@@ -73,13 +73,10 @@ def _users_cue_in(text: str, cues: Iterable[str]) -> bool:
     speaks of ("my dog called", "my brother's job")."""
     words = text.split()
     for cue in cues:
-        size = len(cue.split())
-        for at in range(1, len(words) - size + 1):
-            if words[at:at + size] == cue.split() and words[at - 1].removesuffix("'s") in _SOMEONE_ELSE:
-                break
-        else:
-            if _first_in(text, [cue]):
-                return True
+        said = cue.split()
+        spots = [at for at in range(len(words) - len(said) + 1) if words[at:at + len(said)] == said]
+        if spots and not any(at > 0 and words[at - 1].removesuffix("'s") in _SOMEONE_ELSE for at in spots):
+            return True
     return False
 
 

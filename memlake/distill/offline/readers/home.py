@@ -116,7 +116,6 @@ _WORKS_AT_IN = re.compile(rf"\bI(?:'m| am)? (?:now |currently |still )?(?:(?:wor
 _WORK_ELSEWHERE = re.compile(r"\b(?:remote(?:ly)?|commut\w*|from home|live|lives|living|based)\b", re.I)
 
 
-
 def _city_of_work(rule: Rule, clause: str) -> None:
     """The city the user works in is home, as a guess the fact says: only when the sentence says nothing about
     working from elsewhere or living elsewhere (`drop_inferred_homes` looks at the rest of the conversation)."""
