@@ -454,8 +454,8 @@ def test_an_em_dash_ends_a_clause_and_a_plan_to_continue_is_a_plan(text, said):
     [
         ("I participated in a community event to raise money for a good cause.",  # "cause" the noun is no "because"
          ["The user participated in a community event to raise money for a good cause."]),
-        ("I'm trying to make my plan work, even though it's been tough.",  # whole, not cut before "though"
-         ["The user is trying to make their plan work, even though it's been tough."]),
+        ("I'm trying to make my bakery work, even though it's been tough.",  # whole, not cut before "though"
+         ["The user is trying to make their bakery work, even though it's been tough."]),
         ("We hiked, swam, and made great memories at Lake Tahoe.",  # a list is not cut before its last item
          ["The user and others hiked, swam, and made great memories at Lake Tahoe."]),
         ("Interesting things have happened at my new job.",  # the -ing word is no verb of a left-out "I"
@@ -1076,7 +1076,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-11" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-12" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 
@@ -1491,3 +1491,82 @@ def test_moving_into_no_home_or_not_yet_gives_no_home_city(text):
 def test_a_preference_said_before_a_request_to_remember_it_is_kept(text, value):
     prefs = [c for c in one(text).fact_candidates if c.type == "preference"]
     assert [c.value for c in prefs] == [value]
+
+
+# --- memlake-offline-12: is it worth remembering, and does it stand alone? (issue 23, precision) -----------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what it points at is only in the chat or an earlier sentence: where, what began, back to what, since what
+        "I go there every now and then to think.",
+        "That's my old school. I go there now and then for my dad.",
+        "I started on Monday.",
+        "I'm already longing to go back.",
+        "I've been hooked ever since.",
+    ],
+)
+def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a thing said only by a vague noun, nothing named
+        "I want to create something extraordinary.",
+        "I learned a new skill.",
+        "I was playing a game.",
+        "I've been working on a project lately.",
+        "I'm putting in my best effort.",
+        "I've been trying out some new things lately.",
+        # a feeling or a state of the moment
+        "I'm 100% sure it's going to be a great day.",
+        "I've been decompressing, but it's hard to switch off.",
+    ],
+)
+def test_passing_or_vague_talk_is_no_fact(text):
+    assert one(text).fact_candidates == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I've been working on a project about castles in Scotland.", "project about castles in Scotland"),
+        ("I learned to play the violin last year.", "learned to play the violin"),
+        ("I go to the lake every weekend.", "goes to the lake every weekend"),
+        ("I started at the bakery on Monday.", "started at the bakery"),
+        ("I read a book about the history of Rome.", "read a book about the history of Rome"),
+        ("I took up pottery last spring.", "took up pottery"),
+        ("I was playing a game of chess with my dad.", "chess"),
+    ],
+)
+def test_a_statement_that_names_its_place_or_thing_is_kept(text, said):
+    assert any(said in c.content for c in one(text).fact_candidates)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Took a bit of work, but I'm glad it got done.",  # "It took", not "I took"
+        "Took me ages to finish.",
+        "Winning the regional chess title felt so good.",  # the -ing words are the subject
+        "Going out for walks in the park keeps me grounded and calm.",
+    ],
+)
+def test_a_sentence_whose_missing_subject_is_not_the_user_is_not_read_as_the_user_doing_it(text):
+    assert not [c for c in one(text).fact_candidates if c.content.startswith("The user")]
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("I love painting, pottery, and hiking.", ("painting", "pottery", "hiking")),
+        ("I love painting, pottery and hiking in the hills.", ("painting", "pottery", "hiking")),
+        ("I enjoy baking bread, gardening, and long walks.", ("baking bread", "gardening", "long walks")),
+    ],
+)
+def test_a_list_is_kept_whole_never_cut_after_its_first_item(text, items):
+    facts = one(text).fact_candidates
+    assert facts and all(all(item in c.content for item in items) for c in facts)

@@ -57,6 +57,12 @@ home city as a guess the fact says (confidence 0.6, tag "inferred", no lives_in 
 conversation says where the user lives or that they work remotely or commute; a statement before a request ("I
 prefer window seats, can you remember that?") is read as a statement, and adverbs that only colour a liking ("I
 actually prefer") leave it a preference.
+memlake-offline-12 (issue 23, precision on speakers no rule was written on): every self-statement passes one check
+(`worth_keeping`): a place or time only the chat names ("goes there now and then", "longing to go back", "hooked ever
+since", "started on Monday") or nothing named beside vague nouns, evaluations and time words ("learned a new skill",
+"was playing a game", "wants to create something extraordinary") is no fact. A sentence whose left-out subject is
+"it" ("Took a bit of work", "Took me ages") or whose -ing words are its subject ("Winning the title felt so good") is
+not read as the user doing it, and a list the user likes is kept whole ("loves painting, pottery, and hiking").
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

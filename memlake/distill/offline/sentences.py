@@ -169,6 +169,22 @@ def cut_object(raw: str) -> str:
     return obj.strip(" ,.;:!?").strip()
 
 
+# The items after a first one cut at its comma: ", pottery, and hiking" / ", pottery and hiking in the hills", up to
+# the end of the sentence; each item a few words and no new clause ("I love painting, and I sing" is two statements).
+_LIST_ITEM = r"(?!(?:I|I'm|I've|we|it|it's|they|he|she|you|that|this|which|but|so|because)\b)[\w'-]+(?: [\w'-]+){0,4}"
+_LIST_REST = re.compile(rf"^(?P<items>(?:\s*,\s*{_LIST_ITEM})*\s*,?\s+(?:and|or)\s+{_LIST_ITEM})\s*(?:[.!?]|$)")
+_FIRST_ITEM = re.compile(r"^[\w'-]+(?: [\w'-]+){0,3}$")
+
+
+def with_the_rest_of_a_list(obj: str, rest: str) -> str:
+    """"painting" followed by ", pottery, and hiking." -> "painting, pottery, and hiking": a list is kept whole,
+    never cut after its first item; any other object as it is."""
+    m = _LIST_REST.match(rest)
+    if not m or not _FIRST_ITEM.match(obj) or not re.match(r"^\s*,", rest):
+        return obj
+    return f"{obj}{m.group('items').rstrip()}"
+
+
 def third_person(text: str) -> str:
     swaps = {"my": "their", "me": "them", "i": "they", "myself": "themselves", "mine": "theirs", "our": "their",
              "us": "them", "we": "they", "i'm": "they're", "i've": "they've"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import cut_object, guarded, third_person
+from memlake.distill.offline.sentences import cut_object, guarded, third_person, with_the_rest_of_a_list
 from memlake.distill.offline.vocabulary import PRONOUN_OBJECTS, UNTIL_OBJ
 
 _LIKE_VERBS = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys", "adore": "adores"}
@@ -21,9 +21,9 @@ def read_preferences(rule: Rule, clause: str) -> None:
                   r"dislike|detest) " + UNTIL_OBJ + r"(?P<rest>.*)$", clause)
     if m and not guarded(clause, m):
         obj = cut_object(m.group("obj"))
-        obj = _with_especially(obj, m.group("rest"))
+        obj = _with_especially(with_the_rest_of_a_list(obj, m.group("rest")), m.group("rest"))
         verb = m.group("verb")
-        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 8:
+        if obj and not PRONOUN_OBJECTS.match(obj) and len(obj.split()) <= 12:
             third = third_person(obj)
             if verb in _LIKE_VERBS:
                 rule.add("preference", third, f"The user {_LIKE_VERBS[verb]} {third}.", importance=0.6,

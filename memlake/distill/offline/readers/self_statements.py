@@ -31,6 +31,7 @@ from memlake.distill.offline.vocabulary import (
     SIBLING_WORDS,
     TEMPORARY,
 )
+from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 from memlake.text import content_words
 
 # A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
@@ -189,7 +190,9 @@ _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Som
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
                           r"feels|needs|matters|takes|requires|seems|sounds|looks|happened|happens|"
-                          r"brings|reminds|can|could|will|would|should|might|must|may)\b|"
+                          r"brings|reminds|can|could|will|would|should|might|must|may|"
+                          # a past after the -ing words: "Winning the title felt so good", "Moving there made me ..."
+                          r"felt|kept|got|took|gave|brought|taught|proved|became|meant)\b|"
                           r"^[A-Z][a-z]+ing's\b|"  # "Painting's great": "'s" is the verb of the -ing word
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
                           r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
@@ -302,10 +305,17 @@ def _with_a_companion(text: str) -> tuple[str, str]:
     return f"We {m.group('rest')}", name
 
 
+# A sentence whose left-out subject is "it", not "I": the speaker is its object ("Took me ages", "Got us thinking"), or
+# what it took is time or effort ("Took a bit of work", "Took forever").
+_IT_LEFT_OUT = re.compile(r"^(?:(?:Just|Finally|Recently|Also) )?[A-Za-z]+ (?:me|us)\b|"
+                          r"^(?:(?:Just|Finally|Recently|Also) )?(?i:took) (?:a bit|a while|a lot|a little|some time|"
+                          r"ages|forever|hours|days|weeks|months|years|time|effort|work)\b")
+
+
 def with_the_i_left_out(text: str) -> str:
     """The statement with the "I" it leaves out: "Started hitting the gym" -> "I started hitting the gym",
     "Researching adoption agencies" -> "I am researching adoption agencies"; any other text as it is."""
-    if _NO_SUBJECT.match(text):
+    if _NO_SUBJECT.match(text) and not _IT_LEFT_OUT.match(text):
         return f"I {text[0].lower()}{text[1:]}"
     left_out = _ING_NO_SUBJECT.match(text)
     # A verb in a trailing aside is the aside's; "Seeing their smiles, I knew ..." has its "I" after the comma.
@@ -330,7 +340,7 @@ def _read_about_me(rule: Rule, text: str) -> None:
     if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
                      r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
         return  # no verb before the user is named: no statement about them
-    _add(rule, _me_as_user(text), "", text, USER_SUBJECT)
+    _add(rule, _me_as_user(text), "", text, USER_SUBJECT, opens_with_subject=True)
 
 
 def _me_as_user(text: str) -> str:
@@ -426,7 +436,7 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     if _VERDICT.match(rest):
         return  # "my writing is going well", "my team has been super encouraging": how it goes this moment
     owner = "The user's" if who == "my" else "The user's family's"
-    _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT)
+    _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT, opens_with_subject=True)
 
 
 # A promise made in passing: a "will" of the chat ("I'll share some clips when it's ready", "I'll go train") or
@@ -446,9 +456,11 @@ _TASTE_FOR_THE_CHATS = re.compile(rf"^{_ADVERBS}*(?:loves?|likes?|enjoys?|adores
                                   r"these|this) (?![^,.!?]*\b[A-Z][a-z])")  # (case matters: a name is capitalised)
 
 
-def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str) -> None:
+def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, opens_with_subject: bool = False) -> None:
     if len(content_words(predicate) - _EMPTY_WORDS) < 2 or _VAGUE_EVENT.match(predicate):
         return  # "is plowing through", "has been busy": too little to remember
+    if why_not_worth_keeping(cut_trailing(predicate), opens_with_subject=opens_with_subject) is not None:
+        return  # "goes there now and then", "learned a new skill": it does not stand alone, or names nothing
     if _passing_promise(rule, predicate, lead):
         return
     content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))

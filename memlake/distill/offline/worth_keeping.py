@@ -1,0 +1,102 @@
+"""Is a statement worth remembering, and does it stand alone? The check every self-statement passes through.
+
+A fact is read from one sentence but is remembered apart from it, so it must say what it is about by itself. These
+checks look at the predicate's structure, not at any phrasing the rules were written on (issue 23: rules tuned on
+some speakers kept half-wrong facts from others):
+
+- its place or thing is only in the chat or an earlier sentence: "goes there now and then", "longing to go back",
+  "hooked ever since", or a verb that needs an object with only a time after it ("started on Monday");
+- it names nothing: once its verb, time words and evaluations are set aside, only vague nouns are left ("learned a
+  new skill", "was playing a game", "wants to create something extraordinary", "is putting in their best effort").
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlake.text import STOPWORDS
+
+# "there" as a place the sentence does not name ("there is" opens a statement; a place named before it is its own).
+_THERE = re.compile(r"^(?:(?![A-Z][a-z]).)*\bthere\b(?!\s*(?:is|are|was|were|'s|has|have|had)\b)")
+# "back" with no place after it ("longing to go back", "takes them back"); "back home", "back to Ohio" say where.
+_BACK = re.compile(r"\bback\b(?!\s*(?:to|from|home|in|at|into|on|up|then|when|with|for)\b)(?!-)", re.I)
+# "ever since", "since then", "back then", "then" at the end: since or when what, only the chat says.
+_SINCE_WHAT = re.compile(r"\b(?:ever since|since then|back then|since|then)\s*$", re.I)
+
+# Nouns that name no particular thing: with nothing else named, the fact says nothing worth keeping.
+VAGUE_NOUNS = frozenset(
+    """something anything everything nothing stuff thing things skill skills project projects game games effort
+    efforts one ones lot lots bit moment moments experience experiences idea ideas activity activities hobby hobbies
+    goal goals plan plans time times day days impact difference progress change changes step steps way ways work
+    kind sort type part piece journey adventure adventures challenge challenges""".split()  # noqa: SIM905
+)
+# Words that rate or size a thing without saying what it is.
+_EVALUATIVE = frozenset(
+    """new big great best better good amazing awesome extraordinary huge little small special cool fun nice wonderful
+    incredible fantastic real whole same similar other few several many sure certain perfect exciting interesting
+    important tough hard difficult wild crazy busy happy glad excited proud ready fine bad worst lovely beautiful
+    stunning super pretty really definitely totally absolutely going gonna trying try tried keep keeping
+    make making made get getting got do doing done""".split()  # noqa: SIM905
+)
+# Words that say when, not what.
+_TIME_WORDS = frozenset(
+    """lately recently now today tonight yesterday tomorrow week weeks weekend weekends month months year years ago
+    last next this morning evening night afternoon soon ever since always often sometimes later earlier currently
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december spring summer autumn fall winter""".split()  # noqa: SIM905
+)
+# Verbs whose meaning needs the thing or place they act on: "started" what, "went" where.
+_NEEDS_OBJECT = frozenset(
+    """start started starts starting begin began begins beginning finish finished finishes finishing join joined
+    joins joining leave left leaves leaving quit quits quitting try tried tries trying return returned returns
+    returning go went goes going gone come came comes coming arrive arrived arrives arriving""".split()  # noqa: SIM905
+)
+_AUXILIARIES = re.compile(r"^(?:(?:is|are|am|was|were|has|have|had|been|be|will|'ll|does|did|do|would|just|also|"
+                          r"really|finally|recently|still|now|already|actually|always|usually|often|mostly)\s+)*",
+                          re.I)
+
+# A predicate left with a noun after its "is"/"has" ("has a dog", "is a nurse") has no verb of its own to set aside.
+_OPENS_A_NOUN = re.compile(r"^(?:a|an|the|my|their|his|her|our|one|two|three|four|five|some|\d+)\b(?!%)", re.I)
+
+# A calendar day or month said ("on 3 March", "June 1st", "2023-05-01"): a plan or a move on a day is worth keeping.
+_A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
+                    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
+
+
+def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -> str | None:
+    """Why the predicate of a statement ("goes there now and then", "learned a new skill") is no fact to keep, or
+    None when it names what it is about. With `opens_with_subject` the text opens with its own subject ("Family is
+    the most important thing for me"), which names something."""
+    cut = re.sub(r"[.!?]+$", "", predicate.strip())
+    if _THERE.search(cut) or _BACK.search(cut) or _SINCE_WHAT.search(cut):
+        return "points at a place or time only the chat names"
+    if opens_with_subject:
+        return None
+    verb, named = _verb_and_what_it_names(cut)
+    if not named and verb in _NEEDS_OBJECT:
+        return "a verb that needs its thing or place, with only a time after it"
+    if not named and verb is not None and not _A_DAY.search(cut):  # "I'm flying out on 3 March": a dated plan
+        return "names nothing: only vague nouns, evaluations and time words"
+    return None
+
+
+def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
+    """The predicate's main verb (None when it opens with a noun: "has a dog", "is a nurse") and the words left that
+    name something: not the verb, the verb after a "to", vague nouns, evaluations, time words or numbers."""
+    rest = _AUXILIARIES.sub("", predicate)
+    said = re.findall(r"[\w%-]+", rest)
+    if not said:
+        return None, []
+    verb = None if _OPENS_A_NOUN.match(rest) else said[0].lower()
+    named = []
+    for i, word in enumerate(said):
+        lowered = word.lower()
+        if i == 0 and verb is not None:
+            continue
+        if i > 0 and said[i - 1].lower() == "to" and word.islower():
+            continue  # the verb of "wants to create": what it acts on is what counts ("to Paris" names a place)
+        if lowered in STOPWORDS or lowered in VAGUE_NOUNS or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
+                or len(lowered) < 2 or re.fullmatch(r"[\d%-]+(?:st|nd|rd|th)?", lowered):
+            continue
+        named.append(lowered)
+    return verb, named
