@@ -1521,6 +1521,8 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I've been working on a project lately.",
         "I'm putting in my best effort.",
         "I've been trying out some new things lately.",
+        "Last weekend I had an experience that reminded me of the impact we can make.",
+        "I had a bit of a setback recently.",
         # a feeling or a state of the moment
         "I'm 100% sure it's going to be a great day.",
         "I've been decompressing, but it's hard to switch off.",

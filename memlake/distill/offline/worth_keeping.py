@@ -28,7 +28,8 @@ VAGUE_NOUNS = frozenset(
     """something anything everything nothing stuff thing things skill skills project projects game games effort
     efforts one ones lot lots bit moment moments experience experiences idea ideas activity activities hobby hobbies
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
-    kind sort type part piece journey adventure adventures challenge challenges""".split()  # noqa: SIM905
+    kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
+    memories""".split()  # noqa: SIM905
 )
 # Words that rate or size a thing without saying what it is.
 _EVALUATIVE = frozenset(
@@ -75,13 +76,13 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
     verb, named = _verb_and_what_it_names(cut)
     if not named and verb in _NEEDS_OBJECT:
         return "a verb that needs its thing or place, with only a time after it"
-    if not named and verb is not None and not _A_DAY.search(cut):  # "I'm flying out on 3 March": a dated plan
+    if not named and not _A_DAY.search(cut):  # "I'm flying out on 3 March": a dated plan
         return "names nothing: only vague nouns, evaluations and time words"
     return None
 
 
 def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
-    """The predicate's main verb (None when it opens with a noun: "has a dog", "is a nurse") and the words left that
+    """The predicate's main verb (None when it opens with a noun: "has a dog", "had a setback") and the words left that
     name something: not the verb, the verb after a "to", vague nouns, evaluations, time words or numbers."""
     rest = _AUXILIARIES.sub("", predicate)
     said = re.findall(r"[\w%-]+", rest)
@@ -93,6 +94,8 @@ def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
         lowered = word.lower()
         if i == 0 and verb is not None:
             continue
+        if lowered in ("that", "which", "who") and i > 0 and said[i - 1].lower() in VAGUE_NOUNS:
+            break  # "an experience that reminded them of ...": what a vague thing did does not name it
         if i > 0 and said[i - 1].lower() == "to" and word.islower():
             continue  # the verb of "wants to create": what it acts on is what counts ("to Paris" names a place)
         if lowered in STOPWORDS or lowered in VAGUE_NOUNS or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
