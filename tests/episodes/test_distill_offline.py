@@ -1523,7 +1523,12 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I've been trying out some new things lately.",
         "Last weekend I had an experience that reminded me of the impact we can make.",
         "I had a bit of a setback recently.",
-        # a feeling or a state of the moment
+        # a feeling or a state of the moment, a verdict on a moment that is over
+        "Meeting the other volunteers was so awesome for me.",
+        "Seeing my old teammates again was really special to me.",
+        # a thing only the chat or an earlier sentence shows, as the subject
+        "The eagle symbolizes freedom and pride for me.",
+        "The motivated people around me gave me renewed energy.",
         "I'm 100% sure it's going to be a great day.",
         "I've been decompressing, but it's hard to switch off.",
     ],
@@ -1540,6 +1545,8 @@ def test_passing_or_vague_talk_is_no_fact(text):
         ("I go to the lake every weekend.", "goes to the lake every weekend"),
         ("I started at the bakery on Monday.", "started at the bakery"),
         ("I read a book about the history of Rome.", "read a book about the history of Rome"),
+        ("The Eiffel Tower always reminds me of my honeymoon.", "Eiffel Tower"),
+        ("Painting helps me explore my identity.", "Painting helps the user explore their identity"),
         ("I took up pottery last spring.", "took up pottery"),
         ("I was playing a game of chess with my dad.", "chess"),
     ],

@@ -6,6 +6,8 @@ some speakers kept half-wrong facts from others):
 
 - its place or thing is only in the chat or an earlier sentence: "goes there now and then", "longing to go back",
   "hooked ever since", or a verb that needs an object with only a time after it ("started on Monday");
+- its subject is a thing only the chat shows ("The eagle symbolizes freedom"), or it is a verdict on a moment that
+  is over ("Talking with the volunteers was awesome");
 - it names nothing: once its verb, time words and evaluations are set aside, only vague nouns are left ("learned a
   new skill", "was playing a game", "wants to create something extraordinary", "is putting in their best effort").
 """
@@ -63,6 +65,13 @@ _OPENS_A_NOUN = re.compile(r"^(?:a|an|the|my|their|his|her|our|one|two|three|fou
 _A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
                     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
 
+# "Talking with the volunteers was awesome", "Winning felt so good": how a moment that is over felt.
+_PAST_VERDICT = re.compile(r"\b(?:was|were|felt)\s+(?:(?:so|really|super|pretty|just|absolutely|truly|very|such)\s+)*"
+                           r"(?:an?\s+)?(?P<last>\w+)(?:\s+(?:for|to)\s+(?:me|us|them|the user))?$", re.I)
+# "The eagle symbolizes freedom", "The motivated people around me ...": a thing the chat or an earlier sentence
+# introduced ("The Eiffel Tower" names itself).
+_DEFINITE_SUBJECT = re.compile(r"^The [a-z]")
+
 
 def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -> str | None:
     """Why the predicate of a statement ("goes there now and then", "learned a new skill") is no fact to keep, or
@@ -71,8 +80,11 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
     cut = re.sub(r"[.!?]+$", "", predicate.strip())
     if _THERE.search(cut) or _BACK.search(cut) or _SINCE_WHAT.search(cut):
         return "points at a place or time only the chat names"
+    verdict = _PAST_VERDICT.search(cut)
+    if verdict and verdict.group("last").lower() in _EVALUATIVE:
+        return "a verdict on a moment that is over"
     if opens_with_subject:
-        return None
+        return "a thing only the chat shows, as its subject" if _DEFINITE_SUBJECT.match(cut) else None
     verb, named = _verb_and_what_it_names(cut)
     if not named and verb in _NEEDS_OBJECT:
         return "a verb that needs its thing or place, with only a time after it"
