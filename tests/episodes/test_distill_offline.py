@@ -1523,6 +1523,10 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I've been trying out some new things lately.",
         "Last weekend I had an experience that reminded me of the impact we can make.",
         "I had a bit of a setback recently.",
+        "We held some events and got to meet some people.",
+        "I faced all kinds of hurdles.",
+        # what the user pictures of the other side's story
+        "I can picture waking up to nature.",
         # a feeling or a state of the moment, a verdict on a moment that is over
         "Meeting the other volunteers was so awesome for me.",
         "Seeing my old teammates again was really special to me.",
@@ -1579,3 +1583,11 @@ def test_a_sentence_whose_missing_subject_is_not_the_user_is_not_read_as_the_use
 def test_a_list_is_kept_whole_never_cut_after_its_first_item(text, items):
     facts = one(text).fact_candidates
     assert facts and all(all(item in c.content for item in items) for c in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I color-code achievements so I can easily track my progress.", "I keep a diary so I could remember my trips."],
+)
+def test_a_purpose_after_so_is_no_statement_of_its_own(text):
+    assert not [c for c in one(text).fact_candidates if re.search(r"\bcan|could\b", c.content)]

@@ -31,7 +31,7 @@ VAGUE_NOUNS = frozenset(
     efforts one ones lot lots bit moment moments experience experiences idea ideas activity activities hobby hobbies
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
-    memories""".split()  # noqa: SIM905
+    memories people events hurdles obstacles problems issues kinds sorts""".split()  # noqa: SIM905
 )
 # Words that rate or size a thing without saying what it is.
 _EVALUATIVE = frozenset(
@@ -54,6 +54,10 @@ _NEEDS_OBJECT = frozenset(
     joins joining leave left leaves leaving quit quits quitting try tried tries trying return returned returns
     returning go went goes going gone come came comes coming arrive arrived arrives arriving""".split()  # noqa: SIM905
 )
+# Verbs that say only that something is done, made or had: what they act on is what a fact names.
+_LIGHT_VERBS = frozenset(
+    """create creating make do go get give take have be put find show bring start meet""".split()  # noqa: SIM905
+)
 _AUXILIARIES = re.compile(r"^(?:(?:is|are|am|was|were|has|have|had|been|be|will|'ll|does|did|do|would|just|also|"
                           r"really|finally|recently|still|now|already|actually|always|usually|often|mostly)\s+)*",
                           re.I)
@@ -65,6 +69,9 @@ _OPENS_A_NOUN = re.compile(r"^(?:a|an|the|my|their|his|her|our|one|two|three|fou
 _A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
                     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
 
+# "can picture waking up to nature", "can totally relate": a reply to the other side's story, nothing of the user's.
+_PICTURES = re.compile(r"^can (?:totally |really |definitely |so |just )?(?:picture|imagine|relate|see|tell|understand|"
+                       r"feel|hear|believe)\b", re.I)
 # "Talking with the volunteers was awesome", "Winning felt so good": how a moment that is over felt.
 _PAST_VERDICT = re.compile(r"\b(?:was|were|felt)\s+(?:(?:so|really|super|pretty|just|absolutely|truly|very|such)\s+)*"
                            r"(?:an?\s+)?(?P<last>\w+)(?:\s+(?:for|to)\s+(?:me|us|them|the user))?$", re.I)
@@ -80,6 +87,8 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
     cut = re.sub(r"[.!?]+$", "", predicate.strip())
     if _THERE.search(cut) or _BACK.search(cut) or _SINCE_WHAT.search(cut):
         return "points at a place or time only the chat names"
+    if _PICTURES.match(cut):
+        return "pictures what the other side tells"
     verdict = _PAST_VERDICT.search(cut)
     if verdict and verdict.group("last").lower() in _EVALUATIVE:
         return "a verdict on a moment that is over"
@@ -95,7 +104,7 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
 
 def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
     """The predicate's main verb (None when it opens with a noun: "has a dog", "had a setback") and the words left that
-    name something: not the verb, the verb after a "to", vague nouns, evaluations, time words or numbers."""
+    name something: not the verb, light verbs ("create", "get"), vague nouns, evaluations, time words or numbers."""
     rest = _AUXILIARIES.sub("", predicate)
     said = re.findall(r"[\w%-]+", rest)
     if not said:
@@ -108,8 +117,8 @@ def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
             continue
         if lowered in ("that", "which", "who") and i > 0 and said[i - 1].lower() in VAGUE_NOUNS:
             break  # "an experience that reminded them of ...": what a vague thing did does not name it
-        if i > 0 and said[i - 1].lower() == "to" and word.islower():
-            continue  # the verb of "wants to create": what it acts on is what counts ("to Paris" names a place)
+        if lowered in _LIGHT_VERBS:
+            continue  # "wants to create something", "got to meet": what it acts on is what counts
         if lowered in STOPWORDS or lowered in VAGUE_NOUNS or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
                 or len(lowered) < 2 or re.fullmatch(r"[\d%-]+(?:st|nd|rd|th)?", lowered):
             continue

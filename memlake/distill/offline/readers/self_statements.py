@@ -157,6 +157,9 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
     if _SECOND_PERSON.search(cut_trailing(text)) or re.search(r"\S\s{2,}\S", text):
         return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
+    purpose = rf"\bso (?:that )?{re.escape(text[:20])}"
+    if re.match(r"^I (?:can|could)\b", text) and re.search(purpose, rule.sentence.text):
+        return  # "... so I can track my progress": a purpose, hanging on the clause before
     text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
