@@ -34,6 +34,7 @@ from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.relationships import read_relationships
 from memlake.distill.offline.readers.self_statements import (
+    PRAISE_AFTER_A_DASH,
     read_self_sentence,
     read_self_statement,
     with_the_i_left_out,
@@ -143,7 +144,8 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
     correction = read_correction(rule)
     if not correction:
         for clause in split_clauses(sentence.text):
-            clause = with_the_i_left_out(clause)  # "Started at Initech on Monday" is read as "I started ..."
+            if not PRAISE_AFTER_A_DASH.search(sentence.text):  # ("Making videos - that's awesome!" praises)
+                clause = with_the_i_left_out(clause)  # "Started at Initech on Monday" is read as "I started ..."
             read_by_rules = len(found.candidates)
             for reader in _READERS:
                 reader(rule, clause)

@@ -20,8 +20,10 @@ from memlake.text import STOPWORDS
 
 # "there" as a place the sentence does not name ("there is" opens a statement; a place named before it is its own).
 _THERE = re.compile(r"^(?:(?![A-Z][a-z]).)*\bthere\b(?!\s*(?:is|are|was|were|'s|has|have|had)\b)")
-# "back" with no place after it ("longing to go back", "takes them back"); "back home", "back to Ohio" say where.
-_BACK = re.compile(r"\bback\b(?!\s*(?:to|from|home|in|at|into|on|up|then|when|with|for)\b)(?!-)", re.I)
+# "back" or "away" with no place after it ("longing to go back", "stayed away"); "back home", "back to Ohio" say
+# where, and "passed away" is a death.
+_BACK = re.compile(r"\b(?:back|(?<!passed )away)\b(?!\s*(?:to|from|home|in|at|into|on|up|then|when|with|for)\b)(?!-)",
+                   re.I)
 # "ever since", "since then", "back then", "then" at the end: since or when what, only the chat says.
 _SINCE_WHAT = re.compile(r"\b(?:ever since|since then|back then|since|then)\s*$", re.I)
 
@@ -31,7 +33,7 @@ VAGUE_NOUNS = frozenset(
     efforts one ones lot lots bit moment moments experience experiences idea ideas activity activities hobby hobbies
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
-    memories people events hurdles obstacles problems issues kinds sorts""".split()  # noqa: SIM905
+    memories people events hurdles obstacles problems issues kinds sorts situation situations""".split()  # noqa: SIM905
 )
 # Words that rate or size a thing without saying what it is.
 _EVALUATIVE = frozenset(
@@ -69,6 +71,13 @@ _OPENS_A_NOUN = re.compile(r"^(?:a|an|the|my|their|his|her|our|one|two|three|fou
 _A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
                     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b")
 
+# A feeling as the whole state said: "is really upset seeing ...", "was so nervous I forgot ..." (with a named place or
+# person it says what it is about: "is nervous about flying to Tokyo").
+_FEELING = re.compile(r"^(?:is|am|are|was|were|feels?|felt|has been|have been)\s+(?:(?:so|really|super|pretty|very|"
+                      r"quite|a bit|a little|kinda|totally|still|just|also)\s+)*(?:upset|sad|angry|mad|frustrated|"
+                      r"nervous|stressed|anxious|scared|afraid|worried|bummed|overwhelmed|heartbroken|touched|moved|"
+                      r"shocked|surprised|disappointed|annoyed|tired|exhausted|emotional|pumped|hyped|buzzing|"
+                      r"thrilled|excited|happy|glad|proud|grateful|thankful|relieved|inspired|motivated)\b", re.I)
 # "can picture waking up to nature", "can totally relate": a reply to the other side's story, nothing of the user's.
 _PICTURES = re.compile(r"^can (?:totally |really |definitely |so |just )?(?:picture|imagine|relate|see|tell|understand|"
                        r"feel|hear|believe)\b", re.I)
@@ -87,6 +96,8 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
     cut = re.sub(r"[.!?]+$", "", predicate.strip())
     if _THERE.search(cut) or _BACK.search(cut) or _SINCE_WHAT.search(cut):
         return "points at a place or time only the chat names"
+    if _FEELING.match(cut) and not re.search(r"\b[A-Z][a-z]", cut[1:]):
+        return "a feeling of the moment"
     if _PICTURES.match(cut):
         return "pictures what the other side tells"
     verdict = _PAST_VERDICT.search(cut)

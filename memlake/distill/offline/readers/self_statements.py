@@ -160,7 +160,9 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     purpose = rf"\bso (?:that )?{re.escape(text[:20])}"
     if re.match(r"^I (?:can|could)\b", text) and re.search(purpose, rule.sentence.text):
         return  # "... so I can track my progress": a purpose, hanging on the clause before
-    text, others = _with_a_companion(with_the_i_left_out(text))
+    if not PRAISE_AFTER_A_DASH.search(rule.sentence.text):
+        text = with_the_i_left_out(text)
+    text, others = _with_a_companion(text)
     m = _SUBJECT.match(text)
     if not m or not (_LEAD.fullmatch(m.group("lead").strip(" ,")) or _PLACE_LEAD.fullmatch(m.group("lead"))):
         _read_about_me(rule, text)
@@ -315,11 +317,19 @@ _IT_LEFT_OUT = re.compile(r"^(?:(?:Just|Finally|Recently|Also) )?[A-Za-z]+ (?:me
                           r"ages|forever|hours|days|weeks|months|years|time|effort|work)\b")
 
 
+# "Making videos about gaming - that's awesome!": what comes before the dash is praised, mostly the other side's news.
+PRAISE_AFTER_A_DASH = re.compile(r"\s[-–—]+\s*(?:that|this)(?:'s| is)\s+(?:so |really |just |super |pretty )*"
+                                 r"(?:awesome|great|amazing|cool|incredible|fantastic|wonderful|impressive|brilliant|"
+                                 r"huge|epic|wild|inspiring)\b", re.I)
+
+
 def with_the_i_left_out(text: str) -> str:
     """The statement with the "I" it leaves out: "Started hitting the gym" -> "I started hitting the gym",
     "Researching adoption agencies" -> "I am researching adoption agencies"; any other text as it is."""
     if _NO_SUBJECT.match(text) and not _IT_LEFT_OUT.match(text):
         return f"I {text[0].lower()}{text[1:]}"
+    if PRAISE_AFTER_A_DASH.search(text):
+        return text  # "Making videos about gaming - that's awesome!": praise of what the -ing words name
     left_out = _ING_NO_SUBJECT.match(text)
     # A verb in a trailing aside is the aside's; "Seeing their smiles, I knew ..." has its "I" after the comma.
     if left_out and not _FINITE_VERB.search(cut_trailing(text)) and not re.search(r",\s+(?:\w+\s+)?(?:I|we)\b", text):
