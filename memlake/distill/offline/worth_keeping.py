@@ -35,6 +35,15 @@ VAGUE_NOUNS = frozenset(
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
     memories people events hurdles obstacles problems issues kinds sorts situation situations""".split()  # noqa: SIM905
 )
+# A work taken in ("read a book", "watched a show") is a thing only when it is named ("read a book about Rome"); one
+# written or made is the user's own ("is writing a book").
+_WORKS = frozenset(
+    """book books movie movies film films show shows song songs series article articles podcast podcasts novel novels
+    episode episodes video videos""".split()  # noqa: SIM905
+)
+_TAKING_IN = frozenset(
+    """read reading reads watched watch watches watching saw seen heard listened listening listens""".split()  # noqa: SIM905
+)
 # Words that rate or size a thing without saying what it is.
 _EVALUATIVE = frozenset(
     """new big great best better good amazing awesome extraordinary huge little small special cool fun nice wonderful
@@ -121,16 +130,17 @@ def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
     if not said:
         return None, []
     verb = None if _OPENS_A_NOUN.match(rest) else said[0].lower()
+    vague = VAGUE_NOUNS | _WORKS if verb in _TAKING_IN else VAGUE_NOUNS  # "read a book": which, nothing says
     named = []
     for i, word in enumerate(said):
         lowered = word.lower()
         if i == 0 and verb is not None:
             continue
-        if lowered in ("that", "which", "who") and i > 0 and said[i - 1].lower() in VAGUE_NOUNS:
+        if lowered in ("that", "which", "who") and i > 0 and said[i - 1].lower() in vague:
             break  # "an experience that reminded them of ...": what a vague thing did does not name it
         if lowered in _LIGHT_VERBS:
             continue  # "wants to create something", "got to meet": what it acts on is what counts
-        if lowered in STOPWORDS or lowered in VAGUE_NOUNS or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
+        if lowered in STOPWORDS or lowered in vague or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
                 or len(lowered) < 2 or re.fullmatch(r"[\d%-]+(?:st|nd|rd|th)?", lowered):
             continue
         named.append(lowered)

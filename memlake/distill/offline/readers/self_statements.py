@@ -200,7 +200,11 @@ _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|h
                           r"felt|kept|got|took|gave|brought|taught|proved|became|meant)\b|"
                           r"^[A-Z][a-z]+ing's\b|"  # "Painting's great": "'s" is the verb of the -ing word
                           # "Performing live always fuels my soul": a verb in -s on the user is the -ing word's own
-                          r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b")
+                          r"\b[a-z]+[^s\W]s (?:me|my|us|our|myself)\b|"
+                          # "Going out for hikes and spending time outdoors keep me sane": two -ing words, one verb
+                          r"^[A-Z][a-z]+ing\b.*\band [a-z]+ing\b.*(?<!\bto )\b"
+                          r"(?!(?:for|with|to|about|like|around|near|at|of|from|by|on|in|than)\b)[a-z]{3,} "
+                          r"(?:me|us|myself)\b")
 # A pronoun standing for something only the chat shows, as the whole object: "I loved it", "I got them online".
 # What only the chat shows, inside the sentence: "those little guys", "escaping to that world" ("those in need" and
 # "this book about castles" say what they are; "it" and "them" mostly stand for a thing the sentence names).
