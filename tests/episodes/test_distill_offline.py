@@ -1523,6 +1523,7 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I'm putting in my best effort.",
         "I've been trying out some new things lately.",
         "I recently read a book that made a big impact on me.",  # which book, nothing says
+        "I just talked to someone who shared some amazing stories.",
         "Last weekend I had an experience that reminded me of the impact we can make.",
         "I had a bit of a setback recently.",
         "We held some events and got to meet some people.",
@@ -1532,6 +1533,7 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "We responded to a situation.",
         # a feeling or a state of the moment, a verdict on a moment that is over
         "I'm really upset seeing the state of our schools.",
+        "I've been feeling a bit stressed out.",
         "I was so nervous I forgot my lines.",
         "Meeting the other volunteers was so awesome for me.",
         "Seeing my old teammates again was really special to me.",

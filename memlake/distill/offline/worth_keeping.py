@@ -33,7 +33,8 @@ VAGUE_NOUNS = frozenset(
     efforts one ones lot lots bit moment moments experience experiences idea ideas activity activities hobby hobbies
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
-    memories people events hurdles obstacles problems issues kinds sorts situation situations""".split()  # noqa: SIM905
+    memories people events hurdles obstacles problems issues kinds sorts situation situations someone somebody
+    anyone""".split()  # noqa: SIM905
 )
 # A work taken in ("read a book", "watched a show") is a thing only when it is named ("read a book about Rome"); one
 # written or made is the user's own ("is writing a book").
@@ -82,7 +83,8 @@ _A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
 
 # A feeling as the whole state said: "is really upset seeing ...", "was so nervous I forgot ..." (with a named place or
 # person it says what it is about: "is nervous about flying to Tokyo").
-_FEELING = re.compile(r"^(?:is|am|are|was|were|feels?|felt|has been|have been)\s+(?:(?:so|really|super|pretty|very|"
+_FEELING = re.compile(r"^(?:(?:is|am|are|was|were|has been|have been)\s+(?:feeling\s+)?|feels?\s+|felt\s+)"
+                      r"(?:(?:so|really|super|pretty|very|"
                       r"quite|a bit|a little|kinda|totally|still|just|also)\s+)*(?:upset|sad|angry|mad|frustrated|"
                       r"nervous|stressed|anxious|scared|afraid|worried|bummed|overwhelmed|heartbroken|touched|moved|"
                       r"shocked|surprised|disappointed|annoyed|tired|exhausted|emotional|pumped|hyped|buzzing|"
