@@ -1604,3 +1604,8 @@ def test_a_list_is_kept_whole_never_cut_after_its_first_item(text, items):
 )
 def test_a_purpose_after_so_is_no_statement_of_its_own(text):
     assert not [c for c in one(text).fact_candidates if re.search(r"\bcan|could\b", c.content)]
+
+
+@pytest.mark.parametrize("text", ["I really enjoy a good challenge.", "I'm into new things."])
+def test_a_liking_for_nothing_named_is_no_preference_whichever_reader_reads_it(text):
+    assert one(text).fact_candidates == []

@@ -10,6 +10,7 @@ from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
+from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
 # no memory, whichever reader read it.
@@ -76,6 +77,8 @@ class Rule:
             valid_from: date | str | None = None, valid_until: date | str | None = None) -> FactCandidate | None:
         if FRAGMENT_END.search(content) or not value.strip(" .,"):
             return None
+        if slot is None and content.startswith("The user ") and why_not_worth_keeping(content[len("The user "):]):
+            return None  # whichever reader read it: "The user loves the view" names no view
         if type_ == "commitment" and valid_until is None:
             # a plan for a stretch of days ("going to Lisbon from 2025-08-14 to 2025-08-21") is no plan once its last
             # day is over, whichever reader read it
