@@ -1524,6 +1524,7 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I've been trying out some new things lately.",
         "I recently read a book that made a big impact on me.",  # which book, nothing says
         "I just talked to someone who shared some amazing stories.",
+        "I'm still figuring out the details.",
         "Last weekend I had an experience that reminded me of the impact we can make.",
         "I had a bit of a setback recently.",
         "We held some events and got to meet some people.",

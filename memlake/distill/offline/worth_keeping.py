@@ -34,7 +34,7 @@ VAGUE_NOUNS = frozenset(
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
     memories people events hurdles obstacles problems issues kinds sorts situation situations someone somebody
-    anyone""".split()  # noqa: SIM905
+    anyone detail details""".split()  # noqa: SIM905
 )
 # A work taken in ("read a book", "watched a show") is a thing only when it is named ("read a book about Rome"); one
 # written or made is the user's own ("is writing a book").
