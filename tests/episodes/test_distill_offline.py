@@ -1525,6 +1525,9 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         "I recently read a book that made a big impact on me.",  # which book, nothing says
         "I just talked to someone who shared some amazing stories.",
         "I'm still figuring out the details.",
+        "I got ideas from everywhere.",
+        "I also went on a tour.",
+        "I had to take a picture!",
         "Last weekend I had an experience that reminded me of the impact we can make.",
         "I had a bit of a setback recently.",
         "We held some events and got to meet some people.",
@@ -1535,6 +1538,7 @@ def test_a_statement_whose_place_or_thing_only_the_chat_names_is_no_fact(text):
         # a feeling or a state of the moment, a verdict on a moment that is over
         "I'm really upset seeing the state of our schools.",
         "I've been feeling a bit stressed out.",
+        "Now I'm even more pumped to chase my dreams.",
         "I was so nervous I forgot my lines.",
         "Meeting the other volunteers was so awesome for me.",
         "Seeing my old teammates again was really special to me.",
@@ -1559,6 +1563,8 @@ def test_passing_or_vague_talk_is_no_fact(text):
         ("I read a book about the history of Rome.", "read a book about the history of Rome"),
         ("The Eiffel Tower always reminds me of my honeymoon.", "Eiffel Tower"),
         ("I'm writing a book.", "writing a book"),
+        ("I went on a tour of the Guinness brewery.", "Guinness"),
+        ("I love taking pictures of birds.", "pictures of birds"),
         ("I watched Casablanca again last night.", "Casablanca"),
         ("Painting helps me explore my identity.", "Painting helps the user explore their identity"),
         ("My grandmother passed away last spring.", "passed away"),

@@ -34,7 +34,8 @@ VAGUE_NOUNS = frozenset(
     goal goals plan plans time times day days impact difference progress change changes step steps way ways work
     kind sort type part piece journey adventure adventures challenge challenges setback setbacks spot
     memories people events hurdles obstacles problems issues kinds sorts situation situations someone somebody
-    anyone detail details""".split()  # noqa: SIM905
+    anyone detail details everywhere anywhere somewhere unknown tour tours trip trips picture pictures photo
+    photos pic pics""".split()  # noqa: SIM905
 )
 # A work taken in ("read a book", "watched a show") is a thing only when it is named ("read a book about Rome"); one
 # written or made is the user's own ("is writing a book").
@@ -85,7 +86,8 @@ _A_DAY = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}(?:-\d{2})?)\b|"
 # person it says what it is about: "is nervous about flying to Tokyo").
 _FEELING = re.compile(r"^(?:(?:is|am|are|was|were|has been|have been)\s+(?:feeling\s+)?|feels?\s+|felt\s+)"
                       r"(?:(?:so|really|super|pretty|very|"
-                      r"quite|a bit|a little|kinda|totally|still|just|also)\s+)*(?:upset|sad|angry|mad|frustrated|"
+                      r"quite|a bit|a little|kinda|totally|still|just|also|even|more|even more)\s+)*"
+                      r"(?:upset|sad|angry|mad|frustrated|low|"
                       r"nervous|stressed|anxious|scared|afraid|worried|bummed|overwhelmed|heartbroken|touched|moved|"
                       r"shocked|surprised|disappointed|annoyed|tired|exhausted|emotional|pumped|hyped|buzzing|"
                       r"thrilled|excited|happy|glad|proud|grateful|thankful|relieved|inspired|motivated)\b", re.I)
