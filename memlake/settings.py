@@ -145,6 +145,11 @@ class Settings(BaseSettings):
     mmr_lambda: float = Field(
         0.9, description="MMR relevance weight (1.0 = no diversity; on LoCoMo 0.7-1.0 measure the same, 0.5 worse)."
     )
+    search_same_conversation_decay: float = Field(
+        1.0, gt=0, le=1,
+        description="A turn hit's score is multiplied by this for every 100 words of better hits already taken "
+        "from its conversation, so that a budget of words reaches more conversations (1 = off).",
+    )
     window_turns: int = Field(1, description="Adjacent turns added around each hit.")
     search_candidates: int = Field(50, description="Rows taken from each candidate list (vector, full text).")
     search_session_weight: float = Field(
