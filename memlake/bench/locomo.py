@@ -245,7 +245,7 @@ def context_words(q: Question, ranked_ids: list[str], words: dict[tuple[str, str
 _TURNS_ALONE: dict[str, Any] = {"sentence_keys": False, "question_keys": False, "session_weight": 0.0,
                                 "window_weight": 0.0,
                                 "recency_weight": 0.0, "importance_weight": 0.0, "access_weight": 0.0,
-                                "mmr_lambda": 1.0}
+                                "mmr_lambda": 1.0, "same_conversation_decay": 1.0}
 # the graph hop's weight and seeds the tuning half chose (docs/benchmarks/graph_entities.md): of weights 0.05-2
 # and 1 or 3 seeds, the best multi-hop session recall_all@5 on conversations 0-4 with the least loss elsewhere there
 GRAPH_HOP_WEIGHT = 0.1

@@ -6,6 +6,7 @@ fact hits the message ids are ordered by how well each message's turn matches th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -73,15 +74,21 @@ def passage_keys(agent_id: str, row: dict[str, Any], snapshot: Snapshot | None, 
 def nearest_passage(keys: list[str], rows: dict[str, dict[str, Any]], vectors: dict[str, np.ndarray],
                     query: str, query_vector: np.ndarray | None) -> str | None:
     """Of a long turn's passages, the one nearest the question: the one holding most of the question's content
-    words, then by its stored vector (the first passage when neither tells)."""
+    words, each weighed by how few of the passages hold it, then by its stored vector (the first passage when
+    neither tells)."""
     held = [key for key in keys if key in rows]
     if not held:
         return None
     wanted = content_words(query)
+    said = {key: content_words(str(rows[key].get("text") or "")) for key in held}
+    # a word every passage holds names the turn's topic, not the part asked about: the fewer passages hold a
+    # word, the more it tells them apart ("what juice for the sourdough starter" in an answer on starters)
+    weight = {word: math.log((1 + len(held)) / (1 + sum(word in words for words in said.values())))
+              for word in wanted}
     with_vectors = query_vector is not None and all(key in vectors for key in held)
 
-    def nearness(key: str) -> tuple[int, float]:
-        shared = len(wanted & content_words(str(rows[key].get("text") or "")))
+    def nearness(key: str) -> tuple[float, float]:
+        shared = round(sum(weight[word] for word in wanted & said[key]), 9)
         return shared, float(vectors[key] @ query_vector) if with_vectors else 0.0  # type: ignore[operator]
 
     return max(held, key=nearness)
@@ -117,7 +124,13 @@ def result_frame(
     if plan.params.mmr_lambda < 1.0 and all(k in vectors for k in keys):
         matrix = np.stack([vectors[k] for k in keys])
     own = [candidates[k].rrf for k in keys]
-    order = mmr_order([s["score"] for s in scored], matrix, plan.params.mmr_lambda, plan.params.k, own)
+    decay, spread = plan.params.same_conversation_decay, plan.spec.spread_column
+    groups = sizes = None
+    if spread and decay < 1.0:
+        groups = [candidates[k].row.get(spread) for k in keys]
+        sizes = [len(returned_text(candidates[k], turns).split()) for k in keys]
+    order = mmr_order([s["score"] for s in scored], matrix, plan.params.mmr_lambda, plan.params.k, own,
+                      groups, decay, sizes)
     out = []
     for rank, i in enumerate(order, start=1):
         row = {"rank": rank, **result_row(keys[i], candidates[keys[i]], mode, note, turns), **scored[i]}
@@ -135,10 +148,9 @@ def result_row(
 ) -> dict[str, Any]:
     """What a result row says of its candidate, beyond its score and boosts. A hit on a long turn through one of
     its passages returns that passage (`excerpt`), with the turn's key and ids: `Memory.turns` gives the whole."""
-    excerpt = (fetched or {}).get(cand.excerpt_key() or "")
     return {
-        "text": excerpt["text"] if excerpt is not None else cand.row["text"],
-        "excerpt": excerpt is not None,
+        "text": returned_text(cand, fetched),
+        "excerpt": cand.excerpt_key() in (fetched or {}),
         "agent_id": cand.row["agent_id"],
         "conversation_id": cand.row.get("conversation_id"),
         "message_ids": list(cand.row.get("message_ids") or []),
@@ -156,6 +168,12 @@ def result_row(
         "turn_start": cand.row.get("turn_start"),
         "turn_end": cand.row.get("turn_end"),
     }
+
+
+def returned_text(cand: Candidate, fetched: dict[str, dict[str, Any]] | None) -> str:
+    """The text a hit returns: the passage of a long turn that matched (its excerpt), else the row's own."""
+    excerpt = (fetched or {}).get(cand.excerpt_key() or "")
+    return str(excerpt["text"] if excerpt is not None else cand.row["text"])
 
 
 def context(spec: IndexSpec, row: dict[str, Any], turns: dict[str, dict[str, Any]], window: int) -> dict[str, Any]:

@@ -33,7 +33,7 @@ class Candidate:
     parts: dict[str, str] = field(default_factory=dict)  # list -> the key of the passage it ranked (long turns)
     rrf: float = 0.0
     lift: float = 0.0
-    nearest_part: str | None = None  # a long turn no passage of which matched: its passage nearest the question
+    nearest_part: str | None = None  # a long turn's passage nearest the question
 
     def with_row(self, row: dict[str, Any]) -> Candidate:
         """The candidate with its whole row (written out: `dataclasses.replace` costs ~5 us, a search
@@ -41,9 +41,9 @@ class Candidate:
         return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift, self.nearest_part)
 
     def excerpt_key(self) -> str | None:
-        """The key of the passage a hit on a long turn returns: the best ranked of those its lists matched, else
-        (the turn matched whole) the one nearest the question."""
-        if not self.parts:
+        """The key of the passage a hit on a long turn returns: the one nearest the question, else (its passages
+        not fetched) the best ranked of those its lists matched."""
+        if self.nearest_part is not None or not self.parts:
             return self.nearest_part
         return self.parts[min(self.parts, key=lambda name: self.ranks[name])]
 

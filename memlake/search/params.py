@@ -33,6 +33,7 @@ class SearchParams:
     text_score_power: float = 1.0  # 0 = plain RRF; 1 = each term scaled by score / best score of its list
     vector_score_power: float = 1.0
     mmr_lambda: float = 1.0
+    same_conversation_decay: float = 1.0  # a hit's score times this per 100 words its conversation gave before
     window_turns: int = 1
     exact: bool | None = None  # None: exact scan unless the agent is large and the table has an ANN index
 
@@ -47,6 +48,9 @@ class SearchParams:
                 raise ValueError(f"{name} must be a number, got {value!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
+        if not 0.0 < self.same_conversation_decay <= 1.0:
+            raise ValueError(f"same_conversation_decay must be above 0 and at most 1, got "
+                             f"{self.same_conversation_decay!r}")
         for name in ("rrf_k", "recency_half_life_days"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
@@ -74,6 +78,7 @@ class SearchParams:
             mention_weight=settings.search_mention_weight,
             question_weight=settings.search_question_weight,
             mmr_lambda=settings.mmr_lambda,
+            same_conversation_decay=settings.search_same_conversation_decay,
             window_turns=settings.window_turns,
         )
         return cls(**{**knobs, **{k: v for k, v in overrides.items() if v is not None}})
@@ -99,6 +104,7 @@ class IndexSpec:
     # a row whose mention column is empty counts as mentioned when this column holds the value of a mentioned
     # row's (a turn with no speaker named, of the role a named speaker has: the same person in another export)
     mention_role_column: str | None = None
+    spread_column: str | None = None  # results are spread over this column's values (same_conversation_decay)
     base_filter: tuple[str, ...] = ()  # trusted clauses always applied (e.g. only active facts)
 
 
@@ -112,6 +118,7 @@ CHUNK_SPEC = IndexSpec(
     extra_columns=("role", "speaker"),
     mention_column="speaker",
     mention_role_column="role",
+    spread_column="conversation_id",
 )
 EPISODE_SPEC = IndexSpec(EPISODE_INDEX, key="episode_key", extra_columns=("title",))
 FACT_SPEC = IndexSpec(

@@ -133,25 +133,49 @@ def shortlist(candidates: Mapping[str, Candidate], scoring: Scoring, keep: int) 
     return sorted(contenders, key=lambda k: -fused[k] * scoring.boost(k, candidates[k].row, most)[0])[:keep]
 
 
+GROUP_DECAY_UNIT = 100.0  # words
+
+
 def mmr_order(
-    scores: Sequence[float], vectors: np.ndarray | None, lam: float, k: int, tiebreak: Sequence[float] | None = None
+    scores: Sequence[float],
+    vectors: np.ndarray | None,
+    lam: float,
+    k: int,
+    tiebreak: Sequence[float] | None = None,
+    groups: Sequence[Any] | None = None,
+    group_decay: float = 1.0,
+    sizes: Sequence[float] | None = None,
 ) -> list[int]:
     """Indices of the first `k` picks by Maximal Marginal Relevance (scores normalised to 0..1).
 
-    Equal scores are ordered by `tiebreak` (higher first), then by index.
+    Equal scores are ordered by `tiebreak` (higher first), then by index. With `groups` (a conversation per
+    score) and `group_decay` below 1, a candidate's relevance is multiplied by `group_decay` for every
+    `GROUP_DECAY_UNIT` of `sizes` (words; 1 unit a pick without them) already picked from its group, so that a
+    budget of words reaches more conversations.
     """
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], -(tiebreak[i] if tiebreak else 0.0), i))
-    if lam >= 1.0 or vectors is None or len(order) <= 1:
+    by_vectors = lam < 1.0 and vectors is not None
+    by_groups = groups is not None and group_decay < 1.0
+    if not (by_vectors or by_groups) or len(order) <= 1:
         return order[:k]
-    vectors = vectors[order]
     rel = np.asarray([scores[i] for i in order], dtype=np.float64) / (max(scores) or 1.0)
+    numbers: dict[Any, int] = {}  # a group's number, in order of first appearance
+    group_of = None
+    if by_groups and groups is not None:
+        group_of = np.asarray([numbers.setdefault(groups[i], len(numbers)) for i in order])
+    decay = np.ones(len(order))
+    step = [group_decay ** ((sizes[i] if sizes is not None else GROUP_DECAY_UNIT) / GROUP_DECAY_UNIT) for i in order]
+    sorted_vectors = vectors[order] if by_vectors else None  # type: ignore[index]
     max_sim = np.zeros(len(order))
     free = np.ones(len(order), dtype=bool)
     chosen: list[int] = []
     while len(chosen) < min(k, len(order)):
-        value = np.where(free, lam * rel - (1.0 - lam) * max_sim, -np.inf)
+        value = np.where(free, lam * rel * decay - (1.0 - lam) * max_sim, -np.inf)
         best = int(np.argmax(value))  # ties go to the better-ranked one
         chosen.append(order[best])
         free[best] = False
-        max_sim = np.maximum(max_sim, vectors @ vectors[best])
+        if sorted_vectors is not None:
+            max_sim = np.maximum(max_sim, sorted_vectors @ sorted_vectors[best])
+        if group_of is not None:
+            decay[group_of == group_of[best]] *= step[best]
     return chosen

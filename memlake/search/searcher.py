@@ -115,9 +115,9 @@ class Searcher:
         columns = [*index_columns(plan.spec), *([VECTOR] if source.has_vectors else [])]
         light = {k: fused.candidates[k].row for k in ranked}
         excerpts = [key for key in (fused.candidates[k].excerpt_key() for k in ranked) if key is not None]
-        # a long turn that matched whole returns its passage nearest the question, as one that matched by a passage
-        whole = {k: passage_keys(plan.agent_id, light[k], source.snapshot, self.passages_per_turn) for k in ranked
-                 if not fused.candidates[k].parts}
+        # a long turn returns its passage nearest the question, whether it matched whole or by one of them: the
+        # passage a list ranked may say only the turn's topic, where another holds the word asked about
+        whole = {k: passage_keys(plan.agent_id, light[k], source.snapshot, self.passages_per_turn) for k in ranked}
         turns = fetch_rows(self.store, source.snapshot, plan, light, columns, fused.vectors,
                            [*excerpts, *(key for keys in whole.values() for key in keys)])
         for k, keys in whole.items():

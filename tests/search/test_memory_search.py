@@ -289,3 +289,61 @@ def test_a_reader_embeds_a_question_once_whatever_scopes_it_searches(home, monke
     assert again["key"].to_list() == first["key"].to_list() and again["score"].to_list() == first["score"].to_list()
     memory.search("porto offsite", "alice", k=3)
     assert embedded.count(["porto offsite"]) == 1
+
+
+def test_a_decay_by_the_words_a_conversation_gave_lets_a_few_results_reach_another_conversation(
+    settings, run_pipeline
+):
+    """RealMem: within 750 words memlake's hits came from 3.8 conversations where BM25's came from 5.5, the
+    turns of one matching conversation (and the neighbours its lifts bring in) filling the budget. With
+    `same_conversation_decay` (per 100 words taken; these turns are about 10 words) the other conversation that
+    also speaks of it gets into the first three."""
+    land(settings, "alice", "garden.jsonl", jsonl(
+        msg("garden", 0, "user", "My tomato seedlings on the balcony are leggy.", "2024-04-01"),
+        msg("garden", 1, "assistant", "Leggy tomato seedlings want more light on the balcony.", "2024-04-01"),
+        msg("garden", 2, "user", "I moved the tomato seedlings under a lamp.", "2024-04-01"),
+        msg("garden", 3, "assistant", "Good: tomato seedlings under a lamp grow stocky.", "2024-04-01"),
+        msg("allotment", 0, "user", "The allotment committee gave me a plot for tomato seedlings next year.",
+            "2024-05-01"),
+        msg("allotment", 1, "assistant", "Congratulations on the plot.", "2024-05-01"),
+    ))
+    run_pipeline()
+    memory = hash_memory(settings)
+
+    def first_conversations(decay: float) -> list[str]:
+        found = memory.search("tomato seedlings", "alice", k=3, same_conversation_decay=decay)
+        return found["conversation_id"].to_list()
+
+    assert len(set(first_conversations(1.0))) == 1
+    spread = first_conversations(0.05)
+    assert len(set(spread)) == 2 and spread[0] == first_conversations(1.0)[0]
+
+
+STARTER_ANSWER = (
+    "Reviving a sluggish sourdough starter takes a week of steady habits, so here is a plan you can follow "
+    "without buying anything new. First, keep the sourdough starter somewhere warm, ideally between 24 and 27 "
+    "degrees, because a cold kitchen is the most common reason a starter stays flat and smells sharp. Feed it "
+    "twice a day at equal weights of flour and water, discarding all but a spoonful each time. "
+    "Second, change the flour: a sourdough starter fed only white flour has little to eat, so mix in a "
+    "quarter of wholemeal rye for a few days and you will see more bubbles within a day or two. Use a clean "
+    "jar every few days and mark the level with a rubber band so you can see how far it rises. "
+    "Third, if it still lags, replace the water in one feed with unsweetened pineapple juice: its acidity "
+    "keeps the bad bacteria down while the wild yeast in the jar wakes up, an old trick from "
+    "bakers who started theirs from scratch. Go back to water once it doubles reliably. "
+    "Finally, be patient with the sourdough starter: some take ten days to settle, and once it doubles in "
+    "four to six hours after a feed it is ready to bake with, so plan your first loaf for the weekend."
+)
+
+
+def test_a_long_answer_returns_the_passage_with_the_words_that_set_it_apart_not_the_topic_words(
+    settings, run_pipeline
+):
+    """A user trial: "what juice for the sourdough starter" returned the answer's first passage, which says
+    "sourdough starter" like every other, and not the one with the pineapple juice."""
+    land(settings, "alice", "bake.jsonl", jsonl(
+        msg("bake", 0, "user", "My sourdough starter is sluggish, how do I revive it?", "2024-03-01"),
+        msg("bake", 1, "assistant", STARTER_ANSWER, "2024-03-01"),
+    ))
+    run_pipeline()
+    hit = hash_memory(settings).search("what juice for the sourdough starter", "alice", k=1).row(0, named=True)
+    assert hit["excerpt"] is True and "pineapple juice" in hit["text"]

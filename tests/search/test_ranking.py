@@ -48,7 +48,35 @@ def test_mmr_keeps_order_at_one_and_skips_near_duplicates_below():
     assert mmr_order([0.9, 0.8, 0.7], None, 0.5, 2) == [0, 1]
 
 
+def test_a_group_decay_spreads_picks_over_groups_and_changes_nothing_at_one():
+    scores, groups = [1.0, 0.9, 0.8, 0.5], ["a", "a", "a", "b"]
+    assert mmr_order(scores, None, 1.0, 4, None, groups, 1.0) == [0, 1, 2, 3]
+    assert mmr_order(scores, None, 1.0, 4, None, groups, 0.6) == [0, 1, 3, 2]  # 0.5 beats 0.8 x 0.36, not 0.9 x 0.6
+    assert mmr_order(scores, None, 1.0, 2, None, groups, 0.4) == [0, 3]
+
+
+def test_a_group_decays_by_the_words_already_picked_from_it():
+    """A long pick uses up more of a budget of words than a short one: its group decays more."""
+    scores, groups = [1.0, 0.9, 0.6], ["a", "a", "b"]
+    assert mmr_order(scores, None, 1.0, 3, None, groups, 0.8, [200, 20, 20]) == [0, 2, 1]  # 0.9 x 0.64 < 0.6
+    assert mmr_order(scores, None, 1.0, 3, None, groups, 0.8, [20, 20, 20]) == [0, 1, 2]  # 0.9 x 0.96 > 0.6
+
+
 def test_mention_matches_name_words_of_three_letters_or_more():
     assert mentioned("Caroline", {"what", "did", "caroline", "research"})
     assert mentioned("Priya Nair", {"priya"})
     assert not mentioned("Al", {"al"}) and not mentioned(None, {"x"})
+
+
+def test_of_a_long_answers_passages_the_one_with_the_rarer_word_asked_about_is_nearest():
+    """"What juice for the sourdough starter" in an answer on starters: the words every passage says name the
+    topic; the passage holding "juice" is the one asked about, though another holds more of the question's words."""
+    from memlake.search.finish import nearest_passage
+
+    rows = {
+        "p0": {"text": "Keep the sourdough starter warm, between 24 and 27 degrees."},
+        "p1": {"text": "Feed the sourdough starter rye flour for a few days."},
+        "p2": {"text": "Replace the water with pineapple juice in one feed."},
+    }
+    assert nearest_passage(list(rows), rows, {}, "what juice for the sourdough starter", None) == "p2"
+    assert nearest_passage(list(rows), rows, {}, "how warm should it be", None) == "p0"

@@ -34,6 +34,7 @@ def test_filter_values_are_quoted_and_agent_ids_validated():
         ({"since": "2024-07-01", "until": "2024-01-01"}, "is not before until"),
         ({"mmr_lambda": 5}, "mmr_lambda must be in"),
         ({"mmr_lambda": "x"}, "mmr_lambda must be a number, got 'x'"),
+        ({"same_conversation_decay": 0}, "same_conversation_decay must be above 0 and at most 1"),
         ({"rrf_k": "x"}, "rrf_k must be a number"),
         ({"mmr_lamda": 0.5}, "unknown search setting mmr_lamda"),
         ({"recency_weight": -100}, "recency_weight must be at least 0, got -100"),
