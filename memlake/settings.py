@@ -221,6 +221,12 @@ class Settings(BaseSettings):
         "more each; the turn's own vector the mean of theirs), one third its most distinctive sentences alone. "
         "0 = no bound: a key per sentence, as short turns get.",
     )
+    chunk_long_turn_tokens: int = Field(
+        0, ge=0,
+        description="Most word pieces a long turn's passage keys embed in all: its most distinctive sentences "
+        "first, then its runs, each that still fits (the first always); the other passages are full-text keys "
+        "with no vector, still returned as the part that matched. 0 = every passage is embedded.",
+    )
     search_question_weight: float = Field(
         0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )
