@@ -264,6 +264,8 @@ def build_chunks(
         rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
     counts = count_tokens([r["text"] for r in rows])
     text_only = _past_budget(rows, count_tokens, long_turn_tokens) if long_turn_tokens > 0 else set()
+    # a long turn's vector is the mean of its passages embedded: the budget that chose them goes into its hash
+    budgeted = {_turn_of(r) for r in rows if id(r) in text_only}
     turn_texts = {_turn_of(r): r["embed_text"] for r in rows if r["kind"] == "turn"}
     # a pooled turn kind means the turns with sentence keys (the others are embedded)
     sentenced = {_turn_of(r) for r in rows if r["kind"] == "sentence"} if "turn" in pooled_kinds else set()
@@ -275,6 +277,8 @@ def build_chunks(
             mark = SPAN_MARK + turn_texts[_turn_of(row)] + _SEP
         if id(row) in text_only:
             mark = TEXT_ONLY_MARK
+        elif row["kind"] == "turn" and _turn_of(row) in budgeted:
+            mark = f"{POOLED_MARK}{long_turn_tokens}{_SEP}"
         row["text_sha256"] = text_sha256(mark + row["embed_text"])
         row.pop(_EMBED_RANK, None)
     return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]

@@ -296,7 +296,7 @@ def test_a_long_answer_embeds_at_most_its_token_budget_and_its_other_passages_ha
     """`chunk_long_turn_tokens`: a long answer's passages send at most that many tokens to the model, its most
     distinctive sentences first; every passage is still a row (found by full text), those past the budget with no
     vector (vector search never returns them); the turn's vector is the mean of those embedded. Turning the budget
-    on after a build without it embeds nothing: what it keeps was embedded before (the cache)."""
+    on in an index built without it embeds nothing (what it keeps was embedded before) and pools the turn again."""
     from memlake.chunks import build_chunks
     from memlake.embedding_cache import EmbeddingCache
     from memlake.schemas import CHUNKS as SPEC
@@ -330,11 +330,11 @@ def test_a_long_answer_embeds_at_most_its_token_budget_and_its_other_passages_ha
     every_passage = [t for t in sent if t.startswith("Assistant: ")]
     assert len(every_passage) == unbounded.filter(pl.col("kind") == "passage").height == 6
 
-    store = VectorStore(tmp_path / "bounded")
+    store = VectorStore(tmp_path / "unbounded")
     frame, result = sync(40, store, cache)
     passages = frame.filter(pl.col("kind") == "passage")
     assert passages["chunk_id"].to_list() == unbounded.filter(pl.col("kind") == "passage")["chunk_id"].to_list()
-    assert result.embedded == 0 and result.text_only == 4  # two embedded, both seen before: the cache has them
+    assert result.embedded == 0 and result.text_only == 4  # two embedded, both seen before
     cache_off, _ = sync(40, VectorStore(tmp_path / "no_cache"), EmbeddingCache(tmp_path / "c2", "x", embedder.dim))
     said = [t for t in sent if t.startswith("Assistant: ")]
     assert 1 <= len(said) < 6 and sum(embedder.count_tokens(said)) <= 40

@@ -171,7 +171,9 @@ def test_a_token_budget_on_long_turns_leaves_locomo_length_turns_as_they_were():
     assert bounded.filter(pl.col("conversation_id") == "s1").to_dicts() == unbounded.filter(
         pl.col("conversation_id") == "s1").to_dicts()
     changed = bounded.join(unbounded, on="chunk_id").filter(pl.col("text_sha256") != pl.col("text_sha256_right"))
-    assert set(changed["kind"]) == {"passage"} and 0 < changed.height < 6  # the long answer's, past the budget
+    # the long answer's passages past the budget (no vector now), and the answer itself (the mean of fewer)
+    assert set(changed["conversation_id"]) == {"s2"} and set(changed["kind"]) == {"passage", "turn"}
+    assert 0 < changed.filter(pl.col("kind") == "passage").height < 6
 
 
 def test_a_reply_is_keyed_by_the_question_it_answers_put_to_the_replier_by_name():
