@@ -45,7 +45,8 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     by_day = build_chunks_by_day(
         source, embedder.count_tokens, window_size=window_size, sentence_keys=settings.chunk_sentences,
         question_keys=settings.chunk_questions, long_turn_words=settings.chunk_long_turn_words,
-        long_turn_keys=settings.chunk_long_turn_keys, pooled_kinds=pooled_chunk_kinds(settings),
+        long_turn_keys=settings.chunk_long_turn_keys, long_turn_tokens=settings.chunk_long_turn_tokens,
+        pooled_kinds=pooled_chunk_kinds(settings),
         spanned_kinds=spanned_chunk_kinds(settings),
     )
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.

@@ -69,6 +69,7 @@ def _metadata(
         "reused_vectors": result.reused,
         "pooled_vectors": result.pooled,
         "spanned_vectors": result.spanned,
+        "text_only_keys": result.text_only,
         "deleted_stale_rows": result.deleted,
         "rebuilt_whole_table": result.rebuilt_table,
         "embed_seconds": round(result.embed_seconds, 3),

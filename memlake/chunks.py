@@ -21,6 +21,10 @@ Kinds:
   vector is the mean of its runs' (see `memlake.vectors`): together they read the turn once, where its own
   text would be cut at the model's input limit and embed its first part twice. A window holding a long turn
   is not built: it would be cut at the same limit, and the question keys already tie an answer to its ask.
+  With `long_turn_tokens` (> 0) a long turn's passages embed at most that many word pieces in all: its most
+  distinctive sentences first, then its runs in order, each that still fits (the first always). The others are
+  text-only rows (`TEXT_ONLY_MARK` on their hash, no vector): full-text search finds them and a hit returns them,
+  and the turn's vector is the mean of the passages embedded. Long answers were most of what RealMem embeds.
 - `question`: optional (`question_keys`): one per question the previous turn (by
   another speaker) asked, under the range of the turn that replies, with "you"
   and "your" turned into the replier's name. A memory query is a question too
@@ -66,6 +70,9 @@ POOLED_MARK = "pooled\x1f"
 # A spanned key's vector is read from its turn's model pass (see `spanned_chunk_kinds`): its hash carries this
 # mark and the turn's text, as its vector depends on both.
 SPAN_MARK = "span\x1f"
+# A text-only key's hash carries this mark: it has no vector of its own (a long turn's passage past the turn's
+# embedding budget), so the index gives it none and vector search never returns it.
+TEXT_ONLY_MARK = "text-only\x1f"
 SENTENCE_MIN_WORDS = 3
 # A passage key of a long turn holds about this many words or more: MiniLM reads ~180 words (256 word pieces),
 # and on RealMem's answers (median 162 words) 80 gives two or three passages, each still about one thing.
@@ -77,6 +84,7 @@ QUESTION_MIN_WORDS = 4
 _YOUR = re.compile(r"\byour\b", re.IGNORECASE)
 _YOU = re.compile(r"\byou\b", re.IGNORECASE)
 _SEP = "\x1f"
+_EMBED_RANK = "_embed_rank"  # on a passage row while chunks are built: its place in its turn's embedding order
 # A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]").
 # pysbd, measured on LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
 # Not the offline distiller's splitter: that one also cuts at "word: Capital" for its clause rules, and
@@ -125,9 +133,10 @@ def passages(content: str, most: int) -> list[str]:
     return [" ".join(group) for group in grouped] if len(grouped) > 1 else []
 
 
-def distinctive_sentences(content: str, most: int) -> list[str]:
+def distinctive_sentences(content: str, most: int, *, by_rank: bool = False) -> list[str]:
     """At most `most` sentences of a turn (of `SENTENCE_MIN_WORDS` words or more) that say most of what the rest
-    of it does not: ranked by their content words found in no other sentence, ties to the earlier; in turn order.
+    of it does not: ranked by their content words found in no other sentence, ties to the earlier; in turn order
+    (`by_rank`: most distinctive first).
     """
     from memlake.text import content_words  # deferred: the chunker's other paths need none of it
 
@@ -138,8 +147,26 @@ def distinctive_sentences(content: str, most: int) -> list[str]:
         for word in words:
             seen_in[word] = seen_in.get(word, 0) + 1
     own = [sum(1 for word in words if seen_in[word] == 1) for words in said]
-    best = sorted(range(len(found)), key=lambda i: (-own[i], i))[:most]
-    return [found[i] for i in sorted(best) if own[i] > 0]
+    best = [i for i in sorted(range(len(found)), key=lambda i: (-own[i], i))[:most] if own[i] > 0]
+    return [found[i] for i in (best if by_rank else sorted(best))]
+
+
+def within_budget(counts: Sequence[int], budget: int) -> list[int]:
+    """The positions of the keys embedded under a budget of `budget` tokens, given each key's tokens in the order
+    the keys are wanted: each that still fits, and the first always (a turn's vector is the mean of its embedded
+    keys, so it needs one)."""
+    chosen: list[int] = []
+    spent = 0
+    for i, count in enumerate(counts):
+        if not chosen or spent + count <= budget:
+            chosen.append(i)
+            spent += count
+    return chosen
+
+
+def text_only_sha256(embed_text: str) -> str:
+    """The hash of a key that has no vector of its own (see `TEXT_ONLY_MARK`)."""
+    return text_sha256(TEXT_ONLY_MARK + embed_text)
 
 
 def is_long(content: str, long_turn_words: int, long_turn_keys: int) -> bool:
@@ -213,18 +240,20 @@ def build_chunks(
     question_keys: bool = False,
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
+    long_turn_tokens: int = 0,
     pooled_kinds: Sequence[str] = (),
     spanned_kinds: Sequence[str] = (),
 ) -> pl.DataFrame:
     """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
 
     A turn of more than `long_turn_words` words gets at most `long_turn_keys` passage keys instead of a key
-    per sentence (0: no bound, a key per sentence as for every turn). The rows of `pooled_kinds` (see
-    `pooled_chunk_kinds`) hash their text with `POOLED_MARK`, those of `spanned_kinds` with `SPAN_MARK` and
-    their turn's text.
+    per sentence (0: no bound, a key per sentence as for every turn); with `long_turn_tokens` its passages past
+    that many tokens of embedded text hash with `TEXT_ONLY_MARK` (no vector of their own). The rows of
+    `pooled_kinds` (see `pooled_chunk_kinds`) hash their text with `POOLED_MARK`, those of `spanned_kinds` with
+    `SPAN_MARK` and their turn's text.
     Deterministic: the same turns give the same chunks, ids and order.
     """
-    budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys)
+    budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys, long_turn_tokens)
     if turns.height == 0:
         return pl.from_arrow(CHUNKS.schema.empty_table())  # type: ignore[return-value]
     ordered = turns.sort("agent_id", "conversation_id", "turn_index")
@@ -234,6 +263,9 @@ def build_chunks(
     ):
         rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
     counts = count_tokens([r["text"] for r in rows])
+    text_only = _past_budget(rows, count_tokens, long_turn_tokens) if long_turn_tokens > 0 else set()
+    # a long turn's vector is the mean of its passages embedded: the budget that chose them goes into its hash
+    budgeted = {_turn_of(r) for r in rows if id(r) in text_only}
     turn_texts = {_turn_of(r): r["embed_text"] for r in rows if r["kind"] == "turn"}
     # a pooled turn kind means the turns with sentence keys (the others are embedded)
     sentenced = {_turn_of(r) for r in rows if r["kind"] == "sentence"} if "turn" in pooled_kinds else set()
@@ -243,12 +275,33 @@ def build_chunks(
         mark = POOLED_MARK if pooled else ""
         if row["kind"] in spanned_kinds:
             mark = SPAN_MARK + turn_texts[_turn_of(row)] + _SEP
+        if id(row) in text_only:
+            mark = TEXT_ONLY_MARK
+        elif row["kind"] == "turn" and _turn_of(row) in budgeted:
+            mark = f"{POOLED_MARK}{long_turn_tokens}{_SEP}"
         row["text_sha256"] = text_sha256(mark + row["embed_text"])
+        row.pop(_EMBED_RANK, None)
     return pl.from_arrow(conform(CHUNKS, rows))  # type: ignore[return-value]
 
 
 def _turn_of(row: Mapping[str, Any]) -> tuple[str, str, int]:
     return row["agent_id"], row["conversation_id"], row["turn_start"]
+
+
+def _past_budget(rows: list[dict[str, Any]], count_tokens: Callable[[list[str]], list[int]], budget: int) -> set[int]:
+    """The passage rows (by `id`) past their turn's embedding budget: `budget` tokens of embedded text per turn,
+    the passages taken in their `_EMBED_RANK` order (see `within_budget`)."""
+    by_turn: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        if _EMBED_RANK in row:
+            by_turn.setdefault(_turn_of(row), []).append(row)
+    wanted = [sorted(keys, key=lambda r: r[_EMBED_RANK]) for keys in by_turn.values()]
+    counts = iter(count_tokens([r["embed_text"] for keys in wanted for r in keys]))
+    past: set[int] = set()
+    for keys in wanted:
+        embedded = within_budget([next(counts) for _ in keys], budget)
+        past.update(id(row) for i, row in enumerate(keys) if i not in embedded)
+    return past
 
 
 @dataclass(frozen=True)
@@ -259,20 +312,26 @@ class KeyBudget:
     question_keys: bool = False
     long_turn_words: int = 100
     long_turn_keys: int = 0
+    long_turn_tokens: int = 0  # what a long turn's passages embed in all (0: every passage is embedded)
 
     def is_long(self, content: str) -> bool:
         return is_long(content, self.long_turn_words, self.long_turn_keys)
 
-    def parts(self, content: str) -> tuple[str, list[str]]:
+    def parts(self, content: str) -> tuple[str, list[str], list[int]]:
         """The kind and texts of a turn's part keys: a long turn's passages (runs, then its most distinctive
-        sentences; `long_turn_keys` at most), else its sentences (if asked for)."""
+        sentences; `long_turn_keys` at most), else its sentences (if asked for); and their positions in the order
+        they are embedded under `long_turn_tokens`: the distinctive sentences, most distinctive first, then the
+        runs in order."""
         if not self.is_long(content):
-            return "sentence", sentences(content) if self.sentence_keys else []
+            found = sentences(content) if self.sentence_keys else []
+            return "sentence", found, list(range(len(found)))
         runs = passages(content, self.long_turn_keys - self.long_turn_keys // 3)
         if not self.sentence_keys:
-            return "passage", runs
-        alone = distinctive_sentences(content, self.long_turn_keys // 3)
-        return "passage", [*runs, *(sentence for sentence in alone if sentence not in runs)]
+            return "passage", runs, list(range(len(runs)))
+        ranked = [s for s in distinctive_sentences(content, self.long_turn_keys // 3, by_rank=True) if s not in runs]
+        alone = [s for s in distinctive_sentences(content, self.long_turn_keys // 3) if s in ranked]
+        order = [len(runs) + alone.index(s) for s in ranked] + list(range(len(runs)))
+        return "passage", [*runs, *alone], order
 
 
 def _conversation_chunks(
@@ -290,7 +349,7 @@ def _conversation_chunks(
                 role=t["role"], speaker=t["speaker"],
             )
         )
-        part_kind, parts = budget.parts(t["content"])
+        part_kind, parts, order = budget.parts(t["content"])
         for part, said in enumerate(parts):
             rows.append(
                 _row(
@@ -300,6 +359,8 @@ def _conversation_chunks(
                     role=t["role"], speaker=t["speaker"], part=part,
                 )
             )
+            if part_kind == "passage":
+                rows[-1][_EMBED_RANK] = order.index(part)
         if budget.question_keys and before is not None:
             for part, question in enumerate(questions_answered(before, t)):
                 rows.append(  # the asker's words, standing for the reply: filters on role or speaker see the reply's
@@ -374,7 +435,9 @@ def chunk_recipe(settings: Settings) -> str:
     """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
     return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
             f"questions={settings.chunk_questions} long_turn={settings.chunk_long_turn_words}:"
-            f"{settings.chunk_long_turn_keys} pooled={','.join(pooled_chunk_kinds(settings))}"
+            f"{settings.chunk_long_turn_keys}"
+            + (f":{settings.chunk_long_turn_tokens}" if settings.chunk_long_turn_tokens else "")
+            + f" pooled={','.join(pooled_chunk_kinds(settings))}"
             + (f" spanned={','.join(spanned_chunk_kinds(settings))}" if spanned_chunk_kinds(settings) else "")).lower()
 
 
@@ -395,6 +458,7 @@ def build_chunks_by_day(
     question_keys: bool = False,
     long_turn_words: int = 100,
     long_turn_keys: int = 0,
+    long_turn_tokens: int = 0,
     pooled_kinds: Sequence[str] = (),
     spanned_kinds: Sequence[str] = (),
 ) -> dict[str, pl.DataFrame]:
@@ -404,8 +468,8 @@ def build_chunks_by_day(
     """
     built = build_chunks(
         turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys,
-        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys, pooled_kinds=pooled_kinds,
-        spanned_kinds=spanned_kinds,
+        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys, long_turn_tokens=long_turn_tokens,
+        pooled_kinds=pooled_kinds, spanned_kinds=spanned_kinds,
     )
     if built.height == 0:
         return {}

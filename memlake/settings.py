@@ -228,6 +228,15 @@ class Settings(BaseSettings):
         "more each; the turn's own vector the mean of theirs), one third its most distinctive sentences alone. "
         "0 = no bound: a key per sentence, as short turns get.",
     )
+    chunk_long_turn_tokens: int = Field(
+        160, ge=0,
+        description="Most word pieces a long turn's passage keys embed in all: its most distinctive sentences "
+        "first, then its runs, each that still fits (the first always); the other passages are full-text keys "
+        "with no vector, still returned as the part that matched, and the turn's vector is the mean of those "
+        "embedded. RealMem sends the model 91 word pieces a turn instead of 219, and tune-half recall holds "
+        "(session any@5 0.726 -> 0.719, evidence in 750 words 0.548 -> 0.562; docs/decisions.md). LoCoMo has no "
+        "long turn. 0 = every passage is embedded.",
+    )
     search_question_weight: float = Field(
         0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )

@@ -43,7 +43,7 @@ from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import MatchQuery
 
 from memlake.changes import folder_state, mark_changed
-from memlake.chunks import key_span
+from memlake.chunks import key_span, text_only_sha256
 from memlake.embedding_cache import EmbeddingCache, embed_unique
 from memlake.embedding_onnx import Span
 from memlake.moments import EPOCH, micros, utc
@@ -135,6 +135,7 @@ class SyncResult:
     reused: int = 0
     pooled: int = 0
     spanned: int = 0  # keys whose vector was read from their turn's model pass (that pass counts as embedded)
+    text_only: int = 0  # keys with no vector of their own (a long turn's passages past its embedding budget)
     deleted: int = 0
     embedder: str = NO_EMBEDDER
     rebuilt_table: bool = False
@@ -366,9 +367,10 @@ class VectorStore:
         pooled: list[int] = []
         spanned: list[int] = []
         kinds = rows["kind"].to_list() if "kind" in rows.columns else [None] * rows.height
+        embed_texts = rows["embed_text"].to_list() if "embed_text" in rows.columns else [""] * rows.height
         pooled_turns = _pooled_turns(rows, pool_by, pooled_kinds) if pool_by is not None and dim > 0 else set()
-        for i, (row_key, sha, kind) in enumerate(
-            zip(rows[key].to_list(), rows["text_sha256"].to_list(), kinds, strict=True)
+        for i, (row_key, sha, kind, embed_text) in enumerate(
+            zip(rows[key].to_list(), rows["text_sha256"].to_list(), kinds, embed_texts, strict=True)
         ):
             old = previous.get(row_key)
             if dim == 0:
@@ -376,6 +378,8 @@ class VectorStore:
             if old is not None and old[0] == sha and old[1] is not None:
                 vectors[i] = old[1]
                 result.reused += 1
+            elif embed_text is not None and sha == text_only_sha256(embed_text):
+                result.text_only += 1  # no vector (a zero one): full text finds it, vector search never
             elif pool_by is not None and (i in pooled_turns or (kind in pooled_kinds and kind != "turn")):
                 pooled.append(i)
             elif pool_by is not None and embed_spans is not None and kind in spanned_kinds:

@@ -164,7 +164,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", "`today`: a key per sentence of every turn and every window's and turn's text embedded "
               "(`chunk_long_turn_keys = 0`, `chunk_pool_windows = false`, `chunk_pool_turns = false`); `own_turns`: "
               "the default but every turn's own text embedded (`chunk_pool_turns = false`, the default until "
-              "2026-11-26); `budget`: the default (long turns get at most `chunk_long_turn_keys` passage keys, a "
-              "window's vector is its turns' mean, a turn with sentence keys the mean of its sentences'); `fast`: "
+              "2026-11-26); `budget`: the default (long turns get at most `chunk_long_turn_keys` passage keys, which "
+              "embed at most `chunk_long_turn_tokens` word pieces in all, a window's vector is its turns' mean, a "
+              "turn with sentence keys the mean of its sentences'); `fast`: "
               "the default with `chunk_span_sentences` (a sentence's vector read from its turn's model pass)."]
     return "\n".join(lines + [""])

@@ -290,3 +290,60 @@ def test_two_agents_with_the_same_conversation_id_never_pool_each_others_turns(t
         mean = embedder.embed([f"Sam: {content}" for content in contents]).mean(axis=0)
         np.testing.assert_allclose(np.asarray(session), mean / np.linalg.norm(mean), atol=1e-6)
     assert result.spanned == 4 and sorted(read) == sorted(f"Sam: {said[a][0]}" for a in said)
+
+
+def test_a_long_answer_embeds_at_most_its_token_budget_and_its_other_passages_have_no_vector(tmp_path):
+    """`chunk_long_turn_tokens`: a long answer's passages send at most that many tokens to the model, its most
+    distinctive sentences first; every passage is still a row (found by full text), those past the budget with no
+    vector (vector search never returns them); the turn's vector is the mean of those embedded. Turning the budget
+    on in an index built without it embeds nothing (what it keeps was embedded before) and pools the turn again."""
+    from memlake.chunks import build_chunks
+    from memlake.embedding_cache import EmbeddingCache
+    from memlake.schemas import CHUNKS as SPEC
+    from tests.search.test_memory_search import LONG_ANSWER
+
+    embedder = HashEmbedder()
+    sent: list[str] = []
+
+    def embed(texts):
+        sent.extend(texts)
+        return embedder.embed(texts)
+
+    when = datetime.fromisoformat("2024-03-01T09:00:00+00:00")
+    turns = pl.DataFrame(
+        [{"agent_id": "a", "conversation_id": "it", "message_id": f"m{i}", "turn_index": i, "role": role,
+          "speaker": None, "content": content, "created_at": when, "conversation_started_at": when, "title": None}
+         for i, (role, content) in enumerate([("user", "How do I get the office network ready?"),
+                                              ("assistant", LONG_ANSWER)])]
+    )
+
+    def sync(tokens: int, store: VectorStore, cache: EmbeddingCache):
+        sent.clear()
+        frame = build_chunks(turns, embedder.count_tokens, sentence_keys=True, long_turn_words=100, long_turn_keys=6,
+                             long_turn_tokens=tokens)
+        result = store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true", embed=embed,
+                            embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id", cache=cache)
+        return frame, result
+
+    cache = EmbeddingCache(tmp_path / "cache", embedder.identity, embedder.dim)
+    unbounded, _ = sync(0, VectorStore(tmp_path / "unbounded"), cache)
+    every_passage = [t for t in sent if t.startswith("Assistant: ")]
+    assert len(every_passage) == unbounded.filter(pl.col("kind") == "passage").height == 6
+
+    store = VectorStore(tmp_path / "unbounded")
+    frame, result = sync(40, store, cache)
+    passages = frame.filter(pl.col("kind") == "passage")
+    assert passages["chunk_id"].to_list() == unbounded.filter(pl.col("kind") == "passage")["chunk_id"].to_list()
+    assert result.embedded == 0 and result.text_only == 4  # two embedded, both seen before
+    cache_off, _ = sync(40, VectorStore(tmp_path / "no_cache"), EmbeddingCache(tmp_path / "c2", "x", embedder.dim))
+    said = [t for t in sent if t.startswith("Assistant: ")]
+    assert 1 <= len(said) < 6 and sum(embedder.count_tokens(said)) <= 40
+    assert "Assistant: For the field laptops, the Kestrel router needs firmware 4.2 before it will hold a VPN " \
+           "tunnel." in said  # the most distinctive sentence goes first
+
+    stored = pl.from_arrow(store.open(CHUNK_INDEX).to_arrow()).filter(pl.col("kind").is_in(["passage", "turn"]))
+    vectors = {row["embed_text"]: np.asarray(row["vector"]) for row in stored.iter_rows(named=True)}
+    embedded = [vectors[t] for t in said]
+    assert sum(1 for t in passages["embed_text"] if not np.any(vectors[t])) == 4  # no vector past the budget
+    mean = sum(embedded) / len(embedded)
+    np.testing.assert_allclose(vectors[f"Assistant: {LONG_ANSWER}"], mean / np.linalg.norm(mean), atol=1e-6)

@@ -274,6 +274,30 @@ def test_a_long_answer_found_through_the_question_it_answered_returns_a_passage_
     assert LONG_ANSWER not in block.text
 
 
+def test_a_hit_on_a_passage_with_no_vector_of_its_own_returns_that_passage(settings, run_pipeline):
+    """With `chunk_long_turn_tokens`, a long answer's passages past its budget have no vector; full text still finds
+    one, and the hit returns that passage (with the turn's ids), not the whole answer nor an embedded passage."""
+    import numpy as np
+
+    from memlake.schemas import CHUNK_INDEX
+    from memlake.settings import write_home_setting
+
+    write_home_setting(settings.home, "chunk_long_turn_tokens", "20")
+    land(settings, "alice", "it.jsonl", jsonl(
+        msg("it", 0, "user", "How do I get the office network ready for the field team?", "2024-03-01"),
+        msg("it", 1, "assistant", LONG_ANSWER, "2024-03-01"),
+        msg("tea", 0, "user", "I drink oolong tea every morning, never coffee.", "2024-03-05"),
+    ))
+    run_pipeline()
+    hit = hash_memory(settings).search("backup job 5 skipped files", "alice", k=3).row(0, named=True)
+
+    assert hit["message_ids"] == ["it-m1"] and hit["excerpt"] is True
+    assert "Check 5: confirm that backup job 5 ran overnight" in hit["text"]
+    stored = VectorStore(settings.lancedb_dir).open(CHUNK_INDEX).to_arrow().to_pylist()
+    (passage,) = [r for r in stored if r["kind"] == "passage" and r["text"] == hit["text"]]
+    assert not np.any(passage["vector"])  # the part that matched has no vector of its own
+
+
 def test_a_reader_embeds_a_question_once_whatever_scopes_it_searches(home, monkeypatch):
     """A context block searches its question in facts, then in turns; the recall tool's `all` in every scope: the
     query's vector (~5.5 ms of CPU with the packaged model) is computed once per reader, a new question anew."""

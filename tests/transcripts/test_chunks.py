@@ -153,6 +153,29 @@ def test_short_turns_keep_their_keys_whatever_the_bound_on_long_ones():
     assert bounded.filter(pl.col("kind") == "sentence").height == 6  # the bound is on long turns only
 
 
+def test_a_token_budget_on_long_turns_leaves_locomo_length_turns_as_they_were():
+    """LoCoMo's longest turn has 96 words: a budget on what long turns embed changes none of its chunks (ids, texts,
+    hashes: nothing is embedded differently), only the long turn's."""
+    ninety_six = " ".join(f"Sentence {i} says the garden needs water twice a week." for i in range(8)) + (
+        " I water the garden every morning at six o'clock before I go to work each day.")
+    frame = turns_frame({
+        "s1": [("user", "Caroline", ninety_six),
+               ("assistant", "Melanie", "That sounds great. What did you plant in your garden this spring?")],
+        "s2": [("assistant", None, long_answer(30))],
+    })
+    assert len(ninety_six.split()) == 96
+    kwargs = {"window_size": 2, "sentence_keys": True, "question_keys": True, "long_turn_words": 100,
+              "long_turn_keys": 6}
+    unbounded = build_chunks(frame, count_words, **kwargs)
+    bounded = build_chunks(frame, count_words, long_turn_tokens=24, **kwargs)
+    assert bounded.filter(pl.col("conversation_id") == "s1").to_dicts() == unbounded.filter(
+        pl.col("conversation_id") == "s1").to_dicts()
+    changed = bounded.join(unbounded, on="chunk_id").filter(pl.col("text_sha256") != pl.col("text_sha256_right"))
+    # the long answer's passages past the budget (no vector now), and the answer itself (the mean of fewer)
+    assert set(changed["conversation_id"]) == {"s2"} and set(changed["kind"]) == {"passage", "turn"}
+    assert 0 < changed.filter(pl.col("kind") == "passage").height < 6
+
+
 def test_a_reply_is_keyed_by_the_question_it_answers_put_to_the_replier_by_name():
     frame = turns_frame({"s1": [
         ("user", "Caroline", "Hey Mel! What are you reading these days? Anything good?"),
