@@ -46,6 +46,8 @@ USER_SUBJECT = "user"
 # The tag of a slot value guessed rather than said ("works in Leeds" -> home city Leeds): the facts fold lets it fill
 # an empty slot or replace another guess, never replace a value the user said.
 INFERRED = "inferred"
+# The tag of a fact saying the user has a relative or a pet ("has a dog named Biscuit"): one of their people.
+KIN_OR_PET = "kin_or_pet"
 
 # Single-valued attributes. A subject has at most one current value per slot, but for `sibling`: each
 # sibling is a value of its own (`memlake.facts.fold.MULTI_VALUED_SLOTS`).

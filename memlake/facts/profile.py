@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from memlake.distill.dates import find_dates
+from memlake.distill.models import KIN_OR_PET
 from memlake.facts.fold import USER, subject_key
 from memlake.lake import Lake, conform
 from memlake.schemas import FACTS, PROFILES
@@ -112,6 +113,8 @@ def section_of(fact: dict[str, Any], people: set[str] = frozenset()) -> str:  # 
         return _SLOT_SECTIONS[fact["slot"]]
     if "project" in tags:
         return "current projects"
+    if KIN_OR_PET in tags:  # "has a dog named Biscuit": one of the user's people, not who the user is
+        return "people"
     if fact.get("type") in _TYPE_SECTIONS:
         return _TYPE_SECTIONS[fact["type"]]
     if tags & set(_PLACE_TAGS):

@@ -101,3 +101,13 @@ def test_a_trip_told_with_its_days_leaves_the_profile_once_it_is_over() -> None:
     during, a_year_on = profile["text"][-2], profile["text"][-1]
     assert "is going to Lisbon from 2025-08-14 to 2025-08-21" in during
     assert "Lisbon" not in a_year_on and "cycling" in a_year_on
+
+
+def test_a_pet_is_listed_with_the_people_not_as_identity() -> None:
+    """The trial: "I have a dog named Biscuit, a beagle" was listed under Identity."""
+    folded = fold([*said_offline("Yes. By the way, I have a dog named Biscuit, a beagle.", "2025-03-04"),
+                   *said_offline("I have a cat called Miso.", "2025-03-05")])
+    (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
+    sections = {line["section"] for line in latest["lines"] for _ in line["fact_ids"]}
+    texts = {line["section"]: line["text"] for line in latest["lines"]}
+    assert sections == {"people"}, texts

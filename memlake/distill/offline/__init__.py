@@ -63,6 +63,13 @@ since", "started on Monday") or nothing named beside vague nouns, evaluations an
 "was playing a game", "wants to create something extraordinary") is no fact. A sentence whose left-out subject is
 "it" ("Took a bit of work", "Took me ages") or whose -ing words are its subject ("Winning the title felt so good") is
 not read as the user doing it, and a list the user likes is kept whole ("loves painting, pottery, and hiking").
+memlake-offline-13 (issue 23, a stranger's trial export): a named person's job and employer are facts about them
+("Giulia lives in Manchester too, she's a nurse at the Royal Infirmary"; a name is a person by what is said of it,
+and a comma splice with "she"/"he" goes on about them); a place of work named with "the" is an employer ("I'm a
+nurse at the Royal Infirmary"); a move plan says its day wherever the day is said ("On June 1st I'm moving to
+Leeds"); going to or staying in a named place for a stretch of days is a trip whatever the verb ("I'm off to Berlin
+from 14 to 21 August"); a comment on the telling ("by the way", "to be honest", "btw") is no part of what is told;
+a relative or pet the user has is tagged `kin_or_pet` (the profile lists it with the people, not as identity).
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -17,7 +17,7 @@ from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
 from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
-from memlake.distill.offline.readers.commitment import read_commitment
+from memlake.distill.offline.readers.commitment import read_commitment, read_trip_with_days
 from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.deadline import read_deadline
 from memlake.distill.offline.readers.decision import read_decision
@@ -47,12 +47,13 @@ from memlake.distill.offline.sentences import (
     split_clauses,
     split_sentences,
     without_addressee,
+    without_asides,
     without_telling,
 )
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-12"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-13"
 
 
 class OfflineDistiller:
@@ -73,7 +74,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     sentences = [s for m in conversation.messages if m.role == "user" for s in split_sentences(m)]
     addressees = _addressees(conversation)
     for sentence in sentences:
-        sentence.text = without_telling(without_addressee(sentence.text, addressees))
+        sentence.text = without_asides(without_telling(without_addressee(sentence.text, addressees)))
     found = Found()
     context = Context.build(sentences)
     for sentence in sentences:
@@ -130,6 +131,7 @@ _READERS = (
     read_about_person,
     read_decision,
     read_commitment,
+    read_trip_with_days,
     read_dated_event,
     read_deadline,
     read_skills,

@@ -45,6 +45,10 @@ class Context:
                 context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"(?P<name>{NAME}) is (?:the|our|my) {ROLE}\b", text):
                 context.add_person(trim_name(m.group("name")))
+            # a name is a person by what is said of it: it lives somewhere, works somewhere, is a nurse
+            for m in re.finditer(rf"(?P<name>{NAME})(?: (?:still |now |also )?(?:lives in|works (?:as|at|for)\b)|"
+                                 rf"(?:'s| is) (?:now |also )?(?:a|an) {ROLE}\b)", text):
+                context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
                 context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"\b[Pp]roject (?P<name>{CAP})", text):

@@ -96,6 +96,21 @@ def without_telling(text: str) -> str:
     return _TELLING_YOU.sub("", text, count=1)
 
 
+# A comment on the telling, not on what is told ("by the way", "to be honest", "btw"), where it stands apart: opening
+# the sentence, or before a comma or the end of a clause. "I hate cilantro by the way, so ..." tells a dislike of
+# cilantro; "honestly" inside a clause ("I honestly love it") stays, the preference reader knows it.
+_ASIDE = (r"(?:by the way|btw|to be honest|tbh|to be fair|for what it'?s worth|fwiw|just so you know|fyi|"
+          r"if I'?m honest|as I said|as I mentioned|honestly|frankly)")  # not "anyway": "in any case" says something
+_ASIDE_OPENING = re.compile(rf"^(?:{_ASIDE})\b\s*[,:]?\s*", re.I)
+_ASIDE_IN_PASSING = re.compile(rf"\s*,?\s+(?:{_ASIDE})\b(?=\s*(?:[,.;:!?]|$))", re.I)
+
+
+def without_asides(text: str) -> str:
+    """The sentence without a comment on the telling at its edges: "I hate cilantro by the way, so no recipes" ->
+    "I hate cilantro, so no recipes"."""
+    return _ASIDE_IN_PASSING.sub("", _ASIDE_OPENING.sub("", text))
+
+
 def without_addressee(text: str, names: set[str]) -> str:
     """The sentence without the other side called by name: "Gina, I just opened a studio" and "I love the idea,
     Gina!" say nothing about Gina. A name after a preposition or "and" stays: "I went hiking with Gina"."""

@@ -125,6 +125,9 @@ STOPWORDS = frozenset(
 CAP = r"[A-ZÀ-ÖØ-Þ][\w'’&.-]*"
 NAME = rf"{CAP}(?:\s+{CAP}){{0,3}}"
 ORG = rf"{CAP}(?:\s+(?:{CAP}|&|of|and|de))*?(?:\s+{CAP})?"
+# A place of work after "at", "for" or "with": a name, said with "the" or without ("at the Royal Infirmary", "for
+# Globex"); "at the hospital" names none.
+AT_ORG = rf"(?: (?:at|for|with) (?:the )?(?P<org>{ORG}){AFTER_ORG})?"
 # A role: up to four lowercase modifiers and a role noun; a function word is no modifier ("a fan of the designer").
 _ROLE_MODIFIER = (r"(?!(?:of|the|a|an|and|or|to|for|with|at|in|on|by|my|our|your|his|her|their|this|that|is|was|"
                   r"am|are|be|not|no|so|as|like)\b)[a-z][a-z-]* ")

@@ -1,4 +1,4 @@
-"""What the user says about a person they named: tastes, home city, birthdays."""
+"""What the user says about a person they named: tastes, home city, job, birthdays."""
 
 from __future__ import annotations
 
@@ -8,8 +8,18 @@ from typing import NamedTuple
 from memlake.distill.dates import human
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import cut_object, trim_name
-from memlake.distill.offline.vocabulary import CAP, NAME, NOT_NAMES, PRONOUN_OBJECTS, UNTIL_OBJ
+from memlake.distill.offline.sentences import cut_object, trim_name, trim_org
+from memlake.distill.offline.vocabulary import (
+    AFTER_ORG,
+    AT_ORG,
+    CAP,
+    NAME,
+    NOT_NAMES,
+    ORG,
+    PRONOUN_OBJECTS,
+    ROLE,
+    UNTIL_OBJ,
+)
 
 
 class _Person(NamedTuple):
@@ -19,8 +29,17 @@ class _Person(NamedTuple):
     confidence: float
 
 
+# A comma splice going on about the same person: "Giulia lives in Manchester, she's a nurse" says two things.
+_SPLICED_PRONOUN = re.compile(r",\s*(?:and\s+)?(?=(?:she|he)(?:'s)?\b)", re.I)
+
+
 def read_about_person(rule: Rule, clause: str) -> None:
-    """What the user says about a person they named: preferences, home city, birthdays."""
+    """What the user says about a person they named: preferences, home city, job and employer, birthdays."""
+    for part in _SPLICED_PRONOUN.split(clause):
+        _read_one_thing_about_a_person(rule, part.strip())
+
+
+def _read_one_thing_about_a_person(rule: Rule, clause: str) -> None:
     context = rule.context
     m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:[Mm]y (?:\w+ ){{0,2}})?(?P<name>{CAP}(?: {CAP})?))"
                  r"(?P<is>'s| is)? ", clause)
@@ -36,7 +55,7 @@ def read_about_person(rule: Rule, clause: str) -> None:
         return
     person = _Person(subject, confidence)
     rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
-    for said in (_likes, _does_not, _into, _lives_in, _turns):
+    for said in (_likes, _does_not, _into, _lives_in, _works, _turns):
         if said(rule, person, rest):
             return  # one thing said per clause
 
@@ -95,6 +114,32 @@ def _lives_in(rule: Rule, person: _Person, rest: str) -> bool:
                  confidence=confidence, importance=0.4, tags=("people", "home"))
         rule.entity(city, "place")
         rule.relation(subject, "lives_in", city, confidence=confidence)
+    return True
+
+
+# What a person does for a living, as the user tells it: "she's a nurse at the Royal Infirmary", "Tom works as a
+# plumber at Hargreaves", "Ana works at the National Gallery".
+_IS_A_ROLE = re.compile(rf"^(?:'s| is) (?:now |currently |still |also )*(?:a|an) (?P<title>{ROLE})\b{AT_ORG}")
+_WORKS = re.compile(rf"^(?:now |currently |still |also )*works (?:as (?:a|an) (?P<title>{ROLE})\b{AT_ORG}|"
+                    rf"(?:at|for) (?:the )?(?P<only_org>{ORG}){AFTER_ORG})")
+
+
+def _works(rule: Rule, person: _Person, rest: str) -> bool:
+    """A named person's job and employer: "she's a nurse at the Royal Infirmary", "Tom works at Hargreaves"."""
+    subject, confidence = person
+    n = _IS_A_ROLE.match(rest) or _WORKS.match(rest)
+    if not n:
+        return False
+    title = n.groupdict().get("title")
+    org = trim_org(n.group("org") or n.groupdict().get("only_org") or "")
+    if title:
+        rule.add("identity", title, f"{subject} works as a {title}.", subject=subject, slot="job_title",
+                 confidence=confidence, importance=0.4, tags=("people", "work"))
+    if org and org.split()[0] not in NOT_NAMES:
+        rule.add("fact", org, f"{subject} works at {org}.", subject=subject, slot="employer", confidence=confidence,
+                 importance=0.4, tags=("people", "work"))
+        rule.entity(org, "organization")
+        rule.relation(subject, "works_at", org, confidence=confidence)
     return True
 
 

@@ -1,4 +1,4 @@
-"""Plans and commitments: "I'm going to ...", "I plan to ...", "I signed up for ..."."""
+"""Plans and commitments: "I'm going to ...", "I plan to ...", "I signed up for ...", trips with their days."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 from memlake.distill.dates import find_date_range, human, with_dates_resolved
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import cut_object, guarded, third_person
-from memlake.distill.offline.vocabulary import TECH_WORDS, UNTIL_OBJ
+from memlake.distill.offline.sentences import cut_object, guarded, third_person, trim_name
+from memlake.distill.offline.vocabulary import NAME, NOT_NAMES, TECH_WORDS, UNTIL_OBJ
 
 TRIVIAL_PLAN_VERBS = re.compile(
     r"^(?:try|check|look|see|test|ask|use|need|have|be|do|give|get|make|keep|take|let|paste|share|send|fix|"
@@ -51,3 +51,29 @@ def _read_trip(rule: Rule, where: str) -> None:
     where = cut_object(where) if not find_date_range(where, rule.said) else where.strip(" .!")
     said = with_dates_resolved(f"The user is going to {third_person(where)}", rule.sentence.message.created_at)
     rule.add("commitment", said.removeprefix("The user is "), said, importance=0.6, tags=("plan", "trip"))
+
+
+# The user on the way to, or staying in, a named place ("I'm off to Berlin", "We're flying to Rome", "I'll be in
+# Porto"), whatever the verb; only a stretch of days said with it makes it a trip ("I'm off to Berlin now" is leaving
+# the chat). "I'm going to ..." is read by `read_commitment`.
+_TO_A_PLACE = re.compile(rf"\b(?P<who>I(?:'m| am)|[Ww]e(?:'re| are)|I(?:'ll| will) be|[Ww]e(?:'ll| will) be) "
+                         rf"(?!going to\b|planning to\b)(?:[a-z]+ ){{0,2}}?(?P<prep>to|in) (?:the )?(?P<place>{NAME})")
+
+
+def read_trip_with_days(rule: Rule, clause: str) -> None:
+    """"I'm off to Berlin from 14 to 21 August", "From 3 to 9 September we're flying to Rome": a trip, with its days."""
+    m = _TO_A_PLACE.search(clause)
+    stretch = find_date_range(clause, rule.sentence.message.created_at) if m else None
+    if not m or not stretch or guarded(clause, m):
+        return
+    place = trim_name(m.group("place"))
+    if not place or place.split()[0] in NOT_NAMES or place in rule.context.people:
+        return
+    if any(c.type == "commitment" and place in c.content and rule.message_id in c.message_ids
+           for c in rule.found.candidates):
+        return  # read already ("I'm going to Lisbon from ...")
+    doing = f"going to {place}" if m.group("prep") == "to" else f"staying in {place}"
+    rule.add("commitment", f"{doing} from {stretch.first.isoformat()} to {stretch.last.isoformat()}",
+             f"The user is {doing} from {stretch.first.isoformat()} to {stretch.last.isoformat()}.",
+             importance=0.6, tags=("plan", "trip"))
+    rule.entity(place, "place")

@@ -144,9 +144,12 @@ def _moving_to(rule: Rule, clause: str) -> None:
     if m and not guarded(clause, m):
         origin = trim_name(m.group("from") or "")
         target = trim_name(m.group("to"))
-        when = rule.date_in(clause[m.end():])
+        # the day may come before the move as well as after it: "On June 1st I'm moving to Leeds"
+        when = rule.date_in(clause[m.end():]) or rule.date_in(clause[: m.start()], context=clause)
         what = f"move from {origin} to {target}" if origin else f"move to {target}"
         content = f"The user plans to {what}" + (f" ({_when_phrase(when)})." if when else ".")
+        # no end date: the move a later statement tells closes the plan the day it began (the fold), and the profile
+        # lists the plan as current only until a month after the day it names
         rule.add("commitment", what, content, importance=0.7, tags=("home", "move"))
         for place in (origin, target):
             if place:

@@ -7,26 +7,26 @@ import re
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import guarded, trim_org
-from memlake.distill.offline.vocabulary import AFTER_ORG, ORG, ROLE, SINCE_FOR
+from memlake.distill.offline.vocabulary import AFTER_ORG, AT_ORG, ORG, ROLE, SINCE_FOR
 
 
 def read_role_at_employer(rule: Rule, clause: str) -> None:
     """"I'm a <role> (at <org>)", "I work as a <role>", "I work at <org> (as a <role>)"."""
     m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
-                  rf"(?P<title>{ROLE})\b(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?", clause)
+                  rf"(?P<title>{ROLE})\b{AT_ORG}", clause)
     if m and not guarded(clause, m):
         _add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
     m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
                   rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b"
-                  rf"(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?", clause)
+                  rf"{AT_ORG}", clause)
     if m and not guarded(clause, m):
         _add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
-    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?P<org>{ORG})"
-                  rf"{AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
+    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?:the )?"
+                  rf"(?P<org>{ORG}){AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
     if m and not guarded(clause, m):
         add_employer(rule, trim_org(m.group("org")))
         if m.group("title"):
@@ -34,7 +34,6 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
 
 
 _TITLE = rf"(?:a |an |the )?(?P<title>{ROLE})\b"
-_AT_ORG = rf"(?: (?:at|for|with) (?P<org>{ORG}){AFTER_ORG})?"
 # What may follow a job title stated on its own: the end, punctuation, "now", a place of work or a duration.
 _AFTER_TITLE = (r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on|and|but|so|last|this|earlier|"
                 r"recently)\b)")
@@ -52,57 +51,57 @@ _ROLE_CHANGE = r"(?:moved|stepped|switched|transitioned|changed|shifted) (?:role
 _TITLE_PATTERNS = (
     # "My role is product manager", "My new job title is tech lead"
     rf"\b[Mm]y (?:new |current |official |actual )?(?:role|job title|title|position|job) is (?:now )?"
-    rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{_AT_ORG}",
+    rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I got promoted to tech lead", "I was promoted to engineering manager last month"
     rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
-    rf"promoted to (?:the (?:role|position) of )?{_TITLE}{_AT_ORG}",
+    rf"promoted to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
     # "I became a data scientist", "I've become the team's tech lead"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
-    rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{_AT_ORG}",
+    rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{AT_ORG}",
     # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
     rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun) "
-    rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{_AT_ORG}",
+    rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{AT_ORG}",
     # "I've been a designer for five years", "I've worked as a nurse since 2019"
     rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{SINCE_FOR}",
     # "I'm the new tech lead", "I'm our team's engineering manager"
     rf"\bI(?:'m| am) (?:now |currently |officially |finally )*(?:the|our|the team's|our team's) (?:new )?"
     rf"(?P<the_title>{ROLE})\b"
-    rf"{_AFTER_THE_TITLE}{_AT_ORG}",
+    rf"{_AFTER_THE_TITLE}{AT_ORG}",
     # "I've been made tech lead", "They made me the engineering manager"
     rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) made|"
     rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
-    rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{_AT_ORG}",
+    rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
     # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",
     # "I moved into a role as product manager" (not "I switched to a new manager": a person, not a role)
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:a |an |the )(?:new )?"
-    rf"(?P<title>{ROLE}) (?:role|position|job)\b{_AT_ORG}",
+    rf"(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:(?:a |an |the )?(?:new )?"
-    rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{ROLE})\b{_AFTER_TITLE}{_AT_ORG}",
+    rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
     # "I got the tech lead job", "I landed a product manager role at Hooli"
     rf"\bI(?:'ve| have)? (?:just |finally |recently |officially )?(?:got|gotten|landed|accepted|took|taken) "
-    rf"(?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:role|job|position)\b{_AT_ORG}",
+    rf"(?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:role|job|position)\b{AT_ORG}",
     # "I've taken on the tech lead role", "I stepped up as engineering manager", "I was hired as a designer"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?(?:took on|taken on|stepped into|assumed) "
-    rf"(?:the |a |an )(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{_AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?stepped up as {_TITLE}{_AFTER_TITLE}{_AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been|was|got) hired as {_TITLE}{_AT_ORG}",
+    rf"(?:the |a |an )(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
+    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?stepped up as {_TITLE}{_AFTER_TITLE}{AT_ORG}",
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been|was|got) hired as {_TITLE}{AT_ORG}",
     # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
-    rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
-    rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{_AT_ORG}",
+    rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
+    rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
     # "I joined Hooli as a designer", "I started at Northwind last Monday as a senior data engineer": the title a
     # start somewhere gives, with the start's time (no other verb or clause) between
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*(?:joined|(?:started|began|begun)(?: work(?:ing)?)? "
-    rf"(?:at|with)) {ORG}{AFTER_ORG}{_START_TIME} as {_NEW_TITLE}{_AT_ORG}",
+    rf"(?:at|with)) {ORG}{AFTER_ORG}{_START_TIME} as {_NEW_TITLE}{AT_ORG}",
     # "They promoted me to tech lead", "I got the promotion to engineering manager", "My title changed to ..."
     rf"\b(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?promoted me to {_TITLE}"
-    rf"{_AT_ORG}",
+    rf"{AT_ORG}",
     rf"\bI (?:just |finally |recently )?(?:got|received|earned|accepted) (?:the |a |my )?promotion to {_TITLE}"
-    rf"{_AT_ORG}",
+    rf"{AT_ORG}",
     rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*changed to {_TITLE}"
     rf"{_AFTER_TITLE}",
     # "I'm moving into a product manager role", "I'm stepping into the tech lead position"
     rf"\bI(?:'m| am) (?:now |officially )?(?:moving|stepping|switching|transitioning) (?:in)?to (?:a |an |the )"
-    rf"(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{_AT_ORG}",
+    rf"(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
     # "Tech lead is my title now", "Designer is my official title"
     rf"^(?:[Aa] |[Aa]n )?(?P<title>{ROLE}) is (?:now )?my (?:new |official |job |current )*(?:title|role|job)"
     rf"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days)\b)",

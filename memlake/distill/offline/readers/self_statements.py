@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from memlake.distill.dates import with_dates_resolved
-from memlake.distill.models import USER_SUBJECT
+from memlake.distill.models import KIN_OR_PET, USER_SUBJECT
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case
 from memlake.distill.offline.vocabulary import (
@@ -486,7 +486,9 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, open
     type_ = _type_of(rule, predicate)
     if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
         return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
-    rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=("said",))
+    # a relative or a pet the user has is one of their people, not who they are (the profile lists it with them)
+    tags = ("said", KIN_OR_PET) if _HAS_KIN_OR_PET.match(re.sub(rf"^{_ADVERBS}+", "", predicate)) else ("said",)
+    rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=tags)
 
 
 def _third_person_words(text: str) -> str:
