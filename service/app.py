@@ -309,7 +309,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         return handle
 
     async def service_error(request: Request, exc: Any) -> JSONResponse:
-        return error_response(exc.status, exc.message, exc.kind)
+        return error_response(exc.status, exc.message, exc.kind, exc.headers)
 
     async def http_error(request: Request, exc: Any) -> JSONResponse:
         return error_response(exc.status_code, str(exc.detail), "invalid_request_error")

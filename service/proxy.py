@@ -27,8 +27,9 @@ from service.models import ErrorResponse
 log = logging.getLogger("memlake.service.proxy")
 AGENT_HEADER = "x-memlake-agent-id"
 STORE_HEADER = "x-memlake-store"
-# the upstream did not answer, or its address is not a URL (httpx2 raises that one outside HTTPError)
-UPSTREAM_FAILURES = (httpx2.HTTPError, httpx2.InvalidURL)
+# The openai SDK (and clients built like it) retries every 5xx unless told not to: not having an upstream is not
+# something a retry mends.
+NOT_TRANSIENT = {"x-should-retry": "false"}
 
 
 class Upstream:
@@ -42,7 +43,7 @@ class Upstream:
     def url(self, path: str) -> str:
         if self.client is None or not self.config.upstream_base_url:
             raise ServiceError(503, "no upstream model: set MEMLAKE_UPSTREAM_BASE_URL (an OpenAI-compatible "
-                               "endpoint, e.g. http://localhost:11434/v1)", "upstream_not_configured")
+                               "endpoint, e.g. http://localhost:11434/v1)", "upstream_not_configured", NOT_TRANSIENT)
         return self.config.upstream_base_url.rstrip("/") + path
 
     def headers(self) -> dict[str, str]:
@@ -111,6 +112,11 @@ def _upstream_error(status: int, raw: bytes) -> JSONResponse:
 
 
 def _unreachable(exc: Exception) -> JSONResponse:
+    """Whatever sending to the upstream raised, as a 502: httpx2 raises its own errors, and others besides for an
+    address it cannot connect to (InvalidURL; for a port above 65535 an OverflowError inside an ExceptionGroup,
+    which was a 500). Nothing of the caller's request runs in that step, so the trace is the upstream's."""
+    if not isinstance(exc, httpx2.HTTPError):
+        log.warning("sending to the upstream model failed", exc_info=exc)
     return error_response(502, f"the upstream model did not answer: {type(exc).__name__}: {exc}", "upstream_error")
 
 
@@ -197,7 +203,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
             return await _stream(upstream, url, body, exchange)
         try:
             answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
-        except UPSTREAM_FAILURES as exc:
+        except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
             return _upstream_error(answer.status_code, answer.content)
@@ -216,7 +222,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         url = upstream.url("/models")  # before the client is touched: no upstream is the chat's 503
         try:
             answer = await upstream.client.get(url, headers=upstream.headers())  # type: ignore[union-attr]
-        except UPSTREAM_FAILURES as exc:
+        except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
             return _upstream_error(answer.status_code, answer.content)
@@ -231,7 +237,7 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
     try:
         request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
         answer = await upstream.client.send(request, stream=True)
-    except UPSTREAM_FAILURES as exc:
+    except Exception as exc:  # the upstream's failure, see _unreachable
         return _unreachable(exc)
     if answer.status_code >= 400:
         raw = await answer.aread()
