@@ -270,7 +270,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None) -> m.IngestAccepted:
         """Land a conversation in the agent's landing folder; the next run (or the landing sensor) reads it."""
         agent = who.agent(body.agent_id, header)
-        conversation = body.model_dump(mode="json", exclude_none=True)
+        conversation = {**body.model_dump(mode="json", exclude_none=True), "agent_id": agent}
         # a conversation without a date would be quarantined by the run ("no session date"): it was said now
         conversation.setdefault("session_date", datetime.now(UTC).isoformat())
         ingest_id, path = write_ingest(memory.settings, conversation)

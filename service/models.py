@@ -123,7 +123,7 @@ class IngestTurn(Strict):
 
 
 class IngestRequest(Strict):
-    agent_id: str = Field(max_length=200)
+    agent_id: str | None = AgentField
     conversation_id: str = Field(min_length=1, max_length=500)
     turns: list[IngestTurn] = Field(min_length=1, max_length=MAX_TURNS)
     session_date: datetime | None = Field(None, description="When the conversation was held; default: when the "

@@ -68,13 +68,24 @@ def last_user_text(messages: list[Any]) -> str:
     return ""
 
 
+def _not_a_json_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _checked_body(raw: bytes) -> dict[str, Any]:
+    """The request as JSON the upstream can be sent: Python's parser takes NaN, Infinity and lone surrogates
+    (`"\\ud800"`), which cannot be sent on (they were taken for the upstream's failure), and recurses per level."""
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ServiceError(400, "the body is not JSON: a chat completion request is a JSON object") from None
+        body = json.loads(raw, parse_constant=_not_a_json_number)
+        json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")  # what the upstream will be sent
+    except RecursionError:
+        raise ServiceError(400, "the body is nested too deeply for a chat completion request") from None
+    except ValueError as exc:  # UnicodeError is one
+        raise ServiceError(400, f"the body is not JSON: a chat completion request is a JSON object ({exc})") from None
     if not isinstance(body, dict):
         raise ServiceError(400, "a chat completion request is a JSON object")
+    if body.get("stream") is not None and not isinstance(body["stream"], bool):
+        raise ServiceError(400, "stream: true or false")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages or not all(isinstance(x, dict) for x in messages):
         raise ServiceError(400, "messages: a non-empty list of message objects is required")

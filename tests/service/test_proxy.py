@@ -214,3 +214,25 @@ def test_the_sdk_does_not_retry_a_service_that_has_no_upstream(settings: Setting
             client.models.list()
     assert refused.value.status_code == 503 and "MEMLAKE_UPSTREAM_BASE_URL" in str(refused.value)
     assert paths == ["/v1/chat/completions", "/v1/models"]
+
+
+HI = b'"messages": [{"role": "user", "content": "hi"}]'
+UNSENDABLE_BODIES = {
+    "NaN": b'{"model": "echo", "temperature": NaN, ' + HI + b"}",
+    "Infinity": b'{"model": "echo", "max_tokens": -Infinity, ' + HI + b"}",
+    "a lone surrogate": b'{"model": "echo", "messages": [{"role": "user", "content": "\\ud800 hi"}]}',
+    "nested 100,000 deep": b'{"model": "echo", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b", " + HI + b"}",
+    "stream not a boolean": b'{"model": "echo", "stream": "yes", ' + HI + b"}",
+}
+
+
+@pytest.mark.parametrize("what", list(UNSENDABLE_BODIES))
+def test_a_chat_request_that_is_not_plain_json_is_refused_before_the_upstream(settings: Settings, what: str) -> None:
+    """A user trial's bodies: NaN, Infinity or a lone surrogate were taken for the upstream's failure (502; before,
+    a 400 with Python's message), deep nesting was a 500 (RecursionError), a string `stream` streamed."""
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", content=UNSENDABLE_BODIES[what],
+                             headers={"Content-Type": "application/json"})
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"]["type"] == "invalid_request_error"
+        assert upstream.requests == []
