@@ -325,10 +325,19 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Exception, internal)
 
 
+NOT_JSON = "the body is not a JSON object: send one, with Content-Type: application/json"
+
+
 def _validation_message(exc: RequestValidationError) -> str:
-    """Which field is wrong and how, in one line."""
+    """Which field is wrong and how, in one line. A body FastAPI could not read as JSON (cut short, or sent
+    without its content type) is named as such: its own words were "1: JSON decode error" and "body: Input
+    should be a valid dictionary"."""
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" or (tuple(e.get("loc", ())) == ("body",) and isinstance(
+            e.get("input"), bytes | str)) for e in errors):
+        return NOT_JSON
     parts = []
-    for error in exc.errors()[:5]:
+    for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {error.get('msg', 'invalid')}")
     return "; ".join(parts)

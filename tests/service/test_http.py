@@ -246,3 +246,19 @@ def test_an_ingest_takes_its_agent_from_the_header_as_every_route_does(settings)
     assert landed["agent_id"] == "dora"
     assert two.status_code == 400 and "names two agents" in error_of(two)
     assert none.status_code == 400 and "which agent" in error_of(none)
+
+
+@pytest.mark.parametrize(("body", "headers"), [
+    (b'{"query": "tea",', {"Content-Type": "application/json"}),  # cut short
+    (b'{"query": "tea"}', {"Content-Type": "text/plain"}),
+    (b'{"query": "tea"}', {}),
+])
+def test_a_body_that_is_not_read_as_json_is_named_as_such(settings, body, headers) -> None:
+    """A user trial's bodies: cut-short JSON said "1: JSON decode error", and a JSON body sent without its content
+    type said "body: Input should be a valid dictionary or object to extract fields from"."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False), headers={"X-Memlake-Agent-Id": "dora"}) as client:
+        refused = client.post("/v1/memory/context", content=body, headers=headers)
+    assert refused.status_code == 422, refused.text
+    message = error_of(refused)
+    assert message.startswith("the body is not a JSON object") and "Content-Type: application/json" in message, message
