@@ -262,3 +262,17 @@ def test_a_body_that_is_not_read_as_json_is_named_as_such(settings, body, header
     assert refused.status_code == 422, refused.text
     message = error_of(refused)
     assert message.startswith("the body is not a JSON object") and "Content-Type: application/json" in message, message
+
+
+@pytest.mark.parametrize("conversation_id", ["a\x00b", "line\nbreak", "tab\there"])
+def test_an_ingest_whose_conversation_id_holds_a_control_character_is_refused(settings, conversation_id) -> None:
+    """A user trial's ingest with a NUL in its conversation id got 202 and was ingested, and then every status
+    question about it was a 400 ("NUL in a filter value"): refused before it lands."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False), headers={"X-Memlake-Agent-Id": "dora"}) as client:
+        refused = client.post("/memory/ingest", json={
+            "conversation_id": conversation_id, "session_date": "2024-04-01",
+            "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]})
+    assert refused.status_code == 422, refused.text
+    assert "conversation_id" in error_of(refused) and "control character" in error_of(refused)
+    assert not (settings.landing_dir / "dora").exists() or not list((settings.landing_dir / "dora").iterdir())
