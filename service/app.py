@@ -164,6 +164,10 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def health() -> m.Health:
         return m.Health(status="ok", tokens=service.tokens.required)
 
+    @app.head("/healthz", include_in_schema=False)  # load balancers and uptime checks ask HEAD
+    def health_head() -> Response:
+        return Response()
+
     @app.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
     def agents(who: CallerDep) -> m.AgentsResponse:
         """The agents the caller may use (with no tokens: every agent with memory)."""

@@ -276,3 +276,11 @@ def test_an_ingest_whose_conversation_id_holds_a_control_character_is_refused(se
     assert refused.status_code == 422, refused.text
     assert "conversation_id" in error_of(refused) and "control character" in error_of(refused)
     assert not (settings.landing_dir / "dora").exists() or not list((settings.landing_dir / "dora").iterdir())
+
+
+def test_a_health_check_by_head_is_answered(settings) -> None:
+    """Load balancers and uptime checks often ask HEAD /healthz: it was a 405."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:
+        head, get = client.head("/healthz"), client.get("/healthz")
+    assert head.status_code == get.status_code == 200 and head.content == b""
