@@ -30,6 +30,7 @@ STORE_HEADER = "x-memlake-store"
 # The openai SDK (and clients built like it) retries every 5xx unless told not to: not having an upstream is not
 # something a retry mends.
 NOT_TRANSIENT = {"x-should-retry": "false"}
+RETRY_ADVICE = ("retry-after", "retry-after-ms", "x-should-retry")  # an upstream's, passed on with its error
 
 
 class Upstream:
@@ -113,13 +114,16 @@ def _not_shaped(what: str, raw: bytes) -> JSONResponse:
     return error_response(502, f"the upstream model's answer is not {what}: {text}", "upstream_error")
 
 
-def _upstream_error(status: int, raw: bytes) -> JSONResponse:
-    """The upstream's refusal, as an OpenAI-style error whatever shape it came in."""
+def _upstream_error(answer: httpx2.Response, raw: bytes) -> JSONResponse:
+    """The upstream's refusal, as an OpenAI-style error whatever shape it came in, with its advice on retrying
+    (the openai SDK reads these headers; without them it retried a 5xx the upstream said not to)."""
+    status = answer.status_code
+    advice = {name: answer.headers[name] for name in RETRY_ADVICE if name in answer.headers}
     data = _json_or_none(raw)
     if isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]:
-        return JSONResponse(data, status_code=status)
+        return JSONResponse(data, status_code=status, headers=advice)
     text = raw.decode("utf-8", "replace")[:500]
-    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error")
+    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error", advice)
 
 
 def _unreachable(exc: Exception) -> JSONResponse:
@@ -217,7 +221,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
-            return _upstream_error(answer.status_code, answer.content)
+            return _upstream_error(answer, answer.content)
         data = _json_with(answer.content, "choices")
         if data is None:
             return _not_shaped('a chat completion (a JSON object with "choices")', answer.content)
@@ -236,7 +240,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
-            return _upstream_error(answer.status_code, answer.content)
+            return _upstream_error(answer, answer.content)
         if _json_with(answer.content, "data") is None:
             return _not_shaped('a model list (a JSON object with "data")', answer.content)
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
@@ -253,7 +257,7 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
     if answer.status_code >= 400:
         raw = await answer.aread()
         await answer.aclose()
-        return _upstream_error(answer.status_code, raw)
+        return _upstream_error(answer, raw)
 
     async def chunks() -> AsyncIterator[bytes]:
         complete = False

@@ -236,3 +236,15 @@ def test_a_chat_request_that_is_not_plain_json_is_refused_before_the_upstream(se
         assert answer.status_code == 400, answer.text
         assert answer.json()["error"]["type"] == "invalid_request_error"
         assert upstream.requests == []
+
+
+def test_the_upstreams_advice_on_retrying_reaches_the_sdk(settings: Settings) -> None:
+    """An upstream's `x-should-retry: false` (or Retry-After) was dropped: the SDK retried its 5xx twice more."""
+    paths: list[str] = []
+    with EchoUpstream() as upstream, listening(proxy_app(settings, upstream.base_url), paths) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="none", default_headers={"X-Memlake-Agent-Id": "erin",
+                                                                                      "X-Memlake-Store": "false"})
+        with pytest.raises(openai.InternalServerError) as refused:
+            client.chat.completions.create(model="fail-503-no-retry", messages=[{"role": "user", "content": "hi"}])
+        assert refused.value.status_code == 503 and "upstream says 503" in str(refused.value)
+        assert len(upstream.requests) == 1 and paths == ["/v1/chat/completions"]
