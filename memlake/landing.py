@@ -281,6 +281,14 @@ def _drop_quarantine_copy(settings: Settings, quarantine_path: str | None) -> No
     copy.with_name(copy.name + ".reason.json").unlink(missing_ok=True)
 
 
+def date_outside_days(started: datetime, first_day: date, today: date) -> str | None:
+    """What is wrong if a conversation that started at `started` falls outside the day partitions (from
+    `partition_start_date` to today), else None."""
+    if first_day <= started.date() <= today:
+        return None
+    return f"conversation date {started.date()} is outside {first_day}..{today} (see MEMLAKE_PARTITION_START_DATE)"
+
+
 def future_message(conversation: ParsedConversation, now: datetime) -> str | None:
     """What is wrong if a message of `conversation` is dated after `now`, else None."""
     for position, message in enumerate(conversation.messages):
@@ -321,12 +329,9 @@ def _conversation_rows(
         if day is None:
             if started is None:
                 raise RejectedFile("conversation has no date (no session date and no message times)", where)
-            if not first_day <= started.date() <= today:
-                raise RejectedFile(
-                    f"conversation date {started.date()} is outside {first_day}..{today}"
-                    " (see MEMLAKE_PARTITION_START_DATE)",
-                    where,
-                )
+            outside = date_outside_days(started, first_day, today)
+            if outside is not None:
+                raise RejectedFile(outside, where)
             day = started.date().isoformat()
         late = future_message(conversation, now)
         if late is not None:  # a clock or an export gone wrong: no turn may be dated after the run (turns check)

@@ -265,9 +265,9 @@ class Settings(BaseSettings):
 
     # Sharing the cores
     run_nice: int = Field(
-        10, ge=0, le=19, description="The CPU niceness `memlake run` and `memlake reindex` lower themselves to "
-        "(at least; 0 = as started): on a machine that also serves reads, `memlake serve` then gets the cores first "
-        "and a run takes the rest.")
+        10, ge=0, le=19, description="The CPU niceness `memlake run`, `memlake reindex` and the runs Dagster launches "
+        "(sensors, schedules, the UI) lower themselves to (at least; 0 = as started): on a machine that also serves "
+        "reads, `memlake serve` then gets the cores first and a run takes the rest.")
 
     @property
     def landing_dir(self) -> Path:

@@ -142,6 +142,8 @@ def check_arguments(name: str, arguments: dict[str, Any] | str) -> dict[str, Any
             arguments = json.loads(arguments, parse_constant=_not_json) if arguments.strip() else {}
         except (json.JSONDecodeError, BadArguments) as exc:
             raise BadArguments(f"the arguments are not valid JSON: {exc}") from None
+        except RecursionError:  # Python's parser recurses per level of nesting
+            raise BadArguments("the arguments are nested too deeply") from None
     if not isinstance(arguments, dict):
         raise BadArguments(f"the arguments are a JSON object, got {type(arguments).__name__}")
     schema = SCHEMAS[name]

@@ -676,14 +676,14 @@ def serve(
 
     memory = Memory(home)
     _loopback_or_tokens(host, memory.settings.home)
+    config = ServiceSettings()  # read here, by every worker too: a wrong setting is named before anything listens
     workers = workers or serve_workers()
     if workers > 1:  # each worker process builds its app from the home named here
         os.environ["MEMLAKE_HOME"] = str(memory.settings.home)
         uvicorn.run("service.app:app_of_environment", factory=True, workers=workers, host=host, port=port,
                     access_log=access_log, log_level="info")
         return
-    uvicorn.run(create_app(memory, ServiceSettings()), host=host, port=port, access_log=access_log,
-                log_level="info")
+    uvicorn.run(create_app(memory, config), host=host, port=port, access_log=access_log, log_level="info")
 
 
 @app.command()

@@ -3,6 +3,7 @@ maintenance schedules."""
 
 import dagster as dg
 
+from pipelines.executor import memlake_in_process_executor
 from pipelines.jobs import ASSETS, CHECKS, JOBS
 from pipelines.schedules import SCHEDULES
 from pipelines.sensors import SENSORS
@@ -21,8 +22,9 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
 def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
     # Every job runs its steps in one process, as `memlake run` does: a process per step (Dagster's default)
     # loads the embedding model and the GX import again for each, and a sensor's one-day run took 72 s, not 7.
+    # And at `memlake run`'s lower CPU priority: a run beside `memlake serve` made its reads wait.
     return dg.Definitions(
-        executor=dg.in_process_executor,
+        executor=memlake_in_process_executor,
         assets=ASSETS,
         asset_checks=CHECKS,
         jobs=JOBS,

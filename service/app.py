@@ -164,6 +164,10 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def health() -> m.Health:
         return m.Health(status="ok", tokens=service.tokens.required)
 
+    @app.head("/healthz", include_in_schema=False)  # load balancers and uptime checks ask HEAD
+    def health_head() -> Response:
+        return Response()
+
     @app.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
     def agents(who: CallerDep) -> m.AgentsResponse:
         """The agents the caller may use (with no tokens: every agent with memory)."""
@@ -270,7 +274,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None) -> m.IngestAccepted:
         """Land a conversation in the agent's landing folder; the next run (or the landing sensor) reads it."""
         agent = who.agent(body.agent_id, header)
-        conversation = body.model_dump(mode="json", exclude_none=True)
+        conversation = {**body.model_dump(mode="json", exclude_none=True), "agent_id": agent}
         # a conversation without a date would be quarantined by the run ("no session date"): it was said now
         conversation.setdefault("session_date", datetime.now(UTC).isoformat())
         ingest_id, path = write_ingest(memory.settings, conversation)
@@ -309,7 +313,7 @@ def _add_error_handlers(app: FastAPI) -> None:
         return handle
 
     async def service_error(request: Request, exc: Any) -> JSONResponse:
-        return error_response(exc.status, exc.message, exc.kind)
+        return error_response(exc.status, exc.message, exc.kind, exc.headers)
 
     async def http_error(request: Request, exc: Any) -> JSONResponse:
         return error_response(exc.status_code, str(exc.detail), "invalid_request_error")
@@ -325,10 +329,19 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Exception, internal)
 
 
+NOT_JSON = "the body is not a JSON object: send one, with Content-Type: application/json"
+
+
 def _validation_message(exc: RequestValidationError) -> str:
-    """Which field is wrong and how, in one line."""
+    """Which field is wrong and how, in one line. A body FastAPI could not read as JSON (cut short, or sent
+    without its content type) is named as such: its own words were "1: JSON decode error" and "body: Input
+    should be a valid dictionary"."""
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" or (tuple(e.get("loc", ())) == ("body",) and isinstance(
+            e.get("input"), bytes | str)) for e in errors):
+        return NOT_JSON
     parts = []
-    for error in exc.errors()[:5]:
+    for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         parts.append(f"{where}: {error.get('msg', 'invalid')}")
     return "; ".join(parts)

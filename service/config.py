@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
+import httpx2
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -24,6 +26,19 @@ class ServiceSettings(BaseSettings):
     upstream_timeout_seconds: float = Field(120.0, gt=0, description="How long the proxy waits for the upstream.")
     max_body_bytes: int = Field(1_000_000, ge=1_024, description="Largest request body accepted (413 above).")
 
+    @field_validator("upstream_base_url")
+    @classmethod
+    def _reachable_url(cls, value: str | None) -> str | None:
+        """An address the proxy could connect to, checked when the settings are read: a wrong one started the
+        service and made every chat answer 500. Empty is none."""
+        if value is None or not value.strip():
+            return None
+        problem = url_problem(value.strip())
+        if problem is not None:
+            raise ValueError(f"MEMLAKE_UPSTREAM_BASE_URL {value!r} {problem} (an OpenAI-compatible endpoint, "
+                             "e.g. http://localhost:11434/v1)")
+        return value.strip()
+
     @field_validator("upstream_model_map")
     @classmethod
     def _readable_map(cls, value: str) -> str:
@@ -34,6 +49,29 @@ class ServiceSettings(BaseSettings):
     def models(self) -> dict[str, str]:
         """alias -> upstream model name."""
         return model_map(self.upstream_model_map)
+
+
+def url_problem(url: str) -> str | None:
+    """What keeps `url` from being an http(s) address of a host and port, or None."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unclosed [ of an IPv6 host
+        return f"is not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "is not an http:// or https:// URL"
+    if not parts.hostname:
+        return "names no host"
+    try:
+        port = parts.port  # raises for one that is not a number from 0 to 65535
+    except ValueError:
+        port = 0
+    if port == 0:
+        return "has no valid port: a port is a number from 1 to 65535"
+    try:
+        httpx2.URL(url)  # the proxy's client: what it would refuse at every request (a space in the host, ...)
+    except httpx2.InvalidURL as exc:
+        return f"is not a URL ({exc})"
+    return None
 
 
 def model_map(text: str) -> dict[str, str]:

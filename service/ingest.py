@@ -13,13 +13,14 @@ import re
 import secrets
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from memlake.lake import Lake
+from memlake.landing import conversation_start, date_outside_days, future_message
 from memlake.parsers.ingest_json import parse_ingest_json
 from memlake.parsers.parsed import ShapeError
 from memlake.schemas import CHUNK_INDEX, LANDING_MANIFEST, agent_folder, path_inside
@@ -41,6 +42,12 @@ def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str,
         raise ValueError(f"not an ingest conversation: {exc}") from None
     if not any(c.messages for c in parsed):
         raise ValueError("the conversation has no turn with text: nothing to remember")
+    now, first_day = datetime.now(UTC), date.fromisoformat(settings.partition_start_date)
+    for read in parsed:  # the next run would quarantine a conversation it cannot give a day
+        started = conversation_start(read)
+        problem = (date_outside_days(started, first_day, now.date()) if started else None) or future_message(read, now)
+        if problem is not None:
+            raise ValueError(problem)
     folder = agent_folder(settings.landing_dir, conversation["agent_id"])
     ingest_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
     path = path_inside(folder, ingest_file_name(ingest_id))

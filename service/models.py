@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 MAX_TEXT = 20_000  # characters of a query or a fact: more is a mistake, not a memory
 MAX_TURN_TEXT = 200_000
 MAX_TURNS = 2_000
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 AgentField = Field(None, max_length=200, description="Whose memory; default the X-Memlake-Agent-Id header or "
                    "the token's only agent.")
@@ -123,14 +125,23 @@ class IngestTurn(Strict):
 
 
 class IngestRequest(Strict):
-    agent_id: str = Field(max_length=200)
-    conversation_id: str = Field(min_length=1, max_length=500)
+    agent_id: str | None = AgentField
+    conversation_id: str = Field(min_length=1, max_length=500, description="Any text without control characters.")
     turns: list[IngestTurn] = Field(min_length=1, max_length=MAX_TURNS)
     session_date: datetime | None = Field(None, description="When the conversation was held; default: when the "
                                           "request was received.")
     title: str | None = Field(None, max_length=500)
     skip_extraction: bool = Field(False, description="Kept in the file for the pipeline; turns are searchable "
                                   "either way.")
+
+    @field_validator("conversation_id")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        """One with a NUL was ingested and then could not be looked up again (the index's filters refuse it)."""
+        if CONTROL_CHARACTER.search(value):
+            raise ValueError("holds a control character (a NUL, a new line, a tab, ...): a conversation id is one "
+                             "line of text")
+        return value
 
 
 class IngestAccepted(BaseModel):

@@ -27,8 +27,10 @@ from service.models import ErrorResponse
 log = logging.getLogger("memlake.service.proxy")
 AGENT_HEADER = "x-memlake-agent-id"
 STORE_HEADER = "x-memlake-store"
-# the upstream did not answer, or its address is not a URL (httpx2 raises that one outside HTTPError)
-UPSTREAM_FAILURES = (httpx2.HTTPError, httpx2.InvalidURL)
+# The openai SDK (and clients built like it) retries every 5xx unless told not to: not having an upstream is not
+# something a retry mends.
+NOT_TRANSIENT = {"x-should-retry": "false"}
+RETRY_ADVICE = ("retry-after", "retry-after-ms", "x-should-retry")  # an upstream's, passed on with its error
 
 
 class Upstream:
@@ -42,7 +44,7 @@ class Upstream:
     def url(self, path: str) -> str:
         if self.client is None or not self.config.upstream_base_url:
             raise ServiceError(503, "no upstream model: set MEMLAKE_UPSTREAM_BASE_URL (an OpenAI-compatible "
-                               "endpoint, e.g. http://localhost:11434/v1)", "upstream_not_configured")
+                               "endpoint, e.g. http://localhost:11434/v1)", "upstream_not_configured", NOT_TRANSIENT)
         return self.config.upstream_base_url.rstrip("/") + path
 
     def headers(self) -> dict[str, str]:
@@ -67,13 +69,24 @@ def last_user_text(messages: list[Any]) -> str:
     return ""
 
 
+def _not_a_json_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _checked_body(raw: bytes) -> dict[str, Any]:
+    """The request as JSON the upstream can be sent: Python's parser takes NaN, Infinity and lone surrogates
+    (`"\\ud800"`), which cannot be sent on (they were taken for the upstream's failure), and recurses per level."""
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ServiceError(400, "the body is not JSON: a chat completion request is a JSON object") from None
+        body = json.loads(raw, parse_constant=_not_a_json_number)
+        json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")  # what the upstream will be sent
+    except RecursionError:
+        raise ServiceError(400, "the body is nested too deeply for a chat completion request") from None
+    except ValueError as exc:  # UnicodeError is one
+        raise ServiceError(400, f"the body is not JSON: a chat completion request is a JSON object ({exc})") from None
     if not isinstance(body, dict):
         raise ServiceError(400, "a chat completion request is a JSON object")
+    if body.get("stream") is not None and not isinstance(body["stream"], bool):
+        raise ServiceError(400, "stream: true or false")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages or not all(isinstance(x, dict) for x in messages):
         raise ServiceError(400, "messages: a non-empty list of message objects is required")
@@ -101,16 +114,24 @@ def _not_shaped(what: str, raw: bytes) -> JSONResponse:
     return error_response(502, f"the upstream model's answer is not {what}: {text}", "upstream_error")
 
 
-def _upstream_error(status: int, raw: bytes) -> JSONResponse:
-    """The upstream's refusal, as an OpenAI-style error whatever shape it came in."""
+def _upstream_error(answer: httpx2.Response, raw: bytes) -> JSONResponse:
+    """The upstream's refusal, as an OpenAI-style error whatever shape it came in, with its advice on retrying
+    (the openai SDK reads these headers; without them it retried a 5xx the upstream said not to)."""
+    status = answer.status_code
+    advice = {name: answer.headers[name] for name in RETRY_ADVICE if name in answer.headers}
     data = _json_or_none(raw)
     if isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]:
-        return JSONResponse(data, status_code=status)
+        return JSONResponse(data, status_code=status, headers=advice)
     text = raw.decode("utf-8", "replace")[:500]
-    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error")
+    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error", advice)
 
 
 def _unreachable(exc: Exception) -> JSONResponse:
+    """Whatever sending to the upstream raised, as a 502: httpx2 raises its own errors, and others besides for an
+    address it cannot connect to (InvalidURL; for a port above 65535 an OverflowError inside an ExceptionGroup,
+    which was a 500). Nothing of the caller's request runs in that step, so the trace is the upstream's."""
+    if not isinstance(exc, httpx2.HTTPError):
+        log.warning("sending to the upstream model failed", exc_info=exc)
     return error_response(502, f"the upstream model did not answer: {type(exc).__name__}: {exc}", "upstream_error")
 
 
@@ -197,10 +218,10 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
             return await _stream(upstream, url, body, exchange)
         try:
             answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
-        except UPSTREAM_FAILURES as exc:
+        except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
-            return _upstream_error(answer.status_code, answer.content)
+            return _upstream_error(answer, answer.content)
         data = _json_with(answer.content, "choices")
         if data is None:
             return _not_shaped('a chat completion (a JSON object with "choices")', answer.content)
@@ -216,10 +237,10 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         url = upstream.url("/models")  # before the client is touched: no upstream is the chat's 503
         try:
             answer = await upstream.client.get(url, headers=upstream.headers())  # type: ignore[union-attr]
-        except UPSTREAM_FAILURES as exc:
+        except Exception as exc:  # the upstream's failure, see _unreachable
             return _unreachable(exc)
         if answer.status_code >= 400:
-            return _upstream_error(answer.status_code, answer.content)
+            return _upstream_error(answer, answer.content)
         if _json_with(answer.content, "data") is None:
             return _not_shaped('a model list (a JSON object with "data")', answer.content)
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
@@ -231,12 +252,12 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
     try:
         request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
         answer = await upstream.client.send(request, stream=True)
-    except UPSTREAM_FAILURES as exc:
+    except Exception as exc:  # the upstream's failure, see _unreachable
         return _unreachable(exc)
     if answer.status_code >= 400:
         raw = await answer.aread()
         await answer.aclose()
-        return _upstream_error(answer.status_code, raw)
+        return _upstream_error(answer, raw)
 
     async def chunks() -> AsyncIterator[bytes]:
         complete = False

@@ -159,10 +159,11 @@ def test_a_preview_stays_a_table_when_cells_hold_newlines_and_pipes():
 
 def test_every_job_runs_its_steps_in_one_process_as_memlake_run_does():
     """A process per step (Dagster's default) loads the embedding model and GX again for each step: a
-    sensor's one-day run under `memlake dev` took 72 s against 7 s for `memlake run`."""
+    sensor's one-day run under `memlake dev` took 72 s against 7 s for `memlake run`. (Dagster's in-process
+    executor, at `memlake run`'s CPU priority: tests/pipelines/test_executor.py.)"""
     for job in ("landing_job", "manifest_job", "reindex_job", "rechunk_job", "facts_job"):
-        assert defs.resolve_job_def(job).executor_def.name == "in_process", job
-    assert defs.resolve_implicit_global_asset_job_def().executor_def.name == "in_process"  # UI materializations
+        assert defs.resolve_job_def(job).executor_def.name == "memlake_in_process", job
+    assert defs.resolve_implicit_global_asset_job_def().executor_def.name == "memlake_in_process"  # UI runs
 
 
 def test_lineage_shows_what_each_asset_reads_and_nothing_else():

@@ -1,6 +1,7 @@
 """An OpenAI-compatible fake model on 127.0.0.1 that echoes what it was sent: the answer's content is the JSON of
 the request's messages, so a test reads exactly what the proxy forwarded. Streams in several SSE chunks when
-asked; the model name `fail-<status>` answers that status with an OpenAI-style error. Answers of the wrong shape,
+asked; the model name `fail-<status>` answers that status with an OpenAI-style error (`fail-<status>-no-retry`
+with `x-should-retry: false` too). Answers of the wrong shape,
 for the proxy's tests: the model `odd-content` answers with content that is not text, `no-choices` with a
 completion without choices, and the models under `/v1/not-json` and `/v1/no-data` are not a model list. The stub
 server of the core-model tests, with another handler."""
@@ -40,9 +41,16 @@ class EchoUpstream(StubServer):
                 upstream._next(body, {k.lower(): v for k, v in self.headers.items()})  # kept for the test
                 model = str(body.get("model", ""))
                 if model.startswith("fail-"):
-                    status = int(model.removeprefix("fail-"))
-                    self._send(status, {"error": {"message": f"upstream says {status}", "type": "server_error",
-                                                  "code": None, "param": None}})
+                    status, _, advice = model.removeprefix("fail-").partition("-")
+                    data = json.dumps({"error": {"message": f"upstream says {status}", "type": "server_error",
+                                                 "code": None, "param": None}}).encode()
+                    self.send_response(int(status))
+                    if advice == "no-retry":  # what an upstream says of an error a retry will not mend
+                        self.send_header("x-should-retry", "false")
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
                     return
                 if model == "no-choices":
                     self._send(200, {"id": "chatcmpl-echo", "object": "chat.completion", "created": 0})

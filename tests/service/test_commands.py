@@ -103,3 +103,34 @@ def test_serve_runs_one_process_per_core_by_default_at_most_two(settings, monkey
         assert served[0]["workers"] == workers and served[0]["app"] == "service.app:app_of_environment"
     code, _, err = typed(monkeypatch, capsys, "serve", "--workers", "3", "--home", str(settings.home))
     assert code == 0 and served[-1]["workers"] == 3, err
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("http://127.0.0.1:99999/v1", "port"), ("ftp://models.example/v1", "http:// or https://"),
+    ("http:///v1", "no host"), ("localhost:8080/v1", "http:// or https://"), ("http://[::1/v1", "not a URL"),
+    ("http://127.0.0.1:abc/v1", "port"), ("http://127.0.0.1:0/v1", "port")])
+def test_serve_refuses_an_upstream_address_it_could_never_reach_at_start(settings, monkeypatch, capsys, url,
+                                                                         problem) -> None:
+    """A port above 65535 in MEMLAKE_UPSTREAM_BASE_URL started the service, and every chat and model list
+    answered 500: the mistake is named, with its value, before anything listens."""
+    import uvicorn
+
+    listened: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: listened.append(args))
+    monkeypatch.setenv("MEMLAKE_UPSTREAM_BASE_URL", url)
+    code, _, err = typed(monkeypatch, capsys, "serve", "--home", str(settings.home))
+    assert (code, listened) == (2, []), err
+    assert err.startswith("error: ") and "MEMLAKE_UPSTREAM_BASE_URL" in err and repr(url) in err and problem in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/v1", "https://api.example.com/v1", "http://[::1]:11434/v1",
+                                 ""])
+def test_serve_starts_with_an_upstream_address_it_can_reach_or_none(settings, monkeypatch, capsys, url) -> None:
+    import uvicorn
+
+    listened: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: listened.append(args))
+    monkeypatch.setenv("MEMLAKE_UPSTREAM_BASE_URL", url)
+    code, _, err = typed(monkeypatch, capsys, "serve", "--workers", "1", "--home", str(settings.home))
+    assert (code, len(listened)) == (0, 1), err

@@ -213,3 +213,74 @@ def test_the_history_of_a_fact_the_agent_does_not_have_is_a_404_naming_both(sett
     refusal = schema["paths"]["/v1/memory/history/{fact_id}"]["get"]["responses"]["404"]
     assert "fact" in refusal["description"]
     assert refusal["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorResponse")
+
+
+@pytest.mark.parametrize("session_date", ["9999-12-31T23:59:59Z", "0001-01-01", "2014-12-31", "2099-01-01"])
+def test_an_ingest_the_next_run_would_quarantine_for_its_date_is_refused_now(settings, session_date) -> None:
+    """A user trial's ingests dated 9999-12-31 and 0001-01-01 got 202 "waiting" and were quarantined by the next
+    run: the date range the run holds (partition_start_date to today) is checked before anything lands."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:
+        refused = client.post("/memory/ingest", json={
+            "agent_id": "dora", "conversation_id": "c1", "session_date": session_date,
+            "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]})
+    assert refused.status_code == 400, refused.text
+    assert f"is outside {settings.partition_start_date}.." in error_of(refused)
+    assert not (settings.landing_dir / "dora").exists() or not list((settings.landing_dir / "dora").iterdir())
+
+
+def test_an_ingest_takes_its_agent_from_the_header_as_every_route_does(settings) -> None:
+    """`agent_id` was required in the body even with the X-Memlake-Agent-Id header (a 422), unlike every other
+    route; both name one agent, or the request is refused."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    conversation = {"conversation_id": "c1", "session_date": "2024-04-01",
+                    "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]}
+    with TestClient(create_app(memory, warm=False)) as client:
+        accepted = client.post("/memory/ingest", json=conversation, headers={"X-Memlake-Agent-Id": "dora"})
+        two = client.post("/memory/ingest", json={**conversation, "agent_id": "erin"},
+                          headers={"X-Memlake-Agent-Id": "dora"})
+        none = client.post("/memory/ingest", json=conversation)
+    assert accepted.status_code == 202, accepted.text
+    assert accepted.json()["agent_id"] == "dora" and accepted.json()["file"].startswith("dora/")
+    landed = json.loads((settings.landing_dir / accepted.json()["file"]).read_text())
+    assert landed["agent_id"] == "dora"
+    assert two.status_code == 400 and "names two agents" in error_of(two)
+    assert none.status_code == 400 and "which agent" in error_of(none)
+
+
+@pytest.mark.parametrize(("body", "headers"), [
+    (b'{"query": "tea",', {"Content-Type": "application/json"}),  # cut short
+    (b'{"query": "tea"}', {"Content-Type": "text/plain"}),
+    (b'{"query": "tea"}', {}),
+])
+def test_a_body_that_is_not_read_as_json_is_named_as_such(settings, body, headers) -> None:
+    """A user trial's bodies: cut-short JSON said "1: JSON decode error", and a JSON body sent without its content
+    type said "body: Input should be a valid dictionary or object to extract fields from"."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False), headers={"X-Memlake-Agent-Id": "dora"}) as client:
+        refused = client.post("/v1/memory/context", content=body, headers=headers)
+    assert refused.status_code == 422, refused.text
+    message = error_of(refused)
+    assert message.startswith("the body is not a JSON object") and "Content-Type: application/json" in message, message
+
+
+@pytest.mark.parametrize("conversation_id", ["a\x00b", "line\nbreak", "tab\there"])
+def test_an_ingest_whose_conversation_id_holds_a_control_character_is_refused(settings, conversation_id) -> None:
+    """A user trial's ingest with a NUL in its conversation id got 202 and was ingested, and then every status
+    question about it was a 400 ("NUL in a filter value"): refused before it lands."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False), headers={"X-Memlake-Agent-Id": "dora"}) as client:
+        refused = client.post("/memory/ingest", json={
+            "conversation_id": conversation_id, "session_date": "2024-04-01",
+            "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]})
+    assert refused.status_code == 422, refused.text
+    assert "conversation_id" in error_of(refused) and "control character" in error_of(refused)
+    assert not (settings.landing_dir / "dora").exists() or not list((settings.landing_dir / "dora").iterdir())
+
+
+def test_a_health_check_by_head_is_answered(settings) -> None:
+    """Load balancers and uptime checks often ask HEAD /healthz: it was a 405."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    with TestClient(create_app(memory, warm=False)) as client:
+        head, get = client.head("/healthz"), client.get("/healthz")
+    assert head.status_code == get.status_code == 200 and head.content == b""

@@ -4,11 +4,18 @@ the agent's memory goes first, only that agent's, streamed or not; the exchange 
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import openai
 import pytest
+import uvicorn
+from fastapi import FastAPI
 from starlette.testclient import TestClient
+from starlette.types import Receive, Scope, Send
 
 from memlake.api import Memory
 from memlake.settings import Settings
@@ -95,12 +102,19 @@ def test_no_token_no_answer(served: Served) -> None:
             model="echo", messages=[{"role": "user", "content": "hello"}])
 
 
-def proxy_alone(settings: Settings, upstream_base_url: str | None) -> TestClient:
-    """A service in process over a home with one agent (erin), forwarding to `upstream_base_url` (None: none)."""
+def proxy_app(settings: Settings, upstream_base_url: str | None, checked: bool = True) -> FastAPI:
+    """A service over a home with one agent (erin), forwarding to `upstream_base_url` (None: none); unchecked,
+    the address is taken as given, as a config built in code without its checks would."""
     memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
     memory.remember("erin", "I live in Porto.")
-    config = ServiceSettings(upstream_base_url=upstream_base_url)
-    return TestClient(create_app(memory, config, warm=False), headers={"X-Memlake-Agent-Id": "erin"})
+    config = ServiceSettings(upstream_base_url=upstream_base_url) if checked else \
+        ServiceSettings.model_construct(upstream_base_url=upstream_base_url)
+    return create_app(memory, config, warm=False)
+
+
+def proxy_alone(settings: Settings, upstream_base_url: str | None, checked: bool = True) -> TestClient:
+    """`proxy_app` in process."""
+    return TestClient(proxy_app(settings, upstream_base_url, checked), headers={"X-Memlake-Agent-Id": "erin"})
 
 
 def chat_request(model: str = "echo", stream: bool = False) -> dict[str, Any]:
@@ -145,8 +159,11 @@ def test_an_answer_whose_content_is_not_text_comes_through_and_stores_nothing(se
     assert not list((settings.landing_dir / "erin").glob("ingest-*.json"))  # no text: nothing to distil
 
 
-def test_an_upstream_address_that_is_not_a_url_is_an_upstream_error(settings: Settings) -> None:
-    with proxy_alone(settings, "http://[::1/v1") as client:
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://127.0.0.1:99999/v1"])
+def test_an_upstream_address_that_cannot_be_reached_is_an_upstream_error(settings: Settings, url: str) -> None:
+    """`memlake serve` refuses these at start; a config built without that check still gets a 502 per request, not
+    the 500 a port above 65535 gave (an OverflowError inside an ExceptionGroup, outside httpx2's errors)."""
+    with proxy_alone(settings, url, checked=False) as client:
         answers = [client.get("/v1/models"), client.post("/v1/chat/completions", json=chat_request()),
                    client.post("/v1/chat/completions", json=chat_request(stream=True))]
     for answer in answers:
@@ -159,3 +176,75 @@ def test_the_schema_lists_the_upstreams_refusals(settings: Settings) -> None:
         paths = client.get("/openapi.json").json()["paths"]
     for route in (paths["/v1/models"]["get"], paths["/v1/chat/completions"]["post"]):
         assert {"502", "503"} <= set(route["responses"])
+
+
+@contextmanager
+def listening(app: FastAPI, paths: list[str]) -> Iterator[str]:
+    """`app` served on a free loopback port in a thread (its URL), noting the path of every request that reaches
+    it in `paths`."""
+
+    async def noted(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            paths.append(scope["path"])
+        await app(scope, receive, send)
+
+    server = uvicorn.Server(uvicorn.Config(noted, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+
+
+def test_the_sdk_does_not_retry_a_service_that_has_no_upstream(settings: Settings) -> None:
+    """The openai SDK retries a 5xx twice by default (with backoff) unless the answer says `x-should-retry:
+    false`: no upstream configured is not transient, so one request, and the reason, reach the caller."""
+    paths: list[str] = []
+    with listening(proxy_app(settings, None), paths) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="none", default_headers={"X-Memlake-Agent-Id": "erin"})
+        with pytest.raises(openai.InternalServerError) as refused:
+            client.chat.completions.create(model="echo", messages=[{"role": "user", "content": "hello"}])
+        with pytest.raises(openai.InternalServerError):
+            client.models.list()
+    assert refused.value.status_code == 503 and "MEMLAKE_UPSTREAM_BASE_URL" in str(refused.value)
+    assert paths == ["/v1/chat/completions", "/v1/models"]
+
+
+HI = b'"messages": [{"role": "user", "content": "hi"}]'
+UNSENDABLE_BODIES = {
+    "NaN": b'{"model": "echo", "temperature": NaN, ' + HI + b"}",
+    "Infinity": b'{"model": "echo", "max_tokens": -Infinity, ' + HI + b"}",
+    "a lone surrogate": b'{"model": "echo", "messages": [{"role": "user", "content": "\\ud800 hi"}]}',
+    "nested 100,000 deep": b'{"model": "echo", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b", " + HI + b"}",
+    "stream not a boolean": b'{"model": "echo", "stream": "yes", ' + HI + b"}",
+}
+
+
+@pytest.mark.parametrize("what", list(UNSENDABLE_BODIES))
+def test_a_chat_request_that_is_not_plain_json_is_refused_before_the_upstream(settings: Settings, what: str) -> None:
+    """A user trial's bodies: NaN, Infinity or a lone surrogate were taken for the upstream's failure (502; before,
+    a 400 with Python's message), deep nesting was a 500 (RecursionError), a string `stream` streamed."""
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", content=UNSENDABLE_BODIES[what],
+                             headers={"Content-Type": "application/json"})
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"]["type"] == "invalid_request_error"
+        assert upstream.requests == []
+
+
+def test_the_upstreams_advice_on_retrying_reaches_the_sdk(settings: Settings) -> None:
+    """An upstream's `x-should-retry: false` (or Retry-After) was dropped: the SDK retried its 5xx twice more."""
+    paths: list[str] = []
+    with EchoUpstream() as upstream, listening(proxy_app(settings, upstream.base_url), paths) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="none", default_headers={"X-Memlake-Agent-Id": "erin",
+                                                                                      "X-Memlake-Store": "false"})
+        with pytest.raises(openai.InternalServerError) as refused:
+            client.chat.completions.create(model="fail-503-no-retry", messages=[{"role": "user", "content": "hi"}])
+        assert refused.value.status_code == 503 and "upstream says 503" in str(refused.value)
+        assert len(upstream.requests) == 1 and paths == ["/v1/chat/completions"]

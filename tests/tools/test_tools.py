@@ -111,6 +111,8 @@ def test_the_dispatcher_accepts_exactly_what_the_schema_accepts(call: tuple[str,
         ("recall", '{"query": "tea", "scope":', "bad_arguments", "not valid JSON"),
         ("recall", "[1, 2]", "bad_arguments", "a JSON object, got list"),
         ("store", '{"content": "x", "importance": NaN}', "bad_arguments", "NaN is not a JSON number"),
+        # a user trial's: Python's parser recursed per level, and the call was an "internal" failure
+        ("recall", '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad_arguments", "nested too deeply"),
         ("store", {"content": "x", "importance": float("nan")}, "bad_arguments", "importance: expected number"),
         ("remember", {"content": "x"}, "unknown_tool", "the tools are recall, store, forget, list"),
         ("recall", {"query": "  ", "scope": "facts"}, "refused", "needs words"),

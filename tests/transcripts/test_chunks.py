@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlake.chunks import build_chunks, chunk_id, human_date, sentences
+from memlake.chunks import build_chunks, chunk_id, human_date, questions_answered, sentences
 from memlake.embedding import HashEmbedder
 from memlake.schemas import CHUNKS
 
@@ -266,3 +266,31 @@ def test_the_chunker_version_moves_with_what_the_chunker_builds():
                           long_turn_words=100, long_turn_keys=4)
     digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
     assert (CHUNKER, digest) == ("memlake-chunks-5", "aad8c0faace91af6")
+
+
+def test_a_long_turn_without_a_question_mark_is_read_in_linear_time():
+    """A 750 KB message sent through `memlake serve`'s proxy landed as a turn, and every later run hung in the
+    chunker: the question finder tried each position of a run of text with no `?` to its end (40,000 characters:
+    3 s; 750 KB: ~20 min). Now a question starts only after a sentence end."""
+    import time
+
+    said = "Where do you live now? " + "word " * 40_000
+    before = {"speaker": "Ann", "role": "user", "content": said}
+    started = time.perf_counter()
+    found = questions_answered(before, {"speaker": "Bo", "role": "assistant", "content": "Porto."})
+    assert time.perf_counter() - started < 0.5
+    assert found == ["Where do Bo live now?"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab you.!?\n-", max_size=60))
+def test_the_questions_found_are_the_runs_ending_in_a_question_mark(text):
+    """Each question is a run between sentence ends (., !, ?, a new line) that ends with `?`."""
+    import re
+
+    before = {"speaker": "Ann", "role": "user", "content": text}
+    found = questions_answered(before, {"speaker": "Bo", "role": "assistant", "content": "ok"})
+    runs = [run.strip(" -\u2014") for run in re.split(r"(?<=[.!?\n])", text) if run.endswith("?")]
+    expected = [re.sub(r"\byou\b", "Bo", re.sub(r"\byour\b", "Bo's", run, flags=re.I), flags=re.I)
+                for run in runs if len(run.split()) >= 4]
+    assert found == expected
