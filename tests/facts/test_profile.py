@@ -106,7 +106,9 @@ def test_a_trip_told_with_its_days_leaves_the_profile_once_it_is_over() -> None:
 def test_a_pet_is_listed_with_the_people_not_as_identity() -> None:
     """The trial: "I have a dog named Biscuit, a beagle" was listed under Identity."""
     folded = fold([*said_offline("Yes. By the way, I have a dog named Biscuit, a beagle.", "2025-03-04"),
-                   *said_offline("I have a cat called Miso.", "2025-03-05")])
+                   *said_offline("I have a cat called Miso.", "2025-03-05"),
+                   # a second trial: "has got" listed the beagle under Identity again
+                   *said_offline("I've got a beagle called Pepper, he's three.", "2025-03-06")])
     (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
     sections = {line["section"] for line in latest["lines"] for _ in line["fact_ids"]}
     texts = {line["section"]: line["text"] for line in latest["lines"]}

@@ -70,6 +70,7 @@ nurse at the Royal Infirmary"); a move plan says its day wherever the day is sai
 Leeds"); going to or staying in a named place for a stretch of days is a trip whatever the verb ("I'm off to Berlin
 from 14 to 21 August"); a comment on the telling ("by the way", "to be honest", "btw") is no part of what is told;
 a relative or pet the user has is tagged `kin_or_pet` (the profile lists it with the people, not as identity).
+memlake-offline-14 (a second trial): "I've got a beagle called Biscuit" is kin or a pet as "I have" is.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

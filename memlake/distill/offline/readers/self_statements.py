@@ -126,7 +126,7 @@ _EMPTY_WORDS = frozenset(
     tough hard difficult best work working enough together ready definitely totally anything everything something
     dream dreams blast tuning proud ok okay thanks handle happen come true difference boost""".split()  # noqa: SIM905
 )
-_HAS_KIN_OR_PET = re.compile(rf"^(?:has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
+_HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
                              # a being named is kin or a pet, whatever its word: "a golden retriever named Biscuit"
                              rf"(?:(?:{_RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
