@@ -9,13 +9,7 @@ import polars as pl
 from assets.partitions import day_partitions, run_days
 from assets.shared import LAKE_WRITERS, markdown_preview, row_count
 from assets.transcripts import turns
-from memlake.chunks import (
-    RECIPE_STAMP,
-    build_chunks_by_day,
-    chunk_recipe,
-    pooled_chunk_kinds,
-    spanned_chunk_kinds,
-)
+from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_options, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
@@ -39,16 +33,9 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     """
     days = run_days(context)
     settings = lake.settings
-    window_size = settings.chunk_window_size
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
-    by_day = build_chunks_by_day(
-        source, embedder.count_tokens, window_size=window_size, sentence_keys=settings.chunk_sentences,
-        question_keys=settings.chunk_questions, long_turn_words=settings.chunk_long_turn_words,
-        long_turn_keys=settings.chunk_long_turn_keys, long_turn_tokens=settings.chunk_long_turn_tokens,
-        pooled_kinds=pooled_chunk_kinds(settings),
-        spanned_kinds=spanned_chunk_kinds(settings),
-    )
+    by_day = build_chunks_by_day(source, embedder.count_tokens, **chunk_options(settings))
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)
     to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}

@@ -433,6 +433,20 @@ def spanned_chunk_kinds(settings: Settings) -> tuple[str, ...]:
     return ("sentence",) if settings.chunk_span_sentences else ()
 
 
+def chunk_options(settings: Settings) -> dict[str, Any]:
+    """The chunker's keyword arguments (`build_chunks`, `build_chunks_by_day`) as `settings` set them."""
+    return {
+        "window_size": settings.chunk_window_size,
+        "sentence_keys": settings.chunk_sentences,
+        "question_keys": settings.chunk_questions,
+        "long_turn_words": settings.chunk_long_turn_words,
+        "long_turn_keys": settings.chunk_long_turn_keys,
+        "long_turn_tokens": settings.chunk_long_turn_tokens,
+        "pooled_kinds": pooled_chunk_kinds(settings),
+        "spanned_kinds": spanned_chunk_kinds(settings),
+    }
+
+
 def chunk_recipe(settings: Settings) -> str:
     """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
     return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "

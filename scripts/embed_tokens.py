@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 from tokenizers import Tokenizer
 
-from memlake.chunks import build_chunks, pooled_chunk_kinds, spanned_chunk_kinds, text_only_sha256
+from memlake.chunks import build_chunks, chunk_options, pooled_chunk_kinds, text_only_sha256
 from memlake.embedding import default_model_path
 from memlake.lake import Lake
 from memlake.schemas import TURNS
@@ -45,12 +45,7 @@ def main(home: Path, overrides: dict[str, object], agents: list[str]) -> None:
         return [len(e.ids) for e in counter.encode_batch_fast(texts, add_special_tokens=False)]
 
     pooled = pooled_chunk_kinds(settings)
-    chunks = build_chunks(
-        turns, count, window_size=settings.chunk_window_size, sentence_keys=settings.chunk_sentences,
-        question_keys=settings.chunk_questions, long_turn_words=settings.chunk_long_turn_words,
-        long_turn_keys=settings.chunk_long_turn_keys, long_turn_tokens=settings.chunk_long_turn_tokens,
-        pooled_kinds=pooled, spanned_kinds=spanned_chunk_kinds(settings),
-    )
+    chunks = build_chunks(turns, count, **chunk_options(settings))
     pooled_turns = _pooled_turns(chunks, "conversation_id", pooled)
     seen: set[str] = set()
     embedded: list[tuple[str, str, str]] = []  # (kind, role, text)
