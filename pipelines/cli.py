@@ -585,6 +585,24 @@ def facts(
 
 
 @app.command()
+def history(
+    fact_id: Annotated[str, typer.Argument(help="a fact id, as `memlake facts` shows it")],
+    agent: AgentOption,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Every version of one fact, oldest first, with the facts it updated or that updated it."""
+    memory = Memory(home)
+    frame = memory.history(fact_id, agent)
+    if frame.height == 0:
+        _unknown_agent(memory, agent)
+        raise typer.BadParameter(f"agent {agent!r} has no fact {fact_id!r}: `memlake facts --agent {agent}` lists "
+                                 "its fact ids", param_hint="FACT_ID")
+    for row in frame.iter_rows(named=True):
+        typer.echo(_json_line(row) if as_json else _fact_line(row))
+
+
+@app.command()
 def profile(
     agent: AgentOption,
     version: Annotated[int | None, typer.Option(help="this version (default: the latest)")] = None,

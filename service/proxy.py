@@ -117,13 +117,23 @@ def _not_shaped(what: str, raw: bytes) -> JSONResponse:
 def _upstream_error(answer: httpx2.Response, raw: bytes) -> JSONResponse:
     """The upstream's refusal, as an OpenAI-style error whatever shape it came in, with its advice on retrying
     (the openai SDK reads these headers; without them it retried a 5xx the upstream said not to)."""
-    status = answer.status_code
+    status = relayed_status(answer.status_code)
     advice = {name: answer.headers[name] for name in RETRY_ADVICE if name in answer.headers}
     data = _json_or_none(raw)
     if isinstance(data, dict) and isinstance(data.get("error"), dict) and "message" in data["error"]:
         return JSONResponse(data, status_code=status, headers=advice)
     text = raw.decode("utf-8", "replace")[:500]
-    return error_response(status, f"the upstream model answered {status}: {text}", "upstream_error", advice)
+    return error_response(status, f"the upstream model answered {answer.status_code}: {text}", "upstream_error",
+                          advice)
+
+
+def relayed_status(upstream_status: int) -> int:
+    """The status an upstream refusal is relayed with. A 4xx, and the gateway statuses 502-504, pass on as they
+    are; any other 5xx (an upstream's 500) becomes a 502, as a gateway's, so that a 500 from memlake always means
+    memlake's own failure (docs/decisions.md)."""
+    if upstream_status >= 500 and upstream_status not in (502, 503, 504):
+        return 502
+    return upstream_status
 
 
 def _unreachable(exc: Exception) -> JSONResponse:

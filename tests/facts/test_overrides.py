@@ -6,6 +6,7 @@ log entries written since the last run on top of the tables).
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -260,6 +261,25 @@ def test_a_history_is_read_only_within_the_agent_it_names(folded_home: Settings)
     as_ann = memory.history(bobs_home, "ann")
     assert as_ann.height == 0 and as_ann.equals(memory.history("f_0000000000000000", "ann"))
     assert memory.history(HOME_ID, "ann")["value"].to_list() == ["Berlin", "Lisbon"]
+
+
+def test_the_cli_shows_one_facts_history_and_names_an_unknown_fact(folded_home: Settings) -> None:
+    """A user who sees a fact id in `memlake facts` reads that one fact's versions, not every fact's."""
+    runner = CliRunner()
+    home = ["--home", str(folded_home.home)]
+    out = runner.invoke(app, ["history", HOME_ID, "--agent", "ann", *home])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert len(lines) == 2 and "home_city=Berlin" in lines[0] and "[superseded]" in lines[0]
+    assert "home_city=Lisbon" in lines[1] and "[active]" in lines[1] and "tea" not in out.output
+    as_json = runner.invoke(app, ["history", HOME_ID, "--agent", "ann", "--json", *home])
+    assert [json.loads(line)["value"] for line in as_json.output.splitlines()] == ["Berlin", "Lisbon"]
+    bobs_home = chain_id("bob", "user", "home_city", "fact", "")
+    (folded_home.landing_dir / "ann").mkdir(parents=True)  # ann has memory (the fixture wrote facts, no turns)
+    out = runner.invoke(app, ["history", bobs_home, "--agent", "ann", *home])
+    assert out.exit_code == 2 and "has no fact" in out.output and "Paris" not in out.output
+    out = runner.invoke(app, ["history", HOME_ID, "--agent", "nobody", *home])
+    assert out.exit_code == 1 and "has no memory here" in out.output
 
 
 def test_a_remembered_fact_is_visible_to_the_next_read_without_a_run(folded_home: Settings) -> None:

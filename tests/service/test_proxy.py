@@ -85,6 +85,17 @@ def test_an_upstream_error_comes_back_as_an_openai_error(served: Served) -> None
     assert refused.value.status_code == 429 and "upstream says 429" in str(refused.value)
 
 
+def test_an_upstream_failure_is_a_bad_gateway_so_a_500_is_only_ever_memlakes_own(served: Served) -> None:
+    """An upstream's 500 came back as a 500, which reads as memlake's own failure; its message is kept."""
+    client = sdk(served, served.tokens["alice"], "alice")
+    with pytest.raises(openai.InternalServerError) as refused:
+        client.chat.completions.create(model="fail-500", messages=[{"role": "user", "content": "hello"}])
+    assert refused.value.status_code == 502 and "upstream says 500" in str(refused.value)
+    with pytest.raises(openai.InternalServerError) as refused:
+        client.chat.completions.create(model="fail-504", messages=[{"role": "user", "content": "hello"}])
+    assert refused.value.status_code == 504  # a gateway status of the upstream's own passes on as it is
+
+
 def test_models_pass_through(served: Served) -> None:
     assert [model.id for model in sdk(served, served.tokens["alice"], "alice").models.list()] == ["echo"]
 
