@@ -8,6 +8,10 @@ its user turns), each asked once: every kind and client count gets its own slice
 from a cache an earlier run filled. The pipeline run is `memlake run` over a copy of the home's landing files in
 a fresh home (every layer built again from nothing: parsing, chunking, embedding, distilling, indexing), started
 again whenever it ends, for as long as the clients ask; the served home is never written.
+
+Beside them, the floor: a server of the same uvicorn workers whose one route embeds the question with the
+home's embedder and nothing else, asked the search questions at the same client counts under the same load.
+A search embeds its question first, so no search through HTTP can be faster than that route on this machine.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from memlake.cpu import one_blas_thread
 
 CLIENTS = (1, 8, 32)
 KINDS = ("search", "context")
+FLOOR = "embedding alone"  # the floor's calls: the question's embedding, nothing else, through the same HTTP stack
 QUERY_WORDS = 8
 TARGETS_MS = {"search": 30.0, "context": 50.0}  # p95 at 8 clients on the LoCoMo home (issue 26)
 TARGET_CLIENTS = 8
@@ -91,21 +96,58 @@ def start_server(home: Path, env: dict[str, str] | None = None, *args: str) -> t
     """A `memlake serve` process on a free loopback port, once it answers: its URL and the process (its log,
     stdout and stderr together, on `process.stdout`)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "serve", "--home", str(home), "--port",
-                                str(port), *args], env=env or dict(os.environ), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
+    return _answering(port, "memlake serve", [sys.executable, "-m", "pipelines.cli", "serve", "--home", str(home),
+                                              "--port", str(port), *args], env or dict(os.environ))
+
+
+def floor_app() -> Any:
+    """The floor's server: `GET /embed?q=` embeds the question with the embedder of the home `MEMLAKE_HOME`
+    names, as a search does first, and answers one number; `/healthz` as the service's."""
+    from fastapi import FastAPI  # deferred: only the floor's server process builds it
+
+    from memlake.embedding import configured_embedder
+    from memlake.settings import load_settings
+
+    one_blas_thread()  # as `memlake serve`'s workers
+    embedder = configured_embedder(load_settings(Path(os.environ["MEMLAKE_HOME"])))
+    if embedder is None:
+        raise RuntimeError("the home has no embedding model: the floor measures a question's embedding")
+    app = FastAPI()
+
+    @app.get("/embed")
+    async def embed(q: str) -> dict[str, float]:
+        return {"first": float(embedder.embed([q])[0][0])}
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
+
+
+def start_floor_server(home: Path, workers: int) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
+    """The floor's server (`floor_app`) on `workers` uvicorn worker processes, as `memlake serve` runs."""
+    port = free_port()
+    return _answering(port, "the floor's server", [
+        sys.executable, "-m", "uvicorn", "service.bench:floor_app", "--factory", "--host", "127.0.0.1", "--port",
+        str(port), "--workers", str(workers), "--log-level", "warning"], {**os.environ, "MEMLAKE_HOME": str(home)})
+
+
+def _answering(port: int, name: str, command: list[str], env: dict[str, str]) -> tuple[str, subprocess.Popen]:  # type: ignore[type-arg]
+    """`command` started, once it answers `/healthz` on `port`: its URL and the process."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"memlake serve exited: {process.stdout.read().decode()[-3000:]}")  # type: ignore[union-attr]
+            raise RuntimeError(f"{name} exited: {process.stdout.read().decode()[-3000:]}")  # type: ignore[union-attr]
         try:
             if httpx2.get(f"{url}/healthz", timeout=1).status_code == 200:
                 return url, process
         except httpx2.HTTPError:
             time.sleep(0.3)
     process.kill()
-    raise RuntimeError("memlake serve did not answer within 180 s")
+    raise RuntimeError(f"{name} did not answer within 180 s")
 
 
 class PipelineLoad:
@@ -184,6 +226,8 @@ def _over_http(url: str, token: str | None, kind: str, calls: list[Call], client
                 try:
                     if kind == "search":
                         response = http.get("/v1/memory/search", params={"q": query, "agent_id": agent})
+                    elif kind == FLOOR:
+                        response = http.get("/embed", params={"q": query})
                     else:
                         response = http.post("/v1/memory/context", json={"query": query, "agent_id": agent})
                     if response.status_code != 200:
@@ -201,6 +245,25 @@ def _over_http(url: str, token: str | None, kind: str, calls: list[Call], client
     errors = [e for _, part in results for e in part]
     return {**_percentiles(latencies), "errors": len(errors), "first_errors": errors[:3],
             "requests_per_s": round(len(latencies) / elapsed, 1)}
+
+
+def _floor(home: Path, workers: int, runs: dict[tuple[str, int], list[Call]], load: PipelineLoad | None,
+           log: Callable[[str], None]) -> dict[str, Any]:
+    """The search questions of each client count, embedded and nothing else, through the floor's server."""
+    url, process = start_floor_server(home, workers)
+    try:
+        _over_http(url, None, FLOOR, runs["search", 1][:8 * workers], 4)  # every worker's model, warm
+        floor = {}
+        for clients in CLIENTS:
+            running = load is None or load.running()
+            result = _over_http(url, None, FLOOR, runs["search", clients], clients)
+            result["pipeline_running"] = load is not None and running and load.running()
+            floor[f"{FLOOR}@{clients}"] = result
+            log(f"{FLOOR} over HTTP, {clients} clients: {result}")
+        return floor
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
 def _in_process(memory: Memory, kind: str, calls: list[Call]) -> dict[str, Any]:
@@ -263,6 +326,7 @@ def run_serve_bench(home: Path, out: Path, *, data: Path | None = None, token: s
         finally:
             process.terminate()
             process.wait(timeout=30)
+        report["floor"] = _floor(home, workers, runs, load, log)
     finally:
         report["pipeline"] = load.stop() if load is not None else {"what": "none (--no-pipeline)"}
     report["python_speed_ms"].append(python_speed_ms())

@@ -248,6 +248,10 @@ def render_serve(report: dict[str, Any]) -> str:
         kind, clients = name.split("@")
         rows.append([kind, clients, result["p50_ms"], result["p95_ms"], result["requests_per_s"], result["errors"],
                      result["ratio_p50_to_in_process"], "yes" if result.get("pipeline_running") else "no"])
+    for name, result in report.get("floor", {}).items():
+        kind, clients = name.split("@")
+        rows.append([f"floor: {kind}", clients, result["p50_ms"], result["p95_ms"], result["requests_per_s"],
+                     result["errors"], "", "yes" if result.get("pipeline_running") else "no"])
     in_process = ", ".join(f"{kind} p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms" for kind, r in
                            report["in_process"].items())
     met = ", ".join(f"{kind} {'met' if ok else 'not met'}" for kind, ok in report.get("met", {}).items())
@@ -273,6 +277,10 @@ def render_serve(report: dict[str, Any]) -> str:
         "",
         f"The same calls in process (one at a time, the 1-client slice): {in_process}.",
         "",
+        *(["The floor rows: a server of the same uvicorn workers whose one route embeds the question with the "
+           "home's embedder and does nothing else, asked the search questions under the same load. A search "
+           "embeds its question first, so no search through HTTP is faster than the floor on this machine.", ""]
+          if report.get("floor") else []),
     ])
 
 

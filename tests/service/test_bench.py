@@ -39,8 +39,15 @@ def test_bench_serve_reports_latency_and_no_errors_while_a_pipeline_runs(tmp_pat
     # the warm-up calls aside, no query asked twice, not even as another kind: a server remembers the questions it
     # embedded, so a context call would find its question's vector left by a search
     warm = set(batches[0])
-    measured = [(agent, query) for _, agent, query in asked if (agent, query) not in warm]
+    measured = [(agent, query) for kind, agent, query in asked if (agent, query) not in warm and kind != bench.FLOOR]
     assert len(measured) == len(set(measured))
+    # the floor: the search questions of each client count embedded alone, in a server of its own, all answered
+    assert set(report["floor"]) == {f"{bench.FLOOR}@1", f"{bench.FLOOR}@3"}
+    for result in report["floor"].values():
+        assert result["errors"] == 0 and result["n"] == report["calls_per_run"] and result["p50_ms"] > 0
+    floor_asked = [(agent, query) for kind, agent, query in asked if kind == bench.FLOOR]
+    searched = [(agent, query) for kind, agent, query in asked if kind == "search" and (agent, query) not in warm]
+    assert set(searched) <= set(floor_asked)
     # every agent warmed, each question sent several times per worker: a request reaches whichever worker takes it
     assert {agent for agent, _ in warm} == {agent for _, agent, _ in asked}
     assert len(batches[0]) == len(warm) * bench.WARM_ROUNDS * report["server_workers"]
@@ -50,3 +57,4 @@ def test_bench_serve_reports_latency_and_no_errors_while_a_pipeline_runs(tmp_pat
     (tmp_path / "docs" / "serve.json").write_text(out.read_text())
     section = render(tmp_path / "docs")
     assert "## memlake serve: latency through HTTP" in section and "| search | 3 |" in section
+    assert f"| floor: {bench.FLOOR} | 8 |" not in section and f"| floor: {bench.FLOOR} | 3 |" in section
