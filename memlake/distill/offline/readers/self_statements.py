@@ -95,6 +95,29 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
                       r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
+# "they"/"them"/"their" after a plural noun of the same clause stand for it, not for something only the chat shows:
+# "I mentor young dancers to help them reach their potential". (A plural noun: a word in -s that is no function word.)
+_PLURAL_NOUN = re.compile(r"\b(?!(?:always|sometimes|perhaps|towards|afterwards|news|yes|this|his|was|has|does|is|us|"
+                          r"as|plus|thus|unless|across|besides|whereas|lots|its|it's|hers|yours|ours|theirs|"
+                          r"less|loss|miss|guess|class|across|\w+selves)\b)(?:[a-z]{3,}[^s\W']s|people|children|men|women)\b")
+_THEIR_OWN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.I)
+# A "that" after a noun opening a relative clause with its own subject: "a violin concert that we all enjoyed".
+_RELATIVE_THAT = re.compile(r"(?<=[a-z] )that(?= (?:I|we|my|our)\b)")
+
+
+class _PointsAtChat:
+    """`_DEICTIC`, with the pronouns whose thing the clause itself names set aside first."""
+
+    @staticmethod
+    def search(text: str) -> re.Match[str] | None:
+        plural = _PLURAL_NOUN.search(text)
+        # ("the smiles on their faces": a pronoun in a phrase hanging on the noun is someone else's)
+        if plural and not re.match(r"\s+(?:on|in|of|at|from|with|for|to)\s+(?:they|them|their)\b", text[plural.end():]):
+            head, tail = text[: plural.end()], text[plural.end():]
+            text = head + _THEIR_OWN.sub("", tail)
+        return _DEICTIC.search(_RELATIVE_THAT.sub("", text))
+
+
 # "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
 _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
@@ -132,7 +155,8 @@ _HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|t
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
-           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
+           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only|" \
+           r"(?!(?:apply|fly|rely|reply|supply|multiply|imply|comply|ally|rally|tally|bully)\b)[a-z]+ly) )"
 _PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
                    r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
 _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
@@ -145,11 +169,12 @@ _PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|wo
                    r"sold|built|wrote|set|put|cut|hit|let|quit|shut|spread|hurt|split|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
+                   r"learnt|dreamt|burnt|leapt|dealt|slept|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
 
 
 # What keeps a clause from being a lasting statement of the user's life.
-_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _PointsAtChat, _CHAT_TASK, _TODAY)
 
 
 def read_self_statement(rule: Rule, clause: str) -> None:
@@ -355,7 +380,8 @@ def _read_about_me(rule: Rule, text: str) -> None:
     if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
         return  # ... or news of the moment: "This week has been swamped with exams for me"
     if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
-                     r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
+                     r"taught|brought|showed|got|kept|\w+s|\w+ed)\b", text[: me.start()]) \
+            and "'s " not in text[: me.start()]:
         return  # no verb before the user is named: no statement about them
     _add(rule, _me_as_user(text), "", text, USER_SUBJECT, opens_with_subject=True)
 

@@ -1,0 +1,89 @@
+"""The offline distiller reads a self-statement whose title, "you" or "it" the same message says what it is
+(memlake-offline-15, issue 23): each fact stands alone, the assistant's words and what only the chat shows give none."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memlake.distill.models import Conversation, FactCandidate, Message
+from memlake.distill.offline import distill_offline
+from memlake.distill.offline.meaning import by_meaning
+from memlake.distill.offline.readers.referents import RESOLVED
+from memlake.embedding import HashEmbedder
+
+SAID = datetime(2025, 6, 2, 10, 0, tzinfo=UTC)
+
+
+def facts(user_text: str, other_side: str = "Priya", other_text: str = "How was your week?") -> list[FactCandidate]:
+    """The fact candidates of one user message, after a message of the other side (named `other_side`)."""
+    messages = (Message("m0", "assistant", other_text, SAID, other_side),
+                Message("m1", "user", user_text, SAID, "Ana"))
+    return distill_offline(Conversation("a", "c", None, messages)).fact_candidates
+
+
+def contents(user_text: str, **kwargs: str) -> list[str]:
+    return [f.content for f in facts(user_text, **kwargs)]
+
+
+def test_a_title_in_quotes_is_a_name():
+    found = facts('I finally read "The Overstory" by Richard Powers.')
+    assert [(f.content, f.message_ids) for f in found] == [
+        ('The user finally read "The Overstory" by Richard Powers.', ["m1"])]
+
+
+def test_your_thing_is_the_other_side_by_name():
+    assert 'The user joined "Trail Blazers", a hiking club in Denver.' in contents(
+        'I took your advice and joined "Trail Blazers", a hiking club in Denver.')
+    assert "The user took Priya's advice." in contents(
+        'I took your advice and joined "Trail Blazers", a hiking club in Denver.')
+
+
+def test_your_thing_with_no_name_for_the_other_side_gives_nothing():
+    assert contents('I took your advice and joined "Trail Blazers", a hiking club in Denver.',
+                    other_side="assistant") == []
+
+
+def test_it_is_the_title_the_message_said_before():
+    assert contents('I started "Middlemarch" in May. It taught me a lot about patience.') == [
+        'The user started "Middlemarch" in May 2025.', '"Middlemarch" taught the user a lot about patience.']
+
+
+def test_a_past_with_no_ed_is_said_as_a_past():
+    assert contents("I learnt to sail on Lake Geneva as a teenager.") == [
+        "The user learnt to sail on Lake Geneva as a teenager."]
+
+
+def test_a_taste_said_in_the_past_is_typed_by_its_meaning():
+    found = facts('I adored "Spirited Away" as a kid.')
+    assert [(f.type, f.content) for f in found] == [("preference", 'The user adored "Spirited Away" as a kid.')]
+
+
+@pytest.mark.parametrize("text", [
+    "Your support means a lot to me.",  # thanks to the other side
+    'I\'ll keep you posted about "Dune".',  # a promise to the other side
+    'Thanks for your help with "Dune", I loved it.',
+    "I loved it.",  # "it" only the chat shows
+    "I really love your garden.",  # praise of the other side's thing
+])
+def test_thanks_praise_promises_and_what_only_the_chat_shows_give_nothing(text):
+    assert contents(text) == []
+
+
+def test_a_verdict_on_a_title_after_it_gives_nothing_more():
+    assert contents('I finally watched "Heat". It was amazing.') == ['The user finally watched "Heat".']
+
+
+def test_the_assistants_words_give_nothing():
+    messages = (Message("m0", "assistant", 'I loved "Becoming Nicole" by Amy Ellis Nutt. Your advice helped me.',
+                        SAID, "Priya"),
+                Message("m1", "user", "Thanks!", SAID, "Ana"))
+    assert distill_offline(Conversation("a", "c", None, messages)).fact_candidates == []
+
+
+def test_a_resolved_fact_said_again_in_other_words_is_one_fact():
+    said = FactCandidate(type="event", content='The user finally read "The Overstory" by Richard Powers.',
+                         value="read", message_ids=["m1"], tags=["said"])
+    again = FactCandidate(type="event", content='The user read "The Overstory" by Richard Powers at last.',
+                          value="read", message_ids=["m2"], tags=["said", RESOLVED])
+    merged = by_meaning([said, again], embedder=HashEmbedder())
+    assert [(f.content, f.message_ids) for f in merged] == [(said.content, ["m1", "m2"])]
