@@ -58,7 +58,32 @@ def test_a_taste_said_in_the_past_is_typed_by_its_meaning():
     assert [(f.type, f.content) for f in found] == [("preference", 'The user adored "Spirited Away" as a kid.')]
 
 
+def test_a_thing_the_user_made_or_describes_is_a_thing_whichever_the_chat_showed():
+    assert contents("I made this quilt for my niece's wedding.") == ["The user made a quilt for their niece's wedding."]
+    assert contents("My favourite dessert is this lemon tart.") == ["The user's favourite dessert is a lemon tart."]
+    assert contents("This necklace means a lot to me.") == ["The user's necklace means a lot to them."]
+
+
+def test_ing_words_that_own_something_of_the_users_are_the_subject():
+    assert contents("Seeing my daughter learn to swim motivates me.") == [
+        "Seeing the user's daughter learn to swim motivates them."]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I started teaching refugees and helping them find jobs, which feels great.",
+     "The user started teaching refugees and helping them find jobs."),
+    ("Last spring I found a pottery studio that we both love, and it changed my weekends.",
+     "Last spring, the user found a pottery studio that they both love."),
+])
+def test_a_pronoun_the_clause_itself_explains_keeps_the_clause_without_its_aside(text, fact):
+    assert contents(text) == [fact]
+
+
 @pytest.mark.parametrize("text", [
+    "Losing my job was a bummer.",  # how a moment felt
+    "I love this genre.",  # which genre, only the chat shows
+    "These moments show me what matters.",
+    "I'm determined to make this studio work.",
     "Your support means a lot to me.",  # thanks to the other side
     'I\'ll keep you posted about "Dune".',  # a promise to the other side
     'Thanks for your help with "Dune", I loved it.',

@@ -24,6 +24,8 @@ from dataclasses import replace
 from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import display_text, split_clauses
+from memlake.distill.offline.worth_keeping import EVALUATIVE, VAGUE_NOUNS
+from memlake.text import STOPWORDS
 
 # A title: a capitalised run of at most eight words in quotes ("Becoming Nicole", “The Lord of the Rings”); longer
 # quoted text, or text in lower case, is speech.
@@ -37,6 +39,17 @@ _IT = re.compile(r"\bit\b", re.I)
 # The user as the subject, after at most a few words: "Last night I took your advice" (in "Walking boosts your mood"
 # "your" is anyone's).
 _USER_FIRST = re.compile(r"^(?:[\w'-]+,?\s+){0,4}?(?:I|I'm|I've|We|we|We've|we've)\s")
+# A thing the chat shows, with what it is: "I made this painting to show my path" tells of a painting whichever it was;
+# opening the sentence, what the user shows is theirs ("This necklace is special to me": the user's necklace). The
+# words after the demonstrative up to a stopword or a mark are the thing ("this apple pie").
+_THING = r"(?P<thing>(?:(?!(?:[a-z]+ly|[a-z]+ed)\b)[a-z][\w-]*\s?){1,4})"
+_DEMONSTRATIVE_OPENING = re.compile(rf"^This {_THING}")  # ("These moments show me ...": which, only the chat says)
+_DEMONSTRATIVE = re.compile(rf"(?<!\blike )\b(?P<which>this|that|these|those) {_THING}")
+# Verbs of making or getting: what the user made or got is a thing of theirs, whatever it looks like.
+_MADE_OR_GOT = re.compile(r"\b(?:made|painted|baked|cooked|built|wrote|drew|knitted|sewed|crafted|created|"
+                          r"finished|bought|got|found|took|received|adopted)\s+$")
+_TIMES = frozenset(("week", "weekend", "month", "year", "summer", "winter", "spring", "fall", "autumn", "morning",
+                    "evening", "afternoon", "night", "semester", "season", "time", "moment", "one", "ones"))
 # Tag of a fact read this way: `by_meaning` types and dedupes these by the embedding model.
 RESOLVED = "resolved"
 
@@ -55,6 +68,7 @@ def read_with_referents(rule: Rule, other_side: str | None) -> None:
         if len(earlier) != 1:
             return  # "it" stands for something only the chat shows
         text = _IT.sub(_stand_in(titles.index(earlier[0])), text)
+    text = _DEMONSTRATIVE.sub(_as_a_thing, _DEMONSTRATIVE_OPENING.sub(_as_the_users, text))
     if text == rule.sentence.text:
         return  # nothing resolved: the readers have already read it as it is
     resolved = replace(rule, sentence=replace(rule.sentence, text=text))
@@ -100,3 +114,33 @@ def _titles_before(rule: Rule, titles: list[str]) -> list[str]:
     before = display_text(rule.sentence.message.content).split(rule.sentence.display, 1)[0]
     return [t for t in titles if t in before and t not in rule.sentence.text]
 
+
+def _thing_words(match: re.Match[str]) -> list[str]:
+    """The words of the thing up to its first stopword: "apple pie" of "this apple pie for the kids"."""
+    words = []
+    for word in match.group("thing").split():
+        if word.lower() in STOPWORDS:
+            break
+        words.append(word)
+    return words
+
+
+def _as_the_users(match: re.Match[str]) -> str:
+    words = _thing_words(match)
+    if not words or words[0] in _TIMES:
+        return match.group(0)
+    return f"My {match.group('thing')}"
+
+
+def _as_a_thing(match: re.Match[str]) -> str:
+    """"this chocolate tart" -> "a chocolate tart" when the thing says what it is (two words or more that are no
+    evaluation: not "these little guys"), or the user made or got it; any other ("this genre", "that world": only the
+    chat shows which) as it is."""
+    words = _thing_words(match)
+    said_before = match.string[: match.start()]
+    saying = [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS]
+    if not saying or words[0] in _TIMES or (len(saying) < 2 and not _MADE_OR_GOT.search(said_before)):
+        return match.group(0)
+    if match.group("which").lower() in ("these", "those"):
+        return f"some {match.group('thing')}"
+    return f"{'an' if words[0][0] in 'aeiou' else 'a'} {match.group('thing')}"

@@ -373,17 +373,30 @@ def _read_about_me(rule: Rule, text: str) -> None:
     if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
         return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
     me = re.search(r"\b(?:me|my|myself|mine)\b", text)
-    if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
+    # ("Seeing my students succeed motivates me": the -ing words, with what they own, are the subject)
+    gerund_subject = re.match(r"^[A-Z][a-z]+ing\b", text) and _FINITE_VERB.search(text)
+    if not me or len(text[: me.start()].split()) < 2 and not gerund_subject or not re.match(r"^[A-Z]", text):
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
         return
     if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
         return  # ... or news of the moment: "This week has been swamped with exams for me"
-    if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
-                     r"taught|brought|showed|got|kept|\w+s|\w+ed)\b", text[: me.start()]) \
-            and "'s " not in text[: me.start()]:
+    if gerund_subject and _GERUND_VERDICT.match(text):
+        return  # "Losing my job was a bummer", "Juggling both my passions can be tricky": how a moment felt
+    before_the_user = text[: me.start()]
+    if not gerund_subject and not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|"
+                                            r"helped|keeps?|taught|brought|showed|got|kept|\w+s|\w+ed)\b",
+                                            before_the_user) and "'s " not in before_the_user:
         return  # no verb before the user is named: no statement about them
     _add(rule, _me_as_user(text), "", text, USER_SUBJECT, opens_with_subject=True)
+
+
+# -ing words as the subject, then a be-verb and a short verdict that says for whom nothing matters ("... is important
+# to me" says what matters to the user, "Acting was my first passion" what the user has; "... is awesome", "... sounds
+# like a great adventure" only how it felt).
+_GERUND_VERDICT = re.compile(r"^[A-Z][a-z]+ing\b.*?\b(?:is|was|are|were|can be|could be|'s|sounds|sounded|seems|"
+                             r"seemed|feels|felt|looks)\s+(?!.*\b(?:(?:to|for) (?:me|us)|my|our|myself)\b)"
+                             r"(?:[\w'-]+\s*){1,5}[.!]?$")
 
 
 def _me_as_user(text: str) -> str:
