@@ -48,6 +48,12 @@ def test_it_is_the_title_the_message_said_before():
         'The user started "Middlemarch" in May 2025.', '"Middlemarch" taught the user a lot about patience.']
 
 
+def test_it_opening_a_sentence_is_the_one_thing_the_sentence_before_named():
+    assert contents("I went to a support group last week. It made me feel accepted and gave me courage.")[1:] == [
+        "The support group made the user feel accepted and gave them courage."]
+    assert contents("I bought a used camera. It was great.") == ["The user bought a used camera."]
+
+
 def test_a_past_with_no_ed_is_said_as_a_past():
     assert contents("I learnt to sail on Lake Geneva as a teenager.") == [
         "The user learnt to sail on Lake Geneva as a teenager."]

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import display_text, split_clauses
+from memlake.distill.offline.sentences import display_text, split_clauses, split_sentences
 from memlake.distill.offline.worth_keeping import EVALUATIVE, VAGUE_NOUNS
 from memlake.text import STOPWORDS
 
@@ -50,6 +50,13 @@ _MADE_OR_GOT = re.compile(r"\b(?:made|painted|baked|cooked|built|wrote|drew|knit
                           r"finished|bought|got|found|took|received|adopted)\s+$")
 _TIMES = frozenset(("week", "weekend", "month", "year", "summer", "winter", "spring", "fall", "autumn", "morning",
                     "evening", "afternoon", "night", "semester", "season", "time", "moment", "one", "ones"))
+# "It" opening a sentence as the subject of a verb of its own ("It meets on Thursdays", "It taught me patience"); "it's
+# great to ...", "it was amazing" have no thing for a subject.
+_IT_DOES = re.compile(r"^It (?!(?:is|was|'s|has been|had been|seems|seemed|feels|felt|looks|sounds|means|would|could|"
+                      r"might|must|can|will)\b)(?:\w+ly )?[a-z]+\b")
+# One thing the user's sentence names after its verb: "I joined a book club", "We went to an open mic".
+_A_THING_AFTER_THE_VERB = re.compile(r"^(?:[\w'-]+,?\s+){0,3}?(?:I|We|we)\s+(?:just\s+|finally\s+|recently\s+)?"
+                                     r"[a-z]+\s+(?:(?:to|into|at|in|on|for|with|up|out)\s+)?an?\s+((?:[a-z][\w-]*\s?){1,4})")
 # Tag of a fact read this way: `by_meaning` types and dedupes these by the embedding model.
 RESOLVED = "resolved"
 
@@ -63,11 +70,17 @@ def read_with_referents(rule: Rule, other_side: str | None) -> None:
         if other_side is None or _YOU.search(text) or not _USER_FIRST.match(text):
             return  # "you" to whom, or the other side in person: thanks, praise, a promise to them
         text = _YOUR.sub(f"{other_side}'s", text)
+    names = {_stand_in(i): f'"{title}"' for i, title in enumerate(titles)}
     if _IT.search(text) and _STAND_IN not in text:  # (after a title of its own, "it" is that title's aside)
         earlier = _titles_before(rule, titles)
-        if len(earlier) != 1:
+        thing = _thing_said_just_before(rule) if not earlier else None
+        if len(earlier) == 1:
+            text = _IT.sub(_stand_in(titles.index(earlier[0])), text)
+        elif thing is not None and _IT_DOES.match(text) and len(_IT.findall(text)) == 1:
+            names[_stand_in(len(titles))] = thing  # "I joined a book club. It meets on Thursdays."
+            text = _stand_in(len(titles)) + text[2:]
+        else:
             return  # "it" stands for something only the chat shows
-        text = _IT.sub(_stand_in(titles.index(earlier[0])), text)
     text = _DEMONSTRATIVE.sub(_as_a_thing, _DEMONSTRATIVE_OPENING.sub(_as_the_users, text))
     if text == rule.sentence.text:
         return  # nothing resolved: the readers have already read it as it is
@@ -85,7 +98,7 @@ def read_with_referents(rule: Rule, other_side: str | None) -> None:
     for i in range(before, len(rule.found.candidates)):
         fact = rule.found.candidates[i]
         rule.found.candidates[i] = fact.model_copy(update={
-            "content": _with_titles(fact.content, titles), "value": _with_titles(fact.value, titles),
+            "content": _with_names(fact.content, names), "value": _with_names(fact.value, names),
             "tags": [*fact.tags, RESOLVED]})
 
 
@@ -103,10 +116,29 @@ def _with_stand_ins(text: str, titles: list[str]) -> str:
     return text
 
 
-def _with_titles(text: str, titles: list[str]) -> str:
-    for i, title in enumerate(titles):
-        text = text.replace(_stand_in(i), f'"{title}"')
-    return text
+def _with_names(text: str, names: dict[str, str]) -> str:
+    for stand_in, name in names.items():
+        text = text.replace(stand_in, name)
+    return text[:1].upper() + text[1:]
+
+
+def _thing_said_just_before(rule: Rule) -> str | None:
+    """"the book club" when the sentence before, in the same message, is the user's and names one thing after its
+    verb with "a"/"an" ("I joined a book club last month"): the thing an "it" opening the next sentence stands for."""
+    sentences = [s.text for s in split_sentences(rule.sentence.message)]
+    index = next((i for i, s in enumerate(sentences) if s == rule.sentence.text), 0)
+    if index == 0:
+        return None
+    things = _A_THING_AFTER_THE_VERB.findall(sentences[index - 1])
+    if len(things) != 1:
+        return None
+    words = []
+    for word in things[0].split():
+        if word.lower() in STOPWORDS or word.lower() in _TIMES or word.lower() in ("last", "next", "yesterday", "ago"):
+            break  # ("a support group last week": the thing ends where its time begins)
+        words.append(word)
+    saying = [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS]
+    return f"the {' '.join(words)}" if saying else None
 
 
 def _titles_before(rule: Rule, titles: list[str]) -> list[str]:
