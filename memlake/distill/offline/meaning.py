@@ -18,6 +18,7 @@ import numpy as np
 from memlake.distill.models import FactCandidate
 from memlake.distill.offline.readers.referents import RESOLVED
 from memlake.embedding import TextEmbedder, load_embedder
+from memlake.text import content_words
 
 # The fold's duplicate rule (DESIGN.md, Facts): cosine >= 0.85 is the same statement.
 SAID_AGAIN_COSINE = 0.85
@@ -46,12 +47,15 @@ def by_meaning(candidates: list[FactCandidate], embedder: TextEmbedder | None = 
     embedder = embedder or _packaged_embedder()
     if not resolved or embedder is None:
         return candidates
-    vectors = embedder.embed([c.content for c in candidates])
+    # only what could be the same statement is embedded beside them: a candidate sharing two content words
+    words = [content_words(c.content) for c in candidates]
+    near = sorted({j for i in resolved for j in range(len(candidates)) if j == i or len(words[i] & words[j]) >= 2})
+    vectors = dict(zip(near, embedder.embed([candidates[j].content for j in near]), strict=True))
     types, prototypes = _prototypes(embedder)
     out = list(candidates)
     dropped: set[int] = set()
     for i in resolved:
-        twin = next((j for j in range(len(out)) if j != i and j not in dropped and out[j].subject == out[i].subject
+        twin = next((j for j in near if j != i and j not in dropped and out[j].subject == out[i].subject
                      and float(vectors[i] @ vectors[j]) >= SAID_AGAIN_COSINE), None)
         if twin is not None:
             out[twin] = out[twin].model_copy(update={"message_ids": list(dict.fromkeys(
