@@ -34,8 +34,10 @@ def test_a_title_in_quotes_is_a_name():
 def test_your_thing_is_the_other_side_by_name():
     assert 'The user joined "Trail Blazers", a hiking club in Denver.' in contents(
         'I took your advice and joined "Trail Blazers", a hiking club in Denver.')
-    assert "The user took Priya's advice." in contents(
+    # with the other side's thing set aside, "took advice" names nothing of the user's own; nor does "value"
+    assert "The user took Priya's advice." not in contents(
         'I took your advice and joined "Trail Blazers", a hiking club in Denver.')
+    assert contents("I value your opinion!") == []
 
 
 def test_your_thing_with_no_name_for_the_other_side_gives_nothing():
@@ -52,6 +54,13 @@ def test_it_opening_a_sentence_is_the_one_thing_the_sentence_before_named():
     assert contents("I went to a support group last week. It made me feel accepted and gave me courage.")[1:] == [
         "The support group made the user feel accepted and gave them courage."]
     assert contents("I bought a used camera. It was great.") == ["The user bought a used camera."]
+    assert contents("Last week we had a quiet evening at a jazz bar in Oslo. It really made an impact on my kids.")[
+        1:] == ["The quiet evening at a jazz bar in Oslo really made an impact on the user's kids."]
+
+
+def test_we_with_an_adverb_before_the_verb_is_still_what_they_did():
+    assert contents("We finally adopted a greyhound named Comet.") == [
+        "The user and others finally adopted a greyhound named Comet."]
 
 
 def test_a_past_with_no_ed_is_said_as_a_past():
@@ -78,8 +87,8 @@ def test_ing_words_that_own_something_of_the_users_are_the_subject():
 @pytest.mark.parametrize(("text", "fact"), [
     ("I started teaching refugees and helping them find jobs, which feels great.",
      "The user started teaching refugees and helping them find jobs."),
-    ("Last spring I found a pottery studio that we both love, and it changed my weekends.",
-     "Last spring, the user found a pottery studio that they both love."),
+    ("Last spring I found a pottery studio that I love, and it changed my weekends.",
+     "Last spring, the user found a pottery studio that they love."),
 ])
 def test_a_pronoun_the_clause_itself_explains_keeps_the_clause_without_its_aside(text, fact):
     assert contents(text) == [fact]
@@ -89,6 +98,7 @@ def test_a_pronoun_the_clause_itself_explains_keeps_the_clause_without_its_aside
     "Losing my job was a bummer.",  # how a moment felt
     "I love this genre.",  # which genre, only the chat shows
     "These moments show me what matters.",
+    "This photo is from a special day.",  # what it shows, only the chat says
     "I'm determined to make this studio work.",
     "Your support means a lot to me.",  # thanks to the other side
     'I\'ll keep you posted about "Dune".',  # a promise to the other side

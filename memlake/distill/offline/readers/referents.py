@@ -24,7 +24,7 @@ from dataclasses import replace
 from memlake.distill.offline.readers.self_statements import read_self_sentence, read_self_statement
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import display_text, split_clauses, split_sentences
-from memlake.distill.offline.worth_keeping import EVALUATIVE, VAGUE_NOUNS
+from memlake.distill.offline.worth_keeping import EVALUATIVE, VAGUE_NOUNS, why_not_worth_keeping
 from memlake.text import STOPWORDS
 
 # A title: a capitalised run of at most eight words in quotes ("Becoming Nicole", “The Lord of the Rings”); longer
@@ -56,7 +56,8 @@ _IT_DOES = re.compile(r"^It (?!(?:is|was|'s|has been|had been|seems|seemed|feels
                       r"might|must|can|will)\b)(?:\w+ly )?[a-z]+\b")
 # One thing the user's sentence names after its verb: "I joined a book club", "We went to an open mic".
 _A_THING_AFTER_THE_VERB = re.compile(r"^(?:[\w'-]+,?\s+){0,3}?(?:I|We|we)\s+(?:just\s+|finally\s+|recently\s+)?"
-                                     r"[a-z]+\s+(?:(?:to|into|at|in|on|for|with|up|out)\s+)?an?\s+((?:[a-z][\w-]*\s?){1,4})")
+                                     r"[a-z]+\s+(?:(?:to|into|at|in|on|for|with|up|out)\s+)?an?\s+((?:[A-Za-z][\w-]*\s?){1,9})")
+_PLACE_OF = ("at", "in", "on", "from", "of", "with", "about")
 # Tag of a fact read this way: `by_meaning` types and dedupes these by the embedding model.
 RESOLVED = "resolved"
 
@@ -93,8 +94,12 @@ def read_with_referents(rule: Rule, other_side: str | None) -> None:
     if other_sides_thing:  # only what the user did or has with the other side's thing ("took Nate's advice and
         # watched ..."): "Nate's help means a lot" thanks them, "the user loves Nate's turtles" praises, "will send
         # Nate a video" promises, none of it about the user's own life
-        rule.found.candidates[before:] = [f for f in rule.found.candidates[before:]
-                                          if f.type in ("event", "fact") and f.content.startswith("The user ")]
+        # ("The user values Nate's opinion": with the other side's thing set aside, nothing of the user's is named)
+        rule.found.candidates[before:] = [
+            f for f in rule.found.candidates[before:]
+            if f.type in ("event", "fact") and f.content.startswith("The user ")
+            and why_not_worth_keeping(re.sub(rf"\b{re.escape(other_side or '')}'s [\w-]+", "",
+                                             f.content[len("The user "):])) is None]
     for i in range(before, len(rule.found.candidates)):
         fact = rule.found.candidates[i]
         rule.found.candidates[i] = fact.model_copy(update={
@@ -132,11 +137,19 @@ def _thing_said_just_before(rule: Rule) -> str | None:
     things = _A_THING_AFTER_THE_VERB.findall(sentences[index - 1])
     if len(things) != 1:
         return None
-    words = []
+    words: list[str] = []
     for word in things[0].split():
-        if word.lower() in STOPWORDS or word.lower() in _TIMES or word.lower() in ("last", "next", "yesterday", "ago"):
+        lowered = word.lower()
+        if lowered in ("at", "in", "on", "from", "of", "with", "about") and words and words[-1] not in _PLACE_OF:
+            words.append(word)  # "a meaningful experience at a military memorial": where or of what, part of it
+        elif lowered in ("a", "an", "the") and words and words[-1] in _PLACE_OF:
+            words.append(word)
+        elif lowered in STOPWORDS or lowered in ("last", "next", "every", "yesterday", "today", "ago"):
             break  # ("a support group last week": the thing ends where its time begins)
-        words.append(word)
+        else:
+            words.append(word)
+    while words and (words[-1] in _PLACE_OF or words[-1] in ("a", "an", "the")):
+        words.pop()
     saying = [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS]
     return f"the {' '.join(words)}" if saying else None
 
@@ -159,8 +172,8 @@ def _thing_words(match: re.Match[str]) -> list[str]:
 
 def _as_the_users(match: re.Match[str]) -> str:
     words = _thing_words(match)
-    if not words or words[0] in _TIMES:
-        return match.group(0)
+    if not [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS] or words[0] in _TIMES:
+        return match.group(0)  # ("This photo is from a special day": what it shows, only the chat says)
     return f"My {match.group('thing')}"
 
 

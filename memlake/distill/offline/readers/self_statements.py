@@ -101,8 +101,9 @@ _PLURAL_NOUN = re.compile(r"\b(?!(?:always|sometimes|perhaps|towards|afterwards|
                           r"as|plus|thus|unless|across|besides|whereas|lots|its|it's|hers|yours|ours|theirs|"
                           r"less|loss|miss|guess|class|across|\w+selves)\b)(?:[a-z]{3,}[^s\W']s|people|children|men|women)\b")
 _THEIR_OWN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.I)
-# A "that" after a noun opening a relative clause with its own subject: "a violin concert that we all enjoyed".
-_RELATIVE_THAT = re.compile(r"(?<=[a-z] )that(?= (?:I|we|my|our)\b)")
+# A "that" after a noun opening a relative clause with the user as its subject: "a pottery studio that I love".
+# (Not "that we": "a concert that we all enjoyed" would say "they all enjoyed", and who they are only the chat says.)
+_RELATIVE_THAT = re.compile(r"(?<=[a-z] )that(?= (?:I|my)\b)")
 
 
 class _PointsAtChat:
@@ -436,7 +437,8 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     if who in _BE_HAVE:
         return f"{_BE_HAVE[who]} {rest}"
     if who == "we":  # a shared plan or a shared past event; "we're making a difference" says little
-        said = (_PAST.match(rest) or _PREFERENCE.match(rest) or _PLAN.match(rest)) and not _VAGUE_EVENT.match(rest)
+        verb = re.sub(rf"^{_ADVERBS}+", "", rest)  # ("We even had a picnic by the lake": the verb after the adverb)
+        said = (_PAST.match(verb) or _PREFERENCE.match(verb) or _PLAN.match(verb)) and not _VAGUE_EVENT.match(verb)
         return rest if said else None
     if re.match(r"^(?:can|am able to) ", rest):  # "I can play the piano": kept as said
         return rest
