@@ -63,6 +63,12 @@ def test_we_with_an_adverb_before_the_verb_is_still_what_they_did():
         "The user and others finally adopted a greyhound named Comet."]
 
 
+def test_a_good_time_with_its_time_before_its_place_is_a_memory():
+    assert contents("We had a blast last summer at the Calgary Stampede.") == [
+        "The user and others had a blast last summer at the Calgary Stampede."]
+    assert contents("I had a great time last weekend.") == []  # where, nothing says
+
+
 def test_a_past_with_no_ed_is_said_as_a_past():
     assert contents("I learnt to sail on Lake Geneva as a teenager.") == [
         "The user learnt to sail on Lake Geneva as a teenager."]

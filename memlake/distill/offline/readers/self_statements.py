@@ -85,7 +85,8 @@ _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?
 _VAGUE_EVENT = re.compile(r"^(?:\w+ ){0,2}?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
                           + _THAT_OPENS_WHAT + r"that|a similar|"
                           r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
-                          r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
+                          r"time)(?!(?:\s+(?:last|this|next) \w+|\s+yesterday|\s+\w+ \w+ ago)?"  # (time, then place)
+                          r"\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
                           r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
 _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
