@@ -71,6 +71,17 @@ Leeds"); going to or staying in a named place for a stretch of days is a trip wh
 from 14 to 21 August"); a comment on the telling ("by the way", "to be honest", "btw") is no part of what is told;
 a relative or pet the user has is tagged `kin_or_pet` (the profile lists it with the people, not as identity).
 memlake-offline-14 (a second trial): "I've got a beagle called Biscuit" is kin or a pet as "I have" is.
+memlake-offline-15 (issue 23, recall): a sentence that gave no fact is read again with what the same message says its
+references are (`readers/referents.py`): a title in quotes is a name ("I loved "Becoming Nicole" by Amy Ellis
+Nutt"), "your <thing>" is the other side's by name when the chat has one named other speaker (only for what the user
+did or has with it: no thanks, praise or promise), "it" is the one title said before or, opening a sentence with a
+verb of its own, the one thing the user's sentence before named ("I went to a support group. It made me feel
+accepted"), and "this <thing>" is a thing when the words say what it is ("I made this quilt for my niece's wedding");
+these facts are typed by the nearest prototypes of the packaged embedding model when clearly nearer than their
+structure's type, and merged into a candidate they say again (cosine >= 0.85) (`meaning.py`). Also: -ing words owning
+something of the user's are a subject ("Seeing my students succeed motivates me"; not a short verdict), "they"/"their"
+after a plural noun of the clause and a relative "that I" no longer stop a clause, "learnt" is a past, "we" with an
+adverb before its verb ("We finally adopted ...") and a good time with its time before its place are read.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

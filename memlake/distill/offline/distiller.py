@@ -13,6 +13,7 @@ from memlake.distill.offline.dedupe import (
     unique,
 )
 from memlake.distill.offline.entities import named_entities
+from memlake.distill.offline.meaning import by_meaning
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
@@ -32,6 +33,7 @@ from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.preferences import read_preferences
+from memlake.distill.offline.readers.referents import read_with_referents
 from memlake.distill.offline.readers.relationships import read_relationships
 from memlake.distill.offline.readers.self_statements import (
     PRAISE_AFTER_A_DASH,
@@ -53,7 +55,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-14"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-15"
 
 
 class OfflineDistiller:
@@ -73,6 +75,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     """The rule-based DistilledSession of one conversation."""
     sentences = [s for m in conversation.messages if m.role == "user" for s in split_sentences(m)]
     addressees = _addressees(conversation)
+    other_side = next(iter(addressees)) if len(addressees) == 1 else None  # whom "you" stands for, when named
     for sentence in sentences:
         sentence.text = without_asides(without_telling(without_addressee(sentence.text, addressees)))
     found = Found()
@@ -81,11 +84,11 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         if sentence.question:
             _read_request(sentence, context, found)
             continue
-        _read_sentence(sentence, context, found)
+        _read_sentence(sentence, context, found, other_side)
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
     _add_named_entities(conversation, found)
-    candidates = drop_inferred_homes(drop_said_again(dedupe_candidates(found.candidates)), sentences)
+    candidates = by_meaning(drop_inferred_homes(drop_said_again(dedupe_candidates(found.candidates)), sentences))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),
@@ -139,7 +142,7 @@ _READERS = (
 )
 
 
-def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
+def _read_sentence(sentence: Sentence, context: Context, found: Found, other_side: str | None) -> None:
     rule = Rule(sentence, context, found, find_dates(sentence.text, sentence.message.created_at))
     before = len(found.candidates)
     dated_before = len(found.key_dates)
@@ -155,6 +158,8 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
                 read_self_statement(rule, clause)
         if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may
             read_self_sentence(rule)
+        if len(found.candidates) == before:  # ... once its titles, "you" and "it" are resolved from the message
+            read_with_referents(rule, other_side)
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
     if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):

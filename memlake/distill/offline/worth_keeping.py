@@ -47,7 +47,7 @@ _TAKING_IN = frozenset(
     """read reading reads watched watch watches watching saw seen heard listened listening listens""".split()  # noqa: SIM905
 )
 # Words that rate or size a thing without saying what it is.
-_EVALUATIVE = frozenset(
+EVALUATIVE = frozenset(
     """new big great best better good amazing awesome extraordinary huge little small special cool fun nice wonderful
     incredible fantastic real whole same similar other few several many sure certain perfect exciting interesting
     important tough hard difficult wild crazy busy happy glad excited proud ready fine bad worst lovely beautiful
@@ -114,7 +114,7 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
     if _PICTURES.match(cut):
         return "pictures what the other side tells"
     verdict = _PAST_VERDICT.search(cut)
-    if verdict and verdict.group("last").lower() in _EVALUATIVE:
+    if verdict and verdict.group("last").lower() in EVALUATIVE:
         return "a verdict on a moment that is over"
     if opens_with_subject:
         return "a thing only the chat shows, as its subject" if _DEFINITE_SUBJECT.match(cut) else None
@@ -144,7 +144,7 @@ def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
             break  # "an experience that reminded them of ...": what a vague thing did does not name it
         if lowered in _LIGHT_VERBS:
             continue  # "wants to create something", "got to meet": what it acts on is what counts
-        if lowered in STOPWORDS or lowered in vague or lowered in _EVALUATIVE or lowered in _TIME_WORDS \
+        if lowered in STOPWORDS or lowered in vague or lowered in EVALUATIVE or lowered in _TIME_WORDS \
                 or len(lowered) < 2 or re.fullmatch(r"[\d%-]+(?:st|nd|rd|th)?", lowered):
             continue
         named.append(lowered)

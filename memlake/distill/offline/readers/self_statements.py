@@ -85,7 +85,8 @@ _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?
 _VAGUE_EVENT = re.compile(r"^(?:\w+ ){0,2}?(?:\w+ed|had|did|got|made) (?:(?:a ton|a lot|so much|it|this|"
                           + _THAT_OPENS_WHAT + r"that|a similar|"
                           r"the same|some|something|lots|plenty)\b|(?:fun|a blast|a great time|a good time|an amazing "
-                          r"time)(?!\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
+                          r"time)(?!(?:\s+(?:last|this|next) \w+|\s+yesterday|\s+\w+ \w+ ago)?"  # (time, then place)
+                          r"\s+(?:at|in|on|during|with|visiting|playing|watching|hiking|camping) (?!(?:the )?"
                           r"(?:moment|end|same time|them|him|her|it|you)\b)))", re.I)
 # Words that point at something only the chat shows: the fact would not stand alone.
 _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
@@ -95,6 +96,30 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
                       r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
+# "they"/"them"/"their" after a plural noun of the same clause stand for it, not for something only the chat shows:
+# "I mentor young dancers to help them reach their potential". (A plural noun: a word in -s that is no function word.)
+_PLURAL_NOUN = re.compile(r"\b(?!(?:always|sometimes|perhaps|towards|afterwards|news|yes|this|his|was|has|does|is|us|"
+                          r"as|plus|thus|unless|across|besides|whereas|lots|its|it's|hers|yours|ours|theirs|"
+                          r"less|loss|miss|guess|class|across|\w+selves)\b)(?:[a-z]{3,}[^s\W']s|people|children|men|women)\b")
+_THEIR_OWN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.I)
+# A "that" after a noun opening a relative clause with the user as its subject: "a pottery studio that I love".
+# (Not "that we": "a concert that we all enjoyed" would say "they all enjoyed", and who they are only the chat says.)
+_RELATIVE_THAT = re.compile(r"(?<=[a-z] )that(?= (?:I|my)\b)")
+
+
+class _PointsAtChat:
+    """`_DEICTIC`, with the pronouns whose thing the clause itself names set aside first."""
+
+    @staticmethod
+    def search(text: str) -> re.Match[str] | None:
+        plural = _PLURAL_NOUN.search(text)
+        # ("the smiles on their faces": a pronoun in a phrase hanging on the noun is someone else's)
+        if plural and not re.match(r"\s+(?:on|in|of|at|from|with|for|to)\s+(?:they|them|their)\b", text[plural.end():]):
+            head, tail = text[: plural.end()], text[plural.end():]
+            text = head + _THEIR_OWN.sub("", tail)
+        return _DEICTIC.search(_RELATIVE_THAT.sub("", text))
+
+
 # "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
 _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
@@ -132,7 +157,8 @@ _HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|t
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
-           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only) )"
+           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only|" \
+           r"(?!(?:apply|fly|rely|reply|supply|multiply|imply|comply|ally|rally|tally|bully)\b)[a-z]+ly) )"
 _PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
                    r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
 _PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
@@ -145,11 +171,12 @@ _PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|wo
                    r"sold|built|wrote|set|put|cut|hit|let|quit|shut|spread|hurt|split|"
                    r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
                    r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
+                   r"learnt|dreamt|burnt|leapt|dealt|slept|"
                    r"was|were|has been|have been|'ve been)\b", re.I)
 
 
 # What keeps a clause from being a lasting statement of the user's life.
-_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _DEICTIC, _CHAT_TASK, _TODAY)
+_NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _PointsAtChat, _CHAT_TASK, _TODAY)
 
 
 def read_self_statement(rule: Rule, clause: str) -> None:
@@ -348,16 +375,30 @@ def _read_about_me(rule: Rule, text: str) -> None:
     if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
         return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
     me = re.search(r"\b(?:me|my|myself|mine)\b", text)
-    if not me or len(text[: me.start()].split()) < 2 or not re.match(r"^[A-Z]", text):
+    # ("Seeing my students succeed motivates me": the -ing words, with what they own, are the subject)
+    gerund_subject = re.match(r"^[A-Z][a-z]+ing\b", text) and _FINITE_VERB.search(text)
+    if not me or len(text[: me.start()].split()) < 2 and not gerund_subject or not re.match(r"^[A-Z]", text):
         return  # "Makes me feel connected": the subject is left out
     if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
         return
     if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
         return  # ... or news of the moment: "This week has been swamped with exams for me"
-    if not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|helped|keeps?|"
-                     r"\w+s|\w+ed)\b", text[: me.start()]) and "'s " not in text[: me.start()]:
+    if gerund_subject and _GERUND_VERDICT.match(text):
+        return  # "Losing my job was a bummer", "Juggling both my passions can be tricky": how a moment felt
+    before_the_user = text[: me.start()]
+    if not gerund_subject and not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|"
+                                            r"helped|keeps?|taught|brought|showed|got|kept|\w+s|\w+ed)\b",
+                                            before_the_user) and "'s " not in before_the_user:
         return  # no verb before the user is named: no statement about them
     _add(rule, _me_as_user(text), "", text, USER_SUBJECT, opens_with_subject=True)
+
+
+# -ing words as the subject, then a be-verb and a short verdict that says for whom nothing matters ("... is important
+# to me" says what matters to the user, "Acting was my first passion" what the user has; "... is awesome", "... sounds
+# like a great adventure" only how it felt).
+_GERUND_VERDICT = re.compile(r"^[A-Z][a-z]+ing\b.*?\b(?:is|was|are|were|can be|could be|'s|sounds|sounded|seems|"
+                             r"seemed|feels|felt|looks)\s+(?!.*\b(?:(?:to|for) (?:me|us)|my|our|myself)\b)"
+                             r"(?:[\w'-]+\s*){1,5}[.!]?$")
 
 
 def _me_as_user(text: str) -> str:
@@ -397,7 +438,8 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     if who in _BE_HAVE:
         return f"{_BE_HAVE[who]} {rest}"
     if who == "we":  # a shared plan or a shared past event; "we're making a difference" says little
-        said = (_PAST.match(rest) or _PREFERENCE.match(rest) or _PLAN.match(rest)) and not _VAGUE_EVENT.match(rest)
+        verb = re.sub(rf"^{_ADVERBS}+", "", rest)  # ("We even had a picnic by the lake": the verb after the adverb)
+        said = (_PAST.match(verb) or _PREFERENCE.match(verb) or _PLAN.match(verb)) and not _VAGUE_EVENT.match(verb)
         return rest if said else None
     if re.match(r"^(?:can|am able to) ", rest):  # "I can play the piano": kept as said
         return rest
