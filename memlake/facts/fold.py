@@ -101,7 +101,7 @@ _STATE_END_CUE = re.compile(
 # After these cues a verb comes first ("no longer goes to the gym"): the thing ended is what follows it.
 _CUE_BEFORE_A_VERB = re.compile(r"^(?:no longer|not any ?more)$", re.IGNORECASE)
 # Words that say when, not what: "stopped playing squash last week" ended squash, not weeks.
-_TIME_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "ago", "last", "since",
+TIME_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "ago", "last", "since",
                          "yesterday", "today", "recently", "now", "anymore", "around", "weekend", "morning",
                          "evening", "night", "after", "before", "until"})
 # Types that look ahead: they carry nothing out, and a statement of another type carries a plan out.
@@ -371,7 +371,7 @@ def _ended_object(content: str) -> frozenset[str]:
     clause = re.split(r"[,.;:!?()]|\s[-–—]\s|\b(?:and|but|because|so|when|while)\b", content[cue.end():], maxsplit=1)[0]
     said = []
     for word in words(clause):
-        if word in _TIME_WORDS or any(ch.isdigit() for ch in word):
+        if word in TIME_WORDS or any(ch.isdigit() for ch in word):
             break
         said.append(word)
     if said and (said[0].endswith("ing") or _CUE_BEFORE_A_VERB.match(cue.group(1))):
@@ -379,7 +379,7 @@ def _ended_object(content: str) -> frozenset[str]:
     return frozenset(_value_words(" ".join(said)))
 
 
-def _words_loosely_in(wanted: AbstractSet[str], found: AbstractSet[str]) -> bool:
+def words_loosely_in(wanted: AbstractSet[str], found: AbstractSet[str]) -> bool:
     """Whether every wanted word is in `found`, a plural and its singular counting as one ("sugar", "sugars")."""
     return all(w in found or f"{w}s" in found or f"{w}es" in found or w.rstrip("s") in found for w in wanted)
 
@@ -934,8 +934,11 @@ class Folder:
             closest = max(ended, key=lambda v: (_jaccard_sets(words_said, self._content_words(v.content)), v.key))
             return self._replace(closest, obs, reason="ended")
         matches = self._matches(obs, skey, statuses=("active",))
-        # Rule 2: duplicate.
-        duplicates = [m for m in matches if self._is_duplicate(m)]
+        # Rule 2: duplicate. What the user tells memory (an override) confirms a fact only if it says nothing more:
+        # "My sister Giulia moved to York" reads like "The user's sister is Giulia", but the move is news.
+        duplicates = [m for m in matches if self._is_duplicate(m) and not (
+            obs.is_override and not words_loosely_in(self._content_words(obs.content),
+                                                     self._content_words(m.fact.content)))]
         if duplicates:
             best = max(duplicates, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
             if best.fact.type in PLAN_TYPES and obs.type not in PLAN_TYPES:
@@ -1072,7 +1075,7 @@ class Folder:
             (v for v in (index.versions if index is not None else ())
              if v.status == "active" and not v.slot and v.type in ENDABLE_TYPES and v.created_at < said.created_at
              and v.fact_id != getattr(said, "fact_id", None) and not _STATE_END_CUE.search(v.content)
-             and _words_loosely_in(ended, _value_words(v.content))),
+             and words_loosely_in(ended, _value_words(v.content))),
             key=lambda v: v.key,
         )
 
