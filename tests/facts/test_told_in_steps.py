@@ -8,6 +8,7 @@ city, employer and title current, the old ones in history, and the move's plan c
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from memlake.facts.fold import fold
 from memlake.facts.reads import fact_history, select_facts
@@ -60,3 +61,33 @@ def test_a_said_home_that_a_guess_confirmed_is_still_said() -> None:
     result = fold([*said_offline("I live in Leeds.", "2025-01-10"), *said_offline(INTRO, "2025-03-04"),
                    *said_offline("I work at Globex in York.", "2025-04-10")])
     assert current_home(result, "2025-04-11") == ["Leeds"]
+
+
+def person_slots(result, subject: str, day: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    now = select_facts(result.facts, as_of=at(day), edges=result.edges)
+    return {row["slot"]: row["value"] for row in now.iter_rows(named=True) if row["slot"] and row["subject"] == subject}
+
+
+@pytest.mark.parametrize("steps, subject, expected, in_history", [
+    # a stranger's trial: two people named in the chat ("my partner Ana", "my sister Giulia"), so "she" was no one's
+    ([("Also we're thinking about moving to Edinburgh, my partner Ana got a job offer there. My sister Giulia lives in "
+       "Leeds, she's a nurse at St James's Hospital, so we'd be a bit further from her.", "2026-03-04"),
+      ("My sister Giulia just got promoted to ward manager, by the way.", "2026-06-25"),
+      ("Also Giulia moved from Leeds to York in August. She works at York Hospital now, still as a ward manager.",
+       "2026-09-02")],
+     "Giulia", {"home_city": "York", "employer": "York Hospital", "job_title": "ward manager"},
+     {"home_city": "Leeds", "employer": "St James's Hospital", "job_title": "nurse"}),
+    ([("My brother Tom lives in Cardiff, he's a teacher at Ysgol Glantaf. My friend Priya says hi.", "2025-01-10"),
+      ("Tom was promoted to deputy head last month!", "2025-04-02"),
+      ("Tom has moved to Swansea, he works for Gower College now.", "2025-09-15")],
+     "Tom", {"home_city": "Swansea", "employer": "Gower College", "job_title": "deputy head"},
+     {"home_city": "Cardiff", "employer": "Ysgol Glantaf", "job_title": "teacher"}),
+])
+def test_a_relatives_city_employer_and_title_told_in_steps_end_current(
+        steps: list[tuple[str, str]], subject: str, expected: dict[str, str], in_history: dict[str, str]) -> None:
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    last_day = steps[-1][1]
+    assert person_slots(result, subject, last_day) == expected
+    for slot, old in in_history.items():
+        chain = result.facts.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))
+        assert old in chain["value"].to_list(), (slot, chain.select("value", "status").rows())

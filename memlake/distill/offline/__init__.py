@@ -71,6 +71,11 @@ Leeds"); going to or staying in a named place for a stretch of days is a trip wh
 from 14 to 21 August"); a comment on the telling ("by the way", "to be honest", "btw") is no part of what is told;
 a relative or pet the user has is tagged `kin_or_pet` (the profile lists it with the people, not as identity).
 memlake-offline-14 (a second trial): "I've got a beagle called Biscuit" is kin or a pet as "I have" is.
+memlake-offline-14-tfacts7 (a third trial; a branch's bump, to be renumbered at merge): "she" in a comma splice is
+the person the sentence began with ("My sister Giulia lives in Leeds, she's a nurse at ...", with a partner named
+too); a named person's move ("Giulia moved from Leeds to York in August", "Tom has moved to Swansea") is their home
+city from the day said, and a promotion ("got promoted to ward manager", "was made deputy head") their title; a word
+that only leads in ("Also Giulia ...") is no part of a name.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -53,7 +53,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-14"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-14-tfacts7"
 
 
 class OfflineDistiller:
