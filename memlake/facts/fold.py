@@ -922,6 +922,11 @@ class Folder:
                     return None
                 if INFERRED in obs.tags and INFERRED not in current.tags:
                     return None  # a guess ("works in Leeds", so lives there) never replaces a value the user said
+                if self._said_in_one_breath(current, obs):
+                    # "We moved into the Leith flat, so I live in Edinburgh now": one message giving the slot two
+                    # values tells no change between them (a district and its city; no gazetteer says which holds
+                    # which). The slot keeps its value and the other is kept too, as a statement without the slot.
+                    return self._new_chain(replace(obs, slot=None))
                 return self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
         # A statement that ends something the subject holds is never a duplicate of it, however alike they read. "I
         # left Acme" is a fact of its own that ends the employer (the slot keeps its chain); "I've gone off oat milk"
@@ -1060,6 +1065,15 @@ class Folder:
              and v.created_at <= said.created_at and _names(said.content, v.value)),
             key=lambda v: v.key,
         )
+
+    @staticmethod
+    def _said_in_one_breath(current: FactVersion, obs: _Obs) -> bool:
+        """Whether `obs` gives `current`'s slot another value in the same message, with no word of a change or an
+        end in either ("I used to live in Berlin, now I live in Lisbon" is a change)."""
+        return (not obs.is_override and current.source_interface == EXTRACTION and current.created_at == obs.created_at
+                and bool(set(current.source_message_ids) & set(obs.message_ids))
+                and current.valid_until is None and obs.valid_until is None
+                and not any(has_change_cue(text) or _END_CUE.search(text) for text in (current.content, obs.content)))
 
     def _ended_states(self, said: _Obs | FactVersion) -> list[FactVersion]:
         """The subject's states without a slot that a later statement says ended: it has an end cue, and what

@@ -91,3 +91,24 @@ def test_a_relatives_city_employer_and_title_told_in_steps_end_current(
     for slot, old in in_history.items():
         chain = result.facts.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))
         assert old in chain["value"].to_list(), (slot, chain.select("value", "status").rows())
+
+
+@pytest.mark.parametrize("said, city, district", [
+    # a stranger's trial: Edinburgh was "superseded" by Leith the same day, for no time, as if the user moved again
+    ("We moved into the Leith flat last weekend, so I live in Edinburgh now.", "Edinburgh", "Leith"),
+    ("We moved into the Clifton flat on Saturday, so I live in Bristol now.", "Bristol", "Clifton"),
+])
+def test_two_places_said_in_one_breath_are_both_kept_and_neither_is_a_former_home(
+        said: str, city: str, district: str) -> None:
+    """One message giving a home two values tells no move between them (a district and its city, without a
+    gazetteer to say which holds which): both stay current, the home city keeps one, and history holds no
+    version of either ended by the other."""
+    result = fold([*said_offline("I live in Leeds.", "2026-03-04"), *said_offline(said, "2026-06-25")])
+    now = select_facts(result.facts, as_of=at("2026-06-26"), edges=result.edges)
+    current_text = " ".join(now["content"].to_list())
+    assert city in current_text and district in current_text
+    assert now.filter(pl.col("slot") == "home_city")["value"].to_list() in ([city], [district])
+    ended_same_day = result.facts.filter(pl.col("value").is_in([city, district]) & pl.col("valid_until").is_not_null())
+    assert ended_same_day.height == 0, ended_same_day.select("content", "valid_from", "valid_until").rows()
+    leeds = result.facts.filter(pl.col("value") == "Leeds").row(0, named=True)
+    assert leeds["status"] == "superseded"  # the move from Leeds is one change
