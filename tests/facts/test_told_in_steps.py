@@ -112,3 +112,21 @@ def test_two_places_said_in_one_breath_are_both_kept_and_neither_is_a_former_hom
     assert ended_same_day.height == 0, ended_same_day.select("content", "valid_from", "valid_until").rows()
     leeds = result.facts.filter(pl.col("value") == "Leeds").row(0, named=True)
     assert leeds["status"] == "superseded"  # the move from Leeds is one change
+
+
+@pytest.mark.parametrize("before, after, ended, kept", [
+    # a stranger's trial: oat milk stayed the current preference
+    ("By the way I don't drink cow's milk, I always take oat milk in my coffee.",
+     "Small update: I've gone off oat milk, these days I just drink my coffee black.", "oat milk", "cow's milk"),
+    ("I take two sugars in my tea. I love a strong builder's brew.",
+     "I gave up sugar, nowadays I take my tea plain.", "two sugars", "builder's brew"),
+])
+def test_a_taste_the_user_says_ended_is_no_longer_current(before: str, after: str, ended: str, kept: str) -> None:
+    result = fold([*said_offline(before, "2026-05-12"), *said_offline(after, "2026-09-02")])
+    said_before = result.facts.filter(pl.col("created_at") == at("2026-05-12"))
+    the_state = said_before.filter(pl.col("content").str.contains(ended))["content"].to_list()
+    now = select_facts(result.facts, as_of=at("2026-09-03"), edges=result.edges)["content"].to_list()
+    assert the_state and not set(the_state) & set(now), now
+    assert [content for content in now if kept in content], now
+    then = select_facts(result.facts, as_of=at("2026-06-01"), edges=result.edges)["content"].to_list()
+    assert set(the_state) <= set(then)

@@ -75,7 +75,8 @@ memlake-offline-14-tfacts7 (a third trial; a branch's bump, to be renumbered at 
 the person the sentence began with ("My sister Giulia lives in Leeds, she's a nurse at ...", with a partner named
 too); a named person's move ("Giulia moved from Leeds to York in August", "Tom has moved to Swansea") is their home
 city from the day said, and a promotion ("got promoted to ward manager", "was made deputy head") their title; a word
-that only leads in ("Also Giulia ...") is no part of a name.
+that only leads in ("Also Giulia ...") is no part of a name; a time leading a new statement in after a comma starts
+a clause ("I've gone off oat milk, these days I ...").
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.
