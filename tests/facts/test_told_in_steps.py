@@ -130,3 +130,17 @@ def test_a_taste_the_user_says_ended_is_no_longer_current(before: str, after: st
     assert [content for content in now if kept in content], now
     then = select_facts(result.facts, as_of=at("2026-06-01"), edges=result.edges)["content"].to_list()
     assert set(the_state) <= set(then)
+
+
+@pytest.mark.parametrize("steps, subject, age", [
+    # a stranger's trial: "Biscuit turned four" gave no fact
+    ([("I've got a beagle called Biscuit.", "2026-03-04"),
+      ("Biscuit turned four last week and he's much calmer in the new flat now.", "2026-09-02")], "Biscuit", "four"),
+    ([("My daughter Mia just turned 8!", "2026-05-11")], "Mia", "8"),
+])
+def test_an_age_a_pet_or_a_person_reached_is_a_fact_about_them(
+        steps: list[tuple[str, str]], subject: str, age: str) -> None:
+    """(No `age` slot yet: a later birthday is a fact of its own, not the next value of a chain.)"""
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    now = select_facts(result.facts, as_of=at(steps[-1][1]), edges=result.edges)
+    assert f"{subject} is {age}." in now.filter(pl.col("subject") == subject)["content"].to_list()

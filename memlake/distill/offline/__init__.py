@@ -76,7 +76,8 @@ the person the sentence began with ("My sister Giulia lives in Leeds, she's a nu
 too); a named person's move ("Giulia moved from Leeds to York in August", "Tom has moved to Swansea") is their home
 city from the day said, and a promotion ("got promoted to ward manager", "was made deputy head") their title; a word
 that only leads in ("Also Giulia ...") is no part of a name; a time leading a new statement in after a comma starts
-a clause ("I've gone off oat milk, these days I ...").
+a clause ("I've gone off oat milk, these days I ..."); an age reached ("Biscuit turned four last week") is a fact about
+the pet or person, without a slot.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from memlake.distill.models import Entity
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
 from memlake.distill.offline.vocabulary import (
+    AGE,
     CAP,
     HYPOTHETICAL,
     NAME,
@@ -55,10 +56,11 @@ class Context:
             for m in re.finditer(rf"(?P<name>{NAME})(?: (?:still |now |also )?(?:lives in|works (?:as|at|for)\b)|"
                                  rf"(?:'s| is) (?:now |also )?(?:a|an) {ROLE}\b)", text):
                 context.add_person(trim_name(m.group("name")))
-            # ... or moves from one place to another, or is promoted: "Giulia moved from Leeds to York", "Tom has
-            # moved to Swansea", "Giulia got promoted to ward manager" (not "Finally moved to Seattle": a lead-in)
+            # ... or moves from one place to another, is promoted, reaches an age: "Giulia moved from Leeds to York",
+            # "Tom has moved to Swansea", "Giulia got promoted to ward manager", "Biscuit turned four" (not "Finally
+            # moved to Seattle": a lead-in)
             for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?) (?:just |recently )?(?:moved from {CAP}(?: {CAP})* to|"
-                                 rf"has moved to|(?:got |was |has been )promoted to)\b", text):
+                                 rf"has moved to|(?:got |was |has been )promoted to|turned {AGE})\b", text):
                 name = without_lead_in(m.group("name"))
                 if not any(word in NOT_NAMES or word == "I" or word.endswith("ly") for word in name.split()):
                     context.add_person(trim_name(name))

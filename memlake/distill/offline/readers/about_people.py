@@ -12,6 +12,7 @@ from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import cut_object, trim_name, trim_org
 from memlake.distill.offline.vocabulary import (
     AFTER_ORG,
+    AGE,
     AT_ORG,
     CAP,
     NAME,
@@ -59,7 +60,7 @@ def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | 
         return None
     person = _Person(subject, confidence)
     rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
-    for said in (_likes, _does_not, _into, _lives_in, _news, _works, _turns):
+    for said in (_likes, _does_not, _into, _lives_in, _news, _works, _turns, _turned):
         if said(rule, person, rest):
             break  # one thing said per clause
     return subject
@@ -177,6 +178,23 @@ def _add_title(rule: Rule, person: _Person, title: str) -> None:
     subject, confidence = person
     rule.add("identity", title, f"{subject} works as a {title}.", subject=subject, slot="job_title",
              confidence=confidence, importance=0.4, tags=("people", "work"))
+
+
+# An age a person or a pet reached: "Biscuit turned four last week", "Mia just turned 8".
+_TURNED = re.compile(rf"^(?:just |recently )?turned {AGE}\b(?P<rest>.*)$")
+
+
+def _turned(rule: Rule, person: _Person, rest: str) -> bool:
+    """Their age, from the day said ("last week"). No slot: `SLOTS` has no age (adding one changes the model's
+    prompt), so a later birthday does not replace it."""
+    subject, confidence = person
+    n = _TURNED.match(rest)
+    if not n:
+        return False
+    when = rule.date_in(n.group("rest"))
+    rule.add("fact", n.group("age"), f"{subject} is {n.group('age')}.", subject=subject, confidence=confidence,
+             importance=0.4, tags=("people",), valid_from=when.day if when else None)
+    return True
 
 
 def _turns(rule: Rule, person: _Person, rest: str) -> bool:
