@@ -73,8 +73,9 @@ def person_slots(result, subject: str, day: str) -> dict[str, str]:  # type: ign
     ([("Also we're thinking about moving to Edinburgh, my partner Ana got a job offer there. My sister Giulia lives in "
        "Leeds, she's a nurse at St James's Hospital, so we'd be a bit further from her.", "2026-03-04"),
       ("My sister Giulia just got promoted to ward manager, by the way.", "2026-06-25"),
-      ("Also Giulia moved from Leeds to York in August. She works at York Hospital now, still as a ward manager.",
-       "2026-09-02")],
+      # (and the dog named in the same conversation: "she" is whom the message named before it)
+      ("Also Giulia moved from Leeds to York in August. She works at York Hospital now, still as a ward manager. "
+       "Biscuit turned four last week.", "2026-09-02")],
      "Giulia", {"home_city": "York", "employer": "York Hospital", "job_title": "ward manager"},
      {"home_city": "Leeds", "employer": "St James's Hospital", "job_title": "nurse"}),
     ([("My brother Tom lives in Cardiff, he's a teacher at Ysgol Glantaf. My friend Priya says hi.", "2025-01-10"),

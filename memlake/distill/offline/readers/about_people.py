@@ -51,7 +51,7 @@ def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | 
     if not m:
         return None
     if m.group("pronoun"):
-        subject = named_before or context.only_person()
+        subject = named_before or rule.named_earlier_in_message() or context.only_person()
         confidence = 0.75
     else:
         subject = context.person(trim_name(m.group("name") or ""))
