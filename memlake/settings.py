@@ -131,7 +131,9 @@ class Settings(BaseSettings):
         0.3, description="Cosine at or above which two facts of one subject are a contradiction candidate pair "
         "(without an embedder: Jaccard >= contradict_jaccard, or the same slot).")
     maintenance_judge_batch: int = Field(10, ge=1, description="Candidate pairs per core-model judge call.")
-    profile_regenerate_threshold: int = Field(10, description="New contributions before a new profile version.")
+    profile_regenerate_threshold: int = Field(
+        10, description="New contributions within one conversation before a new profile version (a conversation that "
+        "changed the profile always makes one).")
 
     # Graph
     graph_entity_cosine: float = Field(

@@ -87,17 +87,31 @@ _CHANGE_CUE = re.compile(
     r"used to|replaced)\b",
     re.IGNORECASE,
 )
-# A statement that says a value it names ended ("I left Acme", "we moved out of Berlin").
-_END_CUE = re.compile(
-    r"\b(left|leaving|quit|quitting|resigned|no longer|not any ?more|moved (?:away |out )?(?:of|from))\b",
+# A statement that says a value it names ended ("I left Acme", "we moved out of Berlin", "I stopped working at
+# Acme"). Ordinary English verbs of ending, not phrases of any one chat.
+_ENDINGS = (r"left|leaving|quit|quitting|resigned|no longer|not any ?more|moved (?:away |out )?(?:of|from)|"
+            r"stopped|stopping|gave up|given up|giving up")
+_END_CUE = re.compile(rf"\b({_ENDINGS})\b", re.IGNORECASE)
+# ... and a state or a trip: "I've gone off oat milk", "we're back from Lisbon" (never a slot's value: "back from
+# Acme's offsite" leaves the employer as it was).
+_STATE_END_CUE = re.compile(
+    rf"\b({_ENDINGS}|(?:gone|went|going|gotten|got) off|(?:back|returned|got back|came back|come back) from)\b",
     re.IGNORECASE,
 )
+# After these cues a verb comes first ("no longer goes to the gym"): the thing ended is what follows it.
+_CUE_BEFORE_A_VERB = re.compile(r"^(?:no longer|not any ?more)$", re.IGNORECASE)
+# Words that say when, not what: "stopped playing squash last week" ended squash, not weeks.
+TIME_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "ago", "last", "since",
+                         "yesterday", "today", "recently", "now", "anymore", "around", "weekend", "morning",
+                         "evening", "night", "after", "before", "until"})
 # Types that look ahead: they carry nothing out, and a statement of another type carries a plan out.
 PLAN_TYPES = ("commitment", "decision")
 # What a later statement carries out (it names the new value as its goal): plans and events still open.
 GOAL_TYPES = ("commitment", "event")
 # What a value's end ends (it names the value): states as well as plans and open events.
 STATE_TYPES = ("commitment", "event", "fact", "relationship")
+# What a statement that names it as ended ends ("gone off oat milk"): any state, taste or skill, and open plans.
+ENDABLE_TYPES = (*STATE_TYPES, "preference", "skill")
 _KIND_RANK = {"candidate": 0, "override": 1, "forget": 2}
 _ATOMIC_WORDS = 2  # values of at most this many content words are compared as atoms
 
@@ -346,6 +360,28 @@ def _names_goal(text: str, value: str | None) -> bool:
     said, named = words(text), words(value)
     starts = [i for i in range(len(said) - len(named) + 1) if said[i:i + len(named)] == named]
     return not starts or any(i == 0 or said[i - 1] != "from" for i in starts)
+
+
+def _ended_object(content: str) -> frozenset[str]:
+    """The content words of what a statement says ended: after its end cue, up to the clause's end or the first
+    word of when ("stopped playing squash after the injury" -> squash; "no longer goes to the gym" -> gym)."""
+    cue = _STATE_END_CUE.search(content)
+    if cue is None:
+        return frozenset()
+    clause = re.split(r"[,.;:!?()]|\s[-–—]\s|\b(?:and|but|because|so|when|while)\b", content[cue.end():], maxsplit=1)[0]
+    said = []
+    for word in words(clause):
+        if word in TIME_WORDS or any(ch.isdigit() for ch in word):
+            break
+        said.append(word)
+    if said and (said[0].endswith("ing") or _CUE_BEFORE_A_VERB.match(cue.group(1))):
+        said = said[1:]  # the verb of what ended ("playing squash", "no longer goes to"): the thing is after it
+    return frozenset(_value_words(" ".join(said)))
+
+
+def words_loosely_in(wanted: AbstractSet[str], found: AbstractSet[str]) -> bool:
+    """Whether every wanted word is in `found`, a plural and its singular counting as one ("sugar", "sugars")."""
+    return all(w in found or f"{w}s" in found or f"{w}es" in found or w.rstrip("s") in found for w in wanted)
 
 
 def has_change_cue(content: str) -> bool:
@@ -886,10 +922,28 @@ class Folder:
                     return None
                 if INFERRED in obs.tags and INFERRED not in current.tags:
                     return None  # a guess ("works in Leeds", so lives there) never replaces a value the user said
+                if self._said_in_one_breath(current, obs):
+                    # "We moved into the Leith flat, so I live in Edinburgh now": one message giving the slot two
+                    # values tells no change between them (a district and its city; no gazetteer says which holds
+                    # which). The slot keeps its value and the other is kept too, as a statement without the slot.
+                    return self._new_chain(replace(obs, slot=None))
                 return self._supersede(current, obs, chain_fid=fid, reason=f"{obs.slot}: new value")
+        # A statement that ends something the subject holds is never a duplicate of it, however alike they read. "I
+        # left Acme" is a fact of its own that ends the employer (the slot keeps its chain); "I've gone off oat milk"
+        # is the next version of the state it ends, the closest by words (`_settle` closes any other it names).
+        if self._ended_values(obs):
+            return self._new_chain(obs)
+        ended = self._ended_states(obs)
+        if ended:
+            words_said = self._content_words(obs.content)
+            closest = max(ended, key=lambda v: (_jaccard_sets(words_said, self._content_words(v.content)), v.key))
+            return self._replace(closest, obs, reason="ended")
         matches = self._matches(obs, skey, statuses=("active",))
-        # Rule 2: duplicate.
-        duplicates = [m for m in matches if self._is_duplicate(m)]
+        # Rule 2: duplicate. What the user tells memory (an override) confirms a fact only if it says nothing more:
+        # "My sister Giulia moved to York" reads like "The user's sister is Giulia", but the move is news.
+        duplicates = [m for m in matches if self._is_duplicate(m) and not (
+            obs.is_override and not words_loosely_in(self._content_words(obs.content),
+                                                     self._content_words(m.fact.content)))]
         if duplicates:
             best = max(duplicates, key=lambda m: (m.jaccard, m.cosine, m.fact.fact_id))
             if best.fact.type in PLAN_TYPES and obs.type not in PLAN_TYPES:
@@ -907,9 +961,6 @@ class Folder:
                 best.fact.value = best.fact.value or obs.value
                 self.slot_chain[slot_key(obs.agent_id, obs.subject, obs.slot, best.fact.value)] = best.fact.fact_id
             return None
-        # A statement that ends a value the subject holds ("I left Acme") is a fact of its own that ends it.
-        if self._ended_values(obs):
-            return self._new_chain(obs)
         # Rule 3: an explicit change supersedes the closest fact.
         related = [m for m in matches if m.jaccard >= self.config.contradict_jaccard]
         if related and (obs.type == "correction" or has_change_cue(obs.content)):
@@ -959,6 +1010,8 @@ class Folder:
             self.stats.closed += 1
             for item in self._open_items(made, STATE_TYPES, version.value):
                 self._close_item(item, made, f"ended: {version.slot} {version.value}")
+        for state in self._ended_states(made):
+            self._close_item(state, made, f"ended: {' '.join(sorted(_ended_object(made.content)))}")
         for m in self._matches(self._obs_of(made), subject_key(made.subject), statuses=("active",)):
             if m.fact.type == "commitment" and m.fact.created_at < made.created_at and self._is_duplicate(m):
                 self._close_item(m.fact, made, "plan carried out")
@@ -1010,6 +1063,33 @@ class Folder:
             (v for v in (index.versions if index is not None else ())
              if v.status == "active" and v.slot and v.value and _is_atomic(v.value) and v.valid_until is None
              and v.created_at <= said.created_at and _names(said.content, v.value)),
+            key=lambda v: v.key,
+        )
+
+    @staticmethod
+    def _said_in_one_breath(current: FactVersion, obs: _Obs) -> bool:
+        """Whether `obs` gives `current`'s slot another value in the same message, with no word of a change or an
+        end in either ("I used to live in Berlin, now I live in Lisbon" is a change)."""
+        return (not obs.is_override and current.source_interface == EXTRACTION and current.created_at == obs.created_at
+                and bool(set(current.source_message_ids) & set(obs.message_ids))
+                and current.valid_until is None and obs.valid_until is None
+                and not any(has_change_cue(text) or _END_CUE.search(text) for text in (current.content, obs.content)))
+
+    def _ended_states(self, said: _Obs | FactVersion) -> list[FactVersion]:
+        """The subject's states without a slot that a later statement says ended: it has an end cue, and what
+        follows the cue names them ("gone off oat milk" ends "takes oat milk in their coffee", not "doesn't drink
+        cow's milk"; "back from Lisbon" ends the trip to Lisbon)."""
+        if said.type in PLAN_TYPES:
+            return []
+        ended = _ended_object(said.content)
+        if not ended:
+            return []
+        index = self._index.get((said.agent_id, subject_key(said.subject)))
+        return sorted(
+            (v for v in (index.versions if index is not None else ())
+             if v.status == "active" and not v.slot and v.type in ENDABLE_TYPES and v.created_at < said.created_at
+             and v.fact_id != getattr(said, "fact_id", None) and not _STATE_END_CUE.search(v.content)
+             and words_loosely_in(ended, _value_words(v.content))),
             key=lambda v: v.key,
         )
 

@@ -19,6 +19,7 @@ from typing import Any
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import distill_offline
 from memlake.facts.fold import Forget, Override
+from memlake.facts.said_as_is import as_said, unread_statements
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake
 from memlake.moments import as_utc_or_none, parse_as_of
@@ -185,18 +186,19 @@ def read_forgets(settings: Settings, agent_id: str | None = None) -> list[Forget
 
 def structure_statement(text: str, said_at: datetime) -> list[dict[str, Any]]:
     """Type, subject, slot, value, content and dates of each fact a remembered statement holds, by the offline
-    distiller's rules, those with a slot first.
+    distiller's rules, those with a slot first; then each part of it the rules left unread, as said in the third
+    person (`said_as_is`), so that everything the user said is written.
 
-    "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`. Empty when the
-    rules recognise nothing (the override is then stored as said, without a slot).
+    "I moved to Paris last week" -> home_city = Paris, valid from the week before `said_at`; "I'm left-handed"
+    (no rule) -> "The user is left-handed.".
     """
     message = Message(message_id="remember", role="user", content=text, created_at=said_at)
     try:
         session = distill_offline(Conversation("remember", "remember", None, (message,)))
+        candidates = sorted(session.fact_candidates, key=lambda c: not c.slot)  # stable: the rules' order otherwise
     except Exception:  # a rule that trips on odd text must not stop a user's override
-        return []
-    candidates = sorted(session.fact_candidates, key=lambda c: not c.slot)  # stable: the rules' order otherwise
-    return [
+        candidates = []
+    found = [
         {
             "type": c.type,
             "subject": c.subject,
@@ -208,3 +210,4 @@ def structure_statement(text: str, said_at: datetime) -> list[dict[str, Any]]:
         }
         for c in candidates
     ]
+    return found + [as_said(statement) for statement in unread_statements(text, found, said_at)]

@@ -5,12 +5,14 @@ events. Each line is one active fact's sentence and cites its fact id; within a
 section, lines that rest on a user override come first. A happening (an event,
 a plan, a decision, a deadline) is past, and listed under past events, once the
 latest day it names or was said or confirmed on is more than `CURRENT_DAYS`
-before the version; a fact whose `valid_until` has come is in no version from
-then on. A new version is made at the
-agent's first contribution, after every `profile_regenerate_threshold` new
-contributions since the last version, and at once after an override; the
-newest version always covers every contribution so far (until `threshold`
-more arrive it is rebuilt, with the same number, by each run). A
+before the version, or once its `valid_until` has come (a trip whose days are
+over; a plan's line then says when it was planned); any other fact whose
+`valid_until` has come is in no version from then on. A version is what the
+profile said: a new one is made, when its lines differ from the last one's, at
+the agent's first contribution, at the end of each conversation's contributions,
+after every `profile_regenerate_threshold` contributions within one, and at once
+after an override; so the newest version always covers every contribution so
+far, and a profile whose content changed always has a new number. A
 contribution is a fact version that became active (a new fact, an update, a
 correction); confirmations are not. A rejected fact is left out of every
 version (the tables do not say when it was rejected).
@@ -50,7 +52,9 @@ HAPPENINGS = ("event", "decision", "commitment")
 # Names the rules above; a profiles file built by other rules is built again by the next run (`profiles_outdated`),
 # the facts folded again with it. profile-3: the fold closes plans carried out and states ended (issue 23), so a
 # profile built before lists a finished move's plan; the next run, even with no new chat, folds and builds again.
-PROFILE_RULES = "profile-3"
+# profile-4: a happening whose valid_until has come is a past event, and a version is made whenever a conversation
+# changed what the profile says.
+PROFILE_RULES = "profile-4"
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
@@ -144,10 +148,24 @@ def latest_day(fact: dict[str, Any]) -> date:
     return max(days)
 
 
+def is_happening(fact: dict[str, Any]) -> bool:
+    return fact.get("type") in HAPPENINGS or fact.get("slot") == "project_deadline"
+
+
 def is_past(fact: dict[str, Any], at: datetime) -> bool:
-    """Whether a happening (event, plan, decision, deadline) is more than `CURRENT_DAYS` behind `at`."""
-    happening = fact.get("type") in HAPPENINGS or fact.get("slot") == "project_deadline"
-    return happening and (at.date() - latest_day(fact)).days > CURRENT_DAYS
+    """Whether a happening (event, plan, decision, deadline) is over at `at`: its `valid_until` has come (a trip's
+    last day is behind), or it is more than `CURRENT_DAYS` behind."""
+    ended = fact.get("valid_until") is not None and fact["valid_until"] <= at
+    return is_happening(fact) and (ended or (at.date() - latest_day(fact)).days > CURRENT_DAYS)
+
+
+def _past_text(fact: dict[str, Any]) -> str:
+    """A past event's line: a plan says it was one ("Planned on 2025-07-02: the user is going to Lisbon ..."),
+    since its sentence speaks of a future that is over; an event is said as it was."""
+    content = fact["content"]
+    if fact.get("type") != "commitment" or not content:
+        return content
+    return f"Planned on {fact['created_at'].date().isoformat()}: {content[0].lower()}{content[1:]}"
 
 
 def profile_lines(
@@ -177,7 +195,7 @@ def profile_lines(
             lines.append(
                 {
                     "section": section,
-                    "text": fact["content"],
+                    "text": _past_text(fact) if section == PAST else fact["content"],
                     "fact_ids": [fact["fact_id"]],
                     "is_override": bool(fact.get("override_ids")),
                 }
@@ -211,6 +229,11 @@ def _contributions(facts: pl.DataFrame, edges: pl.DataFrame) -> list[dict[str, A
     return sorted(rows, key=lambda r: (r["created_at"], r["fact_id"], r["version"]))
 
 
+def _conversation(row: dict[str, Any]) -> str | None:
+    """The conversation a contribution came from (None for an override)."""
+    return (row.get("source_conversation_ids") or [None])[0]
+
+
 def profile_versions(
     facts: pl.DataFrame, edges: pl.DataFrame, threshold: int, write: VersionWriter | None = None
 ) -> pl.DataFrame:
@@ -230,12 +253,16 @@ def profile_versions(
         contributions = _contributions(agent_facts, agent_edges)
         made: list[dict[str, Any]] = []
         since_last, version = 0, 0
+        last_lines: list[dict[str, Any]] | None = None
         for i, row in enumerate(contributions):
             made.append(row)
             since_last += 1
-            last_at_this_time = i + 1 == len(contributions) or contributions[i + 1]["created_at"] != row["created_at"]
-            last = i + 1 == len(contributions)
-            due = version == 0 or since_last >= threshold or row["source_interface"] == "override" or last
+            following = contributions[i + 1] if i + 1 < len(contributions) else None
+            last_at_this_time = following is None or following["created_at"] != row["created_at"]
+            # a conversation's last contribution (the last of all, too): what a run adds shows as a new version
+            end_of_conversation = following is None or _conversation(following) != _conversation(row)
+            due = version == 0 or since_last >= threshold or row["source_interface"] == "override" or (
+                end_of_conversation)
             if not (due and last_at_this_time):
                 continue
             at = row["created_at"]
@@ -243,9 +270,12 @@ def profile_versions(
                 r for r in made
                 if r["status"] != "rejected"
                 and ((r["fact_id"], r["version"]) not in replaced_at or replaced_at[(r["fact_id"], r["version"])] > at)
-                and (r["valid_until"] is None or r["valid_until"] > at)
+                and (r["valid_until"] is None or r["valid_until"] > at or is_happening(r))
             ]
             lines = profile_lines(active, known_people(made), at)
+            if lines == last_lines:
+                continue  # nothing the profile says changed: no new version
+            last_lines = lines
             writer = WRITER
             if write is not None:
                 lines, writer = write(agent_id, at, active, lines)

@@ -202,3 +202,45 @@ def test_a_value_named_short_is_still_named() -> None:
                    said(40, "event", left, value="left Acme", valid_from=T0 + timedelta(days=30))])
     assert current(result) == [left]
     assert row(result, works)["valid_until"] == T0 + timedelta(days=30)
+
+
+OAT_MILK = "The user always takes oat milk in their coffee."
+NO_COWS_MILK = "The user doesn't drink cow's milk."
+
+
+def test_a_taste_that_a_later_statement_ends_is_closed_on_the_day_said() -> None:
+    """A stranger's trial: "I always take oat milk in my coffee", months later "I've gone off oat milk": oat milk
+    stayed current. A state a later statement ends is closed, whatever the type; what it does not name stays."""
+    gone_off = "The user has gone off oat milk."
+    result = fold([said(0, "fact", OAT_MILK), said(0, "preference", NO_COWS_MILK, value="no cow's milk"),
+                   said(90, "fact", gone_off)])
+    closed = row(result, OAT_MILK)
+    assert closed["status"] == "superseded" and closed["valid_until"] == T0 + timedelta(days=90)
+    assert closed["superseded_by"] == row(result, gone_off)["fact_id"]
+    assert current(result) == sorted([NO_COWS_MILK, gone_off])
+    assert OAT_MILK in current(result, T0 + timedelta(days=30))
+
+
+def test_ending_a_habit_or_a_trip_in_other_words_closes_it() -> None:
+    squash = "The user plays squash every Tuesday."
+    sugar = "The user takes two sugars in their tea."
+    gym = "The user is a member of the climbing gym on Canal Street."
+    trip = "The user is going to Porto from 2024-07-10 to 2024-07-17."
+    result = fold([said(0, "fact", squash), said(0, "preference", sugar), said(0, "fact", gym),
+                   said(1, "commitment", trip),
+                   said(40, "event", "The user stopped playing squash after the knee injury."),
+                   said(41, "fact", "The user gave up sugar in their tea."),
+                   said(42, "fact", "The user no longer goes to the climbing gym."),
+                   said(48, "event", "The user got back from Porto in the week of 2024-07-15.")])
+    for state, day in ((squash, 40), (sugar, 41), (gym, 42), (trip, 48)):
+        assert row(result, state)["status"] == "superseded", state
+        assert row(result, state)["valid_until"] == T0 + timedelta(days=day), state
+
+
+def test_an_end_said_in_the_same_breath_or_of_something_else_ends_nothing() -> None:
+    """Only a later statement ends a state, and only one that names what it held: giving up coffee ends no tea."""
+    tea = "The user drinks green tea every morning."
+    result = fold([said(0, "fact", tea), said(5, "fact", "The user gave up coffee."),
+                   said(6, "fact", "The user plays chess."), said(6, "event", "The user stopped playing chess.")])
+    assert row(result, tea)["status"] == "active"
+    assert row(result, "The user plays chess.")["status"] == "active"

@@ -91,16 +91,44 @@ def test_past_events_read_newest_first_and_the_model_sees_them_marked() -> None:
     assert marked == {"launch", "kickoff"}
 
 
-def test_a_trip_told_with_its_days_leaves_the_profile_once_it_is_over() -> None:
-    """A user trial: "I'm going to Lisbon from August 14 to 21" (said 2025-07-02) was a current plan a year later,
-    and the profile listed it under past events still saying "is going"."""
+def test_a_trip_told_with_its_days_moves_to_past_events_once_it_is_over() -> None:
+    """A user trial: "I'm going to Lisbon from August 14 to 21" (said 2025-07-02) was a current plan a year later.
+    A second trial: once its days were over the trip left the profile altogether. It is history: under past events,
+    said as a plan (its days are over; whether it happened, only a later statement says)."""
     folded = fold([*said_offline("I'm going to Lisbon from August 14 to 21.", "2025-07-02"),
                    *said_offline("I prefer green tea.", "2025-08-15"),
-                   *said_offline("I love cycling along the canal.", "2026-07-02")])
+                   *said_offline("I love cycling along the canal.", "2025-08-25"),
+                   *said_offline("My favourite band is Wet Leg.", "2026-07-02")])
     profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
-    during, a_year_on = profile["text"][-2], profile["text"][-1]
-    assert "is going to Lisbon from 2025-08-14 to 2025-08-21" in during
-    assert "Lisbon" not in a_year_on and "cycling" in a_year_on
+    during, just_after, a_year_on = profile["lines"][-3], profile["lines"][-2], profile["lines"][-1]
+
+    def section_of_lisbon(lines: list[dict]) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+        return [(line["section"], line["text"]) for line in lines if "Lisbon" in line["text"]]
+
+    assert section_of_lisbon(during) == [
+        ("current projects", "The user is going to Lisbon from 2025-08-14 to 2025-08-21.")]
+    for after in (just_after, a_year_on):
+        assert section_of_lisbon(after) == [
+            ("past events", "Planned on 2025-07-02: the user is going to Lisbon from 2025-08-14 to 2025-08-21.")]
+
+
+def test_a_later_conversation_that_changes_the_profile_makes_a_new_version() -> None:
+    """A stranger's trial: the profile's header kept its version number while a new conversation changed what it
+    said. A version is what the profile said: new content, new number; a conversation that changes nothing makes no
+    version."""
+    first = [*said_offline("I live in Leeds and I work at Globex.", "2025-03-04"),
+             *said_offline("I prefer green tea.", "2025-03-05")]
+    second = [*said_offline("I love cycling along the canal.", "2025-04-10")]
+    same_again = [*said_offline("I prefer green tea.", "2025-04-12")]  # a confirmation: no contribution
+
+    def latest(statements: list) -> tuple[int, str]:  # type: ignore[type-arg]
+        folded = fold(statements)
+        row = profile_versions(folded.facts, folded.edges, threshold=10).sort("version").row(-1, named=True)
+        return row["version"], row["text"]
+
+    before, after, again = latest(first), latest(first + second), latest(first + second + same_again)
+    assert after[1] != before[1] and after[0] > before[0]
+    assert again == after
 
 
 def test_a_pet_is_listed_with_the_people_not_as_identity() -> None:

@@ -116,3 +116,43 @@ def test_remember_writes_every_fact_a_statement_holds(tmp_path: Path) -> None:
         ("confirmed", "employer", "Initech"), ("new fact", "job_title", "senior data scientist")]
     assert memory.facts("carol").filter(pl.col("slot") == "job_title")["value"].to_list() == [
         "senior data scientist"]
+
+
+def profile_sections(memory: Memory, agent_id: str) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    for line in memory.profile(agent_id)["lines"][0]:
+        sections.setdefault(line["section"], []).append(line["text"])
+    return sections
+
+
+@pytest.mark.parametrize("statement, unread_part", [
+    # a stranger's trial: the job was written, the move was not
+    ("My sister Giulia moved to York, she works at York Hospital", "York"),
+    ("My sister Giulia took up rowing, she works at York Hospital", "rowing"),
+    ("I'm vegetarian, these days I mostly cook Thai food", "Thai food"),
+])
+def test_remember_writes_every_statement_it_was_given_and_reports_each(
+        tmp_path: Path, statement: str, unread_part: str) -> None:
+    settings = folded(tmp_path, [said(0, "fact", "The user works at Acme.", "employer", "Acme")])
+    made = Memory(settings=settings).remember("carol", statement)
+    written = " ".join(made["content"].to_list())
+    assert unread_part in written.replace("York Hospital", ""), made.select("change", "content").rows()
+    assert set(made["change"].to_list()) <= {"new fact", "new version", "confirmed"}
+    assert not any(content.startswith(("I ", "I'm", "My ")) for content in made["content"].to_list())
+
+
+def test_a_remembered_statement_no_rule_reads_is_shown_in_the_third_person_under_its_section(tmp_path: Path) -> None:
+    """A stranger's trial: "I just drink my coffee black these days" was listed verbatim under Identity. What the
+    rules do not read is written as said, about the user in the third person, typed by its structure."""
+    settings = folded(tmp_path, [said(0, "fact", "The user works at Acme.", "employer", "Acme")])
+    memory = Memory(settings=settings)
+    for statement in ("I just drink my coffee black these days", "I'm left-handed",
+                      "I'm learning Portuguese in the evenings", "I can't stand loud restaurants"):
+        memory.remember("carol", statement)
+    sections = profile_sections(memory, "carol")
+    every_line = [text for texts in sections.values() for text in texts]
+    assert not [text for text in every_line if text.startswith(("I ", "I'm", "My "))], sections
+    assert "The user just drinks their coffee black these days." in every_line
+    assert "The user is left-handed." in sections["identity"]
+    assert "The user is learning Portuguese in the evenings." in sections["work"]  # a skill
+    assert "The user can't stand loud restaurants." in every_line

@@ -8,6 +8,7 @@ city, employer and title current, the old ones in history, and the move's plan c
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from memlake.facts.fold import fold
 from memlake.facts.reads import fact_history, select_facts
@@ -60,3 +61,87 @@ def test_a_said_home_that_a_guess_confirmed_is_still_said() -> None:
     result = fold([*said_offline("I live in Leeds.", "2025-01-10"), *said_offline(INTRO, "2025-03-04"),
                    *said_offline("I work at Globex in York.", "2025-04-10")])
     assert current_home(result, "2025-04-11") == ["Leeds"]
+
+
+def person_slots(result, subject: str, day: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    now = select_facts(result.facts, as_of=at(day), edges=result.edges)
+    return {row["slot"]: row["value"] for row in now.iter_rows(named=True) if row["slot"] and row["subject"] == subject}
+
+
+@pytest.mark.parametrize("steps, subject, expected, in_history", [
+    # a stranger's trial: two people named in the chat ("my partner Ana", "my sister Giulia"), so "she" was no one's
+    ([("Also we're thinking about moving to Edinburgh, my partner Ana got a job offer there. My sister Giulia lives in "
+       "Leeds, she's a nurse at St James's Hospital, so we'd be a bit further from her.", "2026-03-04"),
+      ("My sister Giulia just got promoted to ward manager, by the way.", "2026-06-25"),
+      # (and the dog named in the same conversation: "she" is whom the message named before it)
+      ("Also Giulia moved from Leeds to York in August. She works at York Hospital now, still as a ward manager. "
+       "Biscuit turned four last week.", "2026-09-02")],
+     "Giulia", {"home_city": "York", "employer": "York Hospital", "job_title": "ward manager"},
+     {"home_city": "Leeds", "employer": "St James's Hospital", "job_title": "nurse"}),
+    ([("My brother Tom lives in Cardiff, he's a teacher at Ysgol Glantaf. My friend Priya says hi.", "2025-01-10"),
+      ("Tom was promoted to deputy head last month!", "2025-04-02"),
+      ("Tom has moved to Swansea, he works for Gower College now.", "2025-09-15")],
+     "Tom", {"home_city": "Swansea", "employer": "Gower College", "job_title": "deputy head"},
+     {"home_city": "Cardiff", "employer": "Ysgol Glantaf", "job_title": "teacher"}),
+])
+def test_a_relatives_city_employer_and_title_told_in_steps_end_current(
+        steps: list[tuple[str, str]], subject: str, expected: dict[str, str], in_history: dict[str, str]) -> None:
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    last_day = steps[-1][1]
+    assert person_slots(result, subject, last_day) == expected
+    for slot, old in in_history.items():
+        chain = result.facts.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))
+        assert old in chain["value"].to_list(), (slot, chain.select("value", "status").rows())
+
+
+@pytest.mark.parametrize("said, city, district", [
+    # a stranger's trial: Edinburgh was "superseded" by Leith the same day, for no time, as if the user moved again
+    ("We moved into the Leith flat last weekend, so I live in Edinburgh now.", "Edinburgh", "Leith"),
+    ("We moved into the Clifton flat on Saturday, so I live in Bristol now.", "Bristol", "Clifton"),
+])
+def test_two_places_said_in_one_breath_are_both_kept_and_neither_is_a_former_home(
+        said: str, city: str, district: str) -> None:
+    """One message giving a home two values tells no move between them (a district and its city, without a
+    gazetteer to say which holds which): both stay current, the home city keeps one, and history holds no
+    version of either ended by the other."""
+    result = fold([*said_offline("I live in Leeds.", "2026-03-04"), *said_offline(said, "2026-06-25")])
+    now = select_facts(result.facts, as_of=at("2026-06-26"), edges=result.edges)
+    current_text = " ".join(now["content"].to_list())
+    assert city in current_text and district in current_text
+    assert now.filter(pl.col("slot") == "home_city")["value"].to_list() in ([city], [district])
+    ended_same_day = result.facts.filter(pl.col("value").is_in([city, district]) & pl.col("valid_until").is_not_null())
+    assert ended_same_day.height == 0, ended_same_day.select("content", "valid_from", "valid_until").rows()
+    leeds = result.facts.filter(pl.col("value") == "Leeds").row(0, named=True)
+    assert leeds["status"] == "superseded"  # the move from Leeds is one change
+
+
+@pytest.mark.parametrize("before, after, ended, kept", [
+    # a stranger's trial: oat milk stayed the current preference
+    ("By the way I don't drink cow's milk, I always take oat milk in my coffee.",
+     "Small update: I've gone off oat milk, these days I just drink my coffee black.", "oat milk", "cow's milk"),
+    ("I take two sugars in my tea. I love a strong builder's brew.",
+     "I gave up sugar, nowadays I take my tea plain.", "two sugars", "builder's brew"),
+])
+def test_a_taste_the_user_says_ended_is_no_longer_current(before: str, after: str, ended: str, kept: str) -> None:
+    result = fold([*said_offline(before, "2026-05-12"), *said_offline(after, "2026-09-02")])
+    said_before = result.facts.filter(pl.col("created_at") == at("2026-05-12"))
+    the_state = said_before.filter(pl.col("content").str.contains(ended))["content"].to_list()
+    now = select_facts(result.facts, as_of=at("2026-09-03"), edges=result.edges)["content"].to_list()
+    assert the_state and not set(the_state) & set(now), now
+    assert [content for content in now if kept in content], now
+    then = select_facts(result.facts, as_of=at("2026-06-01"), edges=result.edges)["content"].to_list()
+    assert set(the_state) <= set(then)
+
+
+@pytest.mark.parametrize("steps, subject, age", [
+    # a stranger's trial: "Biscuit turned four" gave no fact
+    ([("I've got a beagle called Biscuit.", "2026-03-04"),
+      ("Biscuit turned four last week and he's much calmer in the new flat now.", "2026-09-02")], "Biscuit", "four"),
+    ([("My daughter Mia just turned 8!", "2026-05-11")], "Mia", "8"),
+])
+def test_an_age_a_pet_or_a_person_reached_is_a_fact_about_them(
+        steps: list[tuple[str, str]], subject: str, age: str) -> None:
+    """(No `age` slot yet: a later birthday is a fact of its own, not the next value of a chain.)"""
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    now = select_facts(result.facts, as_of=at(steps[-1][1]), edges=result.edges)
+    assert f"{subject} is {age}." in now.filter(pl.col("subject") == subject)["content"].to_list()

@@ -82,6 +82,13 @@ structure's type, and merged into a candidate they say again (cosine >= 0.85) (`
 something of the user's are a subject ("Seeing my students succeed motivates me"; not a short verdict), "they"/"their"
 after a plural noun of the clause and a relative "that I" no longer stop a clause, "learnt" is a past, "we" with an
 adverb before its verb ("We finally adopted ...") and a good time with its time before its place are read.
+memlake-offline-16 (a third trial): "she" in a comma splice is
+the person the sentence began with ("My sister Giulia lives in Leeds, she's a nurse at ...", with a partner named
+too); a named person's move ("Giulia moved from Leeds to York in August", "Tom has moved to Swansea") is their home
+city from the day said, and a promotion ("got promoted to ward manager", "was made deputy head") their title; a word
+that only leads in ("Also Giulia ...") is no part of a name; a time leading a new statement in after a comma starts
+a clause ("I've gone off oat milk, these days I ..."); an age reached ("Biscuit turned four last week") is a fact about
+the pet or person, without a slot.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -55,7 +55,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-15"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-16"
 
 
 class OfflineDistiller:

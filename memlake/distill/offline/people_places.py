@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from memlake.distill.models import Entity
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
 from memlake.distill.offline.vocabulary import (
+    AGE,
     CAP,
     HYPOTHETICAL,
     NAME,
@@ -20,6 +21,12 @@ from memlake.distill.offline.vocabulary import (
     SIBLING_ADJECTIVES,
     SIBLING_WORDS,
 )
+
+
+def without_lead_in(text: str) -> str:
+    """`text` without a capitalised word that only leads in before a name ("Also Giulia ..." -> "Giulia ...")."""
+    lead_in = re.match(rf"^(?P<word>{CAP}),?\s+(?=[A-ZÀ-ÖØ-Þ])", text)
+    return text[lead_in.end():] if lead_in and lead_in.group("word") in NOT_NAMES else text
 
 
 @dataclass
@@ -49,6 +56,14 @@ class Context:
             for m in re.finditer(rf"(?P<name>{NAME})(?: (?:still |now |also )?(?:lives in|works (?:as|at|for)\b)|"
                                  rf"(?:'s| is) (?:now |also )?(?:a|an) {ROLE}\b)", text):
                 context.add_person(trim_name(m.group("name")))
+            # ... or moves from one place to another, is promoted, reaches an age: "Giulia moved from Leeds to York",
+            # "Tom has moved to Swansea", "Giulia got promoted to ward manager", "Biscuit turned four" (not "Finally
+            # moved to Seattle": a lead-in)
+            for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?) (?:just |recently )?(?:moved from {CAP}(?: {CAP})* to|"
+                                 rf"has moved to|(?:got |was |has been )promoted to|turned {AGE})\b", text):
+                name = without_lead_in(m.group("name"))
+                if not any(word in NOT_NAMES or word == "I" or word.endswith("ly") for word in name.split()):
+                    context.add_person(trim_name(name))
             for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
                 context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"\b[Pp]roject (?P<name>{CAP})", text):
@@ -70,6 +85,7 @@ class Context:
         return context
 
     def add_person(self, name: str) -> None:
+        name = without_lead_in(name)  # "Also Giulia lives in York" names Giulia
         if not name or name.split()[0] in NOT_NAMES:
             return
         self.people[name] = name

@@ -10,6 +10,7 @@ from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
+from memlake.distill.offline.vocabulary import CAP, NOT_NAMES
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
@@ -52,6 +53,15 @@ class Rule:
     @property
     def said(self) -> date:
         return self.sentence.message.created_at.date()
+
+    def named_earlier_in_message(self) -> str | None:
+        """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
+        before = self.sentence.message.content.split(self.sentence.display, 1)[0]
+        names = {full for word, full in self.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
+        names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
+                  if m.group(1).strip(".,") not in NOT_NAMES}
+        names = {name.strip(".,!?") for name in names}
+        return next(iter(names)) if len(names) == 1 else None
 
     def date_in(self, clause: str, context: str | None = None) -> DateMention | None:
         """The first date expression inside `clause` (resolved against when it was said)."""

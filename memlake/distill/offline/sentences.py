@@ -24,7 +24,9 @@ _CLAUSE_SPLIT = re.compile(
     r",?\s+(?:and|but|so)\s+(?=(?:(?:now|then|also|still) )?(?:I|I'm|I've|I'll|we|we're|my)\b)|"
     # (a dash before "a"/"an" names what came before: "a new project - a thriller set in Ohio")
     r";\s*|,\s+so\s+|\s+-\s+(?!an? )|\s+–\s+(?!an? )|\s*—\s*|"
-    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s+(?:I|I'm|I've|we|we're|my|it|they|he|she)\b)"
+    r",\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|my|My)\b)|,\s+(?=and\s+(?:I|I'm|I've|we|we're|my|it|they|he|she)\b)|"
+    # a time that leads a new statement in: "I've gone off oat milk, these days I drink my coffee black"
+    r",\s+(?=(?:these days|nowadays|lately|now)\s+(?:I|I'm|I've|we|we're)\b)"
 )
 _OBJECT_CUT = re.compile(
     r"\s+(?:and|but|or)\s+(?=(?:would|I|we|it|you|want|need|can|will|should|'d|am|have|has|she|he|they)\b)|"

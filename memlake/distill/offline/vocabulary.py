@@ -123,6 +123,8 @@ STOPWORDS = frozenset(
     another""".split()  # noqa: SIM905
 )
 CAP = r"[A-ZÀ-ÖØ-Þ][\w'’&.-]*"
+# An age as said: "8", "four".
+AGE = r"(?P<age>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 NAME = rf"{CAP}(?:\s+{CAP}){{0,3}}"
 ORG = rf"{CAP}(?:\s+(?:{CAP}|&|of|and|de))*?(?:\s+{CAP})?"
 # A place of work after "at", "for" or "with": a name, said with "the" or without ("at the Royal Infirmary", "for

@@ -6,11 +6,13 @@ import re
 from typing import NamedTuple
 
 from memlake.distill.dates import human
+from memlake.distill.offline.people_places import without_lead_in
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import cut_object, trim_name, trim_org
 from memlake.distill.offline.vocabulary import (
     AFTER_ORG,
+    AGE,
     AT_ORG,
     CAP,
     NAME,
@@ -35,29 +37,33 @@ _SPLICED_PRONOUN = re.compile(r",\s*(?:and\s+)?(?=(?:she|he)(?:'s)?\b)", re.I)
 
 def read_about_person(rule: Rule, clause: str) -> None:
     """What the user says about a person they named: preferences, home city, job and employer, birthdays."""
+    named_before = None  # "Giulia lives in Leeds, she's a nurse": "she" is the one the splice began with
     for part in _SPLICED_PRONOUN.split(clause):
-        _read_one_thing_about_a_person(rule, part.strip())
+        named_before = _read_one_thing_about_a_person(rule, part.strip(), named_before)
 
 
-def _read_one_thing_about_a_person(rule: Rule, clause: str) -> None:
+def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | None = None) -> str | None:
+    """Read one thing said about a person; the person it was about (None when it named no one known)."""
     context = rule.context
+    clause = without_lead_in(clause)
     m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:[Mm]y (?:\w+ ){{0,2}})?(?P<name>{CAP}(?: {CAP})?))"
                  r"(?P<is>'s| is)? ", clause)
     if not m:
-        return
+        return None
     if m.group("pronoun"):
-        subject = context.only_person()
+        subject = named_before or rule.named_earlier_in_message() or context.only_person()
         confidence = 0.75
     else:
         subject = context.person(trim_name(m.group("name") or ""))
         confidence = 0.9
     if not subject:
-        return
+        return None
     person = _Person(subject, confidence)
     rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
-    for said in (_likes, _does_not, _into, _lives_in, _works, _turns):
+    for said in (_likes, _does_not, _into, _lives_in, _news, _works, _turns, _turned):
         if said(rule, person, rest):
-            return  # one thing said per clause
+            break  # one thing said per clause
+    return subject
 
 
 def _likes(rule: Rule, person: _Person, rest: str) -> bool:
@@ -108,13 +114,23 @@ def _lives_in(rule: Rule, person: _Person, rest: str) -> bool:
     n = re.match(rf"(?:still |now )?lives in (?P<city>{NAME})", rest)
     if not n:
         return False
-    city = trim_name(n.group("city"))
+    _add_home_city(rule, person, n.group("city"))
+    return True
+
+
+def _add_home_city(rule: Rule, person: _Person, said: str) -> None:
+    subject, confidence = person
+    city = trim_name(said)
     if city and city.split()[0] not in NOT_NAMES:
         rule.add("fact", city, f"{subject} lives in {city}.", subject=subject, slot="home_city",
                  confidence=confidence, importance=0.4, tags=("people", "home"))
         rule.entity(city, "place")
         rule.relation(subject, "lives_in", city, confidence=confidence)
-    return True
+
+
+# A move told of a person: "Giulia moved from Leeds to York in August", "Tom has moved to Swansea".
+_MOVED = re.compile(rf"^(?:just |recently |finally |now |has |have |'s )*moved (?:from (?:{NAME}) )?(?:back )?to "
+                    rf"(?P<city>{NAME})")
 
 
 # What a person does for a living, as the user tells it: "she's a nurse at the Royal Infirmary", "Tom works as a
@@ -133,13 +149,51 @@ def _works(rule: Rule, person: _Person, rest: str) -> bool:
     title = n.groupdict().get("title")
     org = trim_org(n.group("org") or n.groupdict().get("only_org") or "")
     if title:
-        rule.add("identity", title, f"{subject} works as a {title}.", subject=subject, slot="job_title",
-                 confidence=confidence, importance=0.4, tags=("people", "work"))
+        _add_title(rule, person, title)
     if org and org.split()[0] not in NOT_NAMES:
         rule.add("fact", org, f"{subject} works at {org}.", subject=subject, slot="employer", confidence=confidence,
                  importance=0.4, tags=("people", "work"))
         rule.entity(org, "organization")
         rule.relation(subject, "works_at", org, confidence=confidence)
+    return True
+
+
+# A new title told of a person: "Giulia just got promoted to ward manager", "Tom was made deputy head".
+_PROMOTED = re.compile(rf"^(?:just |recently |finally |now |has |have |'s )*(?:got |was |has been |been |is |'s )?"
+                       rf"(?:promoted to|made) (?:a |an |the )?(?P<title>{ROLE})\b")
+
+
+def _news(rule: Rule, person: _Person, rest: str) -> bool:
+    """A person's news: a move (their home city from the day it is said to have happened, "in August") or a
+    promotion (their title)."""
+    moved, promoted = _MOVED.match(rest), _PROMOTED.match(rest)
+    if moved:
+        _add_home_city(rule, person, moved.group("city"))
+    if promoted:
+        _add_title(rule, person, promoted.group("title"))
+    return bool(moved or promoted)
+
+
+def _add_title(rule: Rule, person: _Person, title: str) -> None:
+    subject, confidence = person
+    rule.add("identity", title, f"{subject} works as a {title}.", subject=subject, slot="job_title",
+             confidence=confidence, importance=0.4, tags=("people", "work"))
+
+
+# An age a person or a pet reached: "Biscuit turned four last week", "Mia just turned 8".
+_TURNED = re.compile(rf"^(?:just |recently )?turned {AGE}\b(?P<rest>.*)$")
+
+
+def _turned(rule: Rule, person: _Person, rest: str) -> bool:
+    """Their age, from the day said ("last week"). No slot: `SLOTS` has no age (adding one changes the model's
+    prompt), so a later birthday does not replace it."""
+    subject, confidence = person
+    n = _TURNED.match(rest)
+    if not n:
+        return False
+    when = rule.date_in(n.group("rest"))
+    rule.add("fact", n.group("age"), f"{subject} is {n.group('age')}.", subject=subject, confidence=confidence,
+             importance=0.4, tags=("people",), valid_from=when.day if when else None)
     return True
 
 

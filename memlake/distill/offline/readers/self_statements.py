@@ -283,7 +283,7 @@ def read_self_sentence(rule: Rule) -> None:
     if _subordinate(lead.strip(" ,"), rest):
         return
     if _PERSON_PRONOUN.search(f"{lead} {rest}"):
-        named = _named_before(rule)
+        named = rule.named_earlier_in_message()
         if named is None:
             return  # "I'm thinking of asking her out": whom, only the chat shows
         lead, rest = _with_the_name(lead, named), _with_the_name(rest, named)
@@ -304,16 +304,6 @@ _PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
 # "her" before a word it owns ("her phone") is "Sara's"; before a particle or the end ("asking her out") "Sara".
 _HER_AS_OBJECT = re.compile(r"\bher\b(?=\s*(?:$|[,.!?;:]|(?:out|up|back|over|down|off|on|in|at|to|for|with|from|"
                             r"about|a|an|the|that|this|and|but|so|too|again|yet|when|if|because)\b))", re.I)
-
-
-def _named_before(rule: Rule) -> str | None:
-    """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
-    before = rule.sentence.message.content.split(rule.sentence.display, 1)[0]
-    names = {full for word, full in rule.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
-    names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
-              if m.group(1).strip(".,") not in NOT_NAMES}
-    names = {name.strip(".,!?") for name in names}
-    return next(iter(names)) if len(names) == 1 else None
 
 
 def _with_the_name(text: str, name: str) -> str:
