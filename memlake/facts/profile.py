@@ -21,10 +21,13 @@ The versions are a pure function of `facts/facts` and `facts/fact_edges`:
 walking the contributions in time order, the profile as of a contribution
 holds the versions made by then that no `update` edge had replaced by then.
 
-With a core model configured, each version's lines are written by the model
-from the same active facts (`memlake.facts.profile_model.ProfileWriter`,
-passed as `write`); the version numbers, times and contribution counts stay
-the ones above, and a version the model could not write is assembled.
+With a core model configured, the newest version's lines are written by the
+model from the same active facts (`memlake.facts.profile_model.ProfileWriter`,
+passed as `write`); an older version keeps the model's lines it was written
+with while it was the newest (cached), else it is assembled, so a run costs at
+most one profile call per agent whatever number of conversations it brings.
+The version numbers, times and contribution counts stay the ones above, and a
+version the model could not write is assembled.
 """
 
 from __future__ import annotations
@@ -78,8 +81,10 @@ _TYPE_SECTIONS = {
     "commitment": "current projects",
     "event": "current projects",
 }
-# (agent_id, created_at, active facts, assembled lines) -> (lines, writer)
-VersionWriter = Callable[[str, datetime, list[dict[str, Any]], list[dict[str, Any]]], tuple[list[dict[str, Any]], str]]
+# (agent_id, created_at, active facts, assembled lines, newest) -> (lines, writer); `newest`: the agent's latest
+# version, the only one a writer may spend a model call on (older ones take a cached answer or stay assembled)
+VersionWriter = Callable[[str, datetime, list[dict[str, Any]], list[dict[str, Any]], bool],
+                         tuple[list[dict[str, Any]], str]]
 
 _PROJECT_WORDS = ("project", "launch", "release", "sprint", "roadmap", "migration")
 _PLACE_TAGS = ("place", "places", "travel", "home", "location")
@@ -239,7 +244,9 @@ def profile_versions(
 ) -> pl.DataFrame:
     """Every profile version of every agent in `facts` (rows of `profile/profiles`).
 
-    `write`, when given, writes each version's lines (the core model); else they are assembled.
+    `write`, when given, writes each version's lines (the core model); else they are assembled. It is told which
+    version is the agent's newest: a run that brings many conversations makes a version for each that changed the
+    profile, and only the newest is worth a model call (docs/decisions.md).
     """
     threshold = max(1, threshold)
     out: list[dict[str, Any]] = []
@@ -254,6 +261,7 @@ def profile_versions(
         made: list[dict[str, Any]] = []
         since_last, version = 0, 0
         last_lines: list[dict[str, Any]] | None = None
+        versions: list[tuple[datetime, int, list[dict[str, Any]], list[dict[str, Any]]]] = []
         for i, row in enumerate(contributions):
             made.append(row)
             since_last += 1
@@ -276,22 +284,16 @@ def profile_versions(
             if lines == last_lines:
                 continue  # nothing the profile says changed: no new version
             last_lines = lines
+            version += 1
+            versions.append((at, i + 1, active, lines))
+            since_last = 0
+        for number, (at, contributions_so_far, active, lines) in enumerate(versions, start=1):
             writer = WRITER
             if write is not None:
-                lines, writer = write(agent_id, at, active, lines)
-            version += 1
-            out.append(
-                {
-                    "agent_id": agent_id,
-                    "version": version,
-                    "created_at": at,
-                    "contributions": i + 1,
-                    "lines": lines,
-                    "text": render(lines),
-                    "writer": writer,
-                }
-            )
-            since_last = 0
+                lines, writer = write(agent_id, at, active, lines, number == len(versions))
+            out.append({"agent_id": agent_id, "version": number, "created_at": at,
+                        "contributions": contributions_so_far, "lines": lines, "text": render(lines),
+                        "writer": writer})
     frame = pl.from_arrow(conform(PROFILES, out))
     assert isinstance(frame, pl.DataFrame)
     return frame

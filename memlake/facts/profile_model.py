@@ -182,9 +182,12 @@ class ProfileWriter:
         return cls(config, cache_rows=rows)
 
     def write(
-        self, agent_id: str, at: datetime, active: list[dict[str, Any]], assembled: list[dict[str, Any]]
+        self, agent_id: str, at: datetime, active: list[dict[str, Any]], assembled: list[dict[str, Any]],
+        newest: bool = True,
     ) -> tuple[list[dict[str, Any]], str]:
-        """(lines, writer) of one version: the model's validated lines, or the assembled ones on failure."""
+        """(lines, writer) of one version: the model's validated lines, or the assembled ones on failure. Only the
+        agent's newest version is sent to the model; an older one keeps the answer cached when it was the newest,
+        else its assembled lines: an import of many conversations costs one call, not one per version."""
         listing = facts_listing(active, assembled)
         digest = input_hash(listing)
         key = cache_key(PROFILE_PROMPT_VERSION, self.name, digest)
@@ -193,7 +196,7 @@ class ProfileWriter:
             self.stats["cache_hits"] += 1
             self.used[key] = cached
             return json.loads(cached["answer"]), self.name
-        if not active:
+        if not active or not newest:
             return assembled, WRITER
         try:
             answer = self.client.ask(build_messages(agent_id, listing))
