@@ -6,7 +6,17 @@ import re
 from dataclasses import dataclass
 
 from memlake.distill.models import Message
-from memlake.distill.offline.vocabulary import CONDITION, HYPOTHETICAL, NAME, NEGATION, NOT_NAMES, REPORTED
+from memlake.distill.offline.vocabulary import (
+    CONDITION,
+    DIETS,
+    HYPOTHETICAL,
+    NAME,
+    NEGATION,
+    NOT_NAMES,
+    REPORTED,
+    ROLE_NOUNS,
+    STOPWORDS,
+)
 
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`]*`")
@@ -50,9 +60,54 @@ def rule_text(text: str) -> str:
     return _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
 
 
+# In a message typed all in lowercase, capitals say nothing, so it is read as if typed with them: "i" is "I", a
+# sentence opens with a capital, and so does the name a verb or a preposition takes as its object ("moved to porto",
+# "work for hooli", "go by sasha", "dating noor"). A word that is no name stops the run: a function word, a time or
+# filler word, a common place word, a role or a diet, an -ing, -ed or -ly word.
+_NAME_LEAD = re.compile(r"\b(?:to|at|in|for|with|by|from|joined|left|quit|dating|seeing|married|marry|"
+                        r"(?:call|calls|called) me|named|called)\s+", re.I)
+_NOT_A_NAME_WORD = STOPWORDS | frozenset(
+    """today tonight tomorrow yesterday last next ago since until lol haha lmao omg btw fyi tbh though too again
+    week weeks month months year years weekend morning evening afternoon night summer winter spring autumn fall
+    home work school uni college office bed gym church town city country place flat house apartment job team
+    company life love hope fact general town downtown hospital shop store bar cafe restaurant touch charge
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december""".split()  # noqa: SIM905
+) | frozenset(ROLE_NOUNS) | frozenset(DIETS)
+
+
+def _a_name_word(word: str) -> bool:
+    return (word not in _NOT_A_NAME_WORD and word.isalpha() and len(word) > 1
+            and not word.endswith(("ing", "ed", "ly")))
+
+
+def with_capitals(text: str) -> str:
+    """`text` typed all in lowercase, with the capitals the rules read (see `_NAME_LEAD`); any other text as it
+    is."""
+    if any(ch.isupper() for ch in text):
+        return text
+    text = re.sub(r"\bi\b", "I", text)
+    text = re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+    out, end = [], 0
+    for lead in _NAME_LEAD.finditer(text):
+        if lead.start() < end:
+            continue
+        words = re.match(r"[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}", text[lead.end():])
+        run = []
+        for word in words.group(0).split() if words else []:
+            if not _a_name_word(word):
+                break
+            run.append(word)
+        if run:
+            named = " ".join(w.capitalize() for w in run)
+            out.append(text[end: lead.end()] + named)
+            end = lead.end() + len(" ".join(run))
+    return "".join(out) + text[end:]
+
+
 def split_sentences(message: Message) -> list[Sentence]:
     out = []
-    for piece in SENTENCE_END.split(display_text(message.content)):
+    for piece in SENTENCE_END.split(display_text(with_capitals(message.content))):
         piece = piece.strip()
         if not piece:
             continue
