@@ -35,3 +35,88 @@ def test_a_message_typed_all_in_lowercase_is_read_as_if_typed_with_capitals(text
                                   "i'm in love with this song"])
 def test_lowercase_words_after_a_preposition_are_not_names(text):
     assert slots(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        # the organisation or the company as the subject, the user as object: the user is the one who changed
+        ("Northwind Labs hired me in March.", "employer", "Northwind Labs"),
+        ("Pied Piper has taken me on as a contractor.", "employer", "Pied Piper"),
+        ("I got transferred to Copenhagen over the winter.", "home_city", "Copenhagen"),
+        ("My husband and I were relocated to Athens by his firm.", "home_city", "Athens"),
+    ],
+)
+def test_a_change_told_with_the_user_as_object_is_the_users_change(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["I got transferred to Copenhagen for a week of training.",
+                                  "Northwind Labs hired me a new assistant."])
+def test_an_errand_or_a_favour_done_to_the_user_changes_no_slot(text):
+    assert [s for s, _ in slots(text) if s in ("home_city", "employer")] == []
+
+
+def test_a_start_told_with_today_starts_that_day():
+    assert ("employer", "Northwind Labs") in slots("I started at Northwind Labs today.")
+
+
+def test_a_stand_staffed_today_is_still_no_employer():
+    assert slots("I'm working at the Hooli stand today.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("We went pescatarian in March.", "pescatarian"),
+        ("We eat vegan these days.", "vegan"),
+        ("I'm doing keto these days.", "keto"),
+        ("I'm on paleo now.", "paleo"),
+        ("I've switched to eating vegetarian.", "vegetarian"),
+        ("I've been eating a vegan diet for three months.", "vegan"),
+    ],
+)
+def test_a_diet_told_by_the_household_or_as_a_plan_followed_is_the_users(text, value):
+    assert ("diet", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["I went vegan for a month.", "I'm doing keto for the week.",
+                                  "We ate vegan at the wedding."])
+def test_a_diet_for_a_stretch_or_a_meal_is_no_diet(text):
+    assert [s for s, _ in slots(text) if s == "diet"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Me and Ines are dating now.", "Ines"),
+        ("I'm going out with Chen.", "Chen"),
+        ("Alex and I have been seeing each other since May.", "Alex"),
+        ("I got together with Tomasz last spring.", "Tomasz"),
+    ],
+)
+def test_a_partner_told_as_going_out_together_is_the_partner(text, value):
+    assert ("partner", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["I got together with Tomasz for coffee.", "I'm going out with Chen tonight.",
+                                  "Me and Ines are going to the market."])
+def test_company_for_an_outing_is_no_partner(text):
+    assert [s for s, _ in slots(text) if s == "partner"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("I have a new job as a security analyst.", "job_title", "security analyst"),
+        ("Happily living in Porto these days.", "home_city", "Porto"),
+        ("I've been in Dublin since January.", "home_city", "Dublin"),
+        ("We bought a house in Warsaw.", "home_city", "Warsaw"),
+    ],
+)
+def test_other_everyday_shapes_of_a_slot(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+def test_a_stay_since_a_weekday_is_no_home():
+    assert [s for s, _ in slots("I've been in Dublin since Monday.") if s == "home_city"] == []

@@ -71,6 +71,11 @@ Leeds"); going to or staying in a named place for a stretch of days is a trip wh
 from 14 to 21 August"); a comment on the telling ("by the way", "to be honest", "btw") is no part of what is told;
 a relative or pet the user has is tagged `kin_or_pet` (the profile lists it with the people, not as identity).
 memlake-offline-14 (a second trial): "I've got a beagle called Biscuit" is kin or a pet as "I have" is.
+memlake-offline-16 (issue 23, changes told in everyday shapes; 15 is another reader's): a message typed all in
+lowercase is read as if typed with capitals ("just moved to porto"); a change told with the user as object is the
+user's ("Northwind hired me", "I got transferred to Oslo"); "we" opens a household's diet ("we went vegan"); "me and
+Sam are dating", "going out with", "got together with Sam last spring", "I'm doing keto", "I've been eating a vegan
+diet for three months", "a new job as a <title>", "bought a house in <city>", "in <city> since January".
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -46,6 +46,7 @@ from memlake.distill.offline.sentences import (
     Sentence,
     split_clauses,
     split_sentences,
+    with_the_user_as_subject,
     without_addressee,
     without_asides,
     without_telling,
@@ -53,7 +54,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-14"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-16"
 
 
 class OfflineDistiller:
@@ -146,6 +147,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found) -> None:
     correction = read_correction(rule)
     if not correction:
         for clause in split_clauses(sentence.text):
+            clause = with_the_user_as_subject(clause)  # "Initech hired me" is read as "I joined Initech"
             if not PRAISE_AFTER_A_DASH.search(sentence.text):  # ("Making videos - that's awesome!" praises)
                 clause = with_the_i_left_out(clause)  # "Started at Initech on Monday" is read as "I started ..."
             read_by_rules = len(found.candidates)

@@ -13,6 +13,7 @@ from memlake.distill.offline.vocabulary import (
     NAME,
     NEGATION,
     NOT_NAMES,
+    ORG,
     REPORTED,
     ROLE_NOUNS,
     STOPWORDS,
@@ -230,6 +231,41 @@ def _split_elided_subject(clause: str) -> list[str]:
     if len(pieces) == 1 or any(g.search(first) for g in (HYPOTHETICAL, NEGATION, REPORTED, _SUBORDINATE)):
         return [clause]
     return [first] + [f"{subject.group('who')} {piece}" for piece in pieces[1:]]
+
+
+# A change told with the user as object: an organisation took the user on ("Northwind hired me in March", "Pied
+# Piper has taken me on"), or the user was moved ("I got transferred to Oslo", "we were relocated to Porto"). Told
+# again with the user as subject, it reads as the same change: "I joined Northwind", "I moved to Oslo". Only when
+# "me" ends the object ("hired me a new assistant" is a favour, not a job).
+_TOOK_ME_ON = re.compile(
+    rf"^(?P<org>{ORG}) (?:has |have |had )?(?:just |finally |recently |officially )*(?:hired|recruited|employed|"
+    r"(?:taken|took|brought) me on|brought me in|signed)(?: me)?"
+    r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:as|in|on|at|last|this|back|earlier|recently|yesterday|today|after|from|for (?:a|"
+    r"the|my) (?:new )?(?:role|position|job))\b)"
+)
+_WAS_MOVED = re.compile(r"\b(?P<who>I|[Ww]e)(?:'ve been| have been|'d been| had been| was| were| got)(?: just| "
+                        r"finally| recently| officially)* (?:relocated|transferred|posted|moved) to\b")
+_ME_AND = re.compile(rf"^[Mm]e and (?P<name>{NAME}) (?=[a-z])")
+
+
+def with_the_user_as_subject(clause: str) -> str:
+    """`clause` with the user as the subject of a change told with the user as object (see `_TOOK_ME_ON`), and "me
+    and Sam" as "Sam and I"; any other clause as it is."""
+    m = _TOOK_ME_ON.match(clause)
+    if m and re.search(r"\bme\b", m.group(0)):
+        clause = f"I joined {m.group('org')}{clause[m.end():]}"
+    clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
+    return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)
+
+
+# "We" as the subject of a household's state or change ("we went vegan", "we're vegetarian"): the user is one of us.
+_WE = re.compile(r"^[Ww]e(?P<aux>'ve|'re|'d| have| are| were| had)?\b")
+_AS_I = {"'re": "'m", " are": " am", " were": " was"}
+
+
+def with_we_as_i(clause: str) -> str:
+    """A clause opening with "we" as if it opened with "I" (for what a household shares: home, diet)."""
+    return _WE.sub(lambda m: "I" + _AS_I.get(m.group("aux") or "", m.group("aux") or ""), clause, count=1)
 
 
 def cut_object(raw: str) -> str:

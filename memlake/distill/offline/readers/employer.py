@@ -80,8 +80,9 @@ def read_employer(rule: Rule, clause: str) -> None:
             if new and re.search(r"\b(?:started|began|begun|first|got|landed|hired)\b.*\b(?:left|quit)\b",
                                  rule.sentence.text):
                 continue  # "I started at Acme in 2019 and left in 2022"
-            if FOR_A_WHILE.search(clause[m.end():]):
-                continue  # "I'm working at the Acme stand this week"
+            rest = clause[m.end():]
+            if FOR_A_WHILE.search(re.sub(r"\btoday\b", " ", rest) if new else rest):
+                continue  # "I'm working at the Acme stand this week" (a start "today" starts today)
             org = trim_org(m.group("org"))
             when = rule.date_in(clause[m.end():]) if new else None
             add_employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=new)

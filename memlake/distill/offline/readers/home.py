@@ -158,6 +158,8 @@ def _moving_to(rule: Rule, clause: str) -> None:
             rule.key_date(when, f"The user plans to {what}.")
 
 
+# A month a home began in ("since January"; not "since Monday": a stay).
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 # What may follow a city that ends a statement of home: the end, punctuation, "now", "these days".
 _AFTER_HOME = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|these days|nowadays|for good|permanently|for|since)\b)"
 _HOME_PATTERNS = (
@@ -166,7 +168,8 @@ _HOME_PATTERNS = (
     rf"properly |been )*settled (?:down )?(?:in|into (?:life|(?:my|our) new (?:flat|apartment|house|home|place)) in) "
     rf"(?P<city>{NAME})",
     # "Now living in Oslo", "Living in Rome these days" (a sentence of its own, not "Living in Rome must be nice")
-    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME}){_AFTER_HOME}",
+    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till|[Ff]inally|[A-Za-z]+ly) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME})"
+    rf"{_AFTER_HOME}",
     # "I rent a flat in Lisbon", "We're renting in Porto now"
     rf"\b(?:(?:I|[Ww]e) (?:now |currently |still )?rent|(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?"
     rf"renting) (?:(?:a|an|our|my) )?(?:(?:new |small |little |tiny |big |nice )?(?:flat|apartment|place|house|room|"
@@ -182,6 +185,9 @@ _HOME_PATTERNS = (
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
     r"home\b",
     rf"\bI(?:'m| am) (?:now |officially )?(?:a|an) (?P<city>{NAME}) (?:resident|local)\b",
+    # "We bought a house in Porto", "I've bought my first flat in Oslo"
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased) (?:a|an|our|my) "
+    rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",
     # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
     rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{NAME})",
     # "Lisbon, where I live, is lovely"
@@ -189,7 +195,7 @@ _HOME_PATTERNS = (
     # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
     rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
     rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
-    rf"(?:years?|decades?)|since (?:\d{{4}}|last year|childhood))\b",
+    rf"(?:years?|decades?)|since (?:\d{{4}}|last (?:year|spring|summer|autumn|fall|winter)|childhood|{_MONTH}))\b",
 )
 
 

@@ -59,7 +59,7 @@ _TITLE_PATTERNS = (
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
     rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{AT_ORG}",
     # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun) "
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun|have) "
     rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{AT_ORG}",
     # "I've been a designer for five years", "I've worked as a nurse since 2019"
     rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{SINCE_FOR}",

@@ -67,7 +67,7 @@ _SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
 _RELATIONSHIP_VERBS = (
-    r"(?:married|engaged) to|dating|in a relationship with|together with|getting married to|"
+    r"(?:married|engaged) to|dating|going out with|in a relationship with|together with|getting married to|"
     # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
     r"seeing someone(?: new)?,?(?: called| named)?"
 )
@@ -111,6 +111,9 @@ _PARTNER_PATTERNS = (
     rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
     rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
     rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
+    # "I got together with Noor last spring" (not "for coffee": company, not a couple)
+    rf"\bI (?:just |finally |recently )?got together with (?P<name>{NAME})(?:{AFTER_NAME}|(?=\s+(?:in|last|back|"
+    r"recently|\w+ (?:years?|months?) ago)\b))",
     # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
     rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
     rf"{_AFTER_PARTNER}",
@@ -118,6 +121,7 @@ _PARTNER_PATTERNS = (
     rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
     r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
     r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
+    r"(?:are|have been|'ve been) (?:seeing each other|going out)|"
     r"(?:are|have been|'ve been) in a relationship|started dating|"
     # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
     # together for coffee", "got together last week to plan the trip": company, not a couple)
