@@ -120,3 +120,61 @@ def test_other_everyday_shapes_of_a_slot(text, slot, value):
 
 def test_a_stay_since_a_weekday_is_no_home():
     assert [s for s, _ in slots("I've been in Dublin since Monday.") if s == "home_city"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("hey! moved to lisbon last week", "home_city", "Lisbon"),
+        ("Relocated to Porto in March, loving it.", "home_city", "Porto"),
+        ("Switched to pescatarian after the holidays.", "diet", "pescatarian"),
+    ],
+)
+def test_a_past_with_its_i_left_out_before_to_is_read_as_said(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["Excited to see Lisbon again!", "Supposed to fly to Lisbon on Friday.",
+                                  "Used to live in Porto."])
+def test_an_adjective_or_a_habit_before_to_is_no_move(text):
+    assert [s for s, _ in slots(text) if s == "home_city"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("We're officially Warsaw residents now.", "home_city", "Warsaw"),
+        ("We've been living in Oslo since the start of the year.", "home_city", "Oslo"),
+        ("We relocated the whole family to Porto.", "home_city", "Porto"),
+        ("I got an apartment in Porto last month.", "home_city", "Porto"),
+        ("Yeah, Porto is where I live now.", "home_city", "Porto"),
+        ("I was recruited by Hooli in March.", "employer", "Hooli"),
+        ("I'm an employee of Hooli now.", "employer", "Hooli"),
+        ("I got bumped up to tech lead.", "job_title", "tech lead"),
+        ("I switched over to vegan.", "diet", "vegan"),
+        ("I've started keto.", "diet", "keto"),
+        ("I've been on keto for a month.", "diet", "keto"),
+        ("My new boyfriend Sam is great.", "partner", "Sam"),
+        ("I'm marrying Sam next month.", "partner", "Sam"),
+        ("My partner now is Sam.", "partner", "Sam"),
+        ("I'm seeing Sam these days.", "partner", "Sam"),
+    ],
+)
+def test_more_everyday_shapes_of_a_slot(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["I'm going out with Sam for drinks.", "I'm seeing Sam tomorrow.",
+                                  "I started keto recipes for my brother.", "I got an apartment in Porto for the week.",
+                                  "We relocated the meeting to Porto."])
+def test_an_outing_a_recipe_a_rental_or_a_meeting_is_no_slot(text):
+    assert slots(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Heads up: Project Falcon moves to June 3, 2023.", "Project Falcon has a new date: June 3, 2023.",
+     "Project Falcon is now targeting June 3, 2023."],
+)
+def test_a_deadline_moved_in_the_present_or_after_a_colon(text):
+    assert ("project_deadline", "2023-06-03") in slots(text)

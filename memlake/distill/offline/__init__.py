@@ -75,7 +75,12 @@ memlake-offline-16 (issue 23, changes told in everyday shapes; 15 is another rea
 lowercase is read as if typed with capitals ("just moved to porto"); a change told with the user as object is the
 user's ("Northwind hired me", "I got transferred to Oslo"); "we" opens a household's diet ("we went vegan"); "me and
 Sam are dating", "going out with", "got together with Sam last spring", "I'm doing keto", "I've been eating a vegan
-diet for three months", "a new job as a <title>", "bought a house in <city>", "in <city> since January".
+diet for three months", "a new job as a <title>", "bought a house in <city>", "in <city> since January"; a past
+with its "I" left out before "to" and a name or a thing ("Relocated to Porto in March"; not "Excited to see"); "we"
+opens a household's home too; "I was recruited by <org>", "an employee of <org>", "bumped up to <title>", "switched
+over to", "started keto", "my new boyfriend Sam", "marrying Sam", "seeing Sam these days" (not "tomorrow", not "going
+out with Sam for drinks"), a deadline that "moves to" a day, "has a new date: <day>" (a colon before a date ends no
+sentence), "is now targeting <day>".
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -28,7 +28,9 @@ _URL = re.compile(r"https?://\S+")
 _NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
     r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
     r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
-SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# (a colon before a date ends no sentence: "New date: June 3" says what the date is for)
+_MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})")
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
@@ -197,8 +199,8 @@ _TIME_LEAD = re.compile(r"(?i)(?:(?:last|this|next|on|in|over|during|early|late|
 
 def split_clauses(text: str) -> list[str]:
     text = QUOTED.sub(" ", text)
-    text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
-                  "", text, flags=re.I)
+    text = re.sub(r"^(?:(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now|yeah|yes|"
+                  r"um+|uh+|erm|anyway|update|news|heads up)\b[!,.:]*\s*)+", "", text, flags=re.I)
     pieces = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
     joined: list[str] = []
     for piece in pieces:
@@ -243,6 +245,8 @@ _TOOK_ME_ON = re.compile(
     r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:as|in|on|at|last|this|back|earlier|recently|yesterday|today|after|from|for (?:a|"
     r"the|my) (?:new )?(?:role|position|job))\b)"
 )
+_WAS_HIRED = re.compile(rf"\bI(?:'ve been| have been| was| got)(?: just| finally| recently| officially)* (?:hired|"
+                        rf"recruited|taken on|brought on|headhunted|poached) (?:by|at) (?P<org>{ORG})")
 _WAS_MOVED = re.compile(r"\b(?P<who>I|[Ww]e)(?:'ve been| have been|'d been| had been| was| were| got)(?: just| "
                         r"finally| recently| officially)* (?:relocated|transferred|posted|moved) to\b")
 _ME_AND = re.compile(rf"^[Mm]e and (?P<name>{NAME}) (?=[a-z])")
@@ -254,6 +258,7 @@ def with_the_user_as_subject(clause: str) -> str:
     m = _TOOK_ME_ON.match(clause)
     if m and re.search(r"\bme\b", m.group(0)):
         clause = f"I joined {m.group('org')}{clause[m.end():]}"
+    clause = _WAS_HIRED.sub(lambda w: f"I joined {w.group('org')}", clause)
     clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
     return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)
 

@@ -14,7 +14,7 @@ _DEADLINE_NOUN = (r"(?:(?P<adjective>new|revised|updated|final|official|target|c
                   r"(?P<what>launch|deadline|release|go-live|due date|ship date|target date|date|target)(?: date)?")
 _PROJECT_NAME = rf"(?:[Pp]roject )?{CAP}"
 _RESCHEDULED = (r"(?:moved|pushed|postponed|rescheduled|delayed|shifted|brought forward|pulled in|bumped|changed|"
-                r"slipped|slid|pushed out|put back|deferred)(?: back| out| up| forward)?")
+                r"slipped|slid|pushed out|put back|deferred|moves|slips|shifts)(?: back| out| up| forward)?")
 _RESCHEDULING = (r"(?:moving|pushing|postponing|rescheduling|delaying|shifting|bumping|deferring)(?: back| out| up|"
                  r" forward)?")
 # "slipped a week to June 2", "moved by two weeks to June 2"
@@ -22,10 +22,10 @@ _BY_HOW_MUCH = r"(?:(?:by )?(?:a|one|two|three|four|another|a few|a couple of) (
 _DEADLINE_FRAMES = (
     # "The Heron launch is on March 4", "Our deadline for Project Heron is May 3", "The launch moved to June 2"
     re.compile(
-        rf"\b(?:[Tt]he |[Oo]ur )?(?:(?P<project>{_PROJECT_NAME}) )?{_DEADLINE_NOUN}"
-        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))? (?:is (?:now |still )?(?:on |set for |scheduled for |"
-        rf"planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*(?:now )?"
-        rf"{_RESCHEDULED} (?:to|until|for) (?:on )?)(?P<rest>.*)$"
+        rf"\b(?:[Tt]he |[Oo]ur )?(?:(?P<project>{_PROJECT_NAME}) (?:has (?:a |an )?)?)?{_DEADLINE_NOUN}"
+        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))?(?:\s*:\s*| (?:is (?:now |still )?(?:on |set for |"
+        rf"scheduled for |planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*"
+        rf"(?:now )?{_RESCHEDULED} (?:to|until|for) (?:on )?))(?P<rest>.*)$"
     ),
     # "Project Heron launches on May 3", "Project Heron is due on May 3", "Heron now ships on June 1", "Project Heron
     # is now scheduled for June 2", "Project Falcon will now go live on May 3"
@@ -36,7 +36,7 @@ _DEADLINE_FRAMES = (
         r"is (?:now |still |officially )?(?:scheduled|set|slated|planned|due|expected) to (?:launch|ship|go live|"
         r"be released|release)|"
         r"is (?:now |still |officially )?(?:scheduled|planned|set|slated|targeted|expected|due)(?= (?:on|by|for)\b)|"
-        r"is (?:now |still |officially )?due|"
+        r"is (?:now |still |officially )?due|is (?:now |still |officially )?(?:targeting|aiming for)|"
         r"is (?:still |now )?on track (?:for|to (?:launch|ship|go live|be released|release)(?: on)?)) "
         r"(?:on |by |for )?(?P<rest>.*)$"
     ),

@@ -20,7 +20,8 @@ _DIET_PATTERNS = (
     # "I've been vegetarian for years", "I have been vegan since 2019"
     rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b(?:{SINCE_FOR}|{_LATELY})",
     # "I've been eating vegan since last year", "I've been on a keto diet for a month now"
-    rf"\bI(?:'ve| have) been (?:eating(?: a| an)?|following a|on a) (?:strictly |strict |fully |only )?{_DIET}\b"
+    rf"\bI(?:'ve| have) been (?:eating(?: a| an)?|following a|on(?: a| an)?) (?:strictly |strict |fully |only )?"
+    rf"{_DIET}\b"
     rf"(?: diet| food| meals)?(?:{SINCE_FOR}|{_LATELY})",
     # "Since January I've been vegetarian", "For years now, I've been vegan"
     rf"^(?:[Ss]ince|[Ff]or) [^,]{{1,30}}?,? I(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b",
@@ -32,7 +33,8 @@ _DIET_PATTERNS = (
     rf"(?: food| meals)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|lately|since|for)\b))",
     # "I've adopted a vegan diet", "I started a keto diet", "I've started eating vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:adopted|started|begun|began|started on|"
-    rf"committed to) (?:a |an )?(?:strict |strictly |fully )?{_DIET}(?: diet| lifestyle)\b",
+    rf"committed to) (?:a |an )?(?:strict |strictly |fully )?{_DIET}(?: diet| lifestyle|"
+    r"(?=\s*(?:$|[,.;!]|\s+(?:now|these days|last|this|in|on)\b)))\b",
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:started|begun|began) eating "
     rf"(?:strictly |only |fully )?{_DIET}\b(?: food| meals)?(?!\s+(?:sometimes|occasionally|once|at|for|when)\b)",
     # "As a vegetarian, I ...", "As a strict vegan I never ..." (not "As a vegan chef, ...")
@@ -47,7 +49,7 @@ _DIET_PATTERNS = (
     rf"\b[Mm]y (?:new |current |usual )?diet is (?:now |strictly |fully |entirely )?(?:a |an )?{_DIET}\b",
     # "I've gone vegan", "I went pescatarian last month", "I switched to a keto diet", "I became vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |fully )?(?:gone|went|turned|become|became|"
-    rf"switched to|converted to|changed to|moved to|transitioned to|gone back to|went back to|returned to) "
+    rf"switched (?:over )?to|converted to|changed to|moved to|transitioned to|gone back to|went back to|returned to) "
     rf"(?:a |being |eating )?(?:fully |strictly |strict )?"
     rf"{_DIET}\b(?!-)",
     # "I'm on a keto diet", "I follow a vegan diet", "I keep kosher", "I eat halal"

@@ -53,6 +53,9 @@ _EMPLOYER_PATTERNS = (
     # "I'm employed by Globex", "I'm working for Initech now"
     (rf"\bI(?:'m| am) (?:now |currently |still )?(?:employed|working) (?:by|at|for) (?P<org>{ORG}){AFTER_ORG}",
      False),
+    # "I'm an employee of Globex now"
+    (rf"\bI(?:'m| am) (?:now |currently |still )?(?:a|an) (?:new |full-time |permanent )?employee (?:of|at) "
+     rf"(?P<org>{ORG}){AFTER_ORG}", False),
     # "My employer is Globex", "My new employer is ..."
     (rf"\b[Mm]y (?:new |current )?employer is (?:now )?(?P<org>{ORG}){AFTER_ORG}", False),
     # "I've worked for Globex since 2020", "I've been working at Hooli for two years"

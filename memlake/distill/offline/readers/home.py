@@ -9,7 +9,7 @@ from datetime import date
 from memlake.distill.dates import DateMention, find_dates, human
 from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name
+from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name, with_we_as_i
 from memlake.distill.offline.vocabulary import (
     FOR_A_WHILE,
     NAME,
@@ -27,6 +27,7 @@ from memlake.distill.offline.vocabulary import (
 
 def read_home(rule: Rule, clause: str) -> None:
     """The user's home city, a move made and a move planned."""
+    clause = with_we_as_i(clause)  # "We've been living in Oslo since May": the household's home is the user's
     _lives_in(rule, clause)
     _home_in_other_words(rule, clause)
     _home_named_as_subject(rule, clause)
@@ -76,7 +77,9 @@ def _moved_to(rule: Rule, clause: str) -> None:
     """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
     m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
                   rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
-                  rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {NAME} )?to "
+                  rf"(?:move|jump|leap)) (?:house |home |(?:the |my |our )(?:whole |entire )?(?:family|household) |"
+                  r"us |everyone )?"
+                  rf"(?:back |over |out |away )?(?:from {NAME} )?to "
                   rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
         _add_move(rule, trim_name(m.group("city")), clause[m.end():])
@@ -184,14 +187,14 @@ _HOME_PATTERNS = (
     # "We've made Lisbon our home", "I'm a Porto resident now"
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
     r"home\b",
-    rf"\bI(?:'m| am) (?:now |officially )?(?:a|an) (?P<city>{NAME}) (?:resident|local)\b",
-    # "We bought a house in Porto", "I've bought my first flat in Oslo"
-    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased) (?:a|an|our|my) "
+    rf"\bI(?:'m| am) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
+    # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat": a home not yet had)
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "
     rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",
     # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
     rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{NAME})",
     # "Lisbon, where I live, is lovely"
-    rf"(?:^|\bin )(?P<city>{NAME}),? where (?:I|we) (?:now |currently )?live\b",
+    rf"(?:^|\bin )(?P<city>{NAME}),? (?:is )?where (?:I|we) (?:now |currently )?live\b",
     # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
     rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
     rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "

@@ -54,7 +54,7 @@ _TITLE_PATTERNS = (
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I got promoted to tech lead", "I was promoted to engineering manager last month"
     rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
-    rf"promoted to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
+    rf"(?:promoted|bumped up|moved up) to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
     # "I became a data scientist", "I've become the team's tech lead"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
     rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{AT_ORG}",

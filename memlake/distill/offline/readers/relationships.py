@@ -27,7 +27,7 @@ from memlake.distill.offline.vocabulary import (
 def read_relationships(rule: Rule, clause: str) -> None:
     """The people the user names and how they relate: "my partner Jonas", "my sister Leela", "Sam is my partner",
     "I'm with Sam now" (after a break-up), "my colleague Tomás", "Tomás Ruiz is the tech lead"."""
-    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
+    for m in re.finditer(rf"\b[Mm]y (?:new )?(?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
         name = trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m) and not _ended(rule, clause):
             _partner(rule, name)
@@ -60,14 +60,17 @@ def read_relationships(rule: Rule, clause: str) -> None:
 
 _PARTNER = "(?:" + "|".join(PARTNER_WORDS) + ")"
 # What may follow a partner's name: what may follow any name, or when and how long ("I married Sam in 2019").
-_AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|this|since|for|back|recently|yesterday|a|two|three|four|"
-                  r"five|six|seven|eight|nine|ten)\b))")
+# ("for" only before a span: "dating Sam for two years", not "going out with Sam for drinks")
+_AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|next|this|since|back|recently|yesterday|a|two|three|four|"
+                  r"five|six|seven|eight|nine|ten)\b)|(?=\s+for (?:(?:a|an|the past|over|almost|nearly|about|several|"
+                  r"many|a few|a couple of|one|two|three|four|five|six|seven|eight|nine|ten|\d+) )*(?:while|days?|"
+                  r"weeks?|months?|years?|decades?)\b))")
 _SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 # A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
 _RELATIONSHIP_VERBS = (
-    r"(?:married|engaged) to|dating|going out with|in a relationship with|together with|getting married to|"
+    r"(?:married|engaged) to|dating|going out with|in a relationship with|together with|getting married to|marrying|"
     # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
     r"seeing someone(?: new)?,?(?: called| named)?"
 )
@@ -96,7 +99,7 @@ def _partner_with(rule: Rule, clause: str) -> None:
 # Partners named in other words than "my partner Jonas" (first match only).
 _PARTNER_PATTERNS = (
     # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
-    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: now)?(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
     # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
     # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
     rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
@@ -111,6 +114,8 @@ _PARTNER_PATTERNS = (
     rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
     rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
     rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
+    # "I'm seeing Sam these days" (not "I'm seeing Sam tomorrow": a meeting)
+    rf"\bI(?:'m| am) (?:now )?seeing (?P<name>{NAME})(?=\s+(?:now|these days|nowadays)\b)",
     # "I got together with Noor last spring" (not "for coffee": company, not a couple)
     rf"\bI (?:just |finally |recently )?got together with (?P<name>{NAME})(?:{AFTER_NAME}|(?=\s+(?:in|last|back|"
     r"recently|\w+ (?:years?|months?) ago)\b))",
