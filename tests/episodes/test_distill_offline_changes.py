@@ -178,3 +178,26 @@ def test_an_outing_a_recipe_a_rental_or_a_meeting_is_no_slot(text):
 )
 def test_a_deadline_moved_in_the_present_or_after_a_colon(text):
     assert ("project_deadline", "2023-06-03") in slots(text)
+
+
+def facts_of(text: str) -> list[tuple[str, str | None, str]]:
+    session = distill_offline(Conversation("a", "c", None, (Message("m1", "user", text, SAID),)))
+    return [(c.subject, c.slot, c.value) for c in session.fact_candidates]
+
+
+def test_a_named_relatives_move_is_their_home_not_the_users():
+    got = facts_of("My cousin Priya recently moved to Lyon.")
+    assert [f for f in got if f[1] == "home_city"] == [("Priya", "home_city", "Lyon")]
+
+
+def test_a_relatives_stay_is_no_home():
+    assert [f for f in facts_of("My cousin Priya moved to Lyon for a few weeks.") if f[1] == "home_city"] == []
+
+
+def test_a_relocation_planned_is_a_plan_to_move():
+    assert ("user", None, "move to Lyon") in facts_of("We're relocating to Lyon in the autumn.")
+
+
+@pytest.mark.parametrize("text", ["I've got an older brother called Tariq.", "I have a twin sister, Mina."])
+def test_a_sibling_the_user_says_they_have_is_their_sibling(text):
+    assert [f for f in facts_of(text) if f[1] == "sibling"] == [("user", "sibling", text.split()[-1].strip("."))]

@@ -80,7 +80,8 @@ with its "I" left out before "to" and a name or a thing ("Relocated to Porto in 
 opens a household's home too; "I was recruited by <org>", "an employee of <org>", "bumped up to <title>", "switched
 over to", "started keto", "my new boyfriend Sam", "marrying Sam", "seeing Sam these days" (not "tomorrow", not "going
 out with Sam for drinks"), a deadline that "moves to" a day, "has a new date: <day>" (a colon before a date ends no
-sentence), "is now targeting <day>".
+sentence), "is now targeting <day>"; a named relative's move is their home ("My cousin Priya just moved to Lyon"),
+"we're relocating to <city>" a plan to move, "I have a younger sister named Leela" a sibling.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

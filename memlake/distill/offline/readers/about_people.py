@@ -13,11 +13,13 @@ from memlake.distill.offline.vocabulary import (
     AFTER_ORG,
     AT_ORG,
     CAP,
+    FOR_A_WHILE,
     NAME,
     NOT_NAMES,
     ORG,
     PRONOUN_OBJECTS,
     ROLE,
+    TEMPORARY,
     UNTIL_OBJ,
 )
 
@@ -103,14 +105,18 @@ def _into(rule: Rule, person: _Person, rest: str) -> bool:
 
 
 def _lives_in(rule: Rule, person: _Person, rest: str) -> bool:
-    """"My sister Leela lives in Pune"."""
+    """"My sister Leela lives in Pune", "My cousin Priya just moved to Lyon" (not "for a few weeks")."""
     subject, confidence = person
-    n = re.match(rf"(?:still |now )?lives in (?P<city>{NAME})", rest)
+    n = re.match(rf"(?:still |now )?(?P<verb>lives in|(?:has |had )?(?:just |recently |finally )?"
+                 rf"(?:moved|relocated) to) (?P<city>{NAME})", rest)
     if not n:
         return False
     city = trim_name(n.group("city"))
+    if TEMPORARY.match(rest[n.end():]) or FOR_A_WHILE.search(rest[n.end():]):
+        return True  # a stay, not a home
     if city and city.split()[0] not in NOT_NAMES:
-        rule.add("fact", city, f"{subject} lives in {city}.", subject=subject, slot="home_city",
+        said = f"lives in {city}" if n.group("verb") == "lives in" else f"moved to {city}"
+        rule.add("fact", city, f"{subject} {said}.", subject=subject, slot="home_city",
                  confidence=confidence, importance=0.4, tags=("people", "home"))
         rule.entity(city, "place")
         rule.relation(subject, "lives_in", city, confidence=confidence)

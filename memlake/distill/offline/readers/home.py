@@ -142,8 +142,8 @@ def drop_inferred_homes(candidates: list[FactCandidate], sentences: list[Sentenc
 
 def _moving_to(rule: Rule, clause: str) -> None:
     """"We're moving from Berlin to Lisbon in May": a plan, not yet a home."""
-    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) moving (?:from (?P<from>{NAME}) )?to (?P<to>{NAME})",
-                  clause)
+    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?:moving|relocating) (?:from (?P<from>{NAME}) )?"
+                  rf"to (?P<to>{NAME})", clause)
     if m and not guarded(clause, m):
         origin = trim_name(m.group("from") or "")
         target = trim_name(m.group("to"))

@@ -135,6 +135,9 @@ _PARTNER_PATTERNS = (
 )
 # Siblings named in other words than "my sister Leela" (first match only).
 _SIBLING_PATTERNS = (
+    # "I have a younger sister named Leela", "I've got a twin brother, Sam"
+    rf"\bI(?:'ve got| have got| have|'ve) (?:a|an) {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:,| named| called) "
+    rf"(?P<name>{NAME}){AFTER_NAME}",
     rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
     rf"{AFTER_NAME}",
     rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
