@@ -201,3 +201,34 @@ def test_a_relocation_planned_is_a_plan_to_move():
 @pytest.mark.parametrize("text", ["I've got an older brother called Tariq.", "I have a twin sister, Mina."])
 def test_a_sibling_the_user_says_they_have_is_their_sibling(text):
     assert [f for f in facts_of(text) if f[1] == "sibling"] == [("user", "sibling", text.split()[-1].strip("."))]
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("I've been a Prague resident for ages.", "home_city", "Prague"),
+        ("The move to Prague went smoothly.", "home_city", "Prague"),
+        ("I'm based out of Prague now.", "home_city", "Prague"),
+        ("Globex is my new employer.", "employer", "Globex"),
+        ("I officially started at Globex this week.", "employer", "Globex"),
+        ("After the layoffs I found a job at Globex.", "employer", "Globex"),
+        ("I work in marketing at Globex now.", "employer", "Globex"),
+        ("I left my old job for Globex.", "employer", "Globex"),
+        ("I was appointed engineering manager in April.", "job_title", "engineering manager"),
+        ("Vegan since last year.", "diet", "vegan"),
+        ("I went from vegetarian to vegan.", "diet", "vegan"),
+        ("We're a vegan household now.", "diet", "vegan"),
+        ("I have a boyfriend now, his name is Tomasz.", "partner", "Tomasz"),
+        ("I'm dating someone named Tomasz.", "partner", "Tomasz"),
+        ("Project Falcon slides to June 3, 2023.", "project_deadline", "2023-06-03"),
+    ],
+)
+def test_still_more_everyday_shapes_of_a_slot(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["The move to Prague is next month.", "I'm working at the Globex booth this week.",
+                                  "I started at Globex for a two-week trial.", "I left my old job for a break.",
+                                  "Vegan pizza is the best."])
+def test_a_move_to_come_a_booth_a_trial_a_break_or_a_dish_is_no_change(text):
+    assert [s for s, _ in slots(text) if s in ("home_city", "employer", "diet")] == []

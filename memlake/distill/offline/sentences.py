@@ -250,6 +250,12 @@ _WAS_HIRED = re.compile(rf"\bI(?:'ve been| have been| was| got)(?: just| finally
 _WAS_MOVED = re.compile(r"\b(?P<who>I|[Ww]e)(?:'ve been| have been|'d been| had been| was| were| got)(?: just| "
                         r"finally| recently| officially)* (?:relocated|transferred|posted|moved) to\b")
 _ME_AND = re.compile(rf"^[Mm]e and (?P<name>{NAME}) (?=[a-z])")
+# Adverbs between the subject and a past that only colour it ("I officially started at", "we've actually moved"): the
+# readers see the past next to its subject.
+_ADVERBS_BEFORE_A_PAST = re.compile(
+    r"\b(?P<who>I|[Ww]e)(?P<aux>'ve| have| had|'d)? (?:(?:officially|actually|basically|literally|honestly|finally|"
+    r"recently|eventually|also|already|just) )+(?=(?:[a-z]+ed|began|begun|became|become|went|gone|got|took|taken|"
+    r"left|quit)\b)")
 
 
 def with_the_user_as_subject(clause: str) -> str:
@@ -258,6 +264,7 @@ def with_the_user_as_subject(clause: str) -> str:
     m = _TOOK_ME_ON.match(clause)
     if m and re.search(r"\bme\b", m.group(0)):
         clause = f"I joined {m.group('org')}{clause[m.end():]}"
+    clause = _ADVERBS_BEFORE_A_PAST.sub(lambda w: f"{w.group('who')}{w.group('aux') or ''} ", clause)
     clause = _WAS_HIRED.sub(lambda w: f"I joined {w.group('org')}", clause)
     clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
     return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)

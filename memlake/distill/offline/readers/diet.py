@@ -16,7 +16,10 @@ _MEAL = re.compile(r"^\W*(?:for|at|with) (?:breakfast|lunch|dinner|brunch|supper
 _DIET_PATTERNS = (
     # "I'm vegan", "I'm a strict vegetarian now" (not "I'm a vegan chef")
     rf"\bI(?:'m| am) (?:now |currently |still |also |strictly |fully |100% )*(?:a )?(?:strict |full )?{_DIET}\b"
-    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually|as of|starting)\b)[a-z])",
+    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually|as of|starting|household|"
+    r"family)\b)[a-z])",
+    # "Vegan since last year", "Vegetarian now" (the "I'm" left out)
+    rf"^(?:strict |strictly |fully )?{_DIET}(?= (?:now|since|these days|nowadays)\b)",
     # "I've been vegetarian for years", "I have been vegan since 2019"
     rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b(?:{SINCE_FOR}|{_LATELY})",
     # "I've been eating vegan since last year", "I've been on a keto diet for a month now"
@@ -49,7 +52,8 @@ _DIET_PATTERNS = (
     rf"\b[Mm]y (?:new |current |usual )?diet is (?:now |strictly |fully |entirely )?(?:a |an )?{_DIET}\b",
     # "I've gone vegan", "I went pescatarian last month", "I switched to a keto diet", "I became vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |fully )?(?:gone|went|turned|become|became|"
-    rf"switched (?:over )?to|converted to|changed to|moved to|transitioned to|gone back to|went back to|returned to) "
+    rf"switched (?:over )?to|(?:went|gone|switched|changed|moved) from (?:being )?(?:a )?[a-z-]+ to|converted to|"
+    rf"changed to|moved to|transitioned to|gone back to|went back to|returned to) "
     rf"(?:a |being |eating )?(?:fully |strictly |strict )?"
     rf"{_DIET}\b(?!-)",
     # "I'm on a keto diet", "I follow a vegan diet", "I keep kosher", "I eat halal"

@@ -58,7 +58,8 @@ def _lives_in(rule: Rule, clause: str) -> None:
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
-    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based in (?P<city>{NAME})", clause)
+    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based (?:in|out of) "
+                  rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
@@ -187,7 +188,10 @@ _HOME_PATTERNS = (
     # "We've made Lisbon our home", "I'm a Porto resident now"
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
     r"home\b",
-    rf"\bI(?:'m| am) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
+    rf"\bI(?:'m| am|'ve been| have been) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
+    # "The move to Porto went smoothly", "Our move to Oslo is done" (a move over; not "is next month")
+    rf"^(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move to (?P<city>{NAME}) (?:went|was|is (?:done|complete|over|finished)|"
+    r"has been)\b",
     # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat": a home not yet had)
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "
     rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",

@@ -25,7 +25,9 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
         _add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
-    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?:the )?"
+    # ("I work in marketing at Globex": the department said before the place)
+    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:(?:in|on) (?:the )?"
+                  rf"[a-z]+(?: [a-z]+)? )?(?:at|for) (?:the )?"
                   rf"(?P<org>{ORG}){AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
     if m and not guarded(clause, m):
         add_employer(rule, trim_org(m.group("org")))
@@ -68,7 +70,7 @@ _TITLE_PATTERNS = (
     rf"(?P<the_title>{ROLE})\b"
     rf"{_AFTER_THE_TITLE}{AT_ORG}",
     # "I've been made tech lead", "They made me the engineering manager"
-    rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) made|"
+    rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) (?:made|named|appointed)|"
     rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
     rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
     # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",

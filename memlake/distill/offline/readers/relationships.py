@@ -72,7 +72,7 @@ _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|spl
 _RELATIONSHIP_VERBS = (
     r"(?:married|engaged) to|dating|going out with|in a relationship with|together with|getting married to|marrying|"
     # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
-    r"seeing someone(?: new)?,?(?: called| named)?"
+    r"(?:seeing|dating) someone(?: new)?,?(?: called| named)?"
 )
 # "I'm with Sam now": a partner only when the conversation says a relationship of the user's ended, the name
 # ends the clause (or "now", "these days" follows) and names a person: not an employer ("I'm with Acme now"),
@@ -119,6 +119,9 @@ _PARTNER_PATTERNS = (
     # "I got together with Noor last spring" (not "for coffee": company, not a couple)
     rf"\bI (?:just |finally |recently )?got together with (?P<name>{NAME})(?:{AFTER_NAME}|(?=\s+(?:in|last|back|"
     r"recently|\w+ (?:years?|months?) ago)\b))",
+    # "I have a boyfriend now, his name is Sam"
+    rf"\bI(?:'ve got| have got| have|'ve) a (?:new )?{_PARTNER}(?: now)?,? (?:and )?(?:her|his|their) name(?:'s| is) "
+    rf"(?P<name>{NAME}){AFTER_NAME}",
     # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
     rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
     rf"{_AFTER_PARTNER}",
