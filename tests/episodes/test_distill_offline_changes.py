@@ -232,3 +232,8 @@ def test_still_more_everyday_shapes_of_a_slot(text, slot, value):
                                   "Vegan pizza is the best."])
 def test_a_move_to_come_a_booth_a_trial_a_break_or_a_dish_is_no_change(text):
     assert [s for s, _ in slots(text) if s in ("home_city", "employer", "diet")] == []
+
+
+@pytest.mark.parametrize("text", ["We've been in Oslo for years.", "I've been in Oslo for ages now."])
+def test_a_city_lived_in_for_years_uncounted_is_home(text):
+    assert ("home_city", "Oslo") in slots(text)

@@ -202,7 +202,8 @@ _HOME_PATTERNS = (
     # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
     rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
     rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
-    rf"(?:years?|decades?)|since (?:\d{{4}}|last (?:year|spring|summer|autumn|fall|winter)|childhood|{_MONTH}))\b",
+    rf"(?:years?|decades?)|for (?:years|decades|ages)|since (?:\d{{4}}|last (?:year|spring|summer|autumn|fall|winter)|"
+    rf"childhood|{_MONTH}))\b",
 )
 
 
