@@ -83,10 +83,10 @@ out with Sam for drinks"), a deadline that "moves to" a day, "has a new date: <d
 sentence), "is now targeting <day>"; a named relative's move is their home ("My cousin Priya just moved to Lyon"),
 "we're relocating to <city>" a plan to move, "I have a younger sister named Leela" a sibling. The slot readers read a
 past next to its subject ("I officially started at" as "I started at"; what no slot reader names is kept as said);
-"a <city> resident", "in <city> for years", "the move to <city> went", "based out of", "<org> is my new employer", "left my old job for
-<org>", "found a job at", "work in marketing at <org>", "was appointed <title>", "vegan since last year", "went from
-vegetarian to vegan", "a vegan household", "his name is Sam", "dating someone named Sam", a deadline that "slides
-to"; a start "this week" is when it began, and "for a two-week trial" is a stretch of time.
+"a <city> resident", "in <city> for years", "the move to <city> went", "based out of", "<org> is my new employer",
+"left my old job for <org>", "found a job at", "work in marketing at <org>", "was appointed <title>", "vegan since
+last year", "went from vegetarian to vegan", "a vegan household", "his name is Sam", "dating someone named Sam", a
+deadline that "slides to"; a start "this week" is when it began, and "for a two-week trial" is a stretch of time.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.
