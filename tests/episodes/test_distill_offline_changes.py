@@ -237,3 +237,18 @@ def test_a_move_to_come_a_booth_a_trial_a_break_or_a_dish_is_no_change(text):
 @pytest.mark.parametrize("text", ["We've been in Oslo for years.", "I've been in Oslo for ages now."])
 def test_a_city_lived_in_for_years_uncounted_is_home(text):
     assert ("home_city", "Oslo") in slots(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("I moved from Oslo to Porto in June.", "home_city", "Porto"),
+        ("I switched from vegetarian to vegan last year.", "diet", "vegan"),
+        ("I moved from backend engineer into engineering manager.", "job_title", "engineering manager"),
+        ("We pushed Project Falcon from June 3, 2023 to June 17, 2023.", "project_deadline", "2023-06-17"),
+        ("Project Falcon slipped from June 3, 2023 to June 17, 2023.", "project_deadline", "2023-06-17"),
+        ("Hooli poached me from Initech.", "employer", "Hooli"),
+    ],
+)
+def test_a_change_from_the_old_value_to_the_new_gives_the_new(text, slot, value):
+    assert [v for s, v in slots(text) if s == slot] == [value]

@@ -87,6 +87,8 @@ past next to its subject ("I officially started at" as "I started at"; what no s
 "left my old job for <org>", "found a job at", "work in marketing at <org>", "was appointed <title>", "vegan since
 last year", "went from vegetarian to vegan", "a vegan household", "his name is Sam", "dating someone named Sam", a
 deadline that "slides to"; a start "this week" is when it began, and "for a two-week trial" is a stretch of time.
+A change from the old value to the new is read as the change to the new ("moved from Oslo to Porto", "pushed Heron
+from June 3 to June 17", "went from vegetarian to vegan"), and "Hooli poached me from Initech" as joining Hooli.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

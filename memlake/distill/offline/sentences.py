@@ -241,6 +241,7 @@ def _split_elided_subject(clause: str) -> list[str]:
 # "me" ends the object ("hired me a new assistant" is a favour, not a job).
 _TOOK_ME_ON = re.compile(
     rf"^(?P<org>{ORG}) (?:has |have |had )?(?:just |finally |recently |officially )*(?:hired|recruited|employed|"
+    r"poached|"
     r"(?:taken|took|brought) me on|brought me in|signed)(?: me)?"
     r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:as|in|on|at|last|this|back|earlier|recently|yesterday|today|after|from|for (?:a|"
     r"the|my) (?:new )?(?:role|position|job))\b)"
@@ -250,6 +251,11 @@ _WAS_HIRED = re.compile(rf"\bI(?:'ve been| have been| was| got)(?: just| finally
 _WAS_MOVED = re.compile(r"\b(?P<who>I|[Ww]e)(?:'ve been| have been|'d been| had been| was| were| got)(?: just| "
                         r"finally| recently| officially)* (?:relocated|transferred|posted|moved) to\b")
 _ME_AND = re.compile(rf"^[Mm]e and (?P<name>{NAME}) (?=[a-z])")
+# A change from the old value to the new ("moved from Oslo to Porto", "pushed Heron from June 3 to June 17", "went from
+# vegetarian to vegan"): the slot readers read the change to the new value; the old one was said before.
+_FROM_THE_OLD = re.compile(
+    r"\b(?P<verb>moved|switched|went|changed|transitioned|shifted|pushed|slipped|slid|delayed|postponed|bumped)"
+    r"(?P<object>(?: [\w']+){0,3}?) from (?!now\b|home\b)[^.;!?]+? (?P<to>to|into|until) (?=\S)")
 # Adverbs between the subject and a past that only colour it ("I officially started at", "we've actually moved"): the
 # readers see the past next to its subject.
 _ADVERBS_BEFORE_A_PAST = re.compile(
@@ -263,8 +269,12 @@ def with_the_user_as_subject(clause: str) -> str:
     and Sam" as "Sam and I"; any other clause as it is."""
     m = _TOOK_ME_ON.match(clause)
     if m and re.search(r"\bme\b", m.group(0)):
-        clause = f"I joined {m.group('org')}{clause[m.end():]}"
+        rest = re.sub(rf"^ from (?:the )?{ORG}", "", clause[m.end():])  # ("poached me from Initech": where from)
+        clause = f"I joined {m.group('org')}{rest}"
     clause = _ADVERBS_BEFORE_A_PAST.sub(lambda w: f"{w.group('who')}{w.group('aux') or ''} ", clause)
+    clause = _FROM_THE_OLD.sub(
+        lambda w: f"{w.group('verb')}{w.group('object')} " + ("" if w.group("verb") == "went" else f"{w.group('to')} "),
+        clause)
     clause = _WAS_HIRED.sub(lambda w: f"I joined {w.group('org')}", clause)
     clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
     return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)
