@@ -252,3 +252,43 @@ def test_a_city_lived_in_for_years_uncounted_is_home(text):
 )
 def test_a_change_from_the_old_value_to_the_new_gives_the_new(text, slot, value):
     assert [v for s, v in slots(text) if s == slot] == [value]
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("I went from backend engineer to engineering manager.", "job_title", "engineering manager"),
+        ("My role went from designer to tech lead.", "job_title", "tech lead"),
+        ("I went from vegan to keto.", "diet", "keto"),
+    ],
+)
+def test_went_from_the_old_to_the_new_is_a_change(text, slot, value):
+    assert [v for s, v in slots(text) if s == slot] == [value]
+
+
+def test_going_from_one_city_to_another_is_a_journey_not_a_move():
+    assert slots("I went from Oslo to Porto by train.") == []
+
+
+@pytest.mark.parametrize("text", ["Project Falcon is no longer June 3, 2023; it's June 17, 2023.",
+                                  "Project Falcon was June 3, 2023 but now it's June 17, 2023."])
+def test_it_names_the_project_the_sentence_named(text):
+    assert [v for s, v in slots(text) if s == "project_deadline"][-1:] == ["2023-06-17"]
+
+
+def test_it_with_no_project_in_the_sentence_is_no_deadline():
+    assert slots("It's June 17, 2023 now.") == []
+
+
+def test_a_break_up_with_the_old_partner_does_not_end_the_new_one():
+    got = [v for s, v in slots("Alex and I broke up. I'm with Noor now, Alex and I divorced.") if s == "partner"]
+    assert got == ["Noor"]
+
+
+def test_a_break_up_told_after_the_new_partner_with_a_two_word_verb():
+    got = [v for s, v in slots("Alex and I broke up. I'm with Noor now, Alex and I just broke up.") if s == "partner"]
+    assert got == ["Noor"]
+
+
+def test_a_break_up_with_the_partner_named_ends_them():
+    assert [s for s, _ in slots("Alex and I broke up. I'm with Noor now, but Noor and I split up.") if s] == []

@@ -88,7 +88,10 @@ past next to its subject ("I officially started at" as "I started at"; what no s
 last year", "went from vegetarian to vegan", "a vegan household", "his name is Sam", "dating someone named Sam", a
 deadline that "slides to"; a start "this week" is when it began, and "for a two-week trial" is a stretch of time.
 A change from the old value to the new is read as the change to the new ("moved from Oslo to Porto", "pushed Heron
-from June 3 to June 17", "went from vegetarian to vegan"), and "Hooli poached me from Initech" as joining Hooli.
+from June 3 to June 17", "went from vegetarian to vegan": "switched to vegan"), and "Hooli poached me from Initech" as
+joining Hooli; "it" stands for the one project the sentence named before it ("Heron was June 3 but now it's June
+17"); a break-up the sentence tells of someone else ("I'm with Noor now, Alex and I divorced") does not end the new
+partner.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

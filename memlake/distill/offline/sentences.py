@@ -272,9 +272,9 @@ def with_the_user_as_subject(clause: str) -> str:
         rest = re.sub(rf"^ from (?:the )?{ORG}", "", clause[m.end():])  # ("poached me from Initech": where from)
         clause = f"I joined {m.group('org')}{rest}"
     clause = _ADVERBS_BEFORE_A_PAST.sub(lambda w: f"{w.group('who')}{w.group('aux') or ''} ", clause)
-    clause = _FROM_THE_OLD.sub(
-        lambda w: f"{w.group('verb')}{w.group('object')} " + ("" if w.group("verb") == "went" else f"{w.group('to')} "),
-        clause)
+    # ("went from A to B" is a change, "switched to B"; "went to Porto" alone would be a journey)
+    clause = _FROM_THE_OLD.sub(lambda w: "switched to " if w.group("verb") == "went" and not w.group("object") else
+                               f"{w.group('verb')}{w.group('object')} {w.group('to')} ", clause)
     clause = _WAS_HIRED.sub(lambda w: f"I joined {w.group('org')}", clause)
     clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
     return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)

@@ -79,7 +79,15 @@ _DEADLINE_FRAMES = (
 )
 
 
+# "it" standing for the project the same sentence named: "Heron is no longer June 3; it's June 17", "Heron was June 3
+# but now it's June 17" (not "it's not ...").
+_IT_IS_NOW = re.compile(r"(?:^|\b(?:but|and|so) )(?:now,? )?it(?:'s| is) (?:now )?(?!not\b|no\b)(?:on |due |set for |"
+                        r"scheduled for )?(?P<rest>.*)$")
+
+
 def read_deadline(rule: Rule, clause: str, correction: str | None = None) -> bool:
+    if _read_it_is_now(rule, clause, correction):
+        return True
     for frame, pattern in enumerate(_DEADLINE_FRAMES):
         m = pattern.search(clause)
         if not m or guarded(clause, m) or CONDITION.search(m.group("rest")):
@@ -101,6 +109,20 @@ def read_deadline(rule: Rule, clause: str, correction: str | None = None) -> boo
         _add_deadline(rule, project, what, when, correction)
         return True
     return False
+
+
+def _read_it_is_now(rule: Rule, clause: str, correction: str | None) -> bool:
+    """A deadline said of "it" where the sentence names one project before it (see `_IT_IS_NOW`)."""
+    m = _IT_IS_NOW.search(clause)
+    if not m or guarded(clause, m) or CONDITION.search(m.group("rest")):
+        return False
+    before = rule.sentence.text[: rule.sentence.text.find(clause)] + clause[: m.start()]
+    named = {p for p in rule.context.projects if p in before}
+    when = rule.date_in(m.group("rest"), context="")
+    if len(named) != 1 or not when or when.precision != "day" or when.start > 3:
+        return False
+    _add_deadline(rule, named.pop(), "deadline", when, correction)
+    return True
 
 
 def _known_project(rule: Rule, name: str | None) -> str | None:

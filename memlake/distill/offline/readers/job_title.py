@@ -99,7 +99,7 @@ _TITLE_PATTERNS = (
     rf"{AT_ORG}",
     rf"\bI (?:just |finally |recently )?(?:got|received|earned|accepted) (?:the |a |my )?promotion to {_TITLE}"
     rf"{AT_ORG}",
-    rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*changed to {_TITLE}"
+    rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*(?:changed|switched) to {_TITLE}"
     rf"{_AFTER_TITLE}",
     # "I'm moving into a product manager role", "I'm stepping into the tech lead position"
     rf"\bI(?:'m| am) (?:now |officially )?(?:moving|stepping|switching|transitioning) (?:in)?to (?:a |an |the )"

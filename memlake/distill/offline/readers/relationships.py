@@ -88,9 +88,11 @@ def _partner_with(rule: Rule, clause: str) -> None:
     if not rule.context.breakup:
         return
     m = _WITH_PARTNER.search(clause)
-    if not m or guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+    if not m or guarded(clause, m) or "'s" in m.group("name"):
         return
     name = trim_name(m.group("name"))
+    if _ended(rule, clause) and not _ended_with_another(rule, name):
+        return
     if (_a_person(name) and not any(w in ORG_WORDS for w in name.split())
             and name not in rule.context.organizations and name not in rule.context.projects):
         _partner(rule, name)
@@ -203,6 +205,17 @@ def _ended(rule: Rule, clause: str) -> bool:
     clauses = split_clauses(rule.sentence.text)
     later = clauses[clauses.index(clause) + 1:] if clause in clauses else []
     return any(_ENDED.search(c) and re.match(r"^(?:I|[Ww]e|[Tt]hey|[Ss]he|[Hh]e)\b", c) for c in later)
+
+
+_SOMEONE_AND_I = re.compile(rf"\b(?P<who>{NAME}) and I(?:'ve| have| had)? (?:(?:just|finally|recently|officially) )*")
+
+
+def _ended_with_another(rule: Rule, name: str) -> bool:
+    """True when what the sentence says ended was with someone other than `name`: "I'm with Noor now, Alex and I
+    divorced"."""
+    text = rule.sentence.text
+    others = [m.group("who") for m in _SOMEONE_AND_I.finditer(text) if _ENDED.match(text, m.end())]
+    return bool(others) and all(trim_name(who) != name for who in others)
 
 
 def _a_person(name: str) -> bool:
