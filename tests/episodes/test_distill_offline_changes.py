@@ -292,3 +292,12 @@ def test_a_break_up_told_after_the_new_partner_with_a_two_word_verb():
 
 def test_a_break_up_with_the_partner_named_ends_them():
     assert [s for s, _ in slots("Alex and I broke up. I'm with Noor now, but Noor and I split up.") if s] == []
+
+
+@pytest.mark.parametrize("text", ["call me maybe lol", "ok call me later", "text me asap pls"])
+def test_a_lowercase_word_that_is_no_name_after_call_me_is_no_name(text):
+    assert slots(text) == []
+
+
+def test_it_being_a_day_today_is_no_deadline():
+    assert slots("Project Falcon is great and it is June 17, 2023 today.") == []

@@ -71,6 +71,7 @@ _NAME_LEAD = re.compile(r"\b(?:to|at|in|for|with|by|from|joined|left|quit|dating
                         r"(?:call|calls|called) me|named|called)\s+", re.I)
 _NOT_A_NAME_WORD = STOPWORDS | frozenset(
     """today tonight tomorrow yesterday last next ago since until lol haha lmao omg btw fyi tbh though too again
+    maybe later soon sometime anytime whenever asap pls plz thx
     week weeks month months year years weekend morning evening afternoon night summer winter spring autumn fall
     home work school uni college office bed gym church town city country place flat house apartment job team
     company life love hope fact general town downtown hospital shop store bar cafe restaurant touch charge

@@ -80,7 +80,7 @@ _DEADLINE_FRAMES = (
 
 
 # "it" standing for the project the same sentence named: "Heron is no longer June 3; it's June 17", "Heron was June 3
-# but now it's June 17" (not "it's not ...").
+# but now it's June 17" (not "it's not ...", and a change said: "now" or "no longer", not "it is June 17 today").
 _IT_IS_NOW = re.compile(r"(?:^|\b(?:but|and|so) )(?:now,? )?it(?:'s| is) (?:now )?(?!not\b|no\b)(?:on |due |set for |"
                         r"scheduled for )?(?P<rest>.*)$")
 
@@ -119,7 +119,8 @@ def _read_it_is_now(rule: Rule, clause: str, correction: str | None) -> bool:
     before = rule.sentence.text[: rule.sentence.text.find(clause)] + clause[: m.start()]
     named = {p for p in rule.context.projects if p in before}
     when = rule.date_in(m.group("rest"), context="")
-    if len(named) != 1 or not when or when.precision != "day" or when.start > 3:
+    changed = re.search(r"\bnow\b", m.group(0)) or re.search(r"\bno longer\b", before)
+    if len(named) != 1 or not when or when.precision != "day" or when.start > 3 or not changed:
         return False
     _add_deadline(rule, named.pop(), "deadline", when, correction)
     return True
