@@ -301,3 +301,24 @@ def test_a_lowercase_word_that_is_no_name_after_call_me_is_no_name(text):
 
 def test_it_being_a_day_today_is_no_deadline():
     assert slots("Project Falcon is great and it is June 17, 2023 today.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("We now reside in Bergen.", "home_city", "Bergen"),
+        ("I've been residing in Bergen since 2021.", "home_city", "Bergen"),
+        ("I now hold the title of tech lead.", "job_title", "tech lead"),
+        ("Noor proposed and I said yes!", "partner", "Noor"),
+        ("I tied the knot with Noor in June.", "partner", "Noor"),
+        ("My name changed to Kate.", "name", "Kate"),
+        ("Project Falcon's deadline got extended to June 17, 2023.", "project_deadline", "2023-06-17"),
+    ],
+)
+def test_a_slot_said_with_a_synonym_of_its_verb(text, slot, value):
+    assert (slot, value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["Noor proposed a toast.", "Noor proposed we meet at noon."])
+def test_a_proposal_of_something_else_is_no_engagement(text):
+    assert slots(text) == []

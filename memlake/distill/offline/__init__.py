@@ -91,7 +91,8 @@ A change from the old value to the new is read as the change to the new ("moved 
 from June 3 to June 17", "went from vegetarian to vegan": "switched to vegan"), and "Hooli poached me from Initech" as
 joining Hooli; "it" stands for the one project the sentence named before it ("Heron was June 3 but now it's June
 17"); a break-up the sentence tells of someone else ("I'm with Noor now, Alex and I divorced") does not end the new
-partner.
+partner. "Reside" is "live" in other words; "I now hold the title of <title>", "Noor proposed", "tied the knot with",
+"my name changed to", a deadline "extended to" a day.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

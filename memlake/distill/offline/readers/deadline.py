@@ -14,7 +14,8 @@ _DEADLINE_NOUN = (r"(?:(?P<adjective>new|revised|updated|final|official|target|c
                   r"(?P<what>launch|deadline|release|go-live|due date|ship date|target date|date|target)(?: date)?")
 _PROJECT_NAME = rf"(?:[Pp]roject )?{CAP}"
 _RESCHEDULED = (r"(?:moved|pushed|postponed|rescheduled|delayed|shifted|brought forward|pulled in|bumped|changed|"
-                r"slipped|slid|pushed out|put back|deferred|moves|slips|shifts|slides)(?: back| out| up| forward)?")
+                r"slipped|slid|pushed out|put back|deferred|extended|moves|slips|shifts|slides)"
+                r"(?: back| out| up| forward)?")
 _RESCHEDULING = (r"(?:moving|pushing|postponing|rescheduling|delaying|shifting|bumping|deferring)(?: back| out| up|"
                  r" forward)?")
 # "slipped a week to June 2", "moved by two weeks to June 2"

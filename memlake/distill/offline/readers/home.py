@@ -39,8 +39,11 @@ def read_home(rule: Rule, clause: str) -> None:
 
 def _lives_in(rule: Rule, clause: str) -> None:
     """"I live in Oslo (until then)", "I've lived in Porto since 2019", "We're based in Lisbon"."""
-    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<city>{NAME})", clause) or re.search(
-        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?living in (?P<city>{NAME})", clause)
+    # ("reside" is "live" in other words)
+    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?(?:live|reside) in (?P<city>{NAME})",
+                  clause) or re.search(
+        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?(?:living|residing) in (?P<city>{NAME})",
+        clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         until = None
@@ -53,8 +56,10 @@ def _lives_in(rule: Rule, clause: str) -> None:
         if not TEMPORARY.match(rest):
             _add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
     # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
-    m = re.search(rf"\bI(?:'ve| have) (?:been living|lived) in (?P<city>{NAME}){SINCE_FOR}", clause) or re.search(
-        rf"\bI(?:'ve| have) been living in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))", clause)
+    m = re.search(rf"\bI(?:'ve| have) (?:been living|been residing|lived|resided) in (?P<city>{NAME}){SINCE_FOR}",
+                  clause) or re.search(
+        rf"\bI(?:'ve| have) been (?:living|residing) in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))",
+        clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
@@ -192,7 +197,8 @@ _HOME_PATTERNS = (
     # "The move to Porto went smoothly", "Our move to Oslo is done" (a move over; not "is next month")
     rf"^(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move to (?P<city>{NAME}) (?:went|was|is (?:done|complete|over|finished)|"
     r"has been)\b",
-    # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat": a home not yet had)
+    # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat" or "signed the lease on a
+    # flat": a home not yet lived in)
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "
     rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",
     # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)

@@ -54,6 +54,8 @@ _TITLE_PATTERNS = (
     # "My role is product manager", "My new job title is tech lead"
     rf"\b[Mm]y (?:new |current |official |actual )?(?:role|job title|title|position|job) is (?:now )?"
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
+    # "I now hold the title of tech lead"
+    rf"\bI (?:now |currently |officially )?(?:hold|have) the (?:title|position|role) of {_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I got promoted to tech lead", "I was promoted to engineering manager last month"
     rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
     rf"(?:promoted|bumped up|moved up) to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",

@@ -113,11 +113,14 @@ _PARTNER_PATTERNS = (
     rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
     rf"(?P<name>{NAME}){_AFTER_PARTNER}",
     # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|tied the knot with|"
+    rf"started dating|"
     rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
     rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
     # "I'm seeing Sam these days" (not "I'm seeing Sam tomorrow": a meeting)
     rf"\bI(?:'m| am) (?:now )?seeing (?P<name>{NAME})(?=\s+(?:now|these days|nowadays)\b)",
+    # "Noor proposed (to me)", "Sam proposed last night" (not "Noor proposed a toast")
+    rf"^(?P<name>{NAME}) (?:finally |just )?proposed(?: to me)?(?=\s*(?:$|[.!;,])|\s+(?:last|on|in|yesterday|this)\b)",
     # "I got together with Noor last spring" (not "for coffee": company, not a couple)
     rf"\bI (?:just |finally |recently )?got together with (?P<name>{NAME})(?:{AFTER_NAME}|(?=\s+(?:in|last|back|"
     r"recently|\w+ (?:years?|months?) ago)\b))",
