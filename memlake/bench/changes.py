@@ -239,10 +239,103 @@ BLIND2_PHRASINGS: dict[str, tuple[list[str], list[str], str]] = {
     ),
 }
 
+# A fifth set, written 2026-11-26 (issue 23) before any rule change of that round and without reading the sets above
+# closely: many new-value phrasings per slot in everyday chat (contractions, fillers, dates, "we", the passive,
+# news style, lowercase), so that one rule cannot pass a slot by one phrasing. Sealed: run once, at the end of the
+# round. Its stories take the phrasings in turn (`generate(cycle=True)`), so every phrasing is told twice.
+BLIND3_PHRASINGS: dict[str, tuple[list[str], list[str], str]] = {
+    "home_city": (
+        ["Our place in {old} is pretty small.", "I've been renting in {old} since college.",
+         "Living in {old} has its perks.", "i'm in {old} btw"],
+        ["We finally made the move to {new} last weekend.", "I'm living over in {new} now.",
+         "so i moved to {new_lc} lol", "Just got the keys to our new flat in {new}!",
+         "After months of planning, we've relocated to {new}.", "Moved to {new} on the 3rd, still unpacking boxes.",
+         "I'm a {new} resident now, officially.", "Home is {new} these days.",
+         "We packed up and left {old} for {new} in the spring.", "My new address is in {new}.",
+         "Update: the move to {new} is done and we love it.", "Um, I actually live in {new} now, we moved last month.",
+         "It's been a month since I moved to {new}.", "We were transferred to {new}, so that's where we live now.",
+         "ok so we're in {new} for good now"],
+        "The traffic in {old} was awful this morning.",
+    ),
+    "employer": (
+        ["I work for {old}.", "I'm at {old} these days, on the data team.", "I've been with {old} for about two years.",
+         "My employer is {old}."],
+        ["I just signed with {new}, starting next week.", "Today was day one at {new}.",
+         "I left {old}; {new} hired me last month.", "I was hired by {new} in May.", "Got a job at {new}!",
+         "so i work at {new_lc} now", "I've moved over to {new} after five years at {old}.",
+         "Starting at {new} was the best decision I made this year.", "{new} offered me a position and I took it.",
+         "I'm working at {new} since last month.", "Just finished my first week at {new}.",
+         "I handed in my notice at {old} and joined {new}.", "These days I'm employed at {new}.",
+         "New job: {new}. Still getting used to the commute.", "I'm with {new} now, on their payments team."],
+        "Our all-hands at {old} ran long again.",
+    ),
+    "job_title": (
+        ["I'm a {old} at a mid-size company.", "I've worked as a {old} for a while.", "My title is {old}.",
+         "by day i'm a {old}"],
+        ["Got promoted to {new} yesterday!", "They made me {new} last week.",
+         "I'm a {new} now, still getting used to it.",
+         "I've stepped into the {new} role.", "As of this month I'm the team's {new}.", "My new title is {new}.",
+         "I moved from {old} to {new} in March.", "i'm a {new} now as of monday", "After the reorg I became a {new}.",
+         "I've taken on a {new} position.", "They've given me the {new} job.", "Working as a {new} these days.",
+         "I switched careers and now work as a {new}.", "Officially a {new} as of today!",
+         "I got the {new} job I applied for."],
+        "Being a {old} means a lot of context switching.",
+    ),
+    "diet": (
+        ["I've been {old} since uni.", "I'm {old}.", "I keep a {old} diet."],
+        ["I went {new} in January.", "I'm trying {new} now and honestly loving it.",
+         "Switched to {new} a few weeks ago.",
+         "i'm {new} now, so no more pizza nights", "I've been {new} for two months now.",
+         "We've gone {new} as a family.",
+         "I've dropped {old} and gone {new}.", "My doctor put me on a {new} diet.", "These days I eat {new}.",
+         "Since March I've been eating {new}.", "Decided to go {new} this year.", "Eating {new} now, feeling great.",
+         "I gave up being {old}; I'm {new} these days.", "i do {new} now", "I've started a {new} diet."],
+        "Finding {old} options at work lunches is tricky.",
+    ),
+    "partner": (
+        ["My boyfriend is {old}.", "{old} and I have been together for three years.", "I'm seeing {old}.",
+         "My husband {old} cooks most nights."],
+        ["I'm seeing {new} now.", "{new} and I just moved in together.", "I've got a new girlfriend, {new}.",
+         "I started dating {new} in the spring.", "{new} is my boyfriend now.", "i'm with {new} now, it's going great",
+         "{old} and I split up, and now I'm dating {new}.", "Meet my new partner: {new}.",
+         "{new} and I are a couple now.",
+         "I married {new} last weekend!", "My fiancé {new} proposed on our trip.",
+         "Been going out with {new} for a few months.", "We've been together since June, {new} and I.",
+         "{new} asked me out and we're official now.", "I've been in a relationship with {new} since March."],
+        "{old} picked the restaurant tonight.",
+    ),
+    "name": (
+        ["Hi, I'm {old}.", "The name's {old}.", "{old} here, hi!", "My name's {old}."],
+        ["Call me {new}, please.", "Actually, I go by {new} now.", "I'd rather you called me {new}.",
+         "My friends call me {new} and I prefer it.", "I legally changed my name to {new}.",
+         "Please use {new} from now on.", "Just {new} is fine.", "i go by {new} now", "You can just call me {new}.",
+         "My name is now {new}.", "I've started going by {new}.", "Can you call me {new} instead of {old}?",
+         "It's {new} now, not {old}.", "I prefer {new}, if that's ok.", "Everybody knows me as {new} these days."],
+        "Best, {old}",
+    ),
+    "project_deadline": (
+        ["{project} goes live on {old}.", "We're targeting {old} for {project}.", "The {project} deadline is {old}.",
+         "{project} is scheduled for {old_dm}."],
+        ["{project} has been pushed back to {new}.", "We moved the {project} release to {new_dm}.",
+         "{project} is now due {new_iso}.", "New deadline for {project}: {new}.",
+         "The {project} launch got delayed to {new}.", "We're now launching {project} on {new_dm}.",
+         "{project} was postponed until {new}.", "heads up, {project} slipped to {new_short}",
+         "The {project} go-live date changed to {new}.", "Leadership rescheduled {project} for {new}.",
+         "{project} won't make {old}; it's {new} now.", "They bumped {project} to {new_dm}.",
+         "We'll ship {project} on {new} instead.", "Looks like {project} launches {new} now.",
+         "{project} is delayed until {new}, per the PM."],
+        "Quick check: {project} is still set for {old}.",
+    ),
+}
+
+
 HALVES = ("tuning", "held_back")
 BLIND = "blind"
 BLIND_2 = "blind_2"
-BLIND_SETS = {BLIND: BLIND_PHRASINGS, BLIND_2: BLIND2_PHRASINGS}
+BLIND_3 = "blind_3"
+BLIND_SETS = {BLIND: BLIND_PHRASINGS, BLIND_2: BLIND2_PHRASINGS, BLIND_3: BLIND3_PHRASINGS}
+# blind_3 tells each of its new phrasings twice (it takes them in turn); the older sets draw 84 stories at random.
+BLIND3_STORIES = 2 * len(BLIND3_PHRASINGS) * max(len(news) for _, news, _ in BLIND3_PHRASINGS.values())
 # Phrasings that also state another slot ("I'm a software engineer at Globex" gives a job title too). A story
 # never uses one when the same agent has a story of that other slot: the fold rightly takes the newest statement
 # of a slot, whichever story said it, so such a pair measured the generator, not memory.
@@ -315,6 +408,22 @@ def _pretty_day(iso: str) -> str:
     return f"{d:%B} {d.day}, {d.year}"
 
 
+def _fill(slot: str, subject: str, old: str, new: str) -> dict[str, str]:
+    """The values a phrasing may name: as said ({old}, {new}), lowercase as typed in chat ({old_lc}), and for a
+    date the other ways people write one ({new_dm} "5 March 2023", {new_short} "Mar 5 2023", {new_iso})."""
+    fill = {"project": subject}
+    for side, value in (("old", old), ("new", new)):
+        if slot == "project_deadline":
+            d = date.fromisoformat(value)
+            shown = _pretty_day(value)
+            fill |= {f"{side}_dm": f"{d.day} {d:%B} {d.year}", f"{side}_short": f"{d:%b} {d.day} {d.year}",
+                     f"{side}_iso": value}
+        else:
+            shown = value
+        fill |= {side: shown, f"{side}_lc": shown.lower()}
+    return fill
+
+
 def _free(template: str, choices: list[str], other_slots: set[str]) -> str:
     """`template`, or when it states a slot another story of the agent has, the first of `choices` that does not
     (no random draw, so the other stories stay as they were)."""
@@ -324,11 +433,12 @@ def _free(template: str, choices: list[str], other_slots: set[str]) -> str:
 
 
 def generate(
-    n_stories: int = 240, seed: int = SEED, halves: tuple[str, ...] = HALVES, prefix: str = ""
+    n_stories: int = 240, seed: int = SEED, halves: tuple[str, ...] = HALVES, prefix: str = "", cycle: bool = False
 ) -> list[Story]:
     """`n_stories` change stories, spread over agents with at most one story per slot each; no story states
     the slot of another story of its agent (see `ALSO_STATES`). A slot's stories alternate between `halves`;
-    `prefix` keeps the ids and agents of another set apart."""
+    `prefix` keeps the ids and agents of another set apart; `cycle` takes a slot's phrasings in turn instead of
+    at random, so every phrasing is told."""
     rnd = random.Random(seed)
     slots = list(PHRASINGS)
     stories: list[Story] = []
@@ -341,7 +451,8 @@ def generate(
         for slot in agent_slots:
             if len(stories) >= n_stories:
                 break
-            half = halves[per_slot[slot] % len(halves)]  # a slot's stories alternate between the halves
+            turn = per_slot[slot]
+            half = halves[turn % len(halves)]  # a slot's stories alternate between the halves
             per_slot[slot] += 1
             olds, news, repeat = templates(slot, half)
             question = PHRASINGS[slot][3]
@@ -350,11 +461,11 @@ def generate(
             repeat_at = old_at + (new_at - old_at) / 2 if rnd.random() < 0.4 else None
             subject, old, new = _values(slot, rnd, old_at.date())
             others = planned - {slot}
-            old_template, new_template = _free(rnd.choice(olds), olds, others), _free(rnd.choice(news), news, others)
-            shown_old, shown_new = (
-                (_pretty_day(old), _pretty_day(new)) if slot == "project_deadline" else (old, new)
-            )
-            fill = {"old": shown_old, "new": shown_new, "project": subject}
+            old_pick, new_pick = rnd.choice(olds), rnd.choice(news)
+            if cycle:
+                old_pick, new_pick = olds[turn % len(olds)], news[turn % len(news)]
+            old_template, new_template = _free(old_pick, olds, others), _free(new_pick, news, others)
+            fill = _fill(slot, subject, old, new)
             stories.append(
                 Story(
                     story_id=f"{prefix}s{len(stories):04d}",
@@ -538,8 +649,9 @@ def run_changes(out: Path, pipeline: HomePipeline, n_stories: int = 240, model: 
                 search: bool = True, log: Any = print, n_blind: int = 84) -> dict[str, Any]:
     """Generate the stories, run the pipeline on them, read them back, and write the figures to `out`."""
     stories = generate(n_stories) + [
-        story for i, name in enumerate(BLIND_SETS, start=1)
-        for story in generate(n_blind, SEED + i, halves=(name,), prefix=name[0] + str(i))
+        story for i, name in enumerate(BLIND_SETS, start=1) if n_blind
+        for story in generate(BLIND3_STORIES if name == BLIND_3 else n_blind, SEED + i, halves=(name,),
+                              prefix=name[0] + str(i), cycle=name == BLIND_3)
     ]
     workdir = Path(tempfile.mkdtemp(prefix="memlake-changes-")) if home is None else home
     settings = home_with_model(workdir, model)
@@ -657,7 +769,8 @@ def render_changes_section(path: Path) -> str:
         "The phrasings are split into a tuning half and a held-back half (see docs/decisions.md); `total` is "
         "those two. `blind` and `blind_2` are further phrasing sets with stories of their own, outside the total: "
         "`blind` was written blind but the rules were then widened on it (a development set now); `blind_2` "
-        "was sealed until those changes were final (docs/decisions.md). "
+        "was sealed until those changes were final; `blind_3` (every new phrasing told twice) was written before "
+        "the rule changes of issue 23's last round and run once at its end (docs/decisions.md). "
         f"Target: {r['target']}. Run: `memlake bench changes`.",
         "",
         "| stories | n | new first + old in history | new first | old in history | as_of gives old "

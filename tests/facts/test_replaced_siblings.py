@@ -29,7 +29,9 @@ def replace_ken(settings, monkeypatch, statement: str) -> tuple[CliRunner, str]:
     monkeypatch.setenv("MEMLAKE_EMBEDDING_MODEL", "hash")
     land(settings, "sibs2", "chat.jsonl",
          chat_line("c1", "2024-03-01T10:00:00Z", "My brother Tom is a carpenter.")
-         + chat_line("c2", "2024-04-01T10:00:00Z", "My brother Ken moved to Oslo last year."))
+         # (only the sibling: "My brother Ken moved to Oslo" also says where Ken lives, a fact of Ken's own that
+         # replacing the sibling fact leaves as it is)
+         + chat_line("c2", "2024-04-01T10:00:00Z", "My brother Ken visited us last year."))
     runner = CliRunner()
     home = ["--home", str(settings.home)]
     ran = runner.invoke(app, ["run", *home])

@@ -89,6 +89,28 @@ city from the day said, and a promotion ("got promoted to ward manager", "was ma
 that only leads in ("Also Giulia ...") is no part of a name; a time leading a new statement in after a comma starts
 a clause ("I've gone off oat milk, these days I ..."); an age reached ("Biscuit turned four last week") is a fact about
 the pet or person, without a slot.
+memlake-offline-16 also (issue 23, changes told in everyday shapes): a message typed all in
+lowercase is read as if typed with capitals ("just moved to porto"); a change told with the user as object is the
+user's ("Northwind hired me", "I got transferred to Oslo"); "we" opens a household's diet ("we went vegan"); "me and
+Sam are dating", "going out with", "got together with Sam last spring", "I'm doing keto", "I've been eating a vegan
+diet for three months", "a new job as a <title>", "bought a house in <city>", "in <city> since January"; a past
+with its "I" left out before "to" and a name or a thing ("Relocated to Porto in March"; not "Excited to see"); "we"
+opens a household's home too; "I was recruited by <org>", "an employee of <org>", "bumped up to <title>", "switched
+over to", "started keto", "my new boyfriend Sam", "marrying Sam", "seeing Sam these days" (not "tomorrow", not "going
+out with Sam for drinks"), a deadline that "moves to" a day, "has a new date: <day>" (a colon before a date ends no
+sentence), "is now targeting <day>"; a named relative's move is their home ("My cousin Priya just moved to Lyon"),
+"we're relocating to <city>" a plan to move, "I have a younger sister named Leela" a sibling. The slot readers read a
+past next to its subject ("I officially started at" as "I started at"; what no slot reader names is kept as said);
+"a <city> resident", "in <city> for years", "the move to <city> went", "based out of", "<org> is my new employer",
+"left my old job for <org>", "found a job at", "work in marketing at <org>", "was appointed <title>", "vegan since
+last year", "went from vegetarian to vegan", "a vegan household", "his name is Sam", "dating someone named Sam", a
+deadline that "slides to"; a start "this week" is when it began, and "for a two-week trial" is a stretch of time.
+A change from the old value to the new is read as the change to the new ("moved from Oslo to Porto", "pushed Heron
+from June 3 to June 17", "went from vegetarian to vegan": "switched to vegan"), and "Hooli poached me from Initech" as
+joining Hooli; "it" stands for the one project the sentence named before it ("Heron was June 3 but now it's June
+17"); a break-up the sentence tells of someone else ("I'm with Noor now, Alex and I divorced") does not end the new
+partner. "Reside" is "live" in other words; "I now hold the title of <title>", "Noor proposed", "tied the knot with",
+"my name changed to", a deadline "extended to" a day.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

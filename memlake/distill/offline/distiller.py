@@ -48,6 +48,7 @@ from memlake.distill.offline.sentences import (
     Sentence,
     split_clauses,
     split_sentences,
+    with_the_user_as_subject,
     without_addressee,
     without_asides,
     without_telling,
@@ -148,12 +149,16 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
     dated_before = len(found.key_dates)
     correction = read_correction(rule)
     if not correction:
-        for clause in split_clauses(sentence.text):
+        for said in split_clauses(sentence.text):
+            # the slot readers read a change with the user as subject ("Initech hired me" as "I joined Initech"); what
+            # no slot reader names is kept as said
+            clause, as_the_user = said, with_the_user_as_subject(said)
             if not PRAISE_AFTER_A_DASH.search(sentence.text):  # ("Making videos - that's awesome!" praises)
-                clause = with_the_i_left_out(clause)  # "Started at Initech on Monday" is read as "I started ..."
+                # "Started at Initech on Monday" is read as "I started ..."
+                clause, as_the_user = with_the_i_left_out(clause), with_the_i_left_out(as_the_user)
             read_by_rules = len(found.candidates)
             for reader in _READERS:
-                reader(rule, clause)
+                reader(rule, as_the_user)
             if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
                 read_self_statement(rule, clause)
         if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may

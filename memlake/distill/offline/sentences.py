@@ -6,7 +6,18 @@ import re
 from dataclasses import dataclass
 
 from memlake.distill.models import Message
-from memlake.distill.offline.vocabulary import CONDITION, HYPOTHETICAL, NAME, NEGATION, NOT_NAMES, REPORTED
+from memlake.distill.offline.vocabulary import (
+    CONDITION,
+    DIETS,
+    HYPOTHETICAL,
+    NAME,
+    NEGATION,
+    NOT_NAMES,
+    ORG,
+    REPORTED,
+    ROLE_NOUNS,
+    STOPWORDS,
+)
 
 _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`]*`")
@@ -17,7 +28,9 @@ _URL = re.compile(r"https?://\S+")
 _NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
     r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
     r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
-SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])")
+# (a colon before a date ends no sentence: "New date: June 3" says what the date is for)
+_MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})")
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
@@ -52,9 +65,55 @@ def rule_text(text: str) -> str:
     return _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
 
 
+# In a message typed all in lowercase, capitals say nothing, so it is read as if typed with them: "i" is "I", a
+# sentence opens with a capital, and so does the name a verb or a preposition takes as its object ("moved to porto",
+# "work for hooli", "go by sasha", "dating noor"). A word that is no name stops the run: a function word, a time or
+# filler word, a common place word, a role or a diet, an -ing, -ed or -ly word.
+_NAME_LEAD = re.compile(r"\b(?:to|at|in|for|with|by|from|joined|left|quit|dating|seeing|married|marry|"
+                        r"(?:call|calls|called) me|named|called)\s+", re.I)
+_NOT_A_NAME_WORD = STOPWORDS | frozenset(
+    """today tonight tomorrow yesterday last next ago since until lol haha lmao omg btw fyi tbh though too again
+    maybe later soon sometime anytime whenever asap pls plz thx
+    week weeks month months year years weekend morning evening afternoon night summer winter spring autumn fall
+    home work school uni college office bed gym church town city country place flat house apartment job team
+    company life love hope fact general town downtown hospital shop store bar cafe restaurant touch charge
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december""".split()  # noqa: SIM905
+) | frozenset(ROLE_NOUNS) | frozenset(DIETS)
+
+
+def _a_name_word(word: str) -> bool:
+    return (word not in _NOT_A_NAME_WORD and word.isalpha() and len(word) > 1
+            and not word.endswith(("ing", "ed", "ly")))
+
+
+def with_capitals(text: str) -> str:
+    """`text` typed all in lowercase, with the capitals the rules read (see `_NAME_LEAD`); any other text as it
+    is."""
+    if any(ch.isupper() for ch in text):
+        return text
+    text = re.sub(r"\bi\b", "I", text)
+    text = re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+    out, end = [], 0
+    for lead in _NAME_LEAD.finditer(text):
+        if lead.start() < end:
+            continue
+        words = re.match(r"[a-z][\w'-]*(?: [a-z][\w'-]*){0,2}", text[lead.end():])
+        run = []
+        for word in words.group(0).split() if words else []:
+            if not _a_name_word(word):
+                break
+            run.append(word)
+        if run:
+            named = " ".join(w.capitalize() for w in run)
+            out.append(text[end: lead.end()] + named)
+            end = lead.end() + len(" ".join(run))
+    return "".join(out) + text[end:]
+
+
 def split_sentences(message: Message) -> list[Sentence]:
     out = []
-    for piece in SENTENCE_END.split(display_text(message.content)):
+    for piece in SENTENCE_END.split(display_text(with_capitals(message.content))):
         piece = piece.strip()
         if not piece:
             continue
@@ -143,8 +202,8 @@ _TIME_LEAD = re.compile(r"(?i)(?:(?:last|this|next|on|in|over|during|early|late|
 
 def split_clauses(text: str) -> list[str]:
     text = QUOTED.sub(" ", text)
-    text = re.sub(r"^(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now)\b[!,.:]*\s*",
-                  "", text, flags=re.I)
+    text = re.sub(r"^(?:(?:hi|hello|hey|thanks|ok|okay|great|good|perfect|big news|oh|well|also|and|so|now|yeah|yes|"
+                  r"um+|uh+|erm|anyway|update|news|heads up)\b[!,.:]*\s*)+", "", text, flags=re.I)
     pieces = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
     joined: list[str] = []
     for piece in pieces:
@@ -177,6 +236,61 @@ def _split_elided_subject(clause: str) -> list[str]:
     if len(pieces) == 1 or any(g.search(first) for g in (HYPOTHETICAL, NEGATION, REPORTED, _SUBORDINATE)):
         return [clause]
     return [first] + [f"{subject.group('who')} {piece}" for piece in pieces[1:]]
+
+
+# A change told with the user as object: an organisation took the user on ("Northwind hired me in March", "Pied
+# Piper has taken me on"), or the user was moved ("I got transferred to Oslo", "we were relocated to Porto"). Told
+# again with the user as subject, it reads as the same change: "I joined Northwind", "I moved to Oslo". Only when
+# "me" ends the object ("hired me a new assistant" is a favour, not a job).
+_TOOK_ME_ON = re.compile(
+    rf"^(?P<org>{ORG}) (?:has |have |had )?(?:just |finally |recently |officially )*(?:hired|recruited|employed|"
+    r"poached|"
+    r"(?:taken|took|brought) me on|brought me in|signed)(?: me)?"
+    r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:as|in|on|at|last|this|back|earlier|recently|yesterday|today|after|from|for (?:a|"
+    r"the|my) (?:new )?(?:role|position|job))\b)"
+)
+_WAS_HIRED = re.compile(rf"\bI(?:'ve been| have been| was| got)(?: just| finally| recently| officially)* (?:hired|"
+                        rf"recruited|taken on|brought on|headhunted|poached) (?:by|at) (?P<org>{ORG})")
+_WAS_MOVED = re.compile(r"\b(?P<who>I|[Ww]e)(?:'ve been| have been|'d been| had been| was| were| got)(?: just| "
+                        r"finally| recently| officially)* (?:relocated|transferred|posted|moved) to\b")
+_ME_AND = re.compile(rf"^[Mm]e and (?P<name>{NAME}) (?=[a-z])")
+# A change from the old value to the new ("moved from Oslo to Porto", "pushed Heron from June 3 to June 17", "went from
+# vegetarian to vegan"): the slot readers read the change to the new value; the old one was said before.
+_FROM_THE_OLD = re.compile(
+    r"\b(?P<verb>moved|switched|went|changed|transitioned|shifted|pushed|slipped|slid|delayed|postponed|bumped)"
+    r"(?P<object>(?: [\w']+){0,3}?) from (?!now\b|home\b)[^.;!?]+? (?P<to>to|into|until) (?=\S)")
+# Adverbs between the subject and a past that only colour it ("I officially started at", "we've actually moved"): the
+# readers see the past next to its subject.
+_ADVERBS_BEFORE_A_PAST = re.compile(
+    r"\b(?P<who>I|[Ww]e)(?P<aux>'ve| have| had|'d)? (?:(?:officially|actually|basically|literally|honestly|finally|"
+    r"recently|eventually|also|already|just) )+(?=(?:[a-z]+ed|began|begun|became|become|went|gone|got|took|taken|"
+    r"left|quit)\b)")
+
+
+def with_the_user_as_subject(clause: str) -> str:
+    """`clause` with the user as the subject of a change told with the user as object (see `_TOOK_ME_ON`), and "me
+    and Sam" as "Sam and I"; any other clause as it is."""
+    m = _TOOK_ME_ON.match(clause)
+    if m and re.search(r"\bme\b", m.group(0)):
+        rest = re.sub(rf"^ from (?:the )?{ORG}", "", clause[m.end():])  # ("poached me from Initech": where from)
+        clause = f"I joined {m.group('org')}{rest}"
+    clause = _ADVERBS_BEFORE_A_PAST.sub(lambda w: f"{w.group('who')}{w.group('aux') or ''} ", clause)
+    # ("went from A to B" is a change, "switched to B"; "went to Porto" alone would be a journey)
+    clause = _FROM_THE_OLD.sub(lambda w: "switched to " if w.group("verb") == "went" and not w.group("object") else
+                               f"{w.group('verb')}{w.group('object')} {w.group('to')} ", clause)
+    clause = _WAS_HIRED.sub(lambda w: f"I joined {w.group('org')}", clause)
+    clause = _WAS_MOVED.sub(lambda w: f"{w.group('who')} moved to", clause)
+    return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)
+
+
+# "We" as the subject of a household's state or change ("we went vegan", "we're vegetarian"): the user is one of us.
+_WE = re.compile(r"^[Ww]e(?P<aux>'ve|'re|'d| have| are| were| had)?\b")
+_AS_I = {"'re": "'m", " are": " am", " were": " was"}
+
+
+def with_we_as_i(clause: str) -> str:
+    """A clause opening with "we" as if it opened with "I" (for what a household shares: home, diet)."""
+    return _WE.sub(lambda m: "I" + _AS_I.get(m.group("aux") or "", m.group("aux") or ""), clause, count=1)
 
 
 def cut_object(raw: str) -> str:

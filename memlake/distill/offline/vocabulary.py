@@ -142,9 +142,9 @@ AFTER_NAME = r"(?=\s*(?:$|[,.;:!)]|-\s|–)|\s+(?:and|here|from|now|these days|f
 SINCE_FOR = r"(?=\s+(?:now\s+)?(?:for|since|ever since)\b)"
 # A span of time that makes a statement temporary, anywhere after it ("I went vegan in 2019 for a month").
 FOR_A_WHILE = re.compile(
-    r"\b(?:for|during) (?:a |an |one |two |three |four |\d+ |a couple of |a few |the )?(?:days?|weeks?|weekends?|"
-    r"months?|while|lent|veganuary|dry january|trip|holidays?)\b|\b(?:this|that) (?:week|weekend|month)\b|"
-    r"\b(?:today|tonight)\b",
+    r"\b(?:for|during) (?:a |an |one |two |three |four |\d+ |a couple of |a few |the )?(?:[a-z]+-)?(?:days?|weeks?|"
+    r"weekends?|months?|while|lent|veganuary|dry january|trip|holidays?|trial)\b|"
+    r"\b(?:this|that) (?:week|weekend|month)\b|\b(?:today|tonight)\b",
     re.I,
 )
 # When a state began, not how long it lasts: "as of this month", "since last week", "starting today".

@@ -15,11 +15,13 @@ from memlake.distill.offline.vocabulary import (
     AGE,
     AT_ORG,
     CAP,
+    FOR_A_WHILE,
     NAME,
     NOT_NAMES,
     ORG,
     PRONOUN_OBJECTS,
     ROLE,
+    TEMPORARY,
     UNTIL_OBJ,
 )
 
@@ -109,11 +111,13 @@ def _into(rule: Rule, person: _Person, rest: str) -> bool:
 
 
 def _lives_in(rule: Rule, person: _Person, rest: str) -> bool:
-    """"My sister Leela lives in Pune"."""
-    subject, confidence = person
-    n = re.match(rf"(?:still |now )?lives in (?P<city>{NAME})", rest)
+    """"My sister Leela lives in Pune", "My cousin Priya just moved to Lyon" (not "for a few weeks")."""
+    n = re.match(rf"(?:still |now )?(?P<verb>lives in|(?:has |had )?(?:just |recently |finally )?"
+                 rf"(?:moved|relocated) to) (?P<city>{NAME})", rest)
     if not n:
         return False
+    if TEMPORARY.match(rest[n.end():]) or FOR_A_WHILE.search(rest[n.end():]):
+        return True  # a stay, not a home
     _add_home_city(rule, person, n.group("city"))
     return True
 

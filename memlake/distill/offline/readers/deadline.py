@@ -14,7 +14,8 @@ _DEADLINE_NOUN = (r"(?:(?P<adjective>new|revised|updated|final|official|target|c
                   r"(?P<what>launch|deadline|release|go-live|due date|ship date|target date|date|target)(?: date)?")
 _PROJECT_NAME = rf"(?:[Pp]roject )?{CAP}"
 _RESCHEDULED = (r"(?:moved|pushed|postponed|rescheduled|delayed|shifted|brought forward|pulled in|bumped|changed|"
-                r"slipped|slid|pushed out|put back|deferred)(?: back| out| up| forward)?")
+                r"slipped|slid|pushed out|put back|deferred|extended|moves|slips|shifts|slides)"
+                r"(?: back| out| up| forward)?")
 _RESCHEDULING = (r"(?:moving|pushing|postponing|rescheduling|delaying|shifting|bumping|deferring)(?: back| out| up|"
                  r" forward)?")
 # "slipped a week to June 2", "moved by two weeks to June 2"
@@ -22,10 +23,10 @@ _BY_HOW_MUCH = r"(?:(?:by )?(?:a|one|two|three|four|another|a few|a couple of) (
 _DEADLINE_FRAMES = (
     # "The Heron launch is on March 4", "Our deadline for Project Heron is May 3", "The launch moved to June 2"
     re.compile(
-        rf"\b(?:[Tt]he |[Oo]ur )?(?:(?P<project>{_PROJECT_NAME}) )?{_DEADLINE_NOUN}"
-        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))? (?:is (?:now |still )?(?:on |set for |scheduled for |"
-        rf"planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*(?:now )?"
-        rf"{_RESCHEDULED} (?:to|until|for) (?:on )?)(?P<rest>.*)$"
+        rf"\b(?:[Tt]he |[Oo]ur )?(?:(?P<project>{_PROJECT_NAME}) (?:has (?:a |an )?)?)?{_DEADLINE_NOUN}"
+        rf"(?: (?:for|of) (?P<project2>{_PROJECT_NAME}))?(?:\s*:\s*| (?:is (?:now |still )?(?:on |set for |"
+        rf"scheduled for |planned for |due |due on |due by |by )?|(?:is |was |has |has been |have been |got |just )*"
+        rf"(?:now )?{_RESCHEDULED} (?:to|until|for) (?:on )?))(?P<rest>.*)$"
     ),
     # "Project Heron launches on May 3", "Project Heron is due on May 3", "Heron now ships on June 1", "Project Heron
     # is now scheduled for June 2", "Project Falcon will now go live on May 3"
@@ -36,7 +37,7 @@ _DEADLINE_FRAMES = (
         r"is (?:now |still |officially )?(?:scheduled|set|slated|planned|due|expected) to (?:launch|ship|go live|"
         r"be released|release)|"
         r"is (?:now |still |officially )?(?:scheduled|planned|set|slated|targeted|expected|due)(?= (?:on|by|for)\b)|"
-        r"is (?:now |still |officially )?due|"
+        r"is (?:now |still |officially )?due|is (?:now |still |officially )?(?:targeting|aiming for)|"
         r"is (?:still |now )?on track (?:for|to (?:launch|ship|go live|be released|release)(?: on)?)) "
         r"(?:on |by |for )?(?P<rest>.*)$"
     ),
@@ -79,7 +80,15 @@ _DEADLINE_FRAMES = (
 )
 
 
+# "it" standing for the project the same sentence named: "Heron is no longer June 3; it's June 17", "Heron was June 3
+# but now it's June 17" (not "it's not ...", and a change said: "now" or "no longer", not "it is June 17 today").
+_IT_IS_NOW = re.compile(r"(?:^|\b(?:but|and|so) )(?:now,? )?it(?:'s| is) (?:now )?(?!not\b|no\b)(?:on |due |set for |"
+                        r"scheduled for )?(?P<rest>.*)$")
+
+
 def read_deadline(rule: Rule, clause: str, correction: str | None = None) -> bool:
+    if _read_it_is_now(rule, clause, correction):
+        return True
     for frame, pattern in enumerate(_DEADLINE_FRAMES):
         m = pattern.search(clause)
         if not m or guarded(clause, m) or CONDITION.search(m.group("rest")):
@@ -101,6 +110,21 @@ def read_deadline(rule: Rule, clause: str, correction: str | None = None) -> boo
         _add_deadline(rule, project, what, when, correction)
         return True
     return False
+
+
+def _read_it_is_now(rule: Rule, clause: str, correction: str | None) -> bool:
+    """A deadline said of "it" where the sentence names one project before it (see `_IT_IS_NOW`)."""
+    m = _IT_IS_NOW.search(clause)
+    if not m or guarded(clause, m) or CONDITION.search(m.group("rest")):
+        return False
+    before = rule.sentence.text[: rule.sentence.text.find(clause)] + clause[: m.start()]
+    named = {p for p in rule.context.projects if p in before}
+    when = rule.date_in(m.group("rest"), context="")
+    changed = re.search(r"\bnow\b", m.group(0)) or re.search(r"\bno longer\b", before)
+    if len(named) != 1 or not when or when.precision != "day" or when.start > 3 or not changed:
+        return False
+    _add_deadline(rule, named.pop(), "deadline", when, correction)
+    return True
 
 
 def _known_project(rule: Rule, name: str | None) -> str | None:

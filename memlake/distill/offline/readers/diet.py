@@ -6,7 +6,7 @@ import re
 
 from memlake.distill.models import SLOT_TYPES
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import cut_object, guarded
+from memlake.distill.offline.sentences import cut_object, guarded, with_we_as_i
 from memlake.distill.offline.vocabulary import DIETS, FOR_A_WHILE, SINCE_FOR, SINCE_WHEN, TEMPORARY
 
 _DIET = "(?P<diet>" + "|".join(DIETS) + ")"
@@ -16,11 +16,15 @@ _MEAL = re.compile(r"^\W*(?:for|at|with) (?:breakfast|lunch|dinner|brunch|supper
 _DIET_PATTERNS = (
     # "I'm vegan", "I'm a strict vegetarian now" (not "I'm a vegan chef")
     rf"\bI(?:'m| am) (?:now |currently |still |also |strictly |fully |100% )*(?:a )?(?:strict |full )?{_DIET}\b"
-    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually|as of|starting)\b)[a-z])",
+    r"(?!-| (?!(?:and|now|too|so|but|since|for|these|nowadays|again|myself|actually|as of|starting|household|"
+    r"family)\b)[a-z])",
+    # "Vegan since last year", "Vegetarian now" (the "I'm" left out)
+    rf"^(?:strict |strictly |fully )?{_DIET}(?= (?:now|since|these days|nowadays)\b)",
     # "I've been vegetarian for years", "I have been vegan since 2019"
     rf"\bI(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b(?:{SINCE_FOR}|{_LATELY})",
     # "I've been eating vegan since last year", "I've been on a keto diet for a month now"
-    rf"\bI(?:'ve| have) been (?:eating|following a|on a) (?:strictly |strict |fully |only )?{_DIET}\b"
+    rf"\bI(?:'ve| have) been (?:eating(?: a| an)?|following a|on(?: a| an)?) (?:strictly |strict |fully |only )?"
+    rf"{_DIET}\b"
     rf"(?: diet| food| meals)?(?:{SINCE_FOR}|{_LATELY})",
     # "Since January I've been vegetarian", "For years now, I've been vegan"
     rf"^(?:[Ss]ince|[Ff]or) [^,]{{1,30}}?,? I(?:'ve| have) been (?:a |strictly |fully )?{_DIET}\b",
@@ -32,7 +36,8 @@ _DIET_PATTERNS = (
     rf"(?: food| meals)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|lately|since|for)\b))",
     # "I've adopted a vegan diet", "I started a keto diet", "I've started eating vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:adopted|started|begun|began|started on|"
-    rf"committed to) (?:a |an )?(?:strict |strictly |fully )?{_DIET}(?: diet| lifestyle)\b",
+    rf"committed to) (?:a |an )?(?:strict |strictly |fully )?{_DIET}(?: diet| lifestyle|"
+    r"(?=\s*(?:$|[,.;!]|\s+(?:now|these days|last|this|in|on)\b)))\b",
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:started|begun|began) eating "
     rf"(?:strictly |only |fully )?{_DIET}\b(?: food| meals)?(?!\s+(?:sometimes|occasionally|once|at|for|when)\b)",
     # "As a vegetarian, I ...", "As a strict vegan I never ..." (not "As a vegan chef, ...")
@@ -47,24 +52,36 @@ _DIET_PATTERNS = (
     rf"\b[Mm]y (?:new |current |usual )?diet is (?:now |strictly |fully |entirely )?(?:a |an )?{_DIET}\b",
     # "I've gone vegan", "I went pescatarian last month", "I switched to a keto diet", "I became vegetarian"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially |now |fully )?(?:gone|went|turned|become|became|"
-    rf"switched to|converted to|changed to|moved to|transitioned to|gone back to|went back to|returned to) "
-    rf"(?:a |being )?(?:fully |strictly |strict )?"
+    rf"switched (?:over )?to|(?:went|gone|switched|changed|moved) from (?:being )?(?:a )?[a-z-]+ to|converted to|"
+    rf"changed to|moved to|transitioned to|gone back to|went back to|returned to) "
+    rf"(?:a |being |eating )?(?:fully |strictly |strict )?"
     rf"{_DIET}\b(?!-)",
     # "I'm on a keto diet", "I follow a vegan diet", "I keep kosher", "I eat halal"
-    rf"\bI(?:'m| am)? (?:now |currently |still |strictly )?(?:on|follow|following|stick to|keep|keeping) "
-    rf"(?:a |an )?(?:strict |strictly |fully |mostly )?{_DIET}(?: diet| lifestyle|(?<=kosher)|(?<=halal))\b",
+    rf"\bI(?:'m| am)? (?:now |currently |still |strictly )?(?:on|follow|following|stick to|keep|keeping|doing) "
+    rf"(?:a |an )?(?:strict |strictly |fully |mostly )?{_DIET}(?: diet| lifestyle|(?<=kosher)|(?<=halal)|"
+    r"(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|lately|since|for)\b)))\b",
     rf"\bI (?:now |only |strictly |exclusively )*eat (?:a |an )?(?:strictly |only |fully )?{_DIET}"
     r"(?: diet| food| meals)?(?=\s*(?:$|[,.;!]|\s+(?:now|these days|nowadays|since|for)\b))",
 )
 
 
+# How long a state has held, after "I've been ... ": "for a while", "for three months", "for years".
+_HELD_FOR = re.compile(r"\W*for (?:quite |well over |over |almost |nearly |about )?(?:a |an |one |two |three |four |"
+                       r"five |six |\d+ |a few |a couple of |several |many )?(?:long )?(?:while|days?|weeks?|months?|"
+                       r"years?)\b", re.I)
+
+
 def read_diet(rule: Rule, clause: str) -> None:
+    clause = with_we_as_i(clause)  # "We went vegan": the household's diet is the user's
     for pattern in _DIET_PATTERNS:
         m = re.search(pattern, clause, re.I)
         rest = clause[m.end():] if m else ""
-        # "I've been vegan for a while" goes on; "I went vegan for a while" is over
-        ongoing = bool(m and re.match(r"\W*for (?:quite )?a (?:long )?while\b", rest, re.I)
-                       and re.match(r"I(?:'ve| have) (?:\w+ )?(?:been|eaten)\b", m.group(0), re.I))
+        # "I've been vegan for three months" goes on; "I went vegan for a month" is over; "I've eaten vegan for a
+        # week" is a trial, for months a diet
+        held = _HELD_FOR.match(rest)
+        ongoing = bool(m and held and (re.match(r"I(?:'ve| have) (?:\w+ )?been\b", m.group(0), re.I) or (
+            re.match(r"I(?:'ve| have) (?:\w+ )?eaten\b", m.group(0), re.I)
+            and not re.search(r"\b(?:days?|weeks?)$", held.group(0)))))
         rest = SINCE_WHEN.sub(" ", rest)
         if m and not guarded(clause, m) and (ongoing or not (TEMPORARY.match(rest) or FOR_A_WHILE.search(rest))) \
                 and not re.match(r"^\W*(?:until|till)\b", rest) and not _MEAL.match(rest):

@@ -53,6 +53,14 @@ _EMPLOYER_PATTERNS = (
     # "I'm employed by Globex", "I'm working for Initech now"
     (rf"\bI(?:'m| am) (?:now |currently |still )?(?:employed|working) (?:by|at|for) (?P<org>{ORG}){AFTER_ORG}",
      False),
+    # "I'm an employee of Globex now"
+    (rf"\bI(?:'m| am) (?:now |currently |still )?(?:a|an) (?:new |full-time |permanent )?employee (?:of|at) "
+     rf"(?P<org>{ORG}){AFTER_ORG}", False),
+    # "Globex is my new employer"
+    (rf"^(?P<org>{ORG}) is (?:now )?my (?:new |current )?employer\b", False),
+    # "I left my old job for Globex" (not "for a break")
+    (rf"\bI (?:just |finally |recently )?left (?:my|a) (?:old |previous |last )?job (?:for|to join) (?P<org>{ORG})"
+     rf"{AFTER_ORG}", True),
     # "My employer is Globex", "My new employer is ..."
     (rf"\b[Mm]y (?:new |current )?employer is (?:now )?(?P<org>{ORG}){AFTER_ORG}", False),
     # "I've worked for Globex since 2020", "I've been working at Hooli for two years"
@@ -64,7 +72,7 @@ _EMPLOYER_PATTERNS = (
     (rf"\b[Mm]y first (?:day|week) (?:of work |on the job )?at (?P<org>{ORG})(?:{AFTER_ORG}|(?=\s+(?:was|is|went|"
      r"felt|has|starts|started|begins)\b))", True),
     # "I got a job at Globex", "I landed a new position with Hooli", "I got hired at Initech"
-    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten) (?:a |the |my )?(?:new )?"
+    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten|found) (?:a |the |my )?(?:new )?"
      rf"(?:job|position|role) (?:at|with) (?P<org>{ORG}){AFTER_ORG}", True),
     (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{ORG})"
      rf"{AFTER_ORG}", True),
@@ -80,8 +88,10 @@ def read_employer(rule: Rule, clause: str) -> None:
             if new and re.search(r"\b(?:started|began|begun|first|got|landed|hired)\b.*\b(?:left|quit)\b",
                                  rule.sentence.text):
                 continue  # "I started at Acme in 2019 and left in 2022"
-            if FOR_A_WHILE.search(clause[m.end():]):
-                continue  # "I'm working at the Acme stand this week"
+            rest = clause[m.end():]
+            # "I'm working at the Acme stand this week" (a start "today" or "this week" is when it began)
+            if FOR_A_WHILE.search(re.sub(r"\b(?:today|this (?:week|month))\b", " ", rest) if new else rest):
+                continue
             org = trim_org(m.group("org"))
             when = rule.date_in(clause[m.end():]) if new else None
             add_employer(rule, org, valid_from=when.day if when and when.precision == "day" else None, new=new)

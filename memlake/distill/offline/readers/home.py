@@ -9,7 +9,7 @@ from datetime import date
 from memlake.distill.dates import DateMention, find_dates, human
 from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name
+from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name, with_we_as_i
 from memlake.distill.offline.vocabulary import (
     FOR_A_WHILE,
     NAME,
@@ -27,6 +27,7 @@ from memlake.distill.offline.vocabulary import (
 
 def read_home(rule: Rule, clause: str) -> None:
     """The user's home city, a move made and a move planned."""
+    clause = with_we_as_i(clause)  # "We've been living in Oslo since May": the household's home is the user's
     _lives_in(rule, clause)
     _home_in_other_words(rule, clause)
     _home_named_as_subject(rule, clause)
@@ -38,8 +39,11 @@ def read_home(rule: Rule, clause: str) -> None:
 
 def _lives_in(rule: Rule, clause: str) -> None:
     """"I live in Oslo (until then)", "I've lived in Porto since 2019", "We're based in Lisbon"."""
-    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?P<city>{NAME})", clause) or re.search(
-        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?living in (?P<city>{NAME})", clause)
+    # ("reside" is "live" in other words)
+    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?(?:live|reside) in (?P<city>{NAME})",
+                  clause) or re.search(
+        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?(?:living|residing) in (?P<city>{NAME})",
+        clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         until = None
@@ -52,12 +56,15 @@ def _lives_in(rule: Rule, clause: str) -> None:
         if not TEMPORARY.match(rest):
             _add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
     # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
-    m = re.search(rf"\bI(?:'ve| have) (?:been living|lived) in (?P<city>{NAME}){SINCE_FOR}", clause) or re.search(
-        rf"\bI(?:'ve| have) been living in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))", clause)
+    m = re.search(rf"\bI(?:'ve| have) (?:been living|been residing|lived|resided) in (?P<city>{NAME}){SINCE_FOR}",
+                  clause) or re.search(
+        rf"\bI(?:'ve| have) been (?:living|residing) in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))",
+        clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
-    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based in (?P<city>{NAME})", clause)
+    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based (?:in|out of) "
+                  rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
         _add_home_city(rule, city, f"The user lives in {city}.")
@@ -76,7 +83,9 @@ def _moved_to(rule: Rule, clause: str) -> None:
     """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
     m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
                   rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
-                  rf"(?:move|jump|leap)) (?:house |home )?(?:back |over |out |away )?(?:from {NAME} )?to "
+                  rf"(?:move|jump|leap)) (?:house |home |(?:the |my |our )(?:whole |entire )?(?:family|household) |"
+                  r"us |everyone )?"
+                  rf"(?:back |over |out |away )?(?:from {NAME} )?to "
                   rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
         _add_move(rule, trim_name(m.group("city")), clause[m.end():])
@@ -139,8 +148,8 @@ def drop_inferred_homes(candidates: list[FactCandidate], sentences: list[Sentenc
 
 def _moving_to(rule: Rule, clause: str) -> None:
     """"We're moving from Berlin to Lisbon in May": a plan, not yet a home."""
-    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) moving (?:from (?P<from>{NAME}) )?to (?P<to>{NAME})",
-                  clause)
+    m = re.search(rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?:moving|relocating) (?:from (?P<from>{NAME}) )?"
+                  rf"to (?P<to>{NAME})", clause)
     if m and not guarded(clause, m):
         origin = trim_name(m.group("from") or "")
         target = trim_name(m.group("to"))
@@ -158,6 +167,8 @@ def _moving_to(rule: Rule, clause: str) -> None:
             rule.key_date(when, f"The user plans to {what}.")
 
 
+# A month a home began in ("since January"; not "since Monday": a stay).
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 # What may follow a city that ends a statement of home: the end, punctuation, "now", "these days".
 _AFTER_HOME = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|these days|nowadays|for good|permanently|for|since)\b)"
 _HOME_PATTERNS = (
@@ -166,7 +177,8 @@ _HOME_PATTERNS = (
     rf"properly |been )*settled (?:down )?(?:in|into (?:life|(?:my|our) new (?:flat|apartment|house|home|place)) in) "
     rf"(?P<city>{NAME})",
     # "Now living in Oslo", "Living in Rome these days" (a sentence of its own, not "Living in Rome must be nice")
-    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME}){_AFTER_HOME}",
+    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till|[Ff]inally|[A-Za-z]+ly) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME})"
+    rf"{_AFTER_HOME}",
     # "I rent a flat in Lisbon", "We're renting in Porto now"
     rf"\b(?:(?:I|[Ww]e) (?:now |currently |still )?rent|(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?"
     rf"renting) (?:(?:a|an|our|my) )?(?:(?:new |small |little |tiny |big |nice )?(?:flat|apartment|place|house|room|"
@@ -181,15 +193,23 @@ _HOME_PATTERNS = (
     # "We've made Lisbon our home", "I'm a Porto resident now"
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
     r"home\b",
-    rf"\bI(?:'m| am) (?:now |officially )?(?:a|an) (?P<city>{NAME}) (?:resident|local)\b",
+    rf"\bI(?:'m| am|'ve been| have been) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
+    # "The move to Porto went smoothly", "Our move to Oslo is done" (a move over; not "is next month")
+    rf"^(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move to (?P<city>{NAME}) (?:went|was|is (?:done|complete|over|finished)|"
+    r"has been)\b",
+    # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat" or "signed the lease on a
+    # flat": a home not yet lived in)
+    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "
+    rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",
     # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
     rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{NAME})",
     # "Lisbon, where I live, is lovely"
-    rf"(?:^|\bin )(?P<city>{NAME}),? where (?:I|we) (?:now |currently )?live\b",
+    rf"(?:^|\bin )(?P<city>{NAME}),? (?:is )?where (?:I|we) (?:now |currently )?live\b",
     # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
     rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
     rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
-    rf"(?:years?|decades?)|since (?:\d{{4}}|last year|childhood))\b",
+    rf"(?:years?|decades?)|for (?:years|decades|ages)|since (?:\d{{4}}|last (?:year|spring|summer|autumn|fall|winter)|"
+    rf"childhood|{_MONTH}))\b",
 )
 
 

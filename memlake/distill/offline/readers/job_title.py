@@ -25,7 +25,9 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
         _add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
-    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:at|for) (?:the )?"
+    # ("I work in marketing at Globex": the department said before the place)
+    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:(?:in|on) (?:the )?"
+                  rf"[a-z]+(?: [a-z]+)? )?(?:at|for) (?:the )?"
                   rf"(?P<org>{ORG}){AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
     if m and not guarded(clause, m):
         add_employer(rule, trim_org(m.group("org")))
@@ -52,14 +54,16 @@ _TITLE_PATTERNS = (
     # "My role is product manager", "My new job title is tech lead"
     rf"\b[Mm]y (?:new |current |official |actual )?(?:role|job title|title|position|job) is (?:now )?"
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
+    # "I now hold the title of tech lead"
+    rf"\bI (?:now |currently |officially )?(?:hold|have) the (?:title|position|role) of {_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I got promoted to tech lead", "I was promoted to engineering manager last month"
     rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
-    rf"promoted to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
+    rf"(?:promoted|bumped up|moved up) to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
     # "I became a data scientist", "I've become the team's tech lead"
     rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
     rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{AT_ORG}",
     # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun) "
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun|have) "
     rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{AT_ORG}",
     # "I've been a designer for five years", "I've worked as a nurse since 2019"
     rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{SINCE_FOR}",
@@ -68,7 +72,7 @@ _TITLE_PATTERNS = (
     rf"(?P<the_title>{ROLE})\b"
     rf"{_AFTER_THE_TITLE}{AT_ORG}",
     # "I've been made tech lead", "They made me the engineering manager"
-    rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) made|"
+    rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) (?:made|named|appointed)|"
     rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
     rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
     # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",
@@ -97,7 +101,7 @@ _TITLE_PATTERNS = (
     rf"{AT_ORG}",
     rf"\bI (?:just |finally |recently )?(?:got|received|earned|accepted) (?:the |a |my )?promotion to {_TITLE}"
     rf"{AT_ORG}",
-    rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*changed to {_TITLE}"
+    rf"\b[Mm]y (?:job |official )?(?:title|role|position) (?:has |just |officially )*(?:changed|switched) to {_TITLE}"
     rf"{_AFTER_TITLE}",
     # "I'm moving into a product manager role", "I'm stepping into the tech lead position"
     rf"\bI(?:'m| am) (?:now |officially )?(?:moving|stepping|switching|transitioning) (?:in)?to (?:a |an |the )"

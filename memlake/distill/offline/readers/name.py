@@ -40,6 +40,7 @@ _NAMING = (
     r"|I(?:'ve| have)? (?:switched|changed) to going by"
     r"|I(?:'m| am) (?:now )?called"
     r"|I(?:'ve| have)? (?:just |legally |officially )?changed my name to"
+    r"|[Mm]y (?:first )?name (?:has |just |legally |officially )*changed to"
     r"|(?:[Ee]veryone|[Ee]verybody|[Pp]eople|[Mm]y friends|[Ff]riends|[Mm]ost people) (?:call|calls) me"
 )
 

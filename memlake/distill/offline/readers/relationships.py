@@ -27,7 +27,7 @@ from memlake.distill.offline.vocabulary import (
 def read_relationships(rule: Rule, clause: str) -> None:
     """The people the user names and how they relate: "my partner Jonas", "my sister Leela", "Sam is my partner",
     "I'm with Sam now" (after a break-up), "my colleague Tomás", "Tomás Ruiz is the tech lead"."""
-    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
+    for m in re.finditer(rf"\b[Mm]y (?:new )?(?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
         name = trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m) and not _ended(rule, clause):
             _partner(rule, name)
@@ -60,16 +60,19 @@ def read_relationships(rule: Rule, clause: str) -> None:
 
 _PARTNER = "(?:" + "|".join(PARTNER_WORDS) + ")"
 # What may follow a partner's name: what may follow any name, or when and how long ("I married Sam in 2019").
-_AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|this|since|for|back|recently|yesterday|a|two|three|four|"
-                  r"five|six|seven|eight|nine|ten)\b))")
+# ("for" only before a span: "dating Sam for two years", not "going out with Sam for drinks")
+_AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|next|this|since|back|recently|yesterday|a|two|three|four|"
+                  r"five|six|seven|eight|nine|ten)\b)|(?=\s+for (?:(?:a|an|the past|over|almost|nearly|about|several|"
+                  r"many|a few|a couple of|one|two|three|four|five|six|seven|eight|nine|ten|\d+) )*(?:while|days?|"
+                  r"weeks?|months?|years?|decades?)\b))")
 _SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 # A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
 _RELATIONSHIP_VERBS = (
-    r"(?:married|engaged) to|dating|in a relationship with|together with|getting married to|"
+    r"(?:married|engaged) to|dating|going out with|in a relationship with|together with|getting married to|marrying|"
     # "I've been seeing Noor for a year" (not "I'm seeing Dr Lee tomorrow": see `_AFTER_PARTNER`)
-    r"seeing someone(?: new)?,?(?: called| named)?"
+    r"(?:seeing|dating) someone(?: new)?,?(?: called| named)?"
 )
 # "I'm with Sam now": a partner only when the conversation says a relationship of the user's ended, the name
 # ends the clause (or "now", "these days" follows) and names a person: not an employer ("I'm with Acme now"),
@@ -85,9 +88,11 @@ def _partner_with(rule: Rule, clause: str) -> None:
     if not rule.context.breakup:
         return
     m = _WITH_PARTNER.search(clause)
-    if not m or guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
+    if not m or guarded(clause, m) or "'s" in m.group("name"):
         return
     name = trim_name(m.group("name"))
+    if _ended(rule, clause) and not _ended_with_another(rule, name):
+        return
     if (_a_person(name) and not any(w in ORG_WORDS for w in name.split())
             and name not in rule.context.organizations and name not in rule.context.projects):
         _partner(rule, name)
@@ -96,7 +101,7 @@ def _partner_with(rule: Rule, clause: str) -> None:
 # Partners named in other words than "my partner Jonas" (first match only).
 _PARTNER_PATTERNS = (
     # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
-    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
+    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: now)?(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
     # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
     # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
     rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
@@ -108,9 +113,20 @@ _PARTNER_PATTERNS = (
     rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
     rf"(?P<name>{NAME}){_AFTER_PARTNER}",
     # "I married Sam", "I got engaged to Noor", "I started dating Alex", "I've started seeing Chen"
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|started dating|"
+    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:married|got married to|got engaged to|tied the knot with|"
+    rf"started dating|"
     rf"been dating|started seeing) (?P<name>{NAME}){_AFTER_PARTNER}",
     rf"\bI(?:'ve| have) been seeing (?P<name>{NAME}){SINCE_FOR}",
+    # "I'm seeing Sam these days" (not "I'm seeing Sam tomorrow": a meeting)
+    rf"\bI(?:'m| am) (?:now )?seeing (?P<name>{NAME})(?=\s+(?:now|these days|nowadays)\b)",
+    # "Noor proposed (to me)", "Sam proposed last night" (not "Noor proposed a toast")
+    rf"^(?P<name>{NAME}) (?:finally |just )?proposed(?: to me)?(?=\s*(?:$|[.!;,])|\s+(?:last|on|in|yesterday|this)\b)",
+    # "I got together with Noor last spring" (not "for coffee": company, not a couple)
+    rf"\bI (?:just |finally |recently )?got together with (?P<name>{NAME})(?:{AFTER_NAME}|(?=\s+(?:in|last|back|"
+    r"recently|\w+ (?:years?|months?) ago)\b))",
+    # "I have a boyfriend now, his name is Sam"
+    rf"\bI(?:'ve got| have got| have|'ve) a (?:new )?{_PARTNER}(?: now)?,? (?:and )?(?:her|his|their) name(?:'s| is) "
+    rf"(?P<name>{NAME}){AFTER_NAME}",
     # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
     rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
     rf"{_AFTER_PARTNER}",
@@ -118,6 +134,7 @@ _PARTNER_PATTERNS = (
     rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
     r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
     r"are a couple|have been married|'ve been married|have been a couple|'ve been a couple|"
+    r"(?:are|have been|'ve been) (?:seeing each other|going out)|"
     r"(?:are|have been|'ve been) in a relationship|started dating|"
     # "Sam and I are together now", "Noor and I got together in 2019" (not "are together at the cafe", "got
     # together for coffee", "got together last week to plan the trip": company, not a couple)
@@ -126,6 +143,9 @@ _PARTNER_PATTERNS = (
 )
 # Siblings named in other words than "my sister Leela" (first match only).
 _SIBLING_PATTERNS = (
+    # "I have a younger sister named Leela", "I've got a twin brother, Sam"
+    rf"\bI(?:'ve got| have got| have|'ve) (?:a|an) {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:,| named| called) "
+    rf"(?P<name>{NAME}){AFTER_NAME}",
     rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
     rf"{AFTER_NAME}",
     rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
@@ -188,6 +208,17 @@ def _ended(rule: Rule, clause: str) -> bool:
     clauses = split_clauses(rule.sentence.text)
     later = clauses[clauses.index(clause) + 1:] if clause in clauses else []
     return any(_ENDED.search(c) and re.match(r"^(?:I|[Ww]e|[Tt]hey|[Ss]he|[Hh]e)\b", c) for c in later)
+
+
+_SOMEONE_AND_I = re.compile(rf"\b(?P<who>{NAME}) and I(?:'ve| have| had)? (?:(?:just|finally|recently|officially) )*")
+
+
+def _ended_with_another(rule: Rule, name: str) -> bool:
+    """True when what the sentence says ended was with someone other than `name`: "I'm with Noor now, Alex and I
+    divorced"."""
+    text = rule.sentence.text
+    others = [m.group("who") for m in _SOMEONE_AND_I.finditer(text) if _ENDED.match(text, m.end())]
+    return bool(others) and all(trim_name(who) != name for who in others)
 
 
 def _a_person(name: str) -> bool:

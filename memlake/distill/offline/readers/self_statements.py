@@ -22,6 +22,7 @@ from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case
 from memlake.distill.offline.vocabulary import (
     CAP,
+    DIETS,
     HYPOTHETICAL,
     NEGATION,
     NOT_NAMES,
@@ -123,7 +124,12 @@ class _PointsAtChat:
 # "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
 _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
 _THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
-_PAST_OPENING = (r"[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with|to)\b)|"
+# ("Excited to see", "Supposed to fly", "Used to live" are no pasts; "Moved to Lisbon", "Switched to a new team",
+# "Switched to vegan" are: a past takes a name or a thing after "to", an adjective takes a verb)
+_THING_AFTER_TO = "|".join(("[A-Z]", *(rf"(?:{w}) " for w in ("a", "an", "the", "my", "our", "being", "eating")),
+                            *(rf"{d}\b" for d in DIETS)))
+_PAST_OPENING = (rf"[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with)\b)(?! to (?!{_THING_AFTER_TO}))"
+                 r"(?<!\bUsed)(?<!\bSupposed)|"
                  r"Went|Got|Took|Bought|Spent|Finished|Started|Joined|Booked|Adopted|Had|Met|Ran|Won|Made|"
                  # pasts with no -ed that no imperative shares ("Read this!" and "Put it there" are asks)
                  r"Tried|Lost|Left|Found|Saw|Sold|Wrote|Built|Began|Became|Came|Gave|Flew|Drove|Rode|Swam|"
