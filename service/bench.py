@@ -39,6 +39,8 @@ from memlake.api import Memory
 from memlake.bench.locomo import questions
 from memlake.bench.machine import machine, python_speed_ms
 from memlake.cpu import one_blas_thread
+from memlake.embedding import configured_embedder
+from memlake.settings import load_settings
 
 CLIENTS = (1, 8, 32)
 KINDS = ("search", "context")
@@ -104,9 +106,6 @@ def floor_app() -> Any:
     """The floor's server: `GET /embed?q=` embeds the question with the embedder of the home `MEMLAKE_HOME`
     names, as a search does first, and answers one number; `/healthz` as the service's."""
     from fastapi import FastAPI  # deferred: only the floor's server process builds it
-
-    from memlake.embedding import configured_embedder
-    from memlake.settings import load_settings
 
     one_blas_thread()  # as `memlake serve`'s workers
     embedder = configured_embedder(load_settings(Path(os.environ["MEMLAKE_HOME"])))
