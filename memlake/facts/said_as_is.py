@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from memlake.distill.dates import find_dates
-from memlake.distill.offline.readers.self_statements import self_statement_type
+from memlake.distill.offline.readers.self_statements import self_statement_type, third_person_verb, third_person_words
 from memlake.facts.fold import TIME_WORDS, words_loosely_in
 from memlake.text import content_words
 
@@ -35,17 +35,12 @@ _ADVERB = re.compile(r"^(?:just|really|also|always|usually|often|still|never|mos
                      r"only|even|generally|normally|finally|recently)\s+", re.IGNORECASE)
 _MODAL = re.compile(r"^(?:can|can't|cannot|could|couldn't|would|wouldn't|should|shouldn't|will|won't|might|must|"
                     r"may|\w+ed)$", re.IGNORECASE)
-_IRREGULAR = {"have": "has", "do": "does", "don't": "doesn't", "go": "goes", "am": "is", "are": "is", "be": "is"}
 _POSSESSIVE_OPENING = re.compile(r"^(?:my|our)\s+", re.IGNORECASE)
 # "My sister Giulia ...", "my dog Biscuit ...": the person (or pet) named is whom it is about.
 _NAMED_OWN = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?:[a-z-]+\s+){1,2}?(?P<name>[A-Z][\w-]+)\b")
 # A named person doing or being something: a name, then a verb in the third person or the past ("Giulia moved").
 _ABOUT_ANOTHER = re.compile(r"^(?P<name>[A-Z][a-z]+)(?:'s\b|\s+(?:just\s+|now\s+|still\s+)?"
                             r"(?:[a-z]+ed|is|was|has|had|got|went|and|lives|works|loves|likes)\b)")
-_OTHERS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "our": "their", "ours": "theirs",
-           "ourselves": "themselves", "i": "they"}
-# "us" is the user and others, "US" a country: only the lowercase word is swapped.
-_OTHER_WORDS = re.compile(r"\b(?:[Mm]y|me|myself|mine|[Oo]ur|ours|ourselves|us|I)\b")
 
 
 def statements(text: str) -> list[str]:
@@ -75,28 +70,24 @@ def as_said(statement: str) -> dict[str, Any]:
     first_person = _FIRST_PERSON.match(statement)
     subject = None
     if first_person:
-        who, rest = first_person.group("who").lower(), _others(first_person.group("rest"))
+        who, rest = first_person.group("who").lower(), third_person_words(first_person.group("rest"))
         predicate = f"{_BE_HAVE[who]} {rest}" if who in _BE_HAVE else _third_person(rest) if who == "i" else rest
         doer = "the user" if who.startswith("i") else "the user and others"
         content = f"{first_person.group('lead')}{doer} {predicate}"
         fact_type = self_statement_type(predicate)
     elif _POSSESSIVE_OPENING.match(statement):  # "My sister Giulia moved to York": one of the user's, by name
-        content = "the user's " + _others(_POSSESSIVE_OPENING.sub("", statement))
+        content = "the user's " + third_person_words(_POSSESSIVE_OPENING.sub("", statement))
         named = _NAMED_OWN.match(statement)
         subject, fact_type = (named.group("name") if named else None), "fact"
     elif (another := _ABOUT_ANOTHER.match(statement)) is not None:  # "Giulia moved to York", "Tom's dog is Rex"
-        content, subject, fact_type = _others(statement), another.group("name"), "fact"
+        content, subject, fact_type = third_person_words(statement), another.group("name"), "fact"
     else:  # a request to the assistant ("Call me after six", "Keep answers short"): how the user wants things
-        content, subject, fact_type = "the user asked: " + _others(statement[:1].lower() + statement[1:]), None, (
-            "preference")
+        asked = third_person_words(statement[:1].lower() + statement[1:])
+        content, subject, fact_type = "the user asked: " + asked, None, "preference"
     content = content[0].upper() + content[1:]
     return {"type": fact_type, "subject": subject, "slot": None, "value": None,
             "content": content if content.endswith((".", "!", "?")) else content + ".",
             "valid_from": None, "valid_until": None}
-
-
-def _others(text: str) -> str:
-    return _OTHER_WORDS.sub(lambda m: "them" if m.group(0) == "us" else _OTHERS[m.group(0).lower()], text)
 
 
 def _third_person(rest: str) -> str:
@@ -106,9 +97,8 @@ def _third_person(rest: str) -> str:
         adverbs += adverb.group(0)
     verb, _, tail = rest[len(adverbs):].partition(" ")
     lower = verb.lower()
-    if lower in _IRREGULAR:
-        verb = _IRREGULAR[lower]
+    if lower == "don't":
+        verb = "doesn't"
     elif not _MODAL.match(lower) and re.fullmatch(r"[a-z]+", lower):
-        verb = (verb + "es" if re.search(r"(?:s|sh|ch|x|z|o)$", lower)
-                else verb[:-1] + "ies" if re.search(r"[^aeiou]y$", lower) else verb + "s")
+        verb = third_person_verb(lower)
     return f"{adverbs}{verb} {tail}".strip()

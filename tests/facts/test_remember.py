@@ -17,6 +17,7 @@ from memlake.api import Memory
 from memlake.facts.fold import Candidate, FoldConfig, fold
 from memlake.facts.overrides import read_overrides
 from memlake.facts.profile import profile_versions
+from memlake.facts.said_as_is import as_said
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACTS, PROFILES
 from memlake.settings import Settings, load_settings
@@ -156,3 +157,15 @@ def test_a_remembered_statement_no_rule_reads_is_shown_in_the_third_person_under
     assert "The user is left-handed." in sections["identity"]
     assert "The user is learning Portuguese in the evenings." in sections["work"]  # a skill
     assert "The user can't stand loud restaurants." in every_line
+
+
+@pytest.mark.parametrize(("statement", "written"), [
+    ("I got a new bike", "The user got a new bike."),  # was "gots": a past with no -ed
+    ("I went to the coast with my partner", "The user went to the coast with their partner."),
+    ("We adopted a cat and we love her", "The user and others adopted a cat and they love her."),
+    ("Our neighbours are loud and I'm tired of it", "The user's neighbours are loud and they're tired of it."),
+])
+def test_a_statement_written_as_said_is_in_the_third_person_as_the_distillers_facts_are(statement: str,
+                                                                                          written: str) -> None:
+    """`remember` wrote "gots", "wents" and "they'm": its own verb and pronoun swaps, not the distiller's."""
+    assert as_said(statement)["content"] == written

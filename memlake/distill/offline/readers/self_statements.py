@@ -403,9 +403,9 @@ def _me_as_user(text: str) -> str:
     if not first:
         return text
     if first.group(1) == "myself":  # "Painting's great for expressing myself": the user expresses themselves
-        return f"For the user, {text[0].lower()}{text[1:first.start()]}{_third_person_words(text[first.start():])}"
+        return f"For the user, {text[0].lower()}{text[1:first.start()]}{third_person_words(text[first.start():])}"
     named = {"me": "the user", "my": "the user's", "mine": "the user's"}[first.group(1)]
-    return text[: first.start()] + named + _third_person_words(text[first.end():])
+    return text[: first.start()] + named + third_person_words(text[first.end():])
 
 
 def cut_trailing(rest: str) -> str:
@@ -444,10 +444,10 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     verb, _, tail = rest[len(head):].partition(" ")
     if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(rest[len(head):]):
         return None
-    return f"{head}{_third_person_verb(verb)} {tail}".strip()
+    return f"{head}{third_person_verb(verb)} {tail}".strip()
 
 
-def _third_person_verb(verb: str) -> str:
+def third_person_verb(verb: str) -> str:
     """"run" -> "runs", "watch" -> "watches", "try" -> "tries"; a past form stays as it is."""
     if verb in _IRREGULAR_THIRD:
         return _IRREGULAR_THIRD[verb]
@@ -518,9 +518,9 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, open
         return  # "goes there now and then", "learned a new skill": it does not stand alone, or names nothing
     if _passing_promise(rule, predicate, lead):
         return
-    content = sentence_case(_third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
+    content = sentence_case(third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
-    value = cut_object(_third_person_words(predicate)) or predicate
+    value = cut_object(third_person_words(predicate)) or predicate
     type_ = _type_of(rule, predicate)
     if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
         return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
@@ -529,7 +529,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, open
     rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=tags)
 
 
-def _third_person_words(text: str) -> str:
+def third_person_words(text: str) -> str:
     swaps = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "our": "their", "us": "them",
              "we": "they", "ours": "theirs", "ourselves": "themselves", "i": "they", "i'm": "they're",
              "i am": "they are", "i've": "they've", "i was": "they were", "we're": "they're", "we've": "they've"}
