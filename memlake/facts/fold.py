@@ -104,6 +104,10 @@ _CUE_BEFORE_A_VERB = re.compile(r"^(?:no longer|not any ?more)$", re.IGNORECASE)
 TIME_WORDS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years", "ago", "last", "since",
                          "yesterday", "today", "recently", "now", "anymore", "around", "weekend", "morning",
                          "evening", "night", "after", "before", "until"})
+# A word of manner after what ended ("completely", "totally", "entirely"): an -ly word, nouns ending so aside.
+_MANNER = re.compile(r"(?!(?:family|italy|jelly|belly|lily|holly|rally|ally|supply|assembly|july|fly|butterfly|"
+                     r"monopoly|anomaly|bully|reply|rugby|poetry|pottery|jewelry|jewellery|dairy|curry|ugly)$)"
+                     r"[a-z]{3,}ly")
 # Types that look ahead: they carry nothing out, and a statement of another type carries a plan out.
 PLAN_TYPES = ("commitment", "decision")
 # What a later statement carries out (it names the new value as its goal): plans and events still open.
@@ -373,6 +377,8 @@ def _ended_object(content: str) -> frozenset[str]:
     for word in words(clause):
         if word in TIME_WORDS or any(ch.isdigit() for ch in word):
             break
+        if _MANNER.fullmatch(word):
+            continue  # how it ended, not what: "given up coffee completely"
         said.append(word)
     if said and (said[0].endswith("ing") or _CUE_BEFORE_A_VERB.match(cue.group(1))):
         said = said[1:]  # the verb of what ended ("playing squash", "no longer goes to"): the thing is after it

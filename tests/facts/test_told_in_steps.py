@@ -83,6 +83,18 @@ def person_slots(result, subject: str, day: str) -> dict[str, str]:  # type: ign
       ("Tom has moved to Swansea, he works for Gower College now.", "2025-09-15")],
      "Tom", {"home_city": "Swansea", "employer": "Gower College", "job_title": "deputy head"},
      {"home_city": "Cardiff", "employer": "Ysgol Glantaf", "job_title": "teacher"}),
+    # a fourth trial: a job taken and a job landed, told of a relative, gave no fact
+    ([("My brother Tomasz lives in Cardiff, he's a pharmacist at University Hospital of Wales.", "2026-03-10"),
+      ("News from the family, Tomasz is moving to Swansea this summer. He's taken a job at Morriston Hospital.",
+       "2026-05-02")],
+     "Tomasz", {"home_city": "Cardiff", "employer": "Morriston Hospital", "job_title": "pharmacist"},
+     {"employer": "University Hospital of Wales"}),
+    ([("My partner Imogen teaches at Oldfield School.", "2026-03-10"),
+      ("Imogen has just landed a new job as head of geography at Kingswood School, she starts in September.",
+       "2026-07-20")],
+     "Imogen", {"employer": "Kingswood School", "job_title": "head of geography"}, {}),
+    ([("My sister Ana works at Globex.", "2026-01-10"), ("Ana got a job at Initech last month.", "2026-04-02")],
+     "Ana", {"employer": "Initech"}, {"employer": "Globex"}),
 ])
 def test_a_relatives_city_employer_and_title_told_in_steps_end_current(
         steps: list[tuple[str, str]], subject: str, expected: dict[str, str], in_history: dict[str, str]) -> None:
@@ -121,6 +133,9 @@ def test_two_places_said_in_one_breath_are_both_kept_and_neither_is_a_former_hom
      "Small update: I've gone off oat milk, these days I just drink my coffee black.", "oat milk", "cow's milk"),
     ("I take two sugars in my tea. I love a strong builder's brew.",
      "I gave up sugar, nowadays I take my tea plain.", "two sugars", "builder's brew"),
+    # a fourth trial: "completely" was taken for part of what ended, so nothing about coffee held it
+    ("My morning coffee is sacred, I take it black. I also love green tea.",
+     "Funny thing, I've given up coffee completely now.", "coffee is sacred", "green tea"),
 ])
 def test_a_taste_the_user_says_ended_is_no_longer_current(before: str, after: str, ended: str, kept: str) -> None:
     result = fold([*said_offline(before, "2026-05-12"), *said_offline(after, "2026-09-02")])
@@ -145,3 +160,30 @@ def test_an_age_a_pet_or_a_person_reached_is_a_fact_about_them(
     result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
     now = select_facts(result.facts, as_of=at(steps[-1][1]), edges=result.edges)
     assert f"{subject} is {age}." in now.filter(pl.col("subject") == subject)["content"].to_list()
+
+
+@pytest.mark.parametrize("offer, start, employer, title", [
+    # a fourth trial: "there" named no employer, so the old one stayed current
+    ("Big news: I accepted Halvard's offer!", "I started there last Monday as a senior analyst.", "Halvard",
+     "senior analyst"),
+    ("I had my final interview at Globex Labs and they made me an offer.", "I've been working there since Monday.",
+     "Globex Labs", None),
+])
+def test_a_job_started_there_is_at_the_one_employer_the_message_named(offer: str, start: str, employer: str,
+                                                                      title: str | None) -> None:
+    result = fold([*said_offline("I'm a data analyst at Kestrel Insurance.", "2026-03-10"),
+                   *said_offline(f"{offer} {start}", "2026-07-20")])
+    slots = person_slots(result, "user", "2026-07-21")
+    assert slots["employer"] == employer
+    if title:
+        assert slots["job_title"] == title
+    chain = result.facts.filter(pl.col("slot") == "employer")
+    assert "Kestrel Insurance" in chain["value"].to_list()
+
+
+def test_there_with_no_one_employer_before_it_names_none() -> None:
+    """Two places of work before it, or none: "there" stays unread."""
+    for said in ("I visited Globex and Initech last week. I started there on Monday.",
+                 "I started there on Monday."):
+        result = fold(said_offline(said, "2026-07-20"))
+        assert person_slots(result, "user", "2026-07-21").get("employer") is None, said

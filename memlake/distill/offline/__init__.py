@@ -111,6 +111,10 @@ joining Hooli; "it" stands for the one project the sentence named before it ("He
 17"); a break-up the sentence tells of someone else ("I'm with Noor now, Alex and I divorced") does not end the new
 partner. "Reside" is "live" in other words; "I now hold the title of <title>", "Noor proposed", "tied the knot with",
 "my name changed to", a deadline "extended to" a day.
+memlake-offline-17 (a fourth trial): "there" after a verb of working ("I started there last Monday as a senior
+analyst") is the one workplace the message named before it ("Halvard's offer", "an interview at Globex Labs"); a job
+taken, landed or got, told of a person ("He's taken a job at Morriston Hospital", "Imogen has just landed a new job
+as head of geography at Kingswood School"), is their employer and title, and "<Name> is moving to" names a person.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -56,7 +56,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-16"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-17"
 
 
 class OfflineDistiller:
@@ -152,7 +152,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
         for said in split_clauses(sentence.text):
             # the slot readers read a change with the user as subject ("Initech hired me" as "I joined Initech"); what
             # no slot reader names is kept as said
-            clause, as_the_user = said, with_the_user_as_subject(said)
+            clause, as_the_user = said, rule.with_there_resolved(with_the_user_as_subject(said))
             if not PRAISE_AFTER_A_DASH.search(sentence.text):  # ("Making videos - that's awesome!" praises)
                 # "Started at Initech on Monday" is read as "I started ..."
                 clause, as_the_user = with_the_i_left_out(clause), with_the_i_left_out(as_the_user)

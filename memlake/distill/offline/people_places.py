@@ -60,7 +60,10 @@ class Context:
             # "Tom has moved to Swansea", "Giulia got promoted to ward manager", "Biscuit turned four" (not "Finally
             # moved to Seattle": a lead-in)
             for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?) (?:just |recently )?(?:moved from {CAP}(?: {CAP})* to|"
-                                 rf"has moved to|(?:got |was |has been )promoted to|turned {AGE})\b", text):
+                                 rf"has moved to|is moving to|(?:got |was |has been )promoted to|turned {AGE}|"
+                                 # "Ana got a job at Initech", "Imogen has just landed a new job as ..."
+                                 rf"(?:has |had )?(?:just |recently )?(?:got|landed|taken|took|found) (?:a |an )?"
+                                 rf"(?:new )?job (?:as|at|with)\b)", text):
                 name = without_lead_in(m.group("name"))
                 if not any(word in NOT_NAMES or word == "I" or word.endswith("ly") for word in name.split()):
                     context.add_person(trim_name(name))

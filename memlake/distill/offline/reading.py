@@ -10,7 +10,7 @@ from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
-from memlake.distill.offline.vocabulary import CAP, NOT_NAMES
+from memlake.distill.offline.vocabulary import CAP, NOT_NAMES, ORG
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
@@ -22,6 +22,12 @@ FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|ver
 # holds from the year or month it names. (A bare year is no key date: find_dates leaves it out.)
 _BEGAN = re.compile(r"\b(?:started|began|joined|since|moved|settled|became|hired)\b", re.I)
 _IN_YEAR = re.compile(r"\b(?:in|since|from) (?P<y>(?:19|20)\d{2})\b")
+# Where a message names a place of work: "an interview at Globex Labs", "an offer from Hooli", "Halvard's offer",
+# "joined Initech". "There" after a verb of working can stand for it (`Rule.with_there_resolved`).
+_WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:ing|s|ed)?|started|joined?|joining) "
+                            rf"(?:at|with|from|for) (?:the )?|joined |joining )(?P<org>{ORG})|(?P<org_of>{ORG})'s "
+                            rf"(?:job )?offer")
+_WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
 
 @dataclass
@@ -62,6 +68,22 @@ class Rule:
                   if m.group(1).strip(".,") not in NOT_NAMES}
         names = {name.strip(".,!?") for name in names}
         return next(iter(names)) if len(names) == 1 else None
+
+    def workplace_named_earlier(self) -> str | None:
+        """The one organisation the user named earlier in the same message as a place to work, be interviewed or
+        be offered a job ("an interview at Globex Labs", "Halvard's offer"), whom "there" can stand for."""
+        before = self.sentence.message.content.split(self.sentence.display, 1)[0]
+        named = {m.group("org") or m.group("org_of") for m in _WORKPLACE_CUE.finditer(before)}
+        named = {org for org in named if org.split()[0] not in NOT_NAMES and org not in self.context.people}
+        return next(iter(named)) if len(named) == 1 else None
+
+    def with_there_resolved(self, clause: str) -> str:
+        """ "I started there last Monday" as "I started at Halvard last Monday" when the message named one workplace
+        before it; the clause as it is otherwise."""
+        if not _WORK_THERE.search(clause):
+            return clause
+        org = self.workplace_named_earlier()
+        return _WORK_THERE.sub(lambda m: f"{m.group(1)} at {org}", clause) if org else clause
 
     def date_in(self, clause: str, context: str | None = None) -> DateMention | None:
         """The first date expression inside `clause` (resolved against when it was said)."""

@@ -144,10 +144,18 @@ _WORKS = re.compile(rf"^(?:now |currently |still |also )*works (?:as (?:a|an) (?
                     rf"(?:at|for) (?:the )?(?P<only_org>{ORG}){AFTER_ORG})")
 
 
+# A new job told of a person: "He's taken a job at Morriston Hospital", "Imogen has just landed a new job as head of
+# geography at Kingswood School", "Ana got a job at Initech".
+_NEW_JOB = re.compile(rf"^(?:'s |has |have |had )?(?:just |recently |finally |now |also )*(?:got|gotten|taken|took|"
+                      rf"landed|started|found|accepted|begun|began) (?:a |an |the )?(?:new )?(?:job|position|role)"
+                      rf"(?: as (?:a |an |the )?(?P<title>{ROLE}(?: of [a-z]+)?)\b)?{AT_ORG}")
+
+
 def _works(rule: Rule, person: _Person, rest: str) -> bool:
-    """A named person's job and employer: "she's a nurse at the Royal Infirmary", "Tom works at Hargreaves"."""
+    """A named person's job and employer: "she's a nurse at the Royal Infirmary", "Tom works at Hargreaves", "Ana
+    got a job at Initech"."""
     subject, confidence = person
-    n = _IS_A_ROLE.match(rest) or _WORKS.match(rest)
+    n = _IS_A_ROLE.match(rest) or _WORKS.match(rest) or _NEW_JOB.match(rest)
     if not n:
         return False
     title = n.groupdict().get("title")
