@@ -313,6 +313,10 @@ _RELATIVE = re.compile(r"\b(?:yesterday|tomorrow|ago|last|next|this|in (?:\d|a|a
                        r"eight|nine|ten|eleven|twelve|a couple|a few)\b)", re.I)
 
 
+# A preposition of time that takes its day without "on": "from", "to", "until", "after" 14 June.
+_TAKES_A_BARE_DAY = re.compile(r"(?i)\b(?:from|to|until|till|through|between|after|before|since|by) $")
+
+
 def with_dates_resolved(text: str, said_at: datetime | date) -> str:
     """`text` with its stretch of days and its relative dates said as calendar dates: "I went yesterday" said on
     2023-05-08 -> "I went on 2023-05-07"; "from 3 to 10 June" -> "from 2025-06-03 to 2025-06-10". A memory read
@@ -329,6 +333,9 @@ def with_dates_resolved(text: str, said_at: datetime | date) -> str:
         before, after = text[: mention.start], text[mention.end:]
         if re.search(r"(?i)\b(?:on|in) $", before):  # "on 3 March" -> "on 2024-03-03", not "on on ..."
             before = before[: -3]
+        elif mention.precision == "day" and _TAKES_A_BARE_DAY.search(before):
+            text = f"{before}{mention.day.isoformat()}{after}"  # "from 14 June" -> "from 2026-06-14", not "from on"
+            continue
         if mention.precision == "day" and re.match(r"'s\b", after):  # "yesterday's class" -> "the 2023-05-07 class"
             text = f"{before}the {mention.day.isoformat()}{after[2:]}"
             continue

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlake.distill.dates import find_dates
+from memlake.distill.dates import find_dates, with_dates_resolved
 from memlake.distill.models import Conversation, DistilledSession, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline
 from memlake.distill.offline.sentences import split_sentences
@@ -397,6 +397,21 @@ def test_a_pronoun_is_the_person_named_earlier_in_the_same_turn():
 )
 def test_a_relative_date_says_the_stretch_the_user_meant(text, said):
     assert [c.content for c in one(text).fact_candidates] == [said]
+
+
+@pytest.mark.parametrize(
+    ("text", "preposition"),
+    [
+        # a stranger's trial: "planning a trip ... from on 2026-06-14 to on 2026-06-24"
+        ("We're planning a trip to the Lofoten Islands from 14 June to 24 June.", "from"),
+        ("We're planning a trip to the Lofoten Islands from 14 June to 24 June.", "to"),
+        ("I start after 3 March.", "after"),
+        ("The gym is closed until 12 May, then I go back.", "until"),
+    ],
+)
+def test_a_date_after_a_preposition_of_time_reads_without_another_on(text, preposition):
+    resolved = with_dates_resolved(text, datetime(2026, 5, 2, tzinfo=UTC))
+    assert re.search(rf"\b{preposition} \d{{4}}-\d\d-\d\d\b", resolved), resolved
 
 
 @pytest.mark.parametrize(
