@@ -187,3 +187,12 @@ def test_there_with_no_one_employer_before_it_names_none() -> None:
                  "I started there on Monday."):
         result = fold(said_offline(said, "2026-07-20"))
         assert person_slots(result, "user", "2026-07-21").get("employer") is None, said
+
+
+def test_she_after_a_curly_apostrophe_is_still_the_person_the_message_named_before() -> None:
+    """Phones and ChatGPT exports type ’: the text before "She’s a nurse" was looked up in the raw message, missed,
+    and taken to be the whole message, Ana included, so "she" was no one and the job was lost."""
+    said = "My sister Giulia lives in Leeds. She’s a nurse at St James’s Hospital. My partner Ana says hi."
+    result = fold(said_offline(said, "2026-03-04"))
+    assert person_slots(result, "Giulia", "2026-03-05") == {
+        "home_city": "Leeds", "job_title": "nurse", "employer": "St James's Hospital"}

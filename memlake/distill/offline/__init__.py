@@ -115,6 +115,9 @@ memlake-offline-17 (a fourth trial): "there" after a verb of working ("I started
 analyst") is the one workplace the message named before it ("Halvard's offer", "an interview at Globex Labs"); a job
 taken, landed or got, told of a person ("He's taken a job at Morriston Hospital", "Imogen has just landed a new job
 as head of geography at Kingswood School"), is their employer and title, and "<Name> is moving to" names a person.
+memlake-offline-18 (a review of the session): the text before a sentence is read once, from the text the sentences
+were split from (`Rule.said_before`): "She’s a nurse", typed with a curly apostrophe, was looked up in the raw message
+and missed, so "she" stood for no one.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
-from memlake.distill.offline.sentences import Sentence, sentence_case, split_clauses
+from memlake.distill.offline.sentences import Sentence, message_text, sentence_case, split_clauses
 from memlake.distill.offline.vocabulary import CAP, NOT_NAMES, ORG
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
@@ -60,9 +60,15 @@ class Rule:
     def said(self) -> date:
         return self.sentence.message.created_at.date()
 
+    @property
+    def said_before(self) -> str:
+        """The message's text before this sentence, as the sentences were split from it ("" for its first)."""
+        text = message_text(self.sentence.message)
+        return text[: max(text.find(self.sentence.display), 0)]
+
     def named_earlier_in_message(self) -> str | None:
         """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
-        before = self.sentence.message.content.split(self.sentence.display, 1)[0]
+        before = self.said_before
         names = {full for word, full in self.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
         names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
                   if m.group(1).strip(".,") not in NOT_NAMES}
@@ -72,7 +78,7 @@ class Rule:
     def workplace_named_earlier(self) -> str | None:
         """The one organisation the user named earlier in the same message as a place to work, be interviewed or
         be offered a job ("an interview at Globex Labs", "Halvard's offer"), whom "there" can stand for."""
-        before = self.sentence.message.content.split(self.sentence.display, 1)[0]
+        before = self.said_before
         named = {m.group("org") or m.group("org_of") for m in _WORKPLACE_CUE.finditer(before)}
         named = {org for org in named if org.split()[0] not in NOT_NAMES and org not in self.context.people}
         return next(iter(named)) if len(named) == 1 else None

@@ -111,9 +111,14 @@ def with_capitals(text: str) -> str:
     return "".join(out) + text[end:]
 
 
+def message_text(message: Message) -> str:
+    """The text of a message its sentences are split from (`Sentence.display` is a piece of it)."""
+    return display_text(with_capitals(message.content))
+
+
 def split_sentences(message: Message) -> list[Sentence]:
     out = []
-    for piece in SENTENCE_END.split(display_text(with_capitals(message.content))):
+    for piece in SENTENCE_END.split(message_text(message)):
         piece = piece.strip()
         if not piece:
             continue

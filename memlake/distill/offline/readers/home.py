@@ -9,7 +9,7 @@ from datetime import date
 from memlake.distill.dates import DateMention, find_dates, human
 from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import Sentence, display_text, guarded, trim_name, with_we_as_i
+from memlake.distill.offline.sentences import Sentence, guarded, trim_name, with_we_as_i
 from memlake.distill.offline.vocabulary import (
     FOR_A_WHILE,
     NAME,
@@ -234,10 +234,7 @@ def _when_phrase(mention: DateMention) -> str:
 
 def _previous_date(rule: Rule) -> DateMention | None:
     """The last date said earlier in the same message ("... at the start of June. I live in Berlin until then.")."""
-    message = rule.sentence.message
-    text = display_text(message.content)
-    position = text.find(rule.sentence.display)
-    mentions = [d for d in find_dates(text[: max(position, 0)], message.created_at)]
+    mentions = find_dates(rule.said_before, rule.sentence.message.created_at)
     return mentions[-1] if mentions else None
 
 

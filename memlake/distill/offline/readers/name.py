@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import QUOTED, display_text, guarded, trim_name
+from memlake.distill.offline.sentences import QUOTED, guarded, trim_name
 from memlake.distill.offline.vocabulary import AFTER_NAME, DEMONYMS, DIETS, NAME, NOT_NAMES, NOT_PLACES, SKILL_WORDS
 
 # A question that is a request about the user's own name: "Could you call me Kate from now on?"
@@ -115,6 +115,5 @@ def _greeted(rule: Rule, clause: str) -> bool:
         return True
     if before.strip():
         return False
-    message = display_text(rule.sentence.message.content)
-    at = message.find(rule.sentence.display)
-    return at > 0 and bool(re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", message[:at], re.I))
+    before = rule.said_before
+    return bool(before) and bool(re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", before, re.I))

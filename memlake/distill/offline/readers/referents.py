@@ -156,8 +156,7 @@ def _thing_said_just_before(rule: Rule) -> str | None:
 
 def _titles_before(rule: Rule, titles: list[str]) -> list[str]:
     """The titles the message names before this sentence (a title in the sentence itself is what "it" is not)."""
-    before = display_text(rule.sentence.message.content).split(rule.sentence.display, 1)[0]
-    return [t for t in titles if t in before and t not in rule.sentence.text]
+    return [t for t in titles if t in rule.said_before and t not in rule.sentence.text]
 
 
 def _thing_words(match: re.Match[str]) -> list[str]:
