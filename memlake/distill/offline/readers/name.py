@@ -6,7 +6,16 @@ import re
 
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, guarded, trim_name
-from memlake.distill.offline.vocabulary import AFTER_NAME, DEMONYMS, DIETS, NAME, NOT_NAMES, NOT_PLACES, SKILL_WORDS
+from memlake.distill.offline.vocabulary import (
+    AFTER_NAME,
+    DEMONYMS,
+    DIETS,
+    NAME,
+    NOT_NAMES,
+    NOT_PLACES,
+    REPORTED,
+    SKILL_WORDS,
+)
 
 # A question that is a request about the user's own name: "Could you call me Kate from now on?"
 _NAME_REQUEST = re.compile(
@@ -25,6 +34,9 @@ def read_name_request(rule: Rule) -> None:
 
 
 _GREETING = r"(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))(?: there| all| everyone| again)?"
+# A lead-in that ends in a colon ("Quick intro since I'll be using you a lot: ", "A bit about me: ") announces what
+# follows it: it is no statement of its own between the greeting and the introduction.
+_OPENING = rf"\s*{_GREETING}[\s!,.:–-]*(?:[^.!?:]+:\s*)?"
 _NAMING = (
     r"[Mm]y (?:new |full |real |legal |first |preferred )?name(?: is|'s)(?: now)?"
     r"|[Cc]all me"
@@ -111,9 +123,7 @@ def _greeted(rule: Rule, clause: str) -> bool:
     if position < 0:
         return False
     before = text[:position]
-    if re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", before, re.I):
-        return True
-    if before.strip():
-        return False
-    before = rule.said_before
-    return bool(before) and bool(re.fullmatch(rf"\s*{_GREETING}[\s!,.:–-]*", before, re.I))
+    if not before.strip():
+        before = rule.said_before
+    # (a lead-in that reports someone else's words is theirs: "My sister always says: I'm Bella")
+    return bool(before) and bool(re.fullmatch(_OPENING, before, re.I)) and not REPORTED.search(before)

@@ -1,0 +1,50 @@
+"""The user's own facts as a stranger's trial export told them (issue 23): an introduction after a lead-in, an
+ending said as an idiom, a move told by its day."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memlake.distill.models import Conversation, DistilledSession, Message
+from memlake.distill.offline import distill_offline
+
+SAID = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+
+
+def one(text: str, said: datetime = SAID) -> DistilledSession:
+    return distill_offline(Conversation("a", "c", None, (Message("m1", "user", text, said),)))
+
+
+def slots(text: str, said: datetime = SAID) -> list[tuple[str | None, str, str]]:
+    return [(c.slot, c.subject, c.value) for c in one(text, said).fact_candidates if c.slot]
+
+
+# --- an introduction after a greeting and a lead-in that announces it -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # the trial's opening
+        ("Hi! Quick intro since I'll be using you a lot: I'm Rowan, I'm a data analyst at Kestrel Insurance in "
+         "Bristol.", "Rowan"),
+        ("Hello! A bit about me: I'm Priya and I teach maths in Leeds.", "Priya"),
+        ("Hey there, some background before we start: I'm Tomás, I run a small bakery.", "Tomás"),
+        ("Good morning! First things first: I'm Ana Lima.", "Ana Lima"),
+    ],
+)
+def test_an_introduction_after_a_greeting_and_a_lead_in_names_the_user(text, name):
+    assert ("name", "user", name) in slots(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi! Quick question: I'm German, is that a problem for the visa?",  # a nationality, not a name
+        "Hi! My sister always says: I'm Bella.",  # reported: someone else's words
+        "Hi! I moved house last week. Anyway: I'm Sam.",  # a statement came between the greeting and it
+        "Quick intro: I'm Rowan.",  # no greeting: "I'm <capitalised word>" alone is too often no name
+    ],
+)
+def test_a_lead_in_without_a_greeting_or_with_a_statement_names_no_one(text):
+    assert [s for s in slots(text) if s[0] == "name"] == []
