@@ -88,9 +88,10 @@ _CHANGE_CUE = re.compile(
     re.IGNORECASE,
 )
 # A statement that says a value it names ended ("I left Acme", "we moved out of Berlin", "I stopped working at
-# Acme"). Ordinary English verbs of ending, not phrases of any one chat.
+# Acme", "The user is done with Acme": how the distiller says "Acme is behind me"). Ordinary English verbs of ending,
+# not phrases of any one chat.
 _ENDINGS = (r"left|leaving|quit|quitting|resigned|no longer|not any ?more|moved (?:away |out )?(?:of|from)|"
-            r"stopped|stopping|gave up|given up|giving up")
+            r"stopped|stopping|gave up|given up|giving up|done with|moved on from")
 _END_CUE = re.compile(rf"\b({_ENDINGS})\b", re.IGNORECASE)
 # ... and a state or a trip: "I've gone off oat milk", "we're back from Lisbon" (never a slot's value: "back from
 # Acme's offsite" leaves the employer as it was).

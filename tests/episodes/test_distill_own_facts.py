@@ -48,3 +48,41 @@ def test_an_introduction_after_a_greeting_and_a_lead_in_names_the_user(text, nam
 )
 def test_a_lead_in_without_a_greeting_or_with_a_statement_names_no_one(text):
     assert [s for s in slots(text) if s[0] == "name"] == []
+
+
+# --- an ending said as an idiom -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "ended"),
+    [
+        # the trial's: "so Kestrel is behind me" after the new job
+        ("I accepted Halvard's offer! I started there last Monday as a senior analyst, so Kestrel is behind me.",
+         "Kestrel"),
+        ("Globex is in the past now.", "Globex"),
+        ("Honestly Initech is history for me.", "Initech"),
+        ("I'm finally done with Acme Robotics.", "Acme Robotics"),
+        ("We've moved on from Brightline.", "Brightline"),
+        ("I've put my old job at the bank behind me.", "their old job at the bank"),
+        ("I'm done with the night shifts.", "the night shifts"),
+    ],
+)
+def test_an_idiom_of_ending_says_what_ended_never_the_idiom_literally(text, ended):
+    contents = [c.content for c in one(text).fact_candidates]
+    assert f"The user is done with {ended}." in contents
+    assert not any("behind the user" in c or "history for the user" in c or "in the past" in c for c in contents)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not done with Acme yet.",  # negated
+        "I'm done with this.",  # only the chat says what
+        "I'm done with work for today.",  # a day's work, not a job ended
+        "Sam is behind me in the queue.",  # where someone stands
+        "Sam is right behind me.",
+        "If Globex is behind me by June, I'll celebrate.",  # hypothetical
+    ],
+)
+def test_what_only_sounds_like_an_ending_ends_nothing(text):
+    assert not any(c.content.startswith("The user is done with") for c in one(text).fact_candidates)

@@ -28,6 +28,7 @@ from memlake.distill.offline.readers.employer import (
     read_employer_indirect,
     read_employer_tenure_or_start,
 )
+from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
 from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
@@ -125,6 +126,7 @@ _READERS = (
     read_role_at_employer,
     read_employer_tenure_or_start,
     read_leaving_and_interviews,
+    read_ending,
     read_job_title,
     read_employer,
     read_employer_indirect,
