@@ -28,10 +28,11 @@ def test_a_move_and_a_job_change_told_in_steps_end_current_with_the_old_values_i
     assert slots["home_city"] == "Manchester"
     assert slots["employer"] == "Northwind"
     assert slots["job_title"] == "senior data engineer"
-    # the lease said the move was coming: the move carried it out, on the day it was told
-    plan = result.facts.filter(pl.col("content").str.contains("lease")).row(0, named=True)
-    assert plan["status"] == "superseded" and plan["valid_until"] == at("2025-07-02")
+    # the lease said the move and its day: the plan holds until that day, and Manchester is home from it
+    plan = result.facts.filter(pl.col("content").str.contains("plans to move to Manchester")).row(0, named=True)
+    assert plan["valid_until"] == at("2025-06-01")
     assert plan["fact_id"] not in now["fact_id"].to_list()
+    assert current_home(result, "2025-06-02") == ["Manchester"]
     # Leeds is the home city's history, as it was known before the move
     city = now.filter(pl.col("slot") == "home_city").row(0, named=True)
     history = fact_history(result.facts, result.edges, city["fact_id"])

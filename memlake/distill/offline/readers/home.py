@@ -3,13 +3,22 @@ from ... to ..."."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date
 
 from memlake.distill.dates import DateMention, find_dates, human
-from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate
+from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate, KeyDate
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import Sentence, guarded, trim_name, with_we_as_i
+from memlake.distill.offline.sentences import (
+    Sentence,
+    guarded,
+    message_text,
+    split_clauses,
+    split_sentences,
+    trim_name,
+    with_we_as_i,
+)
 from memlake.distill.offline.vocabulary import (
     FOR_A_WHILE,
     NAME,
@@ -34,6 +43,7 @@ def read_home(rule: Rule, clause: str) -> None:
     _moved_to(rule, clause)
     _moved_into_a_home(rule, clause)
     _moving_to(rule, clause)
+    _moving_on_a_day(rule, clause)
     _city_of_work(rule, clause)
 
 
@@ -121,15 +131,22 @@ def _add_move(rule: Rule, city: str, rest: str) -> None:
 # Royal Infirmary in Leeds".
 _WORKS_AT_IN = re.compile(rf"\bI(?:'m| am)? (?:now |currently |still )?(?:(?:work|working|employed)(?: as (?:a|an) "
                           rf"{ROLE})?|(?:a|an) {ROLE}) (?:at|for|with|by) (?:the )?{ORG} in (?P<city>{NAME})")
-# What says the city of work is not home: work from elsewhere, or a home said in other words.
+# What says the city of work is not home: work from elsewhere, or a home said in other words ...
 _WORK_ELSEWHERE = re.compile(r"\b(?:remote(?:ly)?|commut\w*|from home|live|lives|living|based)\b", re.I)
+# ... said of the user: "my brother lives in Cardiff" says nothing of where the user lives.
+_FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e)\b")
+
+
+def _says_user_is_elsewhere(text: str) -> bool:
+    """Whether a clause of `text` says the user (or their household) works from or lives somewhere."""
+    return any(_WORK_ELSEWHERE.search(c) and _FIRST_PERSON.search(c) for c in split_clauses(text))
 
 
 def _city_of_work(rule: Rule, clause: str) -> None:
     """The city the user works in is home, as a guess the fact says: only when the sentence says nothing about
     working from elsewhere or living elsewhere (`drop_inferred_homes` looks at the rest of the conversation)."""
     m = _WORKS_AT_IN.search(clause)
-    if not m or guarded(clause, m) or _WORK_ELSEWHERE.search(rule.sentence.text) or TEMPORARY.match(clause[m.end():]):
+    if not m or guarded(clause, m) or _says_user_is_elsewhere(rule.sentence.text) or TEMPORARY.match(clause[m.end():]):
         return
     city = trim_name(m.group("city"))
     _add_home_city(rule, city, f"The user works in {city}, and likely lives there (not said).", confidence=0.6,
@@ -139,8 +156,9 @@ def _city_of_work(rule: Rule, clause: str) -> None:
 def drop_inferred_homes(candidates: list[FactCandidate], sentences: list[Sentence]) -> list[FactCandidate]:
     """A home city read from the place of work goes when the conversation says where the user lives or that they
     work from somewhere else."""
-    said_otherwise = any(c.slot == "home_city" and INFERRED not in c.tags for c in candidates) or any(
-        _WORK_ELSEWHERE.search(s.text) for s in sentences if not s.question)
+    said_otherwise = any(c.slot == "home_city" and c.subject == USER_SUBJECT and INFERRED not in c.tags
+                         for c in candidates) or any(
+        _says_user_is_elsewhere(s.text) for s in sentences if not s.question)
     if not said_otherwise:
         return candidates
     return [c for c in candidates if not (c.slot == "home_city" and INFERRED in c.tags)]
@@ -238,11 +256,89 @@ def _previous_date(rule: Rule) -> DateMention | None:
     return mentions[-1] if mentions else None
 
 
+# A home the user got to move into: "signed for a flat in Bath", "found a house in Leeds", "bought a place in Porto",
+# "got a flat in York", "signed the lease on a flat in Ancoats, Manchester" (a district, then its city: the city).
+_HOME_GOT = re.compile(
+    rf"\b(?:signed (?:for|(?:the|a) (?:lease|contract|papers) (?:on|for))|found|bought|rented|"
+    rf"got(?: the keys (?:to|for))?|secured|purchased) (?:a|an|the|our|my) (?:new |first |own )?"
+    rf"(?:(?P<city>{NAME}) {_HOME_NOUN}|"
+    rf"(?:[a-z]+ ){{0,2}}{_HOME_NOUN} in (?P<city_after>{NAME})(?:, (?P<city_of>{NAME}))?)")
+# The day of a move, said as such, then the day: "the move is on 1 August", "we move on the 14th", "moving day is 12
+# August", "we're moving in on 3 August", "moving on September 1st".
+_MOVE_DAY = re.compile(r"(?:\b(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move is|\b[Mm]oving day is|"
+                       r"\b(?:I|[Ww]e)(?:'re| are|'m| am)? (?:move|moving)(?: in| house)?|"
+                       r"(?:^|, )[Mm]oving(?: in)?)(?= )")
+# A day of the month alone, after the move's words: "on the 1st" (the next such day).
+_DAY_OF_MONTH = re.compile(r"\s+(?:on |for )?the (?P<day>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b")
+
+
+def _home_got(rule: Rule) -> str | None:
+    """The one city the message says the user got a home in to move into."""
+    text = message_text(rule.sentence.message)
+    cities = {trim_name(m.group("city_of") or m.group("city_after") or m.group("city"))
+              for m in _HOME_GOT.finditer(text) if not guarded(m.string, m)}
+    # "a flat in Bath and one in Bristol": two homes, and no saying which
+    cities |= {trim_name(m.group(1)) for m in re.finditer(rf"\b(?:and|or) (?:one|another) in ({NAME})", text)}
+    return next(iter(cities)) if len(cities) == 1 else None
+
+
+def _move_day_ahead(rule: Rule, clause: str) -> date | None:
+    """The day ahead `clause` says a move is on ("the move is on 1 August", said in July)."""
+    m = _MOVE_DAY.search(clause)
+    if m is None or guarded(clause, m):
+        return None
+    rest = clause[m.end():]
+    alone = _DAY_OF_MONTH.match(rest)
+    if alone:
+        return _next_day_of_month(rule.said, int(alone.group("day")))
+    # (the tense is the move's, not the clause's: "we've signed for a flat, the move is on 1 August")
+    when = rule.date_in(rest, context=clause[m.start():])
+    if when is None or when.precision != "day" or not re.fullmatch(r"\s*(?:on|for)?\s*", rest[:when.start]):
+        return None
+    return when.day if when.day > rule.said else None
+
+
+def _next_day_of_month(said: date, day: int) -> date | None:
+    """The first day numbered `day` after `said` ("the 1st" said on 20 July is 1 August)."""
+    year, month = said.year, said.month
+    for _ in range(3):
+        if day <= calendar.monthrange(year, month)[1] and date(year, month, day) > said:
+            return date(year, month, day)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return None
+
+
+def _moving_to_a_home_got(rule: Rule) -> str | None:
+    """The city of the home got, when the message says the day ahead the user moves there."""
+    city = _home_got(rule)
+    if city is None:
+        return None
+    clauses = (c for s in split_sentences(rule.sentence.message) for c in split_clauses(s.text))
+    return city if any(_move_day_ahead(rule, c) for c in clauses) else None
+
+
+def _moving_on_a_day(rule: Rule, clause: str) -> None:
+    """"We've signed for a flat in Bath, the move is on 1 August": a plan to move there until that day, and the home
+    city from it (a move with its day is carried out on that day; a later "we live in Bath" confirms it)."""
+    day = _move_day_ahead(rule, clause)
+    city = _home_got(rule) if day else None
+    if day is None or city is None:
+        return
+    rule.add("commitment", f"move to {city}", f"The user plans to move to {city} (around {day.isoformat()}).",
+             importance=0.7, tags=("home", "move"), valid_until=day)
+    rule.found.key_dates.append(KeyDate(date=day.isoformat(), description=f"The user moves to {city}.",
+                                        message_ids=[rule.message_id]))
+    _add_home_city(rule, city, f"The user lives in {city} from {day.isoformat()}.", valid_from=day, moving_in=True)
+
+
 def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
-                   valid_until: date | None = None, confidence: float = 0.9, inferred: bool = False) -> None:
+                   valid_until: date | None = None, confidence: float = 0.9, inferred: bool = False,
+                   moving_in: bool = False) -> None:
     if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS
                                                        for w in city.split()):
         return  # "We moved to Kubernetes", "I moved over to Acme Robotics"
+    if not moving_in and city == _moving_to_a_home_got(rule):
+        return  # "We bought a place in Porto, moving in on 3 August": home from that day (`_moving_on_a_day`)
     if city in rule.context.organizations or city in rule.context.people:
         return
     tags = ("home", INFERRED) if inferred else ("home",)
