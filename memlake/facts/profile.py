@@ -1,7 +1,10 @@
 """Profiles: one versioned summary per agent of what it knows of the user, assembled from active facts.
 
 Sections: identity, work, places, preferences, people, current projects, past
-events. Each line is one active fact's sentence and cites its fact id; within a
+events; a plain fact about the user that no slot, type or tag places goes
+where its meaning reads (`memlake.facts.sections`: habits and tastes under
+preferences, how the user works under work, a hobby or a problem of the moment
+under current projects). Each line is one active fact's sentence and cites its fact id; within a
 section, lines that rest on a user override come first. A happening (an event,
 a plan, a decision, a deadline) is past, and listed under past events, once the
 latest day it names or was said or confirmed on is more than `CURRENT_DAYS`
@@ -43,6 +46,7 @@ import polars as pl
 from memlake.distill.dates import find_dates
 from memlake.distill.models import KIN_OR_PET
 from memlake.facts.fold import USER, subject_key
+from memlake.facts.sections import sections_by_meaning
 from memlake.lake import Lake, conform
 from memlake.schemas import FACTS, PROFILES
 
@@ -57,7 +61,9 @@ HAPPENINGS = ("event", "decision", "commitment")
 # profile built before lists a finished move's plan; the next run, even with no new chat, folds and builds again.
 # profile-4: a happening whose valid_until has come is a past event, and a version is made whenever a conversation
 # changed what the profile says.
-PROFILE_RULES = "profile-4"
+# profile-5: a plain fact about the user that no slot, type or tag places goes to the section its meaning reads as
+# (`memlake.facts.sections`), no longer to identity.
+PROFILE_RULES = "profile-5"
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
@@ -104,8 +110,11 @@ def known_people(facts: list[dict[str, Any]]) -> set[str]:
     return people
 
 
-def section_of(fact: dict[str, Any], people: set[str] = frozenset()) -> str:  # type: ignore[assignment]
-    """The profile section a fact belongs in: facts about others go to people (or current projects)."""
+def section_of(fact: dict[str, Any], people: set[str] = frozenset(),  # type: ignore[assignment]
+               by_meaning: dict[str, str] | None = None) -> str:
+    """The profile section a fact belongs in: facts about others go to people (or current projects); a plain fact
+    about the user that no slot, type or tag places goes where its meaning reads (`sections_by_meaning`, given in
+    `by_meaning` for many facts at once)."""
     subject = subject_key(fact.get("subject"))
     tags = set(fact.get("tags") or [])
     if subject != USER:
@@ -130,7 +139,10 @@ def section_of(fact: dict[str, Any], people: set[str] = frozenset()) -> str:  # 
         return "places"
     if tags & set(_WORK_TAGS):
         return "work"
-    return "identity"
+    content = fact.get("content") or ""
+    if by_meaning is None or content not in by_meaning:
+        by_meaning = sections_by_meaning([content])
+    return by_meaning[content]
 
 
 def profiles_outdated(lake: Lake) -> bool:
@@ -182,9 +194,12 @@ def profile_lines(
     With `at` (the version's time), happenings more than `CURRENT_DAYS` behind it go to past events.
     """
     people = known_people(active) if people is None else people
+    # the user's facts without a slot, read for their meaning in one pass (most are placed by type or tag first)
+    by_meaning = sections_by_meaning([f.get("content") or "" for f in active
+                                      if subject_key(f.get("subject")) == USER and not f.get("slot")])
     by_section: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for fact in active:
-        by_section[PAST if at is not None and is_past(fact, at) else section_of(fact, people)].append(fact)
+        by_section[PAST if at is not None and is_past(fact, at) else section_of(fact, people, by_meaning)].append(fact)
     lines = []
     for section in SECTIONS:
         if section == PAST:  # history reads newest first
