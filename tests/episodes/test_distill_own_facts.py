@@ -64,7 +64,7 @@ def test_a_lead_in_without_a_greeting_or_with_a_statement_names_no_one(text):
         ("I'm finally done with Acme Robotics.", "Acme Robotics"),
         ("We've moved on from Brightline.", "Brightline"),
         ("I've put my old job at the bank behind me.", "their old job at the bank"),
-        ("I'm done with the night shifts.", "the night shifts"),
+        ("We've finally moved on from the night shifts.", "the night shifts"),
     ],
 )
 def test_an_idiom_of_ending_says_what_ended_never_the_idiom_literally(text, ended):
@@ -79,6 +79,7 @@ def test_an_idiom_of_ending_says_what_ended_never_the_idiom_literally(text, ende
         "I'm not done with Acme yet.",  # negated
         "I'm done with this.",  # only the chat says what
         "I'm done with work for today.",  # a day's work, not a job ended
+        "I'm done with the intro to my next movie.",  # a task finished, as often as a state ended
         "Sam is behind me in the queue.",  # where someone stands
         "Sam is right behind me.",
         "If Globex is behind me by June, I'll celebrate.",  # hypothetical

@@ -40,7 +40,7 @@ def test_the_trials_job_change_ends_with_the_new_employer_and_no_literal_idiom()
 
 def test_a_state_the_user_is_done_with_is_no_longer_current() -> None:
     result = fold([*said_offline("I play five-a-side football every Tuesday.", "2026-03-10"),
-                   *said_offline("I'm done with five-a-side football, my knee can't take it.", "2026-06-01")])
+                   *said_offline("I've moved on from five-a-side football, my knee can't take it.", "2026-06-01")])
     assert not any("every Tuesday" in c for c in current_contents(result, "2026-06-02"))
     assert any("every Tuesday" in c for c in current_contents(result, "2026-05-01"))
     assert result.facts.filter(pl.col("content").str.contains("every Tuesday"))["valid_until"].to_list() == [

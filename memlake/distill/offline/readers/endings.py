@@ -11,7 +11,7 @@ from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import guarded, third_person, trim_org
 from memlake.distill.offline.vocabulary import FOR_A_WHILE, NOT_NAMES, ORG, PRONOUN_OBJECTS
 
-# What ended, after "done with" or "moved on from": a name, or a few lowercase words ("my old job at the bank").
+# What ended: a name, or a few lowercase words ("my old job at the bank") after "moved on from" or "put".
 _THING = (rf"(?P<what>{ORG}|(?:[a-z][\w'-]* ){{0,5}}(?!(?:in|at|of|the|a)\b)[a-z][\w'-]*"
           rf"(?: (?:in|at|of) {ORG})?)")
 # Idioms with the user as subject: "I'm done with", "I'm finished with", "we've moved on from", "I've put X behind me".
@@ -37,8 +37,10 @@ def read_ending(rule: Rule, clause: str) -> None:
         what = trim_org(what)
         if not what or what.split()[0] in NOT_NAMES or what in rule.context.people:
             return
+    elif m.re is _USER_IS_DONE and not m.group(0).endswith(f"moved on from {m.group('what')}"):
+        return  # "I'm done with the intro to my movie": a task finished, as often as a state ended; names only
     elif PRONOUN_OBJECTS.match(re.sub(r"^(?:my|our|the) ", "", what)):
-        return  # "done with this", "done with the rest of it": only the chat says what
+        return  # "moved on from this", "put the rest of it behind me": only the chat says what
     else:
         what = third_person(what)
     rule.add("event", f"done with {what}", f"The user is done with {what}.", importance=0.6, tags=("ended",))
