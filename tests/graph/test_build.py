@@ -283,3 +283,22 @@ def test_a_name_said_untyped_is_the_one_typed_entity_of_that_name() -> None:
     assert types["Heron"] == "concept"  # nothing typed it anywhere
     # "Max" is a person and a place: which one the untyped "Max" is, is not said
     assert sorted(graph.entities.filter(pl.col("name") == "Max")["type"].to_list()) == ["concept", "person", "place"]
+
+
+def test_a_pet_the_user_named_is_an_animal_wherever_its_name_is_said() -> None:
+    """A stranger's trial: "my tortoise Biscuit" in one talk, "Biscuit's birthday" (a person's cue) in another and
+    facts about Biscuit (a subject is guessed a person) made Biscuit a person. The relation that introduced the name
+    types it: the user's pet is an animal, one entity, in every conversation."""
+    said = episodes(
+        episode("a1", "c1", "2026-03-10", [("Biscuit", "other"), ("Tomasz", "person")],
+                [("user", "has_pet", "Biscuit"), ("user", "sibling_of", "Tomasz")]),
+        episode("a1", "c3", "2026-07-20", [("Biscuit", "person")]),
+    )
+    known = facts(fact("a1", "c1", "2026-03-10", "Biscuit", None, "tortoise"),
+                  fact("a1", "c3", "2026-07-20", "Biscuit", None, "twelve"))
+    graph = build_graph(said, known, HASH, 0.85)
+    assert graph.entities.filter(pl.col("name") == "Biscuit").select("type", "source_conversation_ids").rows() == [
+        ("animal", ["c1", "c3"])]
+    assert dict(graph.entities.select("name", "type").iter_rows())["Tomasz"] == "person"
+    assert named(graph.relations, graph.entities).filter(pl.col("relation") == "has_pet").select(
+        "source_name", "target_name").rows() == [("user", "Biscuit")]
