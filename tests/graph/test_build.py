@@ -302,3 +302,17 @@ def test_a_pet_the_user_named_is_an_animal_wherever_its_name_is_said() -> None:
     assert dict(graph.entities.select("name", "type").iter_rows())["Tomasz"] == "person"
     assert named(graph.relations, graph.entities).filter(pl.col("relation") == "has_pet").select(
         "source_name", "target_name").rows() == [("user", "Biscuit")]
+
+
+def test_a_short_name_said_untyped_is_the_one_organisation_it_begins() -> None:
+    """A stranger's trial: "Imogen is enjoying Kingswood" stayed a concept beside "Kingswood School"."""
+    graph = _build(episodes(
+        episode("a1", "c3", "2026-07-20", [("Kingswood School", "organization"), ("Imogen", "person"),
+                                           ("Acme Robotics", "organization"), ("Acme Foods", "organization")]),
+        episode("a1", "c4", "2026-10-05", [("Kingswood", "other"), ("Acme", "other"), ("School", "other")]),
+    ))
+    rows = {name: (type_, aliases) for name, type_, aliases in graph.entities.select("name", "type", "aliases").rows()}
+    assert rows["Kingswood School"] == ("organization", ["Kingswood"])
+    assert "Kingswood" not in rows
+    assert rows["Acme"][0] == "concept"  # the short name of two: which one is not said
+    assert rows["School"][0] == "concept"  # not a first word
