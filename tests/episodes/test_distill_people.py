@@ -63,9 +63,11 @@ def test_a_reaction_to_come_is_no_plan(text: str) -> None:
 ])
 def test_a_job_a_person_starts_later_holds_from_the_start_said(
         text: str, day: str, person: str, start: str, month: str) -> None:
-    jobs = [c for c in said(text, day=day).fact_candidates if c.slot in ("employer", "job_title")]
+    session = said(text, day=day)
+    jobs = [c for c in session.fact_candidates if c.slot in ("employer", "job_title")]
     assert jobs and {(c.subject, c.valid_from) for c in jobs} == {(person, start)}
     assert all(month in c.content for c in jobs)
+    assert [r.valid_from for r in session.relations if r.source == person and r.relation == "works_at"] == [start]
 
 
 @pytest.mark.parametrize("text, day, pet, kind, dated", [

@@ -304,6 +304,9 @@ def _starts(rule: Rule, person: _Person, rest: str) -> bool:
                 f"{person.subject} starts as {c.value}"
             rule.found.candidates[i] = c.model_copy(update={
                 "valid_from": iso_day(when.day), "content": f"{said} {_on_or_in(when)}."})
+    for relation in rule.found.relations:  # the graph's works_at holds from the start too
+        if relation.source == person.subject and relation.relation == "works_at" and relation.valid_from is None:
+            relation.valid_from = iso_day(when.day)
     return True
 
 
