@@ -45,13 +45,16 @@ def test_a_new_title_said_of_a_named_person_is_theirs_from_when_it_began(
      "Tomasz", "Tomasz is moving to Swansea this summer."),
     ("My sister Ana plans to study law in Leeds.", "Ana", "Ana plans to study law in Leeds."),
     ("Ana's going to move to York in June.", "Ana", "Ana's going to move to York in June 2026."),
+    ("Tom's moving to Berlin next month, he's so excited.", "Tom", "Tom's moving to Berlin in June 2026."),
+    ("Ana is going to start at Initech in May.", "Ana", "Ana is going to start at Initech in May 2026."),
 ])
 def test_a_plan_told_of_a_named_person_is_their_commitment(text: str, person: str, plan: str) -> None:
     plans = [(c.subject, c.content) for c in said(text).fact_candidates if c.type == "commitment"]
     assert plans == [(person, plan)]
 
 
-@pytest.mark.parametrize("text", ["My sister Ana is going to hate this.", "My brother Tom is going to be late."])
+@pytest.mark.parametrize("text", ["My sister Ana is going to hate this.", "My brother Tom is going to be late.",
+                                  "Acme is moving to a new office.", "Acme is going to start a new product line."])
 def test_a_reaction_to_come_is_no_plan(text: str) -> None:
     assert not [c for c in said(text).fact_candidates if c.type == "commitment"]
 

@@ -228,16 +228,19 @@ def test_a_persons_promotion_is_the_next_title_of_theirs_and_a_short_name_of_the
                 and "promot" in c]
 
 
-@pytest.mark.parametrize("steps, subject, moved_to, was_in", [
+@pytest.mark.parametrize("steps, subject, slot, moved_to, was_in", [
     ([("My brother Tomasz lives in Cardiff.", "2026-03-10"),
       ("Oh and news from the family, Tomasz is moving to Swansea this summer.", "2026-05-02"),
-      ("Tomasz has moved to Swansea now, he loves it.", "2026-08-20")], "Tomasz", "Swansea", "Cardiff"),
+      ("Tomasz has moved to Swansea now, he loves it.", "2026-08-20")], "Tomasz", "home_city", "Swansea", "Cardiff"),
     ([("My sister Ana lives in Leeds.", "2025-01-10"),
       ("Ana's going to move to York in June.", "2025-04-02"),
-      ("Ana lives in York now.", "2025-07-15")], "Ana", "York", "Leeds"),
+      ("Ana lives in York now.", "2025-07-15")], "Ana", "home_city", "York", "Leeds"),
+    ([("My sister Ana works at Globex.", "2026-03-10"),
+      ("Ana is going to start at Initech in May.", "2026-04-02"),
+      ("Ana works at Initech now.", "2026-06-02")], "Ana", "employer", "Initech", "Globex"),
 ])
 def test_a_persons_plan_is_carried_out_by_a_later_statement_of_theirs(
-        steps: list[tuple[str, str]], subject: str, moved_to: str, was_in: str) -> None:
+        steps: list[tuple[str, str]], subject: str, slot: str, moved_to: str, was_in: str) -> None:
     result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
     plan = result.facts.filter((pl.col("subject") == subject) & (pl.col("type") == "commitment"))
     assert plan.height == 1, plan
@@ -247,6 +250,6 @@ def test_a_persons_plan_is_carried_out_by_a_later_statement_of_theirs(
     now = select_facts(result.facts, as_of=at(last), edges=result.edges)
     assert plan["fact_id"][0] not in now["fact_id"].to_list()
     assert plan["status"][0] == "superseded" and plan["valid_until"][0] == at(last)
-    assert person_slots(result, subject, last)["home_city"] == moved_to
-    city = now.filter((pl.col("subject") == subject) & (pl.col("slot") == "home_city"))["fact_id"][0]
+    assert person_slots(result, subject, last)[slot] == moved_to
+    city = now.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))["fact_id"][0]
     assert was_in in fact_history(result.facts, result.edges, city)["value"].to_list()

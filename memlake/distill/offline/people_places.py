@@ -75,8 +75,12 @@ class Context:
                 name = without_lead_in(m.group("name"))
                 if not any(word in NOT_NAMES or word == "I" or word.endswith("ly") for word in name.split()):
                     context.add_person(trim_name(name))
-            for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?)(?:'s| is) (?:going|planning) to (?:move|relocate) to",
-                                 text):  # ("Ana's going to move to York": the "'s" is no part of the name)
+            # ... or is about to move or to start a job: "Ana's going to move to York", "Tom's moving to Berlin",
+            # "Ana is going to start at Initech" (the "'s" is no part of the name)
+            for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?)(?:'s| is) (?:(?:going|planning|about) to (?:(?:move|"
+                                 rf"relocate) |(?:start|begin) (?:at|work at|a (?:new )?job)\b|join (?=[A-Z]))|"
+                                 rf"(?:moving|relocating) to (?=[A-Z])|starting (?:at|a new job)\b)",
+                                 text):
                 context.add_person(trim_name(without_lead_in(m.group("name"))))
             for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
                 context.add_person(trim_name(m.group("name")))

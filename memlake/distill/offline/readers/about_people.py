@@ -264,7 +264,8 @@ def _turns(rule: Rule, person: _Person, rest: str) -> bool:
 
 # A plan told of a person: "Tomasz is moving to Swansea this summer", "Sam's going to study law", "Ana plans to
 # retrain as a nurse". A commitment about that person, which a later statement carries out as the user's plans are.
-_PLAN = re.compile(r"^(?:(?:'s| is) (?:(?:going|planning|hoping|about) to|moving|relocating|emigrating)|"
+_PLAN = re.compile(r"^(?:(?:'s| is) (?:(?:going|planning|hoping|about) to|"
+                   r"(?:moving|relocating|emigrating)(?= to [A-Z]))|"  # (a move to a place: not "to a new office")
                    r"(?:plans|intends|hopes|is set) to) (?P<what>[^,;:!?]+)")
 
 
