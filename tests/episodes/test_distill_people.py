@@ -93,6 +93,24 @@ def test_a_pet_with_a_birthday_and_an_age_to_come_has_facts_of_its_own(
     assert {e.type for e in session.entities if e.name == pet} == {"other"}
 
 
+@pytest.mark.parametrize("text, pet, kind, age", [
+    # a third trial's: the ownership was kept as said, and lost once "he's three" was read
+    ("I've got a beagle called Biscuit, he's three.", "Biscuit", "beagle", "Biscuit is three as of 2026-05-02."),
+    ("We adopted a cockatiel named Kiwi, she's two.", "Kiwi", "cockatiel", "Kiwi is two as of 2026-05-02."),
+    ("My axolotl Pip is 3 now.", "Pip", "axolotl", "Pip is 3 as of 2026-05-02."),
+])
+def test_a_pet_of_any_kind_is_known_by_its_word_and_keeps_its_kind(text: str, pet: str, kind: str, age: str) -> None:
+    """Any animal's word, not a list of pets: the packaged model's nearest prototypes say a beagle is an animal."""
+    session = said(text)
+    assert {c.content for c in session.fact_candidates if c.subject == pet} == {f"{pet} is the user's {kind}.", age}
+    assert ("user", "has_pet", pet) in [(r.source, r.relation, r.target) for r in session.relations]
+
+
+@pytest.mark.parametrize("text", ["My car Betsy is 12 now.", "My brother Tomasz is 34 now.", "My band Echo is 3 now."])
+def test_a_thing_or_a_person_named_after_my_is_no_pet(text: str) -> None:
+    assert not [r for r in said(text).relations if r.relation == "has_pet"]
+
+
 @pytest.mark.parametrize("texts, pet, age", [
     (("We celebrated Biscuit's birthday last month with a plate of strawberries, he's twelve now.",), "Biscuit",
      "Biscuit is twelve as of 2026-07-20."),

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memlake.distill.models import Entity
+from memlake.distill.offline.kinds import is_animal
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
 from memlake.distill.offline.vocabulary import (
     AGE,
@@ -16,7 +17,6 @@ from memlake.distill.offline.vocabulary import (
     NOT_NAMES,
     OTHER_RELATIVES,
     PARTNER_WORDS,
-    PET_WORDS,
     REPORTED,
     ROLE,
     SIBLING_ADJECTIVES,
@@ -54,8 +54,10 @@ class Context:
             text = QUOTED.sub(" ", sentence.text)
             for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{NAME})", text):
                 context.add_person(trim_name(m.group("name")))
-            for m in _OWN_PET.finditer(text):
-                context.add_pet(trim_name(m.group("name")), m.group("kind"))
+            for m in [*_OWN_PET.finditer(text), *_HAS_PET.finditer(text)]:
+                kind = m.group("kind").lower()
+                if kind not in _KIN_WORDS and is_animal(kind):  # "my tortoise Biscuit", not "my brother Tomasz"
+                    context.add_pet(trim_name(m.group("name")), kind)
             for m in re.finditer(rf"(?P<name>{NAME}) is (?:the|our|my) {ROLE}\b", text):
                 context.add_person(trim_name(m.group("name")))
             # a name is a person by what is said of it: it lives somewhere, works somewhere, is a nurse
@@ -140,9 +142,14 @@ class Context:
         return out
 
 
-# A pet of the user's, by name: "my tortoise Biscuit", "our old dog, Pepper", "my cat called Miso".
-_OWN_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?:[a-z-]+ ){{0,2}}?(?P<kind>{'|'.join(PET_WORDS)}),? (?:named |called )?"
+# A being of the user's, by name: "my tortoise Biscuit", "our old dog, Pepper", "my cat called Miso", "my brother
+# Tomasz"; and one they have: "I've got a beagle called Biscuit". A pet when its word is an animal's (`kinds`).
+_OWN_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?:[a-z-]+ ){{0,2}}?(?P<kind>guinea pig|[a-z-]+),? (?:named |called )?"
                       rf"(?P<name>{CAP})")
+_HAS_PET = re.compile(rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:got|have|has|adopted|rescued|bought|own) (?:a|an) "
+                      rf"(?:[a-z-]+ ){{0,2}}?(?P<kind>guinea pig|[a-z-]+) (?:called|named) (?P<name>{CAP})")
+_KIN_WORDS = frozenset(w for words in (PARTNER_WORDS, SIBLING_WORDS, OTHER_RELATIVES) for w in words) | {
+    "kid", "kids", "child", "children", "baby", "son", "daughter", "name", "favourite", "favorite", "new", "old"}
 # The user changing or leaving a job, said in the conversation ("I left Acme", "I got a new job", "I resigned").
 _JOB_CHANGE = re.compile(
     rf"\b(?:[Nn]ew (?:job|role|employer|position|company)|switched (?:jobs|companies|employers)|"

@@ -61,6 +61,9 @@ def read_about_person(rule: Rule, clause: str) -> None:
         named = rule.named_in(" ".join(parts[:i]))
         named_before = _read_one_thing_about_a_person(
             rule, part.strip(), named_before or (next(iter(named)) if len(named) == 1 else None))
+    for pet, kind in rule.context.pets.items():
+        if re.search(rf"\b{re.escape(pet)}\b", clause) and re.search(rf"\b{re.escape(kind)}\b", clause):
+            _own_pet(rule, pet, kind)  # the clause naming it the user's: "my tortoise Biscuit", "a beagle called ..."
 
 
 def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | None = None) -> str | None:
@@ -87,8 +90,6 @@ def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | 
                  _age):
         if said(rule, person, rest):
             break  # one thing said per clause
-    if subject in context.pets and m.group("name"):
-        _own_pet(rule, subject, context.pets[subject])
     return subject
 
 
@@ -97,8 +98,11 @@ def _own_pet(rule: Rule, name: str, kind: str) -> None:
     was said of it, what kind of animal it is as a fact of its own; otherwise the statement kept as said names the
     kind ("Pepper, the user's dog, is terrified of thunderstorms")."""
     rule.relation(USER_SUBJECT, HAS_PET, name)
+    said = f"{name} is the user's {kind}."
+    if any(c.content == said and rule.message_id in c.message_ids for c in rule.found.candidates):
+        return
     if any(c.subject == name and rule.message_id in c.message_ids for c in rule.found.candidates):
-        rule.add("fact", kind, f"{name} is the user's {kind}.", subject=name, importance=0.5,
+        rule.add("fact", kind, said, subject=name, importance=0.5,
                  tags=("people", KIN_OR_PET))
 
 
