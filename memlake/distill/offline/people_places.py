@@ -21,6 +21,7 @@ from memlake.distill.offline.vocabulary import (
     ROLE,
     SIBLING_ADJECTIVES,
     SIBLING_WORDS,
+    STOPWORDS,
 )
 
 
@@ -55,9 +56,11 @@ class Context:
             for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{NAME})", text):
                 context.add_person(trim_name(m.group("name")))
             for m in [*_OWN_PET.finditer(text), *_HAS_PET.finditer(text)]:
-                kind = m.group("kind").lower()
-                if kind not in _KIN_WORDS and is_animal(kind):  # "my tortoise Biscuit", not "my brother Tomasz"
-                    context.add_pet(trim_name(m.group("name")), kind)
+                kind, name = m.group("kind").lower(), trim_name(m.group("name"))
+                if not name or name.split()[0] in NOT_NAMES or kind in _KIN_WORDS or kind in STOPWORDS:
+                    continue  # "my brother Tomasz", "my husband and I"
+                if is_animal(kind):  # "my tortoise Biscuit"
+                    context.add_pet(name, kind)
             for m in re.finditer(rf"(?P<name>{NAME}) is (?:the|our|my) {ROLE}\b", text):
                 context.add_person(trim_name(m.group("name")))
             # a name is a person by what is said of it: it lives somewhere, works somewhere, is a nurse
