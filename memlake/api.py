@@ -555,7 +555,7 @@ class Memory:
         type: str | None = None,  # noqa: A002 - the entity type, as in the schema
     ) -> pl.DataFrame:
         """The agent's resolved entities, optionally those called `name` (canonical or an alias, case and accents
-        aside) or of one `type` (person, organization, place, project, tool, concept, event)."""
+        aside) or of one `type` (person, organization, place, project, tool, concept, event, animal)."""
         from memlake.graph.reads import select_entities  # deferred: with the graph's rules
 
         _check_text("name", name)

@@ -415,7 +415,7 @@ PROFILE_CACHE = Table(
 # The graph layer (memlake.graph). Entity types: the seven; the distiller's "product" reads as a tool,
 # its "other" as a concept. A relation version is active (in force), superseded (another target, or for a
 # one-holder relation another source, took its place: valid_until set) or ended (said to be over).
-GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event")
+GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event", "animal")
 RELATION_STATUSES = ("active", "superseded", "ended")
 
 ENTITIES = Table(

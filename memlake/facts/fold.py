@@ -1150,6 +1150,8 @@ class Folder:
 
     def _same_slot_value(self, fact: FactVersion, obs: _Obs) -> bool:
         if fact.value and obs.value:
+            if obs.slot == "job_title" and _value_words(fact.value) < _value_words(obs.value):
+                return False  # a title with more words is a new one ("pharmacist" -> "lead pharmacist"), not shorter
             return same_value_loosely(fact.value, obs.value)
         return self._is_duplicate(self._match(obs, fact))
 

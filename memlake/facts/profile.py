@@ -182,7 +182,8 @@ def _past_text(fact: dict[str, Any]) -> str:
     content = fact["content"]
     if fact.get("type") != "commitment" or not content:
         return content
-    return f"Planned on {fact['created_at'].date().isoformat()}: {content[0].lower()}{content[1:]}"
+    said = f"{content[0].lower()}{content[1:]}" if content.startswith("The ") else content  # a name keeps its capital
+    return f"Planned on {fact['created_at'].date().isoformat()}: {said}"
 
 
 def profile_lines(

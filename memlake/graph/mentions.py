@@ -45,11 +45,17 @@ RELATION_SYNONYMS = {
     "partner": "partner_of",
     "married_to": "partner_of",
     "sibling": "sibling_of",
+    "pet": "has_pet",
+    "owns_pet": "has_pet",
 }
 
 # The type a relation's target has when nothing else says (a distiller that named no entity for it).
 TARGET_TYPES = {"works_at": "organization", "lives_in": "place", "partner_of": "person", "sibling_of": "person",
-                "works_with": "person", "knows": "person", "member_of": "organization", "uses": "tool"}
+                "works_with": "person", "knows": "person", "member_of": "organization", "uses": "tool",
+                "has_pet": "animal"}
+# Relations whose target is of their type wherever the name is said: "my tortoise Biscuit" makes Biscuit an animal in
+# every conversation, though "Biscuit's birthday" elsewhere reads like a person's and a fact's subject is guessed one.
+TYPING_RELATIONS = frozenset({"has_pet"})
 _NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
 
 
@@ -194,6 +200,22 @@ def from_facts(facts: pl.DataFrame) -> tuple[list[Mention], list[Observation], d
     return mentions, observations, user_names
 
 
+def _typed_by_relations(said: list[Observation], *lists: list[Any]) -> list[list[Any]]:
+    """Each list with the names a typing relation introduced (`TYPING_RELATIONS`: the user's pet) given its type,
+    in every mention and at either end of every relation of the agent's."""
+    kind = {(o.agent_id, o.target.lower()): TARGET_TYPES[o.relation] for o in said if o.relation in TYPING_RELATIONS}
+    if not kind:
+        return list(lists)
+
+    def retyped(item: Any) -> Any:
+        if isinstance(item, Mention):
+            return replace(item, type=kind.get((item.agent_id, item.name.lower()), item.type))
+        return replace(item, source_type=kind.get((item.agent_id, item.source.lower()), item.source_type),
+                       target_type=kind.get((item.agent_id, item.target.lower()), item.target_type))
+
+    return [[retyped(item) for item in items] for items in lists]
+
+
 def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime]) -> bool:
     """Whether an episode's relation is the statement of a slot fact the user forgot (and said before that)."""
     slot = SLOT_OF_RELATION.get(o.relation)
@@ -220,6 +242,8 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
     fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
     fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
                          for o in fact_observations]
+    ep_mentions, ep_observations, fact_mentions, fact_observations = _typed_by_relations(
+        ep_observations, ep_mentions, ep_observations, fact_mentions, fact_observations)
 
     def kept(agent: str, conversation: str) -> bool:
         return (agent, None) not in gone and (agent, conversation) not in gone

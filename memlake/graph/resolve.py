@@ -284,12 +284,23 @@ def _typed_forms(nodes: list[Node], others: list[int], normalized: list[str]) ->
     for i in others:
         if nodes[i].type != "concept":
             typed.setdefault(normalized[i], []).append(i)
+    organizations = [(j, name_tokens(nodes[j].name, "organization")) for j in others
+                     if nodes[j].type == "organization"]
     out = []
     for i in others:
         forms = typed.get(normalized[i], []) if nodes[i].type == "concept" else []
         if forms and len({nodes[j].type for j in forms}) == 1:
             out.append((forms[0], i, "normalized_name", f"{nodes[i].name!r}, said untyped, is the "
                         f"{nodes[forms[0]].type} {nodes[forms[0]].name!r}", 1.0))
+        elif nodes[i].type == "concept" and not forms:
+            # ... and a short name of one organisation is that organisation: "Imogen is enjoying Kingswood" after
+            # "Kingswood School" (an organisation's first words, as people shorten it; one only, else which is unsaid)
+            short = name_tokens(nodes[i].name, "organization")
+            longer = [j for j, words in organizations if short and words[:len(short)] == short
+                      and _alias(short, words, "organization")]
+            if len(longer) == 1:
+                out.append((longer[0], i, "alias", f"{nodes[i].name!r}, said untyped, is the short name of "
+                            f"{nodes[longer[0]].name!r}", 1.0))
     return out
 
 

@@ -143,3 +143,12 @@ def test_a_pet_is_listed_with_the_people_not_as_identity() -> None:
     sections = {line["section"] for line in latest["lines"] for _ in line["fact_ids"]}
     texts = {line["section"]: line["text"] for line in latest["lines"]}
     assert sections == {"people"}, texts
+
+
+def test_a_past_plan_of_a_named_person_keeps_the_capital_of_their_name() -> None:
+    """A stranger's trial read "Planned on 2026-05-02: tomasz is moving to Swansea this summer."."""
+    folded = fold([*said_offline("My brother Tomasz is moving to Swansea this summer.", "2026-05-02"),
+                   *said_offline("I prefer green tea.", "2026-10-05")])
+    profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
+    lines = [line["text"] for line in profile["lines"][-1] if line["section"] == "past events"]
+    assert lines == ["Planned on 2026-05-02: Tomasz is moving to Swansea this summer."]

@@ -91,8 +91,8 @@ def person_slots(result, subject: str, day: str) -> dict[str, str]:  # type: ign
      "Tomasz", {"home_city": "Cardiff", "employer": "Morriston Hospital", "job_title": "pharmacist"},
      {"employer": "University Hospital of Wales"}),
     ([("My partner Imogen teaches at Oldfield School.", "2026-03-10"),
-      ("Imogen has just landed a new job as head of geography at Kingswood School, she starts in September.",
-       "2026-07-20")],
+      # (the trial said "..., she starts in September": test_distill_people has the start)
+      ("Imogen has just landed a new job as head of geography at Kingswood School.", "2026-07-20")],
      "Imogen", {"employer": "Kingswood School", "job_title": "head of geography"}, {}),
     ([("My sister Ana works at Globex.", "2026-01-10"), ("Ana got a job at Initech last month.", "2026-04-02")],
      "Ana", {"employer": "Initech"}, {"employer": "Globex"}),
@@ -197,3 +197,60 @@ def test_she_after_a_curly_apostrophe_is_still_the_person_the_message_named_befo
     result = fold(said_offline(said, "2026-03-04"))
     assert person_slots(result, "Giulia", "2026-03-05") == {
         "home_city": "Leeds", "job_title": "nurse", "employer": "St James's Hospital"}
+
+
+@pytest.mark.parametrize("steps, subject, title, old_title, since, employer", [
+    # a stranger's trial: the promotion became a fact about the user, and "Morriston" would have replaced the
+    # hospital it is the short name of
+    ([("Also my tortoise Biscuit has his birthday on 4 June, he'll be twelve. And my brother Tomasz lives in Cardiff. "
+       "He works as a pharmacist at the University Hospital of Wales.", "2026-03-10"),
+      ("Oh and news from the family, Tomasz is moving to Swansea this summer. He's taken a job at Morriston "
+       "Hospital.", "2026-05-02"),
+      ("My brother got promoted last week, Tomasz is now lead pharmacist at Morriston. He's been there since June.",
+       "2026-10-05")],
+     "Tomasz", "lead pharmacist", "pharmacist", "2026-09-28", "Morriston Hospital"),
+    ([("My sister Ana works as a nurse at Leeds General Infirmary.", "2025-02-01"),
+      ("Ana got a promotion in May, she's now senior nurse at Leeds General.", "2025-06-10")],
+     "Ana", "senior nurse", "nurse", "2025-05-01", "Leeds General Infirmary"),
+])
+def test_a_persons_promotion_is_the_next_title_of_theirs_and_a_short_name_of_their_workplace_keeps_it(
+        steps: list[tuple[str, str]], subject: str, title: str, old_title: str, since: str, employer: str) -> None:
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    last = steps[-1][1]
+    assert person_slots(result, subject, last)["job_title"] == title
+    assert person_slots(result, subject, last)["employer"] == employer
+    now = select_facts(result.facts, as_of=at(last), edges=result.edges)
+    chain = now.filter((pl.col("subject") == subject) & (pl.col("slot") == "job_title")).row(0, named=True)
+    assert chain["valid_from"] == at(since)
+    history = fact_history(result.facts, result.edges, chain["fact_id"])
+    old = history.filter(pl.col("value") == old_title).row(0, named=True)
+    assert old["status"] == "superseded" and old["valid_until"] == at(since)
+    assert not [c for c in now.filter(pl.col("subject") == "user")["content"].to_list() if subject in c
+                and "promot" in c]
+
+
+@pytest.mark.parametrize("steps, subject, slot, moved_to, was_in", [
+    ([("My brother Tomasz lives in Cardiff.", "2026-03-10"),
+      ("Oh and news from the family, Tomasz is moving to Swansea this summer.", "2026-05-02"),
+      ("Tomasz has moved to Swansea now, he loves it.", "2026-08-20")], "Tomasz", "home_city", "Swansea", "Cardiff"),
+    ([("My sister Ana lives in Leeds.", "2025-01-10"),
+      ("Ana's going to move to York in June.", "2025-04-02"),
+      ("Ana lives in York now.", "2025-07-15")], "Ana", "home_city", "York", "Leeds"),
+    ([("My sister Ana works at Globex.", "2026-03-10"),
+      ("Ana is going to start at Initech in May.", "2026-04-02"),
+      ("Ana works at Initech now.", "2026-06-02")], "Ana", "employer", "Initech", "Globex"),
+])
+def test_a_persons_plan_is_carried_out_by_a_later_statement_of_theirs(
+        steps: list[tuple[str, str]], subject: str, slot: str, moved_to: str, was_in: str) -> None:
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    plan = result.facts.filter((pl.col("subject") == subject) & (pl.col("type") == "commitment"))
+    assert plan.height == 1, plan
+    then = select_facts(result.facts, as_of=at(steps[1][1]), edges=result.edges)
+    assert plan["fact_id"][0] in then["fact_id"].to_list()  # a plan while it was to come
+    last = steps[-1][1]
+    now = select_facts(result.facts, as_of=at(last), edges=result.edges)
+    assert plan["fact_id"][0] not in now["fact_id"].to_list()
+    assert plan["status"][0] == "superseded" and plan["valid_until"][0] == at(last)
+    assert person_slots(result, subject, last)[slot] == moved_to
+    city = now.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))["fact_id"][0]
+    assert was_in in fact_history(result.facts, result.edges, city)["value"].to_list()

@@ -283,3 +283,36 @@ def test_a_name_said_untyped_is_the_one_typed_entity_of_that_name() -> None:
     assert types["Heron"] == "concept"  # nothing typed it anywhere
     # "Max" is a person and a place: which one the untyped "Max" is, is not said
     assert sorted(graph.entities.filter(pl.col("name") == "Max")["type"].to_list()) == ["concept", "person", "place"]
+
+
+def test_a_pet_the_user_named_is_an_animal_wherever_its_name_is_said() -> None:
+    """A stranger's trial: "my tortoise Biscuit" in one talk, "Biscuit's birthday" (a person's cue) in another and
+    facts about Biscuit (a subject is guessed a person) made Biscuit a person. The relation that introduced the name
+    types it: the user's pet is an animal, one entity, in every conversation."""
+    said = episodes(
+        episode("a1", "c1", "2026-03-10", [("Biscuit", "other"), ("Tomasz", "person")],
+                [("user", "has_pet", "Biscuit"), ("user", "sibling_of", "Tomasz")]),
+        episode("a1", "c3", "2026-07-20", [("Biscuit", "person")]),
+    )
+    known = facts(fact("a1", "c1", "2026-03-10", "Biscuit", None, "tortoise"),
+                  fact("a1", "c3", "2026-07-20", "Biscuit", None, "twelve"))
+    graph = build_graph(said, known, HASH, 0.85)
+    assert graph.entities.filter(pl.col("name") == "Biscuit").select("type", "source_conversation_ids").rows() == [
+        ("animal", ["c1", "c3"])]
+    assert dict(graph.entities.select("name", "type").iter_rows())["Tomasz"] == "person"
+    assert named(graph.relations, graph.entities).filter(pl.col("relation") == "has_pet").select(
+        "source_name", "target_name").rows() == [("user", "Biscuit")]
+
+
+def test_a_short_name_said_untyped_is_the_one_organisation_it_begins() -> None:
+    """A stranger's trial: "Imogen is enjoying Kingswood" stayed a concept beside "Kingswood School"."""
+    graph = _build(episodes(
+        episode("a1", "c3", "2026-07-20", [("Kingswood School", "organization"), ("Imogen", "person"),
+                                           ("Acme Robotics", "organization"), ("Acme Foods", "organization")]),
+        episode("a1", "c4", "2026-10-05", [("Kingswood", "other"), ("Acme", "other"), ("School", "other")]),
+    ))
+    rows = {name: (type_, aliases) for name, type_, aliases in graph.entities.select("name", "type", "aliases").rows()}
+    assert rows["Kingswood School"] == ("organization", ["Kingswood"])
+    assert "Kingswood" not in rows
+    assert rows["Acme"][0] == "concept"  # the short name of two: which one is not said
+    assert rows["School"][0] == "concept"  # not a first word

@@ -90,9 +90,9 @@ def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) ->
     assert metadata["relations"]["closed_this_run"].value == 0  # all closed by the first run already
     assert "Northwind Labs" in metadata["relations"]["preview"].value
     # the merges the samples need: the speaker "Priya" of the notes chat is the user, who said so; "Lisbon" said
-    # with no cue to its type is the place Lisbon
-    assert metadata["entity_merges"]["merges_made"].value == 2
-    assert metadata["entity_merges"]["by_rule"].data == {"user_name": 1, "normalized_name": 1}
+    # with no cue to its type is the place Lisbon; "Project Heron at Acme", untyped, is the user's Acme Robotics
+    assert metadata["entity_merges"]["merges_made"].value == 3
+    assert metadata["entity_merges"]["by_rule"].data == {"user_name": 1, "normalized_name": 1, "alias": 1}
 
 
 def test_samples_the_first_run_passes_the_graph_check_and_closes_the_old_relations(demo) -> None:  # type: ignore[no-untyped-def]

@@ -35,6 +35,7 @@ from memlake.distill.offline.vocabulary import (
     NOT_PLACES,
     OTHER_RELATIVES,
     PARTNER_WORDS,
+    PET_WORDS,
     SIBLING_WORDS,
     SKILL_WORDS,
     STOPWORDS,
@@ -81,8 +82,7 @@ _HEAD_TYPES = {
 # The first word of a name that says its type: "Lake Tahoe", "Mount Fuji", "Project Nova".
 _FIRST_WORD_TYPES = {**dict.fromkeys(("Lake", "Mount", "Mt", "Fort", "Port", "Cape", "Isle"), "place"),
                      "Project": "project"}
-_PETS = r"(?:dog|dogs|puppy|pup|cat|cats|kitten|kitty|pet|pets|horse|pony|bird|parrot|hamster|rabbit|bunny|turtle|" \
-        r"tortoise|fish|snake|lizard|guinea pig|gecko)"
+_PETS = rf"(?:(?:{'|'.join(PET_WORDS)})s?)"
 _RELATIVES = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES + (
     "kid", "kids", "child", "children", "baby", "wife", "classmate", "teammate", "teacher", "student", "buddy",
     "pal", "partner", "bff", "grandson", "granddaughter", "stepson", "stepdaughter"))

@@ -11,13 +11,12 @@ only the Jaccard rule dedupes.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from memlake.distill.models import FactCandidate
+from memlake.distill.offline.kinds import packaged_embedder
 from memlake.distill.offline.readers.referents import RESOLVED
-from memlake.embedding import TextEmbedder, load_embedder
+from memlake.embedding import TextEmbedder
 from memlake.text import content_words
 
 # The fold's duplicate rule (DESIGN.md, Facts): cosine >= 0.85 is the same statement.
@@ -44,7 +43,7 @@ PROTOTYPES: dict[str, tuple[str, ...]] = {
 def by_meaning(candidates: list[FactCandidate], embedder: TextEmbedder | None = None) -> list[FactCandidate]:
     """The candidates with each resolved fact typed by its nearest prototype and a resolved fact said again merged."""
     resolved = [i for i, c in enumerate(candidates) if RESOLVED in c.tags]
-    embedder = embedder or _packaged_embedder()
+    embedder = embedder or packaged_embedder()
     if not resolved or embedder is None:
         return candidates
     # only what could be the same statement is embedded beside them: a candidate sharing two content words
@@ -87,8 +86,3 @@ def _prototypes(embedder: TextEmbedder) -> tuple[list[str], np.ndarray]:
 
 _PROTOTYPE_VECTORS: dict[str, np.ndarray] = {}
 
-
-@lru_cache(maxsize=1)
-def _packaged_embedder() -> TextEmbedder | None:
-    """The packaged model on ONNX Runtime, loaded once per process (None when it cannot load)."""
-    return load_embedder(backend="onnx")

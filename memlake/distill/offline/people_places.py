@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from memlake.distill.models import Entity
+from memlake.distill.offline.kinds import is_animal
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
 from memlake.distill.offline.vocabulary import (
     AGE,
@@ -20,6 +21,7 @@ from memlake.distill.offline.vocabulary import (
     ROLE,
     SIBLING_ADJECTIVES,
     SIBLING_WORDS,
+    STOPWORDS,
 )
 
 
@@ -37,6 +39,9 @@ class Context:
     projects: list[str] = field(default_factory=list)  # "Project Heron"
     organizations: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    # the user's pets by name, with the kind of animal ("Biscuit" -> "tortoise"); a pet is in `people` too, so that
+    # "he" and its name resolve as a person's do, but it is no person
+    pets: dict[str, str] = field(default_factory=dict)
     # the user says a relationship of theirs ended ("Jonas and I broke up"): "I'm with Sam now" then names a partner
     breakup: bool = False
     # the user says they changed or left a job ("I left Acme", "new job"): "I'm now at Globex" then names an employer
@@ -50,23 +55,38 @@ class Context:
             text = QUOTED.sub(" ", sentence.text)
             for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{NAME})", text):
                 context.add_person(trim_name(m.group("name")))
+            for m in [*_OWN_PET.finditer(text), *_HAS_PET.finditer(text)]:
+                kind, name = m.group("kind").lower(), trim_name(m.group("name"))
+                if not name or name.split()[0] in NOT_NAMES or kind in _KIN_WORDS or kind in STOPWORDS:
+                    continue  # "my brother Tomasz", "my husband and I"
+                if is_animal(kind):  # "my tortoise Biscuit"
+                    context.add_pet(name, kind)
             for m in re.finditer(rf"(?P<name>{NAME}) is (?:the|our|my) {ROLE}\b", text):
                 context.add_person(trim_name(m.group("name")))
             # a name is a person by what is said of it: it lives somewhere, works somewhere, is a nurse
+            # (a title may come without "a": "Tomasz is now lead pharmacist at Morriston"); a birthday is a person's
             for m in re.finditer(rf"(?P<name>{NAME})(?: (?:still |now |also )?(?:lives in|works (?:as|at|for)\b)|"
-                                 rf"(?:'s| is) (?:now |also )?(?:a|an) {ROLE}\b)", text):
+                                 rf"(?:'s| is) (?:now |also )?(?:(?:a|an) )?{ROLE}\b|'s birthday\b)", text):
                 context.add_person(trim_name(m.group("name")))
             # ... or moves from one place to another, is promoted, reaches an age: "Giulia moved from Leeds to York",
             # "Tom has moved to Swansea", "Giulia got promoted to ward manager", "Biscuit turned four" (not "Finally
             # moved to Seattle": a lead-in)
             for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?) (?:just |recently )?(?:moved from {CAP}(?: {CAP})* to|"
-                                 rf"has moved to|is moving to|(?:got |was |has been )promoted to|turned {AGE}|"
+                                 rf"has moved to|is moving to|"
+                                 rf"(?:got |was |has been )promoted\b|(?:got|had|was given) a promotion\b|turned {AGE}|"
                                  # "Ana got a job at Initech", "Imogen has just landed a new job as ..."
                                  rf"(?:has |had )?(?:just |recently )?(?:got|landed|taken|took|found) (?:a |an )?"
                                  rf"(?:new )?job (?:as|at|with)\b)", text):
                 name = without_lead_in(m.group("name"))
                 if not any(word in NOT_NAMES or word == "I" or word.endswith("ly") for word in name.split()):
                     context.add_person(trim_name(name))
+            # ... or is about to move or to start a job: "Ana's going to move to York", "Tom's moving to Berlin",
+            # "Ana is going to start at Initech" (the "'s" is no part of the name)
+            for m in re.finditer(rf"(?P<name>{CAP}(?: {CAP})?)(?:'s| is) (?:(?:going|planning|about) to (?:(?:move|"
+                                 rf"relocate) |(?:start|begin) (?:at|work at|a (?:new )?job)\b|join (?=[A-Z]))|"
+                                 rf"(?:moving|relocating) to (?=[A-Z])|starting (?:at|a new job)\b)",
+                                 text):
+                context.add_person(trim_name(without_lead_in(m.group("name"))))
             for m in re.finditer(rf"\b(?P<name>{CAP}) and I\b", text):
                 context.add_person(trim_name(m.group("name")))
             for m in re.finditer(rf"\b[Pp]roject (?P<name>{CAP})", text):
@@ -94,6 +114,11 @@ class Context:
         self.people[name] = name
         self.people.setdefault(name.split()[0], name)
 
+    def add_pet(self, name: str, kind: str) -> None:
+        self.add_person(name)
+        if name in self.people:
+            self.pets[name] = kind
+
     def person(self, word: str) -> str | None:
         return self.people.get(word.strip())
 
@@ -112,13 +137,22 @@ class Context:
         return self.projects[0] if len(self.projects) == 1 else None
 
     def entities(self) -> list[Entity]:
-        out = [Entity(name=p, type="person") for p in sorted(set(self.people.values()))]
+        out = [Entity(name=p, type="person") for p in sorted(set(self.people.values()) - set(self.pets))]
+        out += [Entity(name=p, type="other") for p in sorted(self.pets)]  # (the graph's animal: `has_pet`)
         out += [Entity(name=p, type="project") for p in self.projects]
         out += [Entity(name=o, type="organization") for o in self.organizations]
         out += [Entity(name=p, type="place") for p in self.places]
         return out
 
 
+# A being of the user's, by name: "my tortoise Biscuit", "our old dog, Pepper", "my cat called Miso", "my brother
+# Tomasz"; and one they have: "I've got a beagle called Biscuit". A pet when its word is an animal's (`kinds`).
+_OWN_PET = re.compile(rf"\b(?:[Mm]y|[Oo]ur) (?:[a-z-]+ ){{0,2}}?(?P<kind>guinea pig|[a-z-]+),? (?:named |called )?"
+                      rf"(?P<name>{CAP})")
+_HAS_PET = re.compile(rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:got|have|has|adopted|rescued|bought|own) (?:a|an) "
+                      rf"(?:[a-z-]+ ){{0,2}}?(?P<kind>guinea pig|[a-z-]+) (?:called|named) (?P<name>{CAP})")
+_KIN_WORDS = frozenset(w for words in (PARTNER_WORDS, SIBLING_WORDS, OTHER_RELATIVES) for w in words) | {
+    "kid", "kids", "child", "children", "baby", "son", "daughter", "name", "favourite", "favorite", "new", "old"}
 # The user changing or leaving a job, said in the conversation ("I left Acme", "I got a new job", "I resigned").
 _JOB_CHANGE = re.compile(
     rf"\b(?:[Nn]ew (?:job|role|employer|position|company)|switched (?:jobs|companies|employers)|"

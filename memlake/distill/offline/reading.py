@@ -20,7 +20,7 @@ FRAGMENT_END = re.compile(r"\b(?:a|an|the|and|or|but|so|of|my|our|their|your|ver
                           re.I)  # not "with", "in", "on": "the designer the user works with" is whole
 # A clause saying a state began ("I started as a nurse at X in 2015", "I've lived here since 2019"): a slot it gives
 # holds from the year or month it names. (A bare year is no key date: find_dates leaves it out.)
-_BEGAN = re.compile(r"\b(?:started|began|joined|since|moved|settled|became|hired)\b", re.I)
+_BEGAN = re.compile(r"\b(?:started|began|joined|since|moved|settled|became|hired|promoted|promotion)\b", re.I)
 _IN_YEAR = re.compile(r"\b(?:in|since|from) (?P<y>(?:19|20)\d{2})\b")
 # Where a message names a place of work: "an interview at Globex Labs", "an offer from Hooli", "Halvard's offer",
 # "joined Initech". "There" after a verb of working can stand for it (`Rule.with_there_resolved`).
@@ -69,11 +69,17 @@ class Rule:
     def named_earlier_in_message(self) -> str | None:
         """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
         before = self.said_before
-        names = {full for word, full in self.context.people.items() if re.search(rf"\b{re.escape(word)}\b", before)}
-        names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", before)
-                  if m.group(1).strip(".,") not in NOT_NAMES}
-        names = {name.strip(".,!?") for name in names}
+        names = self.named_in(before)
+        if len(names) > 1:  # "My tortoise Biscuit ... And my brother Tomasz lives in Cardiff. He works as ...": the
+            names = self.named_in(re.split(r"(?<=[.!?])\s+", before.strip())[-1])  # one the sentence before named
         return next(iter(names)) if len(names) == 1 else None
+
+    def named_in(self, text: str) -> set[str]:
+        """The people and pets the conversation knows that `text` names, and names it gives ("a dog called Max")."""
+        names = {full for word, full in self.context.people.items() if re.search(rf"\b{re.escape(word)}\b", text)}
+        names |= {m.group(1) for m in re.finditer(rf"\b(?:named|called) ({CAP})", text)
+                  if m.group(1).strip(".,") not in NOT_NAMES}
+        return {name.strip(".,!?") for name in names}
 
     def workplace_named_earlier(self) -> str | None:
         """The one organisation the user named earlier in the same message as a place to work, be interviewed or

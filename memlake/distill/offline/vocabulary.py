@@ -21,6 +21,11 @@ OTHER_RELATIVES = (
     "grandfather", "grandma", "grandpa", "niece", "nephew", "best friend", "friend", "colleague", "coworker",
     "co-worker", "manager", "boss", "roommate", "flatmate", "neighbour", "neighbor", "mentor",
 )
+# The animals people keep, as they name them ("my tortoise Biscuit", "our dog Pepper"): a name said after one is a pet,
+# not a person.
+PET_WORDS = ("dog", "puppy", "pup", "cat", "kitten", "kitty", "pet", "horse", "pony", "bird", "parrot", "budgie",
+             "hamster", "rabbit", "bunny", "turtle", "tortoise", "fish", "snake", "lizard", "guinea pig", "gecko",
+             "ferret", "chicken", "hen", "goat", "donkey", "cow", "pig")
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "kosher", "halal", "gluten-free",
          "lactose-free", "keto", "paleo", "plant-based")
 SIBLING_ADJECTIVES = r"(?:(?:older|younger|little|big|baby|elder|kid|twin|half-|step-?|only) ?)?"

@@ -1,12 +1,14 @@
-"""What the user says about a person they named: tastes, home city, job, birthdays."""
+"""What the user says about a person or a pet they named: tastes, home city, job, plans, birthdays and ages."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-from memlake.distill.dates import human
+from memlake.distill.dates import DateMention, human, with_dates_resolved
+from memlake.distill.models import KIN_OR_PET, USER_SUBJECT, iso_day
 from memlake.distill.offline.people_places import without_lead_in
+from memlake.distill.offline.readers.commitment import TRIVIAL_PLAN_VERBS
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import cut_object, trim_name, trim_org
@@ -16,6 +18,7 @@ from memlake.distill.offline.vocabulary import (
     AT_ORG,
     CAP,
     FOR_A_WHILE,
+    HYPOTHETICAL,
     NAME,
     NOT_NAMES,
     ORG,
@@ -24,6 +27,9 @@ from memlake.distill.offline.vocabulary import (
     TEMPORARY,
     UNTIL_OBJ,
 )
+
+# The relation saying a name is the user's pet: the graph types its target an animal (`graph.mentions.TARGET_TYPES`).
+HAS_PET = "has_pet"
 
 
 class _Person(NamedTuple):
@@ -34,22 +40,38 @@ class _Person(NamedTuple):
 
 
 # A comma splice going on about the same person: "Giulia lives in Manchester, she's a nurse" says two things.
-_SPLICED_PRONOUN = re.compile(r",\s*(?:and\s+)?(?=(?:she|he)(?:'s)?\b)", re.I)
+_SPLICED_PRONOUN = r",\s*(?:and\s+)?(?=(?:[Ss]he|[Hh]e)(?:'s|'ll)?\b)"
+
+
+def _parts(rule: Rule, clause: str) -> list[str]:
+    """The clause cut where a comma splice goes on about a person: "she ..." or a person the conversation knows by
+    name ("My brother got promoted last week, Tomasz is now lead pharmacist")."""
+    names = "|".join(re.escape(word) for word in sorted(rule.context.people, key=len, reverse=True))
+    splice = _SPLICED_PRONOUN + (rf"|,\s*(?:and\s+)?(?=(?:{names})\b)" if names else "")
+    return re.split(splice, clause)
 
 
 def read_about_person(rule: Rule, clause: str) -> None:
-    """What the user says about a person they named: preferences, home city, job and employer, birthdays."""
+    """What the user says about a person or a pet they named: preferences, home city, job and employer, plans,
+    birthdays and ages."""
     named_before = None  # "Giulia lives in Leeds, she's a nurse": "she" is the one the splice began with
-    for part in _SPLICED_PRONOUN.split(clause):
-        named_before = _read_one_thing_about_a_person(rule, part.strip(), named_before)
+    parts = _parts(rule, clause)
+    for i, part in enumerate(parts):
+        # ... or the one named before it in the clause: "We celebrated Biscuit's birthday, he's twelve now"
+        named = rule.named_in(" ".join(parts[:i]))
+        named_before = _read_one_thing_about_a_person(
+            rule, part.strip(), named_before or (next(iter(named)) if len(named) == 1 else None))
+    for pet, kind in rule.context.pets.items():
+        if re.search(rf"\b{re.escape(pet)}\b", clause) and re.search(rf"\b{re.escape(kind)}\b", clause):
+            _own_pet(rule, pet, kind)  # the clause naming it the user's: "my tortoise Biscuit", "a beagle called ..."
 
 
 def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | None = None) -> str | None:
     """Read one thing said about a person; the person it was about (None when it named no one known)."""
     context = rule.context
     clause = without_lead_in(clause)
-    m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:[Mm]y (?:\w+ ){{0,2}})?(?P<name>{CAP}(?: {CAP})?))"
-                 r"(?P<is>'s| is)? ", clause)
+    m = re.match(rf"^(?:(?P<pronoun>She|He|she|he)\b|(?:(?:[Mm]y|[Oo]ur) (?:\w+ ){{0,2}})?(?P<name>{CAP}(?: {CAP})?))"
+                 r"(?P<is>'s| is|'ll)? ", clause)
     if not m:
         return None
     if m.group("pronoun"):
@@ -62,10 +84,26 @@ def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | 
         return None
     person = _Person(subject, confidence)
     rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
-    for said in (_likes, _does_not, _into, _lives_in, _news, _works, _turns, _turned):
+    if not m.group("is") and re.search(r"['’]s$", m.group("name") or ""):
+        rest = f"'s {rest}"  # the name took the "'s" of "Ana's going to ...", "Sam's birthday is ..."
+    for said in (_likes, _does_not, _into, _lives_in, _news, _plans, _works, _starts, _turns, _turned, _birthday,
+                 _age):
         if said(rule, person, rest):
             break  # one thing said per clause
     return subject
+
+
+def _own_pet(rule: Rule, name: str, kind: str) -> None:
+    """"my tortoise Biscuit": the user has a pet (the relation the graph types it by), and, when a rule read what
+    was said of it, what kind of animal it is as a fact of its own; otherwise the statement kept as said names the
+    kind ("Pepper, the user's dog, is terrified of thunderstorms")."""
+    rule.relation(USER_SUBJECT, HAS_PET, name)
+    said = f"{name} is the user's {kind}."
+    if any(c.content == said and rule.message_id in c.message_ids for c in rule.found.candidates):
+        return
+    if any(c.subject == name and rule.message_id in c.message_ids for c in rule.found.candidates):
+        rule.add("fact", kind, said, subject=name, importance=0.5,
+                 tags=("people", KIN_OR_PET))
 
 
 def _likes(rule: Rule, person: _Person, rest: str) -> bool:
@@ -139,7 +177,11 @@ _MOVED = re.compile(rf"^(?:just |recently |finally |now |has |have |'s )*moved (
 
 # What a person does for a living, as the user tells it: "she's a nurse at the Royal Infirmary", "Tom works as a
 # plumber at Hargreaves", "Ana works at the National Gallery".
-_IS_A_ROLE = re.compile(rf"^(?:'s| is) (?:now |currently |still |also )*(?:a|an) (?P<title>{ROLE})\b{AT_ORG}")
+# A title with as many of its words as were said: "lead pharmacist", not "lead" ("lead" is a role noun too).
+_TITLE = ROLE.replace("{0,4}?", "{0,4}", 1)
+# A title may come without "a": "Tomasz is now lead pharmacist at Morriston", "she's head of geography".
+_IS_A_ROLE = re.compile(rf"^(?:'s| is) (?:now |currently |still |also )*(?:(?:a|an) )?"
+                        rf"(?P<title>{_TITLE}(?: of [a-z]+)?)\b{AT_ORG}")
 _WORKS = re.compile(rf"^(?:now |currently |still |also )*works (?:as (?:a|an) (?P<title>{ROLE})\b{AT_ORG}|"
                     rf"(?:at|for) (?:the )?(?P<only_org>{ORG}){AFTER_ORG})")
 
@@ -221,4 +263,100 @@ def _turns(rule: Rule, person: _Person, rest: str) -> bool:
                  if when.precision == "month" else f"{subject} turns {n.group('age')} on {human(when)}.",
                  subject=subject, confidence=confidence, importance=0.5, tags=("people", "birthday"))
         rule.key_date(when, f"{subject} turns {n.group('age')}.")
+    return True
+
+
+# A plan told of a person: "Tomasz is moving to Swansea this summer", "Sam's going to study law", "Ana plans to
+# retrain as a nurse". A commitment about that person, which a later statement carries out as the user's plans are.
+_PLAN = re.compile(r"^(?:(?:'s| is) (?:(?:going|planning|hoping|about) to|"
+                   r"(?:moving|relocating|emigrating)(?= to [A-Z]))|"  # (a move to a place: not "to a new office")
+                   r"(?:plans|intends|hopes|is set) to) (?P<what>[^,;:!?]+)")
+
+
+# A reaction to come, not a plan: "going to love it", "going to freak out".
+_FEELING = re.compile(r"^(?:love|hate|like|enjoy|miss|freak|kill|laugh|cry|die|be (?:so |really )?(?:happy|glad|"
+                      r"thrilled|mad|angry|upset|sad|jealous|fine|ok|okay|late))\b")
+
+
+def _plans(rule: Rule, person: _Person, rest: str) -> bool:
+    subject, confidence = person
+    n = _PLAN.match(rest)
+    what = n.group("what").strip() if n else ""
+    if not n or HYPOTHETICAL.search(rest) or len(what.split()) < 2 or TRIVIAL_PLAN_VERBS.match(what) \
+            or _FEELING.match(what) or PRONOUN_OBJECTS.match(what.split()[-1]):
+        return False  # "Ana is going to hate this", "he's going to be late": no plan
+    told = rest[:n.end()].strip(" .")
+    said = with_dates_resolved(f"{subject}{'' if told.startswith(chr(39)) else ' '}{told}",
+                               rule.sentence.message.created_at)
+    rule.add("commitment", re.sub(r"^(?:'s|is) ", "", said[len(subject):].strip()), f"{said}.", subject=subject,
+             confidence=confidence, importance=0.5, tags=("people", "plan"))
+    return True
+
+
+# A start still to come, said after the job: "..., she starts in September", "he'll start there on Monday".
+_STARTS = re.compile(r"^(?:starts|'ll start|will start|(?:'s| is) starting|begins|'ll begin|will begin)\b(?P<when>.*)$")
+
+
+def _starts(rule: Rule, person: _Person, rest: str) -> bool:
+    """The day a job the message gave the person begins: their employer and title from then, the start said."""
+    n = _STARTS.match(rest)
+    when = rule.date_in(n.group("when")) if n else None
+    if not n or when is None or when.day <= rule.said:
+        return bool(n)
+    for i, c in enumerate(rule.found.candidates):
+        if c.subject == person.subject and c.slot in ("employer", "job_title") and rule.message_id in c.message_ids:
+            said = f"{person.subject} starts at {c.value}" if c.slot == "employer" else \
+                f"{person.subject} starts as {c.value}"
+            rule.found.candidates[i] = c.model_copy(update={
+                "valid_from": iso_day(when.day), "content": f"{said} {_on_or_in(when)}."})
+    for relation in rule.found.relations:  # the graph's works_at holds from the start too
+        if relation.source == person.subject and relation.relation == "works_at" and relation.valid_from is None:
+            relation.valid_from = iso_day(when.day)
+    return True
+
+
+def _on_or_in(when: DateMention) -> str:
+    return f"in {human(when)}" if when.precision == "month" else f"on {human(when)}"
+
+
+# A birthday: "Biscuit has his birthday on 4 June", "Sam's birthday is March 3rd".
+_BIRTHDAY = re.compile(r"^(?:has (?:his|her|their|its) birthday|'s birthday is|'s birthday's)\b(?P<when>.*)$")
+
+
+def _birthday(rule: Rule, person: _Person, rest: str) -> bool:
+    subject, confidence = person
+    n = _BIRTHDAY.match(rest)
+    when = rule.date_in(n.group("when")) if n else None
+    if not n or when is None or when.precision != "day":
+        return bool(n)
+    rule.add("fact", when.day.strftime("%d %B").lstrip("0"), f"{subject}'s birthday is on "
+             f"{when.day.strftime('%d %B').lstrip('0')}.", subject=subject, confidence=confidence, importance=0.5,
+             tags=("people", "birthday"))
+    rule.key_date(when, f"{subject}'s birthday.")
+    return True
+
+
+# An age said: "he'll be twelve" (on the birthday the message gave), "he's twelve now", "Sam is 40".
+_AGE_SAID = re.compile(rf"^(?P<verb>'ll be |will be |(?:'s| is) (?:now |already |just )?){AGE}(?: years? old)?"
+                       r"(?: now| today| this year)?(?:\W*$|\s*,|\s+and\b)")  # (not "is 5 minutes away")
+
+
+def _age(rule: Rule, person: _Person, rest: str) -> bool:
+    """An age with the day it holds: it goes stale, so the fact says when ("Biscuit is 12 as of 2026-07-20"), and an
+    age to come is reached on the birthday the message gave ("Biscuit turns 12 on 2026-06-04")."""
+    subject, confidence = person
+    n = _AGE_SAID.match(rest)
+    if not n:
+        return False
+    age = n.group("age")
+    if "be" in n.group("verb"):
+        birthday = next((d for c in rule.found.key_dates if c.description == f"{subject}'s birthday."
+                         and rule.message_id in c.message_ids for d in [c.date]), None)
+        if birthday is None:
+            return True  # an age to come with no day is no fact
+        rule.add("event", f"turns {age}", f"{subject} turns {age} on {birthday}.", subject=subject,
+                 confidence=confidence, importance=0.5, tags=("people", "birthday"))
+        return True
+    rule.add("fact", age, f"{subject} is {age} as of {rule.said.isoformat()}.", subject=subject,
+             confidence=confidence, importance=0.4, tags=("people", "age"))
     return True
