@@ -59,3 +59,15 @@ def test_a_fact_that_names_what_it_is_about_is_kept(text, words):
 
 def test_the_other_side_says_nothing_of_the_user():
     assert contents("When I'm anxious, I always bake bread.", role="assistant") == []
+
+
+def test_a_they_the_fact_names_no_one_for_is_not_kept():
+    assert not [c for c in contents("I love how they make me laugh every time.") if "they make" in c]
+
+
+def test_a_statement_after_a_dash_is_read_when_the_whole_sentence_gave_nothing():
+    # the first part speaks to the other side, the second tells of the user's own life
+    said = contents("Priya, you won't believe it - I got coached by this brilliant chess player yesterday!")
+    assert said == ["The user got coached by a brilliant chess player on 2025-06-01."]
+    # praise of what the other side does, after a dash, is no statement of the user's
+    assert contents("Baking sourdough and selling it at the market - that's amazing!") == []

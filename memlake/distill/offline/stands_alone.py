@@ -89,6 +89,8 @@ def why_not_standalone(content: str, sentence: str) -> str | None:
         return "points at a thing only the chat shows"
     if _unresolved_pronoun(text, predicate, sentence):
         return "an 'it' or 'them' the fact names nothing for"
+    if _unresolved_they(predicate, sentence):
+        return "a 'they' the fact names no one or nothing for"
     if _vague_head(predicate):
         return "about something it does not name"
     if _left_out_object(predicate):
@@ -133,6 +135,16 @@ def _unresolved_pronoun(text: str, predicate: str, sentence: str) -> bool:
         if not _A_THING.search(named_before):
             return True
     return False
+
+
+def _unresolved_they(predicate: str, sentence: str) -> bool:
+    """A "they" of the sentence's own ("I love how they take me places") with nothing plural named before it in the
+    fact. (With no "I" in the sentence but its subject, a "they" in the fact is the sentence's, not the user's.)"""
+    if not re.search(r"\bthey\b", sentence, re.I) or len(re.findall(r"\bI\b", sentence)) > 1:
+        return False
+    m = re.search(r"\bthey\b", predicate, re.I)
+    after_verb = predicate[:m.start()].split(" ", 1)[1] if m and " " in predicate[:m.start()] else ""
+    return m is not None and not re.search(r"\b[a-z]{3,}s\b|\b[A-Z][\w-]+ and [A-Z]", after_verb)
 
 
 def _vague_head(predicate: str) -> bool:
