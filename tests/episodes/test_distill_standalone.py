@@ -29,6 +29,9 @@ def contents(user_text: str, role: str = "user") -> list[str]:
         ("My cat is doing much better now.", "better"),  # better than what, only the chat says
         ("I promised to be more careful next time.", "careful"),  # careful about what
         ("My week has been busy with the move.", "week"),  # how the week went: passing talk
+        ("I bought some cool stuff at the market in Porto.", "cool stuff"),
+        ("I went to the concert with my cousin.", "the concert"),  # which concert, only the chat says
+        ("My kids loved the show so much.", "the show"),
     ],
 )
 def test_a_fact_that_does_not_stand_alone_is_not_kept(text, left_out):
@@ -51,6 +54,9 @@ def test_a_statement_keeps_the_condition_its_sentence_hung_it_on():
         ("I fixed my old bike and rode it to work.", "rode it to work"),  # "it" is the bike the fact names
         ("I've been into birdwatching since I was a teenager.", "birdwatching"),
         ("I started learning Portuguese in March.", "Portuguese"),
+        ("I love fantasy stuff.", "fantasy stuff"),  # a kind of stuff
+        ("Family is the most important thing to me.", "Family"),
+        ("I went to the trip to Rome with my cousin Ali.", "Ali"),
     ],
 )
 def test_a_fact_that_names_what_it_is_about_is_kept(text, words):

@@ -44,8 +44,16 @@ _NOT_ACTING = frozenset("and or but so because that when while if as since than 
 _A_THING = re.compile(r"\b(?:a|an|the|my|their|his|her|our|its|some|this|these|those|\d+)\s+[\w-]+|\buser's [\w-]+|"
                       r"(?<!^)\b[A-Z][\w-]+|\b[a-z]{3,}s\b|\"[^\"]+\"", re.M)
 # What a fact is about, named only as a vague head.
-_VAGUE_HEAD = re.compile(r"\b(?:something|anything|stuff|(?:one|a|some|few|other)\s+(?:[a-z]+\s+)?things?)\b"
+_VAGUE_HEAD = re.compile(r"(?P<before>(?:[\w'-]+\s+){0,2})\b(?P<head>something|anything|stuff|things?)\b"
                          r"(?!\s+(?:called|named|like|such as|about [A-Z\"]))", re.I)
+# Words that count or point without naming a kind: "one good thing", "some cool stuff", "crazy things".
+_COUNTING = frozenset("one a an some few other many all lots lot of".split())  # noqa: SIM905
+# An occasion or undertaking named only by "the", with nothing after it saying which: "made the event a hit", "loved
+# the class" (only the chat says which; "the trip to Rome" and "the class at the gym" say it).
+_THE_OCCASION = re.compile(r"\bthe (?:event|events|trip|show|game|project|class|course|party|meeting|concert|festival|"
+                           r"competition|tournament|match|performance|workshop|program|conference|experience|tour|"
+                           r"lessons?|thing|place|one)(?=\s*(?:$|[.,;:!?]|\s(?:with|on|and|but|or|so|last|this|"
+                           r"yesterday|a|an|so|really|too|again)\b))", re.I)
 # A comparison with nothing to compare: "is doing better already", "got better", "be more careful".
 _BARE_COMPARISON = re.compile(
     r"\b(?:is|are|am|was|were|be|been|being|doing|getting|got|gets|get|feel|feels|feeling|felt)\s+"
@@ -91,7 +99,7 @@ def why_not_standalone(content: str, sentence: str) -> str | None:
         return "an 'it' or 'them' the fact names nothing for"
     if _unresolved_they(predicate, sentence):
         return "a 'they' the fact names no one or nothing for"
-    if _vague_head(predicate):
+    if _vague_head(text) or _THE_OCCASION.search(predicate):
         return "about something it does not name"
     if _left_out_object(predicate):
         return "what its verb acts on is left out"
@@ -147,16 +155,24 @@ def _unresolved_they(predicate: str, sentence: str) -> bool:
     return m is not None and not re.search(r"\b[a-z]{3,}s\b|\b[A-Z][\w-]+ and [A-Z]", after_verb)
 
 
-def _vague_head(predicate: str) -> bool:
-    """A vague head with only evaluations before it ("something comforting", "one good thing", "cool stuff"), not a
-    kind it names ("fantasy stuff") and not a praising tail after a dash ("- really inspiring stuff")."""
-    for m in _VAGUE_HEAD.finditer(predicate):
-        if re.search(r"\s[-\u2013\u2014]\s", predicate[:m.start()]):
+def _vague_head(text: str) -> bool:
+    """A vague head with only counting words and evaluations before it ("something comforting", "one good thing",
+    "cool stuff"), not a kind it names ("fantasy stuff", "the user's art stuff") and not a
+    praising tail after a dash ("- really inspiring stuff")."""
+    for m in _VAGUE_HEAD.finditer(text):
+        if re.search(r"\s[-\u2013\u2014]\s", text[:m.start()]):
             continue
-        head = m.group(0).lower().split()
-        before = re.findall(r"[\w'-]+", predicate[:m.start()])[-1:] if head[-1] in ("stuff",) else []
-        modifiers = [w.lower() for w in before + head[1:-1]]
-        if all(w in STOPWORDS or w in EVALUATIVE or w in _ADVERBS for w in modifiers):
+        if m.start() == 0:
+            continue  # a vague subject tells that something happened ("Something cool happened to the user")
+        modifiers = [w.lower() for w in m.group("before").split()]
+        counted = any(w in _COUNTING for w in modifiers)
+        if m.group("head").lower() in ("thing", "things") and not counted:
+            continue  # "the most important thing", "make things happen", "the user's thing": no vague object
+        if modifiers and modifiers[-1] not in _COUNTING and modifiers[-1] not in EVALUATIVE and \
+                modifiers[-1] not in _ADVERBS and modifiers[-1] not in STOPWORDS:
+            continue  # "fantasy stuff": a kind
+        if all(w in STOPWORDS or w in EVALUATIVE or w in _ADVERBS or w in _COUNTING or w.endswith("ly")
+               for w in modifiers[-1:]):
             return True
     return False
 
