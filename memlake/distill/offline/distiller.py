@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Usage
 from memlake.distill.offline.dedupe import (
@@ -167,12 +170,28 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
             read_self_sentence(rule)
         if len(found.candidates) == before:  # ... once its titles, "you" and "it" are resolved from the message
             read_with_referents(rule, other_side)
+    if len(found.candidates) == before and not correction:
+        _read_parts(sentence, context, found, other_side)
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
     if len(found.key_dates) == dated_before and not HYPOTHETICAL.search(sentence.text):
         for mention in rule.dates:
             if mention.text.lower() not in ("today", "tonight"):  # the conversation's own day says nothing
                 rule.key_date(mention, _key_date_description(sentence.display))
+
+
+# Statements joined by a dash, a semicolon or a colon: each may say alone what the whole, with a "you" or a
+# reaction in its other part, did not ("I had to share something cool with you - I asked my family to join ...").
+_JOINED_STATEMENTS = re.compile(r"\s+[-\u2013\u2014]\s+|;\s+|:\s+(?=[A-Z])")
+
+
+def _read_parts(sentence: Sentence, context: Context, found: Found, other_side: str | None) -> None:
+    """The parts of a sentence that gave nothing as a whole, each read as a sentence of its own."""
+    parts = [p.strip() for p in _JOINED_STATEMENTS.split(sentence.text) if p.strip()]
+    if len(parts) < 2 or PRAISE_AFTER_A_DASH.search(sentence.text):  # "Making videos - that's awesome!" praises
+        return
+    for part in parts:
+        _read_sentence(replace(sentence, text=part), context, found, other_side)
 
 
 def _read_request(sentence: Sentence, context: Context, found: Found) -> None:

@@ -10,6 +10,7 @@ from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, message_text, sentence_case, split_clauses
+from memlake.distill.offline.stands_alone import why_not_standalone, with_its_frame
 from memlake.distill.offline.vocabulary import CAP, NOT_NAMES, ORG
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
@@ -123,6 +124,10 @@ class Rule:
             return None
         if slot is None and content.startswith("The user ") and why_not_worth_keeping(content[len("The user "):]):
             return None  # whichever reader read it: "The user loves the view" names no view
+        if slot is None:  # "always bakes bread" keeps the "when they're anxious" its sentence said
+            content = with_its_frame(content, self.sentence.text)
+            if why_not_standalone(content, self.sentence.text):
+                return None  # "The user took that pic in Tokyo": only the chat shows which
         if type_ == "commitment" and valid_until is None:
             # a plan for a stretch of days ("going to Lisbon from 2025-08-14 to 2025-08-21") is no plan once its last
             # day is over, whichever reader read it

@@ -71,7 +71,7 @@ _NEEDS_OBJECT = frozenset(
 _LIGHT_VERBS = frozenset(
     """create creating make do go get give take have be put find show bring start meet""".split()  # noqa: SIM905
 )
-_AUXILIARIES = re.compile(r"^(?:(?:is|are|am|was|were|has|have|had|been|be|will|'ll|does|did|do|would|just|also|"
+AUXILIARIES = re.compile(r"^(?:(?:is|are|am|was|were|has|have|had|been|be|will|'ll|does|did|do|would|just|also|"
                           r"really|finally|recently|still|now|already|actually|always|usually|often|mostly)\s+)*",
                           re.I)
 
@@ -129,7 +129,7 @@ def why_not_worth_keeping(predicate: str, *, opens_with_subject: bool = False) -
 def _verb_and_what_it_names(predicate: str) -> tuple[str | None, list[str]]:
     """The predicate's main verb (None when it opens with a noun: "has a dog", "had a setback") and the words left that
     name something: not the verb, light verbs ("create", "get"), vague nouns, evaluations, time words or numbers."""
-    rest = _AUXILIARIES.sub("", predicate)
+    rest = AUXILIARIES.sub("", predicate)
     said = re.findall(r"[\w%-]+", rest)
     if not said:
         return None, []
