@@ -322,3 +322,50 @@ def test_a_slot_said_with_a_synonym_of_its_verb(text, slot, value):
 @pytest.mark.parametrize("text", ["Noor proposed a toast.", "Noor proposed we meet at noon."])
 def test_a_proposal_of_something_else_is_no_engagement(text):
     assert slots(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the user and one person as a couple, said of the two together
+        ("We've been a couple since Easter, Maria and I.", "Maria"),
+        ("Chen asked me out last month and now we're together.", "Chen"),
+        ("Say hello to my new girlfriend: Noor.", "Noor"),
+        ("I'm seeing Jonas.", "Jonas"),
+    ],
+)
+def test_a_couple_said_of_the_two_together_is_the_partner(text, value):
+    assert ("partner", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["Sam asked me out for coffee.", "I'm seeing Jonas on Friday.",
+                                  "We're together at the cafe, Sam and I, if you need us?",
+                                  "We've been friends since school, Maria and I.",
+                                  "My sister and Tom have been together since June."])
+def test_company_a_meeting_or_someone_elses_couple_is_no_partner(text):
+    assert [v for s, v in slots(text) if s == "partner"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an organisation the user is at or with, in a sentence that says it is about work
+        ("I'm at Hooli now, in the platform team.", "Hooli"),
+        ("I'm with Initech these days, my commute is awful.", "Initech"),
+        ("Yesterday was day one at Northwind Labs.", "Northwind Labs"),
+        ("New employer: Vandelay Imports.", "Vandelay Imports"),
+        ("I switched to Hooli after three years at Initech.", "Hooli"),
+        ("I moved over to Acme Robotics.", "Acme Robotics"),
+        ("I just signed with Globex, starting in June.", "Globex"),
+    ],
+)
+def test_an_organisation_in_a_sentence_about_work_is_the_employer(text, value):
+    got = slots(text)
+    assert ("employer", value) in got and "home_city" not in [s for s, _ in got]
+
+
+@pytest.mark.parametrize("text", ["I'm with Sam now, it's lovely.", "I'm at Heathrow now, my flight is late.",
+                                  "I'm with Jonas now, he's on the data team.",
+                                  "I switched to Python after years of Java.", "Yesterday was day one at Yosemite."])
+def test_a_person_a_place_or_a_tool_is_no_employer(text):
+    assert [v for s, v in slots(text) if s == "employer"] == []
