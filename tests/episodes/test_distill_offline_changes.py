@@ -369,3 +369,45 @@ def test_an_organisation_in_a_sentence_about_work_is_the_employer(text, value):
                                   "I switched to Python after years of Java.", "Yesterday was day one at Yosemite."])
 def test_a_person_a_place_or_a_tool_is_no_employer(text):
     assert [v for s, v in slots(text) if s == "employer"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a diet said as what the user now goes, eats, does, tries or is put on, in other words than the patterns'
+        ("Trying pescatarian these days and it suits me.", "pescatarian"),
+        ("The nutritionist put me on a paleo diet.", "paleo"),
+        ("Since the new year I've been eating plant-based.", "plant-based"),
+        ("i do keto these days", "keto"),
+        ("I quit vegetarian and went vegan.", "vegan"),
+    ],
+)
+def test_a_diet_taken_up_in_other_words_is_the_users(text, value):
+    assert [v for s, v in slots(text) if s == "diet"] == [value]
+
+
+@pytest.mark.parametrize("text", ["My sister went vegan last year.", "I might go keto.", "I stopped eating vegan.",
+                                  "I cook vegan for my sister.", "Would you ever try paleo?",
+                                  "I helped Sam go vegan."])
+def test_someone_elses_diet_a_wish_or_a_diet_left_is_no_diet(text):
+    assert [v for s, v in slots(text) if s == "diet"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the "I" left out, or the user as the one given the job
+        ("Working as a data engineer these days.", "data engineer"),
+        ("Officially a staff engineer as of Monday!", "staff engineer"),
+        ("My boss has given me the team lead role.", "team lead"),
+    ],
+)
+def test_a_title_told_with_the_i_left_out_or_given_to_the_user(text, value):
+    assert ("job_title", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["They offered me the designer role but I said no.",
+                                  "Working as a waiter for the summer.", "My sister is working as a nurse.",
+                                  "Officially a grandmother!"])
+def test_an_offer_a_summer_job_or_someone_elses_title_is_no_title(text):
+    assert [v for s, v in slots(text) if s == "job_title"] == []
