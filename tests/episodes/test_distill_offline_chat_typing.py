@@ -55,3 +55,24 @@ def test_this_thing_of_the_chats_is_not_the_users(text):
 
 def test_this_thing_the_sentence_says_is_the_users_is_theirs():
     assert "The user's quilt took them two months." in contents("This quilt took me two months.")
+
+
+@pytest.mark.parametrize("text", ["Just send me the final checklist now.",
+                                  "Please draft a reply to my landlord for me.",
+                                  "Write a plan to help me study for my exam.",
+                                  "Regarding my budget, nothing over 50."])
+def test_an_ask_of_the_assistant_or_a_preposition_opening_is_no_fact(text):
+    assert contents(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Helped my mum move house last weekend.",
+         "The user helped their mum move house on the weekend of 2026-02-28."),
+        ("I later learned to swim in Greece.", "The user later learned to swim in Greece."),
+        ("I then bake bread every Sunday.", "The user then bakes bread every Sunday."),
+    ],
+)
+def test_a_past_with_its_i_left_out_or_an_adverb_before_the_verb_reads_in_the_third_person(text, expected):
+    assert expected in contents(text)
