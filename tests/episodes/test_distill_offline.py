@@ -999,7 +999,6 @@ def test_families_of_phrasing_give_the_slot(text, expected):
         ["We settled in Paris for the weekend."],
         ["My parents settled in Lisbon."],
         ["We made the move to Kubernetes."],
-        ["I moved over to Acme Robotics."],
         ["Living in Rome must be nice."],
         ["I rent a car in Lisbon."],
         ["I call Sam home every Sunday."],

@@ -322,3 +322,92 @@ def test_a_slot_said_with_a_synonym_of_its_verb(text, slot, value):
 @pytest.mark.parametrize("text", ["Noor proposed a toast.", "Noor proposed we meet at noon."])
 def test_a_proposal_of_something_else_is_no_engagement(text):
     assert slots(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the user and one person as a couple, said of the two together
+        ("We've been a couple since Easter, Maria and I.", "Maria"),
+        ("Chen asked me out last month and now we're together.", "Chen"),
+        ("Say hello to my new girlfriend: Noor.", "Noor"),
+        ("I'm seeing Jonas.", "Jonas"),
+    ],
+)
+def test_a_couple_said_of_the_two_together_is_the_partner(text, value):
+    assert ("partner", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["Sam asked me out for coffee.", "I'm seeing Jonas on Friday.",
+                                  "We're together at the cafe, Sam and I, if you need us?",
+                                  "We've been friends since school, Maria and I.",
+                                  "My sister and Tom have been together since June."])
+def test_company_a_meeting_or_someone_elses_couple_is_no_partner(text):
+    assert [v for s, v in slots(text) if s == "partner"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # an organisation the user is at or with, in a sentence that says it is about work
+        ("I'm at Hooli now, in the platform team.", "Hooli"),
+        ("I'm with Initech these days, my commute is awful.", "Initech"),
+        ("Yesterday was day one at Northwind Labs.", "Northwind Labs"),
+        ("New employer: Vandelay Imports.", "Vandelay Imports"),
+        ("I switched to Hooli after three years at Initech.", "Hooli"),
+        ("I moved over to Acme Robotics.", "Acme Robotics"),
+        ("I just signed with Globex, starting in June.", "Globex"),
+    ],
+)
+def test_an_organisation_in_a_sentence_about_work_is_the_employer(text, value):
+    got = slots(text)
+    assert ("employer", value) in got and "home_city" not in [s for s, _ in got]
+
+
+@pytest.mark.parametrize("text", ["I'm with Sam now, it's lovely.", "I'm at Heathrow now, my flight is late.",
+                                  "I'm with Jonas now, he's on the data team.",
+                                  "I switched to Python after years of Java.", "Yesterday was day one at Yosemite."])
+def test_a_person_a_place_or_a_tool_is_no_employer(text):
+    assert [v for s, v in slots(text) if s == "employer"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a diet said as what the user now goes, eats, does, tries or is put on, in other words than the patterns'
+        ("Trying pescatarian these days and it suits me.", "pescatarian"),
+        ("The nutritionist put me on a paleo diet.", "paleo"),
+        ("Since the new year I've been eating plant-based.", "plant-based"),
+        ("i do keto these days", "keto"),
+        ("I quit vegetarian and went vegan.", "vegan"),
+    ],
+)
+def test_a_diet_taken_up_in_other_words_is_the_users(text, value):
+    assert [v for s, v in slots(text) if s == "diet"] == [value]
+
+
+@pytest.mark.parametrize("text", ["My sister went vegan last year.", "I might go keto.", "I stopped eating vegan.",
+                                  "I cook vegan for my sister.", "Would you ever try paleo?",
+                                  "I helped Sam go vegan."])
+def test_someone_elses_diet_a_wish_or_a_diet_left_is_no_diet(text):
+    assert [v for s, v in slots(text) if s == "diet"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the "I" left out, or the user as the one given the job
+        ("Working as a data engineer these days.", "data engineer"),
+        ("Officially a staff engineer as of Monday!", "staff engineer"),
+        ("My boss has given me the team lead role.", "team lead"),
+    ],
+)
+def test_a_title_told_with_the_i_left_out_or_given_to_the_user(text, value):
+    assert ("job_title", value) in slots(text)
+
+
+@pytest.mark.parametrize("text", ["They offered me the designer role but I said no.",
+                                  "Working as a waiter for the summer.", "My sister is working as a nurse.",
+                                  "Officially a grandmother!"])
+def test_an_offer_a_summer_job_or_someone_elses_title_is_no_title(text):
+    assert [v for s, v in slots(text) if s == "job_title"] == []

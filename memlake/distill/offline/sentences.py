@@ -28,9 +28,12 @@ _URL = re.compile(r"https?://\S+")
 _NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
     r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
     r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
-# (a colon before a date ends no sentence: "New date: June 3" says what the date is for)
+# (a colon before a date ends no sentence: "New date: June 3" says what the date is for; nor one before a name that
+# ends the sentence: "Meet my new partner: Sam.", "New job: Globex." say what the name is)
 _MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
-SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})")
+_A_NAME_ENDING_IT = r"[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,2}(?:[.!]+(?:\s|$)|\s*$)"
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|"
+                          rf"(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})(?!{_A_NAME_ENDING_IT})")
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
@@ -62,7 +65,15 @@ def display_text(text: str) -> str:
 
 
 def rule_text(text: str) -> str:
-    return _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
+    text = _BRACKETED.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", display_text(text)))).strip()
+    return _WITHOUT_APOSTROPHE.sub(lambda m: _WITH_APOSTROPHE[m.group(0).lower()], text)
+
+
+# Contractions typed without their apostrophe, common in chat ("I dont eat meat", "im vegan"): read as the contractions
+# they are, so a negation is one and "dont" takes no third-person "s". ("ill", "id", "wont", "cant" are words too.)
+_NT_STEMS = ("do", "does", "did", "could", "would", "should", "is", "are", "was", "were", "have", "has", "had")
+_WITH_APOSTROPHE = {**{f"{stem}nt": f"{stem}n't" for stem in _NT_STEMS}, "im": "I'm", "ive": "I've"}
+_WITHOUT_APOSTROPHE = re.compile(rf"\b(?:(?:{'|'.join(_NT_STEMS)})nt|(?:im|ive)(?= [a-z]))\b", re.I)
 
 
 # In a message typed all in lowercase, capitals say nothing, so it is read as if typed with them: "i" is "I", a
@@ -127,8 +138,16 @@ def split_sentences(message: Message) -> list[Sentence]:
         if statement:  # "I prefer window seats, can you remember that?": the user says something, then asks
             out.append(Sentence(statement, piece, message, False))
             continue
-        out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")))
+        out.append(Sentence(text, piece, message, piece.endswith("?") or text.endswith("?")
+                            or bool(_UNMARKED_QUESTION.match(text))))
     return out
+
+
+# A question typed without its mark, as chat often is: "how much money is my client seeking", "can you help me plan
+# it" ("When I was a kid, ..." and "What I love is ..." are statements: the word after says which).
+_UNMARKED_QUESTION = re.compile(r"^(?:(?:how|what|why|where|when|who|which|whose) (?:much|many|long|often|is|are|was|"
+                                r"were|do|does|did|can|could|should|would|will|has|have)|(?:can|could|would|will|do|"
+                                r"does|did|is|are|should|shall) (?:you|I|we|there|it)) ", re.I)
 
 
 # A question put after a statement, as its own last clause: "..., can you remember that?", "..., right?"

@@ -71,10 +71,38 @@ _HELD_FOR = re.compile(r"\W*for (?:quite |well over |over |almost |nearly |about
                        r"years?)\b", re.I)
 
 
+# A diet said as what the user now goes, eats, does, tries or is put on, in any other words: "Decided to go vegan",
+# "I'm trying keto now", "My doctor put me on a paleo diet", "Since March I've been eating vegan", "i do keto now".
+_DIET_TAKEN = re.compile(
+    rf"\b(?:go|going|gone|went|eat|eating|eaten|do|doing|try|trying|tried|on|follow|following) (?:a |an )?"
+    rf"(?:strict |strictly |fully |mostly |100% )?{_DIET}(?:-based)?(?: diet| food| meals| lifestyle)?"
+    r"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days|nowadays|lately|since|this year|as a|again|for good|from now on|and|"
+    r"honestly|too)\b)", re.I)
+# The user before the verb, with no one else between ("My doctor put me on", "Decided to": the "I" left out).
+_THE_USER_BEFORE = re.compile(r"(?:^|\b(?:I|I'm|I've|I'd|me)\b)(?:(?!\b(?:my|his|her|their|he|she|they|you)\b)"
+                              r"[^A-Z])*$")
+# What was left or is only thought of or tried for, before the diet: "I've dropped vegetarian (and gone vegan)",
+# "I'm trying to go vegan".
+_LEFT_OR_THOUGHT_OF = re.compile(r"\b(?:dropped|quit|quitting|gave up|given up|giving up|stopped|no longer|used to|"
+                                 r"off|thinking|considering|might|maybe|should|(?:trying|try|want|wants|wanted|plan|"
+                                 r"planning|going|hope|hoping|need|like) to|gonna)\b", re.I)
+
+
+def _diet_taken(clause: str) -> re.Match[str] | None:
+    """The last diet of the clause said as taken by the user (see `_DIET_TAKEN`), not one left or a wish."""
+    for m in reversed(list(_DIET_TAKEN.finditer(clause))):
+        before = clause[: m.start()]
+        # (a capital opening the clause is no name)
+        if _THE_USER_BEFORE.search(before[:1].lower() + before[1:]) \
+                and not _LEFT_OR_THOUGHT_OF.search(before[-40:].split(" and ")[-1]):
+            return m
+    return None
+
+
 def read_diet(rule: Rule, clause: str) -> None:
     clause = with_we_as_i(clause)  # "We went vegan": the household's diet is the user's
-    for pattern in _DIET_PATTERNS:
-        m = re.search(pattern, clause, re.I)
+    for pattern in (*_DIET_PATTERNS, _diet_taken):
+        m = pattern(clause) if callable(pattern) else re.search(pattern, clause, re.I)
         rest = clause[m.end():] if m else ""
         # "I've been vegan for three months" goes on; "I went vegan for a month" is over; "I've eaten vegan for a
         # week" is a trial, for months a diet

@@ -173,10 +173,12 @@ def _accepted_offer(rule: Rule, clause: str) -> _Said | None:
 
 
 def _signed_with(rule: Rule, clause: str) -> _Said | None:
-    # "I signed with Hooli last week and start in May" (a contract signed, with a start: not "signed with a label")
+    # "I signed with Hooli last week and start in May", "I just signed with Hooli, starting next week" (a contract
+    # signed, with a start: not "signed with a label")
     m = re.search(rf"\bI(?:'ve| have)? (?:just |finally |officially )?signed (?:on )?with (?P<org>{ORG})(?P<rest>.*)$",
                   clause)
-    if m and re.search(r"\band (?:I )?(?:will |'ll )?(?:start|begin)\b", m.group("rest")):
+    if m and re.search(r"^,? (?:and (?:I )?(?:will |'ll )?(?:start|begin)|starting|beginning)\b|"
+                       r"\band (?:I )?(?:will |'ll )?(?:start|begin)\b", m.group("rest")):
         return m, "offer"
     return None
 
@@ -321,6 +323,47 @@ def _employer_in_the_sentence(rule: Rule, clause: str) -> _Said | None:
     return m, "offer" if "offered me" in m.group(0) else ""
 
 
+# What makes a sentence about the user's work: a job, a team, a start, a commute, a tenure somewhere.
+_WORK = re.compile(r"\b(?:jobs?|role|position|team|office|colleagues?|co-?workers?|boss|commute|hired|employer|"
+                   r"employed|onboarding|payroll|day one|first (?:day|week|month)|(?:years?|months?) (?:at|with))\b",
+                   re.I)
+_SOMEONE_ELSES = re.compile(r"^(?:he|she|they|it)(?:'s|'re|'ve|'d)?\b", re.I)
+_FIRST_DAYS = r"(?:day one|(?:my )?first (?:day|week|month)(?: of work| on the job)?)"
+
+
+def _work_in_the_sentence(rule: Rule, clause: str) -> _Said | None:
+    """An organisation the user is at or with, in a sentence that says it is about work: "I'm with Globex now, on
+    their payments team", "Today was day one at Hooli", "New job: Initech.", "Starting at Globex was the best thing",
+    "I've moved over to Hooli after five years at Initech" (with a person or a place the name is no employer)."""
+    sentence = QUOTED.sub(" ", rule.sentence.text).strip()
+    m = re.search(rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still )?(?:with|at) (?P<org>{ORG})"
+                  rf"{AFTER_ORG}", clause)
+    how = ""
+    if m is None:
+        m = re.search(rf"\b{_FIRST_DAYS} (?:at|with) (?P<org>{ORG}){AFTER_ORG}", clause) \
+            or re.match(rf"^(?:[Mm]y )?[Nn]ew (?:job|role|position|employer)(?: is)?:? (?:at |with )?(?P<org>{ORG})"
+                        r"\s*[.!]*$", clause) \
+            or re.match(rf"^(?:Starting|Joining) (?:at |with )?(?P<org>{ORG}) (?:was|is|has been|felt)\b", clause) \
+            or re.search(rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:moved over|switched|jumped(?: ship)?) "
+                         rf"to (?P<org>{ORG})(?:{AFTER_ORG}|(?=\s+after\b))", clause)
+        how = "joined"
+    if m is None:
+        return None
+    org = trim_org(m.group("org"))
+    if org in rule.context.people or org in rule.context.places or _SCHOOL.search(org):
+        return None
+    # the work said in the user's own clauses ("I'm with Jonas now, he's on the data team" is Jonas's team); a first
+    # day somewhere may be a holiday's ("day one at Yosemite"), so only at an organisation's name or in a job change
+    users_clauses = [c for c in re.split(r"[,;:]|\b(?:and|but|so)\b", sentence.replace(m.group(0), " "))
+                     if not _SOMEONE_ELSES.match(c.strip())]
+    says_work = re.match(r"(?:[Mm]y )?[Nn]ew (?:job|role|position|employer)", m.group(0)) \
+        or any(_WORK.search(c) for c in users_clauses) \
+        or (how and (any(w in ORG_WORDS for w in org.split()) or rule.context.job_change))
+    if not says_work:
+        return None
+    return m, how
+
+
 def _years_back(said: date, number: str, unit: str) -> date | None:
     n = int(number) if number.isdigit() else NUMBERS.get(number.lower())
     if not n:
@@ -358,4 +401,5 @@ _PHRASINGS = (
     _workplace_named,
     _now_at,
     _employer_in_the_sentence,
+    _work_in_the_sentence,
 )

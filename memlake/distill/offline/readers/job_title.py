@@ -51,6 +51,14 @@ _ROLE_CHANGE = r"(?:moved|stepped|switched|transitioned|changed|shifted) (?:role
 
 # Job titles said in other words than "I'm a ... at ..." / "I work at ..." (first match only).
 _TITLE_PATTERNS = (
+    # the "I" left out: "Working as a nurse these days", "Officially a tech lead as of today!", "Now the team's lead"
+    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till) )?[Ww]orking as {_TITLE}(?:{_AFTER_TITLE}|(?=\s+these days\b)){AT_ORG}",
+    rf"^(?:[Oo]fficially|[Ff]inally|[Nn]ow) (?:a|an|the|the team's) (?:new )?(?P<title>{ROLE})"
+    r"(?=\s*(?:$|[,.;!])|\s+(?:now|as of|from|since)\b)",
+    # the user as object: "They've given me the tech lead job", "My boss handed me the team lead role" (an offer is
+    # not yet the job)
+    rf"\b(?:[Tt]hey|[Mm]y (?:boss|manager|company|team))(?:'ve| have|'s| has)? (?:just |finally |officially )?"
+    rf"(?:given|gave|handed) me (?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:job|role|position|post)\b",
     # "My role is product manager", "My new job title is tech lead"
     rf"\b[Mm]y (?:new |current |official |actual )?(?:role|job title|title|position|job) is (?:now )?"
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",

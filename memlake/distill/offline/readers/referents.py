@@ -43,7 +43,13 @@ _USER_FIRST = re.compile(r"^(?:[\w'-]+,?\s+){0,4}?(?:I|I'm|I've|We|we|We've|we'v
 # opening the sentence, what the user shows is theirs ("This necklace is special to me": the user's necklace). The
 # words after the demonstrative up to a stopword or a mark are the thing ("this apple pie").
 _THING = r"(?P<thing>(?:(?!(?:[a-z]+ly|[a-z]+ed)\b)[a-z][\w-]*\s?){1,4})"
-_DEMONSTRATIVE_OPENING = re.compile(rf"^This {_THING}")  # ("These moments show me ...": which, only the chat says)
+# ("These moments show me ...": which, only the chat says; "This feels like ...", "This will help": a verb, no thing)
+_DEMONSTRATIVE_OPENING = re.compile(rf"^This (?!(?:[a-z]+[^su\W]s|is|was|will|would|can|could|should|might|must|"
+                                    rf"has|had|isn't|wasn't)\b){_THING}")
+# What says a thing the sentence opens on is the user's: "This necklace is special to me", "This is the scarf I knit"
+# ("This blueprint is sharp, my guy!" speaks of the chat's own work, "my guy" to the other side).
+_THE_USERS = re.compile(r"\b(?:me|mine|myself|I|I'm|I've|I'd|my(?! (?:guy|man|dude|friend|dear|love|god|goodness|"
+                        r"bad)\b))\b")
 _DEMONSTRATIVE = re.compile(rf"(?<!\blike )\b(?P<which>this|that|these|those) {_THING}")
 # Verbs of making or getting: what the user made or got is a thing of theirs, whatever it looks like.
 _MADE_OR_GOT = re.compile(r"\b(?:made|painted|baked|cooked|built|wrote|drew|knitted|sewed|crafted|created|"
@@ -171,7 +177,8 @@ def _thing_words(match: re.Match[str]) -> list[str]:
 
 def _as_the_users(match: re.Match[str]) -> str:
     words = _thing_words(match)
-    if not [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS] or words[0] in _TIMES:
+    if not [w for w in words if w.lower() not in EVALUATIVE and w.lower() not in VAGUE_NOUNS] or words[0] in _TIMES \
+            or not _THE_USERS.search(match.string[match.start("thing"):]):
         return match.group(0)  # ("This photo is from a special day": what it shows, only the chat says)
     return f"My {match.group('thing')}"
 

@@ -10,7 +10,9 @@ from memlake.distill.offline.sentences import QUOTED, guarded, split_clauses, tr
 from memlake.distill.offline.vocabulary import (
     AFTER_NAME,
     DEMONYMS,
+    HYPOTHETICAL,
     NAME,
+    NEGATION,
     NOT_NAMES,
     NOT_PLACES,
     ORG_WORDS,
@@ -38,6 +40,7 @@ def read_relationships(rule: Rule, clause: str) -> None:
     _partner_named(rule, clause)
     _sibling_named(rule, clause)
     _partner_with(rule, clause)
+    _couple_in_the_sentence(rule, clause)
     for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{NAME})", clause):
         name = trim_name(m.group("name"))
         if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
@@ -189,14 +192,47 @@ def _partner_in_apposition(rule: Rule, clause: str) -> None:
         if _a_person(name) and not _ENDED.search(sentence):
             _partner(rule, name)
         return
-    m = re.search(rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME})"
-                  r"\s*[.!]?$", clause)
+    m = re.search(rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?[,:] "
+                  rf"(?P<name>{NAME})\s*[.!]?$", clause)
     if not m or not re.sub(r"[\s.!]+$", "", sentence).endswith(m.group("name").rstrip(".!")):
         return
     if guarded(clause, m) or "'s" in m.group("name") or _ended(rule, clause):
         return
     name = trim_name(m.group("name"))
     if _a_person(name):
+        _partner(rule, name)
+
+
+# The user and one person as a couple, said of the two together: "we're official", "we've been together since June".
+_A_COUPLE = re.compile(r"\b(?:we|we're|we've|we are|we have)\b[^.;!?]*?\b(?:together|official|a couple|dating|engaged|"
+                       r"married|in a relationship|going out|seeing each other)\b", re.I)
+# Who the "we" is: "..., Sam and I", "Sam and I ...", "Sam asked me out and we're official now".
+_ONE_AND_I = re.compile(rf"(?:^|, |\band )(?P<name>{NAME}) and I\b(?! (?:\w+ )?(?:and|with)\b)")
+_ASKED_ME_OUT = re.compile(rf"^(?P<name>{NAME}) (?:finally |just )?asked me out\b")
+# "I'm seeing Noor." ends the sentence at the name: a partner, not a meeting ("I'm seeing Sam on Friday").
+_SEEING = re.compile(rf"^I(?:'m| am) (?:now )?seeing (?P<name>{NAME})\s*[.!]?$")
+
+
+def _couple_in_the_sentence(rule: Rule, clause: str) -> None:
+    """A partner said of the user and one person together, across the clauses of a sentence, read once on its
+    first clause: "We've been together since June, Sam and I", "Sam asked me out and we're official now", "I'm
+    seeing Noor." (no partner pattern names them: see `_PARTNER_PATTERNS`)."""
+    sentence = QUOTED.sub(" ", rule.sentence.text).strip()
+    if not sentence.startswith(clause) or any(c.slot == "partner" for c in rule.found.candidates
+                                              if rule.message_id in c.message_ids):
+        return
+    if any(g.search(sentence) for g in (HYPOTHETICAL, NEGATION, _ENDED)) or sentence.endswith("?"):
+        return
+    seeing = _SEEING.match(sentence)
+    named = [seeing] if seeing else []
+    if not seeing and _A_COUPLE.search(sentence):
+        named = list(_ONE_AND_I.finditer(sentence)) or [m for m in [_ASKED_ME_OUT.match(sentence)] if m]
+    names = {trim_name(m.group("name")) for m in named}
+    if len(names) != 1:
+        return
+    name = names.pop()
+    if (name and _a_person(name) and not any(w in ORG_WORDS for w in name.split())
+            and name not in rule.context.organizations and name not in rule.context.projects):
         _partner(rule, name)
 
 

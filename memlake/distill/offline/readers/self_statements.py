@@ -163,7 +163,8 @@ _HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|t
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
-           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only|" \
+           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only|later|" \
+           r"then|again|soon|once|first|ever|seldom|kinda|sorta|" \
            r"(?!(?:apply|fly|rely|reply|supply|multiply|imply|comply|ally|rally|tally|bully)\b)[a-z]+ly) )"
 _PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
                    r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
@@ -188,6 +189,8 @@ _NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _PointsAtChat,
 def read_self_statement(rule: Rule, clause: str) -> None:
     """One fact for a plain statement of the user's about their own life that no other rule read."""
     text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
+    if _AN_ASK.match(text):
+        return  # "Just give me the steps", "Create a plan to help me ...": what the user asks for, not their life
     if _SECOND_PERSON.search(cut_trailing(text)) or re.search(r"\S\s{2,}\S", text):
         return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
     purpose = rf"\bso (?:that )?{re.escape(text[:20])}"
@@ -221,9 +224,18 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     _add(rule, said, lead, predicate, USER_SUBJECT)
 
 
+# An ask of the assistant, opening with the verb of what it is to do (a past has its -ed: "Helped my mum move").
+_AN_ASK = re.compile(r"^(?:(?:just|please|pls|plz|kindly|now|so|then|and|also|quickly|simply)\s+)*(?:give|tell|show|"
+                     r"make|create|write|help|send|explain|list|find|generate|suggest|draft|summari[sz]e|rewrite|"
+                     r"translate|provide|design|build|check|fix|add|remove|update|describe|compare|calculate|recommend|"
+                     r"continue|remind|teach|walk|guide|prepare|outline|review|edit|analy[sz]e|convert|format|answer|"
+                     r"draw|share|let)\b(?!-)", re.I)
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
 _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Some|No|Any|Every)thing\b)"
+                             # -ing words that are prepositions: "Regarding the meal options, ..."
+                             r"(?!(?:Regarding|Including|Considering|Concerning|According|Following|Excluding|Pending|"
+                             r"Assuming|Depending|Speaking)\b)"
                              r"(?P<verb>[A-Z][a-z]+ing|Been(?= \w+ing| to)|Gonna(?! be\b))"
                              r" (?!(?:and|but|or|so|as|too)\b)\w")  # "Exciting but scary" is no verb
 _FINITE_VERB = re.compile(r"\b(?:is|was|are|were|has|have|had|makes|made|helps|helped|gives|gave|keeps|kept|means|"
