@@ -118,6 +118,16 @@ as head of geography at Kingswood School"), is their employer and title, and "<N
 memlake-offline-18 (a review of the session): the text before a sentence is read once, from the text the sentences
 were split from (`Rule.said_before`): "She’s a nurse", typed with a curly apostrophe, was looked up in the raw message
 and missed, so "she" stood for no one.
+memlake-offline-19 (a fifth trial, blind_3 as a development set, RealMem): the user's name after a greeting and a
+lead-in ending in a colon; "<Org> is behind me", "moved on from", "done with" end what they name; a home got with a
+move day ahead is a plan until that day and the home from it; a named person's promotion, plan ("Tomasz is moving to
+Swansea"), later start ("she starts in September") and age are theirs; a pet of any kind ("my tortoise Biscuit",
+typed by the packaged model in `kinds`) is the user's animal. A fact that does not stand alone (`stands_alone`: a
+thing pointed at but not named, a vague head, a verb missing what it acts on, passing talk) is no fact, and a "when"
+its sentence hung it on stays with it. A couple said of the two together, an organisation in a sentence about work,
+a diet taken up and a title with the "I" left out in other words than the patterns'. How people type in an
+assistant chat: contractions without apostrophes, questions without marks, asks of the assistant ("Just give me the
+link"), "Regarding ..." and "This <thing>" of the chat's own work are no facts about the user.
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.
