@@ -31,7 +31,7 @@ _NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
 # (a colon before a date ends no sentence: "New date: June 3" says what the date is for; nor one before a name that
 # ends the sentence: "Meet my new partner: Sam.", "New job: Globex." say what the name is)
 _MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
-_A_NAME_ENDING_IT = r"[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,2}(?:[.!]+(?:\s|$)|\s*$)"
+_A_NAME_ENDING_IT = r"(?!I\b|I')[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,2}(?:[.!]+(?:\s|$)|\s*$)"
 SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|"
                           rf"(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})(?!{_A_NAME_ENDING_IT})")
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
