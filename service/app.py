@@ -192,9 +192,10 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
                                         mode=first.get("mode"), note=first.get("note")))
 
     @app.post("/v1/memory/context", response_model=m.ContextResponse, tags=["memory"])
-    def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None) -> Response:
+    def context(who: CallerDep, body: m.ContextRequest, header: AgentHeader = None,
+                agent_id: AgentQuery = None) -> Response:
         """The context block to put before the model for a question."""
-        agent = known(who, who.agent(body.agent_id, header))
+        agent = known(who, who.agent(body.agent_id, agent_id, header))
         block = memory.context(body.query, agent, mode=body.mode, budget=body.budget, as_of=body.as_of,
                                gate=body.gate)
         return as_json(m.ContextResponse(agent_id=agent, provenance=_jsonable(block.provenance),
@@ -239,22 +240,25 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         return rows(agent, versions)
 
     @app.post("/v1/memory/remember", response_model=m.Rows, tags=["memory"])
-    def remember(who: CallerDep, body: m.RememberRequest, header: AgentHeader = None) -> m.Rows:
+    def remember(who: CallerDep, body: m.RememberRequest, header: AgentHeader = None,
+                 agent_id: AgentQuery = None) -> m.Rows:
         """Remember a fact (a user override: it wins over what was extracted)."""
-        agent = who.agent(body.agent_id, header)
+        agent = who.agent(body.agent_id, agent_id, header)
         fields = body.model_dump(exclude={"agent_id", "content"})
         return rows(agent, service.write(memory.remember, agent, body.content, author="api", **fields))
 
     @app.post("/v1/memory/reject", response_model=m.Rows, tags=["memory"])
-    def reject(who: CallerDep, body: m.RejectRequest, header: AgentHeader = None) -> m.Rows:
+    def reject(who: CallerDep, body: m.RejectRequest, header: AgentHeader = None,
+               agent_id: AgentQuery = None) -> m.Rows:
         """Reject an extracted fact by id."""
-        agent = who.agent(body.agent_id, header)
+        agent = who.agent(body.agent_id, agent_id, header)
         return rows(agent, service.write(memory.reject, agent, body.fact_id))
 
     @app.post("/v1/memory/forget", response_model=m.Rows, tags=["memory"])
-    def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None) -> m.Rows:
+    def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None,
+               agent_id: AgentQuery = None) -> m.Rows:
         """Forget one fact, one conversation's facts, or all the agent's facts (`everything`)."""
-        agent = who.agent(body.agent_id, header)
+        agent = who.agent(body.agent_id, agent_id, header)
         return rows(agent, service.write(memory.forget, agent, fact_id=body.fact_id,
                                        conversation_id=body.conversation_id, everything=body.everything,
                                        reason=body.reason))
@@ -265,15 +269,17 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         return m.ToolsResponse(tools=TOOLS)
 
     @app.post("/v1/memory/tools", tags=["tools"])
-    def call_tool(who: CallerDep, body: m.ToolCallRequest, header: AgentHeader = None) -> dict[str, Any]:
+    def call_tool(who: CallerDep, body: m.ToolCallRequest, header: AgentHeader = None,
+                  agent_id: AgentQuery = None) -> dict[str, Any]:
         """Run one memory tool call for the agent; the result says ok or why not, as a model should see it."""
-        agent = who.agent(body.agent_id, header)
+        agent = who.agent(body.agent_id, agent_id, header)
         return service.tool(agent, body.name, body.arguments)
 
     @app.post("/memory/ingest", status_code=202, response_model=m.IngestAccepted, tags=["ingest"])
-    def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None) -> m.IngestAccepted:
+    def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None,
+               agent_id: AgentQuery = None) -> m.IngestAccepted:
         """Land a conversation in the agent's landing folder; the next run (or the landing sensor) reads it."""
-        agent = who.agent(body.agent_id, header)
+        agent = who.agent(body.agent_id, agent_id, header)
         conversation = {**body.model_dump(mode="json", exclude_none=True), "agent_id": agent}
         # a conversation without a date would be quarantined by the run ("no session date"): it was said now
         conversation.setdefault("session_date", datetime.now(UTC).isoformat())

@@ -248,6 +248,23 @@ def test_an_ingest_takes_its_agent_from_the_header_as_every_route_does(settings)
     assert none.status_code == 400 and "which agent" in error_of(none)
 
 
+def test_a_post_route_takes_its_agent_from_the_query_as_the_readme_says(settings) -> None:
+    """`POST /v1/memory/context?agent_id=dora` answered 400 "which agent?" (a stranger's trial): the README says every
+    memory route takes `agent_id` in the query or the body; both (or the header) name one agent, or it is refused."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    conversation = {"conversation_id": "c1", "session_date": "2024-04-01",
+                    "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]}
+    with TestClient(create_app(memory, warm=False)) as client:
+        landed = client.post("/memory/ingest?agent_id=dora", json=conversation)
+        remembered = client.post("/v1/memory/remember?agent_id=dora", json={"content": "I live in Porto."})
+        context = client.post("/v1/memory/context?agent_id=dora", json={"query": "where do I live?"})
+        two = client.post("/v1/memory/context?agent_id=erin", json={"query": "where?", "agent_id": "dora"})
+    assert landed.status_code == 202 and landed.json()["agent_id"] == "dora", landed.text
+    assert remembered.status_code == 200, remembered.text
+    assert context.status_code == 200 and "Porto" in context.json()["text"], context.text
+    assert two.status_code == 400 and "names two agents" in error_of(two)
+
+
 @pytest.mark.parametrize(("body", "headers"), [
     (b'{"query": "tea",', {"Content-Type": "application/json"}),  # cut short
     (b'{"query": "tea"}', {"Content-Type": "text/plain"}),
