@@ -3,7 +3,8 @@ user in the third person and typed by its structure.
 
 A user who tells memory something expects all of it kept: "My sister Giulia moved to York, she works at York
 Hospital" must keep the move even when the rules read only the job. A clause is left unread when a word it says
-(other than words of when) is in none of the facts the rules found; it is then written as said, turned to the
+(other than words of when, and the details of a slot value the rules read: "Clifton in Bristol, not Bath") is in
+none of the facts the rules found; it is then written as said, turned to the
 third person ("I just drink my coffee black" -> "The user just drinks their coffee black.") so that the profile
 shows it as it shows every other fact. Pure functions, no I/O.
 """
@@ -55,13 +56,29 @@ def unread_statements(text: str, found: list[dict[str, Any]], said_at: datetime)
     for fact in found:
         for field in ("content", "value", "subject"):
             held |= content_words(fact.get(field))
+    slot_values = [fact["value"] for fact in found if fact.get("slot") and fact.get("value")]
     unread = []
-    for statement in statements(text):
+    for said_as_such in statements(text):
+        statement = _without_refinements(said_as_such, slot_values)
         when = " ".join(mention.text for mention in find_dates(statement, said_at))
         said = content_words(statement) - content_words(when) - TIME_WORDS
         if said and not words_loosely_in(said, held):
-            unread.append(statement)
+            unread.append(said_as_such)
     return unread
+
+
+# What a correction says besides its new value: the old one it is not ("..., not Bath"), and where a value read is
+# ("Clifton in Bristol", "Acme in Berlin"): details of the value the rules read, no statement of their own.
+_NOT_THE_OLD = re.compile(r",?\s+(?:not|rather than|instead of|no longer)\s+[^,.;!?]+$", re.IGNORECASE)
+
+
+def _without_refinements(statement: str, slot_values: list[str]) -> str:
+    for value in slot_values:
+        if value in statement:
+            statement = _NOT_THE_OLD.sub("", statement)
+            statement = re.sub(rf"\b{re.escape(value)}(?:,? (?:in|near|outside) [A-Z][\w-]*(?: [A-Z][\w-]*)*)",
+                               value, statement)
+    return statement
 
 
 def as_said(statement: str) -> dict[str, Any]:

@@ -119,6 +119,16 @@ def test_remember_writes_every_fact_a_statement_holds(tmp_path: Path) -> None:
         "senior data scientist"]
 
 
+def test_a_slot_told_with_its_details_is_written_once(tmp_path: Path) -> None:
+    """A stranger's trial: "Actually I live in Clifton in Bristol, not Bath" wrote the new home and, beside it, the
+    whole sentence as said ("Actually the user lives in Clifton in Bristol, not Bath."), so the profile listed the
+    home twice."""
+    settings = folded(tmp_path, [said(0, "fact", "The user lives in Bath.", "home_city", "Bath")])
+    memory = Memory(settings=settings)
+    made = memory.remember("carol", "Actually I live in Clifton in Bristol, not Bath.")
+    assert made.select("change", "slot", "value").rows() == [("new version", "home_city", "Clifton")]
+
+
 def profile_sections(memory: Memory, agent_id: str) -> dict[str, list[str]]:
     sections: dict[str, list[str]] = {}
     for line in memory.profile(agent_id)["lines"][0]:
