@@ -63,7 +63,9 @@ HAPPENINGS = ("event", "decision", "commitment")
 # changed what the profile says.
 # profile-5: a plain fact about the user that no slot, type or tag places goes to the section its meaning reads as
 # (`memlake.facts.sections`), no longer to identity.
-PROFILE_RULES = "profile-5"
+# profile-6: a fact about someone else tagged as one of the user's people (a pet's birthday to come) is listed with
+# the people, not under current projects.
+PROFILE_RULES = "profile-6"
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
@@ -118,7 +120,7 @@ def section_of(fact: dict[str, Any], people: set[str] = frozenset(),  # type: ig
     subject = subject_key(fact.get("subject"))
     tags = set(fact.get("tags") or [])
     if subject != USER:
-        if subject in people:
+        if subject in people or tags & {"people", KIN_OR_PET}:  # ("Biscuit turns five on ...": the user's pet)
             return "people"
         projectish = (
             any(w in subject for w in _PROJECT_WORDS)

@@ -152,3 +152,12 @@ def test_a_past_plan_of_a_named_person_keeps_the_capital_of_their_name() -> None
     profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
     lines = [line["text"] for line in profile["lines"][-1] if line["section"] == "past events"]
     assert lines == ["Planned on 2026-05-02: Tomasz is moving to Swansea this summer."]
+
+
+def test_a_pets_birthday_to_come_is_listed_with_the_people() -> None:
+    """A stranger's trial: "Biscuit turns five on 2027-03-03" (an event about the user's corgi, said ahead) was
+    listed under Current projects."""
+    folded = fold([*said_offline("My corgi Biscuit has his birthday on 3 March, he'll be five.", "2026-11-09")])
+    (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
+    texts = {line["text"]: line["section"] for line in latest["lines"]}
+    assert texts and set(texts.values()) == {"people"}, texts
