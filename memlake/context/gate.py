@@ -80,9 +80,13 @@ def _users_cue_in(text: str, cues: Iterable[str]) -> bool:
     return False
 
 
+def first_name_in(text: str, names: Iterable[str]) -> str | None:
+    """The first of `names` that `text` holds as whole words, ignoring case, or as a possessive ("Caroline's")."""
+    return _first_name_in(_words(text), names)
+
+
 def _first_name_in(text: str, names: Iterable[str]) -> str | None:
-    """The first of `names` that `text` (already `_words`) holds as whole words, ignoring case, or as a
-    possessive ("Caroline's")."""
+    """`first_name_in` of a text already `_words`."""
     return next((name for name in names if _words(name) and _first_in(text, [_words(name), f"{_words(name)}'s"])),
                 None)
 

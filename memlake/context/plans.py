@@ -6,7 +6,6 @@ section of `assemble.FULL_SECTIONS`. The assembler then fits them to the budget.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,7 +14,7 @@ import polars as pl
 
 from memlake.context import lines as to_lines
 from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
-from memlake.context.gate import GateDecision
+from memlake.context.gate import GateDecision, first_name_in
 from memlake.lake import query
 from memlake.text import content_words
 
@@ -119,9 +118,8 @@ def named_relations(ask: Ask) -> list[ContextLine]:
     """The graph's relations in force at `as_of` that have an entity the question names (by its name or an
     alias, as a whole word) at either end: "where does Leela live?" gives "Leela lives in Porto"."""
     entities = ask.memory.entities(ask.agent_id)
-    asked = _words(ask.query)
     named = [row["entity_id"] for row in entities.iter_rows(named=True) if row["name"] != "user"
-             and any(_words(form) in asked for form in [row["name"], *(row["aliases"] or [])])]
+             and first_name_in(ask.query, [row["name"], *(row["aliases"] or [])])]
     if not named:
         return []
     relations = ask.memory.relations(ask.agent_id, as_of=ask.as_of)
@@ -131,12 +129,6 @@ def named_relations(ask: Ask) -> list[ContextLine]:
     return to_lines.graph_relation_lines(touching)
 
 
-def _words(text: str) -> str:
-    """A text's words, casefolded, between spaces: a name is in a question when its words are, whole."""
-    return f" {' '.join(_WORD.findall(text.casefold()))} "
-
-
-_WORD = re.compile(r"[\w-]+")
 
 
 def full_plans(ask: Ask) -> list[SectionPlan]:
