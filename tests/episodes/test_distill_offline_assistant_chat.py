@@ -101,3 +101,22 @@ def test_a_statement_told_alone_is_no_assistant_chat():
     session = distill_offline(Conversation("a", "c", None, (Message("m1", "user", "We adopted a rescue greyhound.",
                                                                     SAID),)))
     assert [c for c in session.fact_candidates if "greyhound" in c.content]
+
+
+def chat(*turns: tuple[str, str]) -> list[str]:
+    messages = tuple(Message(f"m{i}", role, text, SAID) for i, (role, text) in enumerate(turns))
+    return [c.content for c in distill_offline(Conversation("a", "c", None, messages)).fact_candidates]
+
+
+def test_a_thing_the_assistant_brought_into_the_chat_is_the_chats_work():
+    facts = chat(("user", "Help me get ready for Monday."),
+                 ("assistant", "Here is a packing checklist and a short stretching routine for the morning."),
+                 ("user", "I printed the checklist and tried the stretching routine."))
+    assert not [c for c in facts if "checklist" in c or "routine" in c]
+
+
+def test_a_thing_the_user_named_first_stays():
+    facts = chat(("user", "I keep a vegetable garden behind the house."),
+                 ("assistant", "Lovely! A garden is a great way to unwind. What do you grow?"),
+                 ("user", "I water the garden every evening before dinner."))
+    assert [c for c in facts if "garden" in c]

@@ -49,6 +49,8 @@ _BODILY_STATE = re.compile(rf"^The user's (?:{_BODY_OR_MIND})\b(?! (?:condition|
 # already on the last chapter"; "is still a member of the club" names what lasts).
 _OF_THE_MOMENT = re.compile(r"^The user (?!and others\b).*?\b(?:(?:is|are|feels?) still (?:\w+ly )?(?:\w+ing\b|so|too|"
                             r"very|really|a bit)|right now|at the moment|at this point|by now|already on)\b", re.I)
+# The head noun after "the"/"this"/"that"/"these"/"those" (one describing word may stand before it).
+_POINTED_THING = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[a-z]+\s+)?([a-z]{3,})\b(?!\s+(?:of|for|to|with|in|at)\b)")
 _ASSISTANT_NAMES = frozenset({"assistant", "chatgpt", "claude", "gpt", "ai", "bot", "gemini", "copilot"})
 _WE = re.compile(r"^The user and others\b")
 _A_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)? of [A-Z][a-z]+")
@@ -101,6 +103,29 @@ def why_of_this_chat(candidate: FactCandidate) -> str | None:
     return None
 
 
+def _brought_by_the_assistant(conversation: Conversation) -> set[str]:
+    """The words the assistant said before the user did: the things it brought into the chat."""
+    said_by_user: set[str] = set()
+    brought: set[str] = set()
+    for message in conversation.messages:
+        words = content_words(message.content)
+        if message.role == "user":
+            said_by_user |= words
+        else:
+            brought |= words - said_by_user
+    return brought
+
+
+def _the_assistants_thing(candidate: FactCandidate, assistant_words: set[str]) -> bool:
+    """Whether the fact is about a thing the assistant brought into the chat: "the review", "this checklist", "the
+    breathing exercise" with its head noun said by the assistant before, and no name of its own ("the application
+    for Acme Corp" names one)."""
+    content = candidate.content[len("The user"):]
+    if re.search(r"\b[A-Z][a-z]", content):
+        return False
+    return any(noun.lower() in assistant_words for noun in _POINTED_THING.findall(content))
+
+
 def without_chat_talk(conversation: Conversation, candidates: list[FactCandidate]) -> list[FactCandidate]:
     """The candidates less those an assistant chat's pasted documents, role-play, own work or moment gave."""
     if not is_assistant_chat(conversation):
@@ -108,12 +133,14 @@ def without_chat_talk(conversation: Conversation, candidates: list[FactCandidate
     spoken = {m.message_id: spoken_part(m) for m in conversation.messages if m.role == "user" and m.content}
     # the spoken parts that a paste follows: a fact from that message must be read in them
     pasted_after = {part for m in conversation.messages if (part := spoken.get(m.message_id)) and part != m.content}
+    assistant_words = _brought_by_the_assistant(conversation)
     kept = []
     for candidate in candidates:
         parts = [spoken.get(m, "") for m in candidate.message_ids]
         if all(part is None or (part.strip() and part in pasted_after and not _said_in(candidate, part))
                for part in parts):
             continue  # read only in pasted text or a scene
-        if why_of_this_chat(candidate) is None:
+        if why_of_this_chat(candidate) is None and not (candidate.slot is None
+                                                        and _the_assistants_thing(candidate, assistant_words)):
             kept.append(candidate)
     return kept
