@@ -50,7 +50,8 @@ _BODILY_STATE = re.compile(rf"^The user's (?:{_BODY_OR_MIND})\b(?! (?:condition|
 _OF_THE_MOMENT = re.compile(r"^The user (?!and others\b).*?\b(?:(?:is|are|feels?) still (?:\w+ly )?(?:\w+ing\b|so|too|"
                             r"very|really|a bit)|right now|at the moment|at this point|by now|already on)\b", re.I)
 # The head noun after "the"/"this"/"that"/"these"/"those" (one describing word may stand before it).
-_POINTED_THING = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[a-z]+\s+)?([a-z]{3,})\b(?!\s+(?:of|for|to|with|in|at)\b)")
+_POINTED_THING = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[a-z]+\s+)?([a-z]{3,})\b"
+                            r"(?!\s+(?:of|for|to|with|in|at)\b)")
 _ASSISTANT_NAMES = frozenset({"assistant", "chatgpt", "claude", "gpt", "ai", "bot", "gemini", "copilot"})
 _WE = re.compile(r"^The user and others\b")
 _A_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)? of [A-Z][a-z]+")
