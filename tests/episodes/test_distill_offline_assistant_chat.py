@@ -46,7 +46,8 @@ def test_we_with_a_day_in_an_assistant_chat_stays():
                                   "My mind is racing and I can't settle.", "I'm still so jittery.",
                                   "I'm totally overwhelmed at the moment.",
                                   "I'm already on the last chapter of the workbook.",
-                                  "I'm still working through the second set of flashcards."])
+                                  "I'm still working through the second set of flashcards.",
+                                  "I'm still completely drained.", "My palms were all sweaty."])
 def test_a_bodily_state_or_a_state_of_the_moment_is_no_fact(text):
     assert contents(text) == []
 

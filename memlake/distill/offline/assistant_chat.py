@@ -38,17 +38,17 @@ _STAGE_DIRECTION = re.compile(r"^\s*(?:\*[^*\n]{2,80}\*|\[[^\]\n]{2,80}\]|\((?:[
 
 # Parts of the body and of the mind that a state of the moment is said of, as it goes on or felt ("My hands are
 # shaking", "My chest feels so tight"; "My eyes are weak" is lasting).
-_BODY_OR_MIND = ("head|heart|chest|stomach|hands?|legs?|eyes|throat|back|neck|body|mind|brain|thoughts|patience|"
-                 "nerves|pulse")
+_BODY_OR_MIND = ("head|heart|chest|stomach|hands?|palms|legs?|knees|feet|eyes|throat|back|neck|body|mind|brain|"
+                 "thoughts|patience|nerves|pulse")
 _BODILY_STATE = re.compile(rf"^The user's (?:{_BODY_OR_MIND})\b(?! (?:condition|disease|problem|surgery|issue)s?\b)"
-                           r"(?: (?:is|are|was|were)(?: still)? (?:so|too|very|really|completely|totally|truly|"
-                           r"incredibly|absolutely|\w+ing\b)| (?:still |just )?(?:feels?|keeps?|won't|can't)\b|"
-                           r" still\b)", re.I)
-# A state said to hold only until now, or of this very moment.
+                           r"(?: (?:is|are|was|were)(?: still| already)? (?:all|so|too|very|really|completely|"
+                           r"totally|truly|incredibly|absolutely|\w+ing\b)| (?:still |just )?(?:feels?|keeps?|won't|"
+                           r"can't)\b| still\b)", re.I)
 # A state said to hold only until now, or of this very moment ("is still working through the flashcards", "is
 # already on the last chapter"; "is still a member of the club" names what lasts).
-_OF_THE_MOMENT = re.compile(r"^The user (?!and others\b).*?\b(?:(?:is|are|feels?) still (?:\w+ly )?(?:\w+ing\b|so|too|"
-                            r"very|really|a bit)|right now|at the moment|at this point|by now|already on)\b", re.I)
+_OF_THE_MOMENT = re.compile(r"^The user (?!and others\b).*?\b(?:(?:is|are|feels?) still (?:\w+ly )?(?:\w+ing\b|"
+                            r"\w+ed\b|so|too|very|really|a bit)|right now|at the moment|at this point|by now|"
+                            r"already on)\b", re.I)
 # The head noun after "the"/"this"/"that"/"these"/"those" (one describing word may stand before it).
 _POINTED_THING = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[a-z]+\s+)?([a-z]{3,})\b"
                             r"(?!\s+(?:of|for|to|with|in|at)\b)")
