@@ -1062,12 +1062,22 @@ def bench_facts(
     sample: Annotated[int, typer.Option(help="write a seeded sample of N held-out facts to judge by hand")] = 0,
     sealed: Annotated[bool, typer.Option(help="also score the sealed half of the blind set (only when final)")]
     = False,
+    realmem_sample: Annotated[int, typer.Option(
+        help="write a seeded sample of N facts from RealMem's held-back personas 5-9 to judge by hand")] = 0,
+    realmem_data: Annotated[Path, typer.Option(file_okay=False, help="the RealMem folder")] = REALMEM_DATA,
 ) -> None:
-    """Facts on LoCoMo observations about the user (samples 0-4 and 5-9 apart) and on the blind phrasing set."""
+    """Facts on LoCoMo observations about the user (samples 0-4 and 5-9 apart) and on the blind phrasing set; the
+    judged RealMem sample when it is asked for or already beside --out."""
     from memlake.bench.facts import run_facts_benchmark  # deferred: it loads the embedding model
     from memlake.embedding import SentenceEmbedder
 
-    run_facts_benchmark(data, SentenceEmbedder(), out, sample_size=sample, sealed=sealed, log=typer.echo)
+    if realmem_sample < 0:
+        raise typer.BadParameter(f"--realmem-sample takes a count of facts, got {realmem_sample}")
+    if realmem_sample and not realmem_data.is_dir():
+        raise typer.BadParameter(f"--realmem-data: no RealMem folder at {realmem_data}")
+    run_facts_benchmark(data, SentenceEmbedder(), out, sample_size=sample, sealed=sealed, log=typer.echo,
+                        realmem=realmem_data if realmem_data.is_dir() else None,
+                        realmem_sample_size=realmem_sample)
     typer.echo(f"-> {out}")
 
 

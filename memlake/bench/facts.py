@@ -18,7 +18,8 @@ Two measures, neither of them ever used to write a rule:
 
 `run_facts_benchmark` writes `docs/benchmarks/facts.json`; with `sample` it also writes a seeded random
 sample of held-out facts beside their source turns for a person to judge (`facts_sample.jsonl`), keeping
-the judgements already there, and the report counts them.
+the judgements already there, and the report counts them. With `realmem_sample_size` it does the same for RealMem's
+held-back personas 5-9 (long assistant chats; `facts_realmem_sample.jsonl`, the report's `realmem_sample`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from memlake.bench.machine import machine
 from memlake.distill.models import USER_SUBJECT, Conversation, FactCandidate, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
 from memlake.embedding import TextEmbedder
+from memlake.text import content_words
 
 # Chosen once, before any measurement (docs/decisions.md, 2026-11-25): same turn, and the fact says what the
 # observation says in other words (MiniLM paraphrases of one claim sit above ~0.6; different claims on one topic
@@ -54,6 +56,13 @@ BLIND_SET = Path(__file__).parent / "data" / "facts_blind.jsonl"
 # 1515), memlake-offline-12's (seed 8826), memlake-offline-9's (seed 5151), memlake-offline-7's (seed 2607) and
 # memlake-offline-5's (seed 23), judged before their rules were fixed, are in git history.
 SAMPLE_SEED = 6170
+# The hand-judged sample of RealMem's held-back personas (long assistant chats; issue 23, drawn once after the last
+# rule of s8-rmprec): its own seed and file, beside the LoCoMo one.
+REALMEM_SAMPLE_SEED = 2359
+REALMEM_HELD_BACK = range(5, 10)
+REALMEM_SAMPLE_FILE = "facts_realmem_sample.jsonl"
+# How much of the source message a judge sees: about this many characters around the sentence the fact came from.
+SOURCE_WINDOW = 400
 
 
 @dataclass(frozen=True)
@@ -216,18 +225,24 @@ def write_sample(path: Path, samples: Sequence[dict[str, Any]], extracted: Seque
     held_out = [e for e in extracted if e.sample_index in HELD_OUT_SAMPLES]
     chosen = random.Random(SAMPLE_SEED).sample(held_out, min(size, len(held_out)))
     turns = _turn_texts(samples)
+    _write_keeping_judgements(path, [
+        _sample_row(samples[e.sample_index]["sample_id"], e.conversation_id, e.fact,
+                    [turns.get((e.sample_index, m), "") for m in e.fact.message_ids]) for e in chosen])
+
+
+def _sample_row(sample: str, conversation_id: str, fact: FactCandidate, source: list[str]) -> dict[str, Any]:
+    return {"sample": sample, "conversation_id": conversation_id, "message_ids": fact.message_ids, "type": fact.type,
+            "subject": fact.subject, "slot": fact.slot, "value": fact.value, "content": fact.content,
+            "source": source, "correct": None, "note": ""}
+
+
+def _write_keeping_judgements(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write the sample's rows, each with the judgement and note the file already had for the same fact."""
     judged = {_sample_key(r): r for r in read_sample(path)}
-    rows = []
-    for e in chosen:
-        row = {"sample": samples[e.sample_index]["sample_id"], "conversation_id": e.conversation_id,
-               "message_ids": e.fact.message_ids, "type": e.fact.type, "subject": e.fact.subject,
-               "slot": e.fact.slot, "value": e.fact.value, "content": e.fact.content,
-               "source": [turns.get((e.sample_index, m), "") for m in e.fact.message_ids],
-               "correct": None, "note": ""}
+    for row in rows:
         old = judged.get(_sample_key(row))
         if old is not None:
             row["correct"], row["note"] = old.get("correct"), old.get("note", "")
-        rows.append(row)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
@@ -251,6 +266,59 @@ def sample_precision(path: Path, current: set[tuple[str, str, str]] | None = Non
     right = sum(1 for r in judged if r["correct"])
     return {"file": path.name, "sampled": len(rows), "judged": len(judged), "correct": right,
             "precision": _share(right, len(judged)), "stale": len(rows) - len(live)}
+
+
+def realmem_held_back_facts(data: Path) -> list[tuple[str, Conversation, FactCandidate]]:
+    """(persona, conversation, fact) for every fact the offline distiller makes on RealMem's held-back personas."""
+    from memlake.bench.realmem import landing_rows, persona_files  # deferred: it imports the read API
+
+    out: list[tuple[str, Conversation, FactCandidate]] = []
+    for path in [persona_files(data)[i] for i in REALMEM_HELD_BACK]:
+        rows = landing_rows(json.loads(path.read_text())["dialogues"])
+        by_conversation: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_conversation.setdefault(row["conversation_id"], []).append(row)
+        for conversation_id, turns in by_conversation.items():
+            messages = tuple(Message(t["message_id"], t["role"], t["content"],
+                                     datetime.fromisoformat(t["created_at"])) for t in turns)
+            conversation = Conversation(path.stem, conversation_id, None, messages)
+            out.extend((path.stem, conversation, fact) for fact in distill_offline(conversation).fact_candidates)
+    return out
+
+
+def source_excerpt(message: str, fact: str, width: int = SOURCE_WINDOW) -> str:
+    """About `width` characters of `message` around the sentence that shares most words with `fact`."""
+    if len(message) <= width:
+        return message
+    wanted = content_words(fact) - {"user"}
+    sentences = list(re.finditer(r"[^.!?\n]+[.!?]*", message))
+    best = max(sentences, key=lambda m: len(content_words(m.group(0)) & wanted), default=None)
+    middle = (best.start() + best.end()) // 2 if best else 0
+    start = max(0, min(middle - width // 2, len(message) - width))
+    return ("…" if start else "") + message[start:start + width] + ("…" if start + width < len(message) else "")
+
+
+def write_realmem_sample(path: Path, facts: Sequence[tuple[str, Conversation, FactCandidate]], size: int) -> None:
+    """A seeded random sample of RealMem held-back facts beside their source messages (cut around the sentence);
+    judgements already made are kept."""
+    chosen = random.Random(REALMEM_SAMPLE_SEED).sample(list(facts), min(size, len(facts)))
+    rows = []
+    for persona, conversation, fact in chosen:
+        said = {m.message_id: m.content for m in conversation.messages}
+        rows.append(_sample_row(persona, conversation.conversation_id, fact,
+                                [source_excerpt(said.get(m, ""), fact.content) for m in fact.message_ids]))
+    _write_keeping_judgements(path, rows)
+
+
+def realmem_sample_report(path: Path, realmem: Path, sample_size: int) -> dict[str, Any]:
+    """Write the RealMem sample when `sample_size` is given, and count its judgements against what the distiller
+    makes now (a judged fact it no longer makes is stale)."""
+    facts = realmem_held_back_facts(realmem)
+    if sample_size:
+        write_realmem_sample(path, facts, sample_size)
+    current = {(persona, ",".join(fact.message_ids), fact.content) for persona, _, fact in facts}
+    return {**sample_precision(path, current), "seed": REALMEM_SAMPLE_SEED,
+            "personas": f"{REALMEM_HELD_BACK.start}-{REALMEM_HELD_BACK.stop - 1}"}
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -285,8 +353,10 @@ def render_facts_markdown(report: dict[str, Any]) -> str:
 
 
 def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = None, sample_size: int = 0,
-                        sealed: bool = False, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Measure, write `out` (JSON) when given, and return the report. The sealed half only with `sealed`."""
+                        sealed: bool = False, log: Callable[[str], None] = print, realmem: Path | None = None,
+                        realmem_sample_size: int = 0) -> dict[str, Any]:
+    """Measure, write `out` (JSON) when given, and return the report. The sealed half only with `sealed`; the
+    RealMem held-back sample (beside `out`) when `realmem` is given and the sample is asked for or already there."""
     samples = json.loads(Path(data).read_text())
     observations = user_observations(samples)
     extracted = extract(samples)
@@ -313,6 +383,11 @@ def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = N
             current = {(samples[e.sample_index]["sample_id"], ",".join(e.fact.message_ids), e.fact.content)
                        for e in extracted}
             report["held_out_sample"] = sample_precision(sample_path, current)
+        realmem_path = out.parent / REALMEM_SAMPLE_FILE
+        if realmem is not None and (realmem_sample_size or realmem_path.is_file()):
+            report["realmem_sample"] = realmem_sample_report(realmem_path, realmem, realmem_sample_size)
+            log(f"realmem held-back sample ({realmem_path}): {report['realmem_sample']['correct']} of "
+                f"{report['realmem_sample']['judged']} judged right")
         report["markdown"] = render_facts_markdown(report)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")

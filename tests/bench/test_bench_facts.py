@@ -99,3 +99,53 @@ def test_the_judged_sample_says_how_many_of_its_facts_the_distiller_no_longer_ma
               "locomo": {"development": scores, "held_out": scores}, "blind": {}, "held_out_sample": sample}
     markdown = render_facts_markdown(report)
     assert "**1 of 1 correct (1.0)**; 1 sampled facts the distiller no longer makes are left out (stale)." in markdown
+
+
+def _realmem_folder(tmp_path):
+    """Ten persona files in file-name order, each one chat where the user says one thing about themselves."""
+    import json
+
+    folder = tmp_path / "realmem"
+    folder.mkdir()
+    for i in range(10):
+        said = f"I run a bakery in town number {i}. " + "The weather was mild and the streets were quiet. " * 12
+        session = {"session_uuid": f"s{i}", "current_time": "2025-12-01 (Monday)", "dialogue_turns": [
+            {"speaker": "User", "content": said}, {"speaker": "Assistant", "content": "Noted."}]}
+        (folder / f"P{i}_dialogues_256k.json").write_text(json.dumps({"dialogues": [session]}))
+    return folder
+
+
+def test_the_realmem_sample_draws_from_held_back_personas_and_keeps_its_judgements(tmp_path):
+    import json
+
+    from memlake.bench.facts import realmem_sample_report
+
+    folder = _realmem_folder(tmp_path)
+    path = tmp_path / "facts_realmem_sample.jsonl"
+    first = realmem_sample_report(path, folder, 3)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(rows) == 3 and first["judged"] == 0
+    assert {r["sample"] for r in rows} <= {f"P{i}_dialogues_256k" for i in range(5, 10)}
+    assert all("bakery" in r["source"][0] and len(r["source"][0]) <= 402 and r["correct"] is None for r in rows)
+    rows[0]["correct"], rows[0]["note"] = False, "wrong for this test"
+    rows[1]["correct"] = True
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    again = realmem_sample_report(path, folder, 3)
+    kept = [json.loads(line) for line in path.read_text().splitlines()]
+    assert kept[0]["note"] == "wrong for this test" and (again["correct"], again["judged"]) == (1, 2)
+
+
+def test_a_bad_realmem_sample_option_is_a_one_line_error(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app
+
+    locomo = tmp_path / "locomo10.json"
+    locomo.write_text("[]")
+    out = str(tmp_path / "facts.json")
+    missing = CliRunner().invoke(app, ["bench", "facts", "--data", str(locomo), "--out", out, "--realmem-sample", "5",
+                                       "--realmem-data", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "no RealMem folder" in missing.output and "Traceback" not in missing.output
+    negative = CliRunner().invoke(app, ["bench", "facts", "--data", str(locomo), "--out", out,
+                                        "--realmem-sample", "-1"])
+    assert negative.exit_code == 2 and "--realmem-sample takes a count" in negative.output

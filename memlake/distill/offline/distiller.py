@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Usage
+from memlake.distill.offline.assistant_chat import without_chat_talk
 from memlake.distill.offline.dedupe import (
     dedupe_candidates,
     dedupe_key_dates,
@@ -93,7 +94,8 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     for entity in context.entities():
         found.entities.setdefault(entity.name.lower(), entity)
     _add_named_entities(conversation, found)
-    candidates = by_meaning(drop_inferred_homes(drop_said_again(dedupe_candidates(found.candidates)), sentences))
+    candidates = by_meaning(without_chat_talk(conversation, drop_inferred_homes(drop_said_again(dedupe_candidates(
+        found.candidates)), sentences)))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),
