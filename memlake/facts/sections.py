@@ -10,11 +10,9 @@ way, `memlake.distill.offline.meaning`). With no model loadable, such facts stay
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-import numpy as np
-
-from memlake.embedding import TextEmbedder, load_embedder
+from memlake.embedding import TextEmbedder
+from memlake.prototypes import kind_scores, packaged_embedder
 
 IDENTITY = "identity"
 # What a reader of each section expects, said as what it holds rather than by examples: MiniLM is near by topic
@@ -47,35 +45,13 @@ _TRAIT = re.compile(r"^The user is (?:an? )?(?:[\w-]+ )?(?![\w-]+ing\b)[\w-]+\.$
 
 def sections_by_meaning(contents: list[str], embedder: TextEmbedder | None = None) -> dict[str, str]:
     """The section each content reads as (identity for all when no model loads)."""
-    embedder = embedder or _packaged_embedder()
+    embedder = embedder or packaged_embedder()
     if embedder is None:
         return dict.fromkeys(contents, IDENTITY)
     traits = {c: IDENTITY for c in contents if _TRAIT.match(c)}
     contents = [c for c in contents if c not in traits]
     new = sorted({c for c in contents if (embedder.identity, c) not in _SECTIONS_SEEN})
     if new:
-        names, prototypes = _prototypes(embedder)
-        for content, vector in zip(new, embedder.embed(new), strict=True):
-            scores = prototypes @ vector
-            # the mean over a section's descriptions, so that no one description wins by a word it shares
-            mean = {s: float(np.mean([v for v, n in zip(scores, names, strict=True) if n == s]))
-                    for s in SECTION_PROTOTYPES}
+        for content, mean in zip(new, kind_scores(embedder, SECTION_PROTOTYPES, embedder.embed(new)), strict=True):
             _SECTIONS_SEEN[(embedder.identity, content)] = max(mean, key=lambda s: mean[s])
     return {**traits, **{c: _SECTIONS_SEEN[(embedder.identity, c)] for c in contents}}
-
-
-def _prototypes(embedder: TextEmbedder) -> tuple[list[str], np.ndarray]:
-    names = [s for s, texts in SECTION_PROTOTYPES.items() for _ in texts]
-    if embedder.identity not in _PROTOTYPE_VECTORS:
-        _PROTOTYPE_VECTORS[embedder.identity] = embedder.embed([t for texts in SECTION_PROTOTYPES.values()
-                                                                for t in texts])
-    return names, _PROTOTYPE_VECTORS[embedder.identity]
-
-
-_PROTOTYPE_VECTORS: dict[str, np.ndarray] = {}
-
-
-@lru_cache(maxsize=1)
-def _packaged_embedder() -> TextEmbedder | None:
-    """The packaged model on ONNX Runtime, loaded once per process (None when it cannot load)."""
-    return load_embedder(backend="onnx")

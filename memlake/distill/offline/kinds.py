@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from memlake.distill.offline.vocabulary import PET_WORDS
-from memlake.embedding import TextEmbedder, load_embedder
+from memlake.prototypes import kind_scores, packaged_embedder
 
 # How much nearer the animals must be than people or things (all-MiniLM-L6-v2: "a beagle" 0.24, "an alpaca" 0.04,
 # "a robot" and "a vacuum" below 0, measured once when this was written).
@@ -25,12 +23,6 @@ KIND_PROTOTYPES: dict[str, tuple[str, ...]] = {
 }
 
 
-@lru_cache(maxsize=1)
-def packaged_embedder() -> TextEmbedder | None:
-    """The packaged model on ONNX Runtime, loaded once per process (None when it cannot load)."""
-    return load_embedder(backend="onnx")
-
-
 @lru_cache(maxsize=4096)
 def is_animal(word: str) -> bool:
     """Whether `word` ("tortoise", "beagle", "axolotl"; not "car", "friend") names a kind of animal."""
@@ -40,19 +32,5 @@ def is_animal(word: str) -> bool:
     embedder = packaged_embedder()
     if embedder is None or not word.isalpha():
         return False
-    kinds, prototypes = _prototypes(embedder)
-    scores = prototypes @ embedder.embed([f"a {word}"])[0]
-    mean = {kind: float(np.mean([s for s, k in zip(scores, kinds, strict=True) if k == kind]))
-            for kind in KIND_PROTOTYPES}
+    (mean,) = kind_scores(embedder, KIND_PROTOTYPES, embedder.embed([f"a {word}"]))
     return mean["animal"] - max(mean["person"], mean["thing"]) >= ANIMAL_MARGIN
-
-
-def _prototypes(embedder: TextEmbedder) -> tuple[list[str], np.ndarray]:
-    kinds = [kind for kind, texts in KIND_PROTOTYPES.items() for _ in texts]
-    if embedder.identity not in _KIND_VECTORS:
-        texts = [text for said in KIND_PROTOTYPES.values() for text in said]
-        _KIND_VECTORS[embedder.identity] = embedder.embed(texts)
-    return kinds, _KIND_VECTORS[embedder.identity]
-
-
-_KIND_VECTORS: dict[str, np.ndarray] = {}

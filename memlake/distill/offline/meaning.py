@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from memlake.distill.models import FactCandidate
-from memlake.distill.offline.kinds import packaged_embedder
 from memlake.distill.offline.readers.referents import RESOLVED
 from memlake.embedding import TextEmbedder
+from memlake.prototypes import kind_scores, packaged_embedder
 from memlake.text import content_words
 
 # The fold's duplicate rule (DESIGN.md, Facts): cosine >= 0.85 is the same statement.
@@ -50,7 +50,6 @@ def by_meaning(candidates: list[FactCandidate], embedder: TextEmbedder | None = 
     words = [content_words(c.content) for c in candidates]
     near = sorted({j for i in resolved for j in range(len(candidates)) if j == i or len(words[i] & words[j]) >= 2})
     vectors = dict(zip(near, embedder.embed([candidates[j].content for j in near]), strict=True))
-    types, prototypes = _prototypes(embedder)
     out = list(candidates)
     dropped: set[int] = set()
     for i in resolved:
@@ -61,28 +60,13 @@ def by_meaning(candidates: list[FactCandidate], embedder: TextEmbedder | None = 
                 out[twin].message_ids + out[i].message_ids))})
             dropped.add(i)
             continue
-        out[i] = out[i].model_copy(update={"type": _nearest_type(vectors[i], out[i].type, types, prototypes)})
+        out[i] = out[i].model_copy(update={"type": _nearest_type(embedder, vectors[i], out[i].type)})
     return [c for i, c in enumerate(out) if i not in dropped]
 
 
-def _nearest_type(vector: np.ndarray, structure_type: str, types: list[str], prototypes: np.ndarray) -> str:
-    scores = prototypes @ vector
-    # the mean over a kind's prototypes: MiniLM is near by topic first, and one prototype on the fact's topic
-    # ("science fiction novels" for a novel read) would win by topic alone
-    best = {t: float(np.mean([s for s, pt in zip(scores, types, strict=True) if pt == t])) for t in PROTOTYPES}
+def _nearest_type(embedder: TextEmbedder, vector: np.ndarray, structure_type: str) -> str:
+    (best,) = kind_scores(embedder, PROTOTYPES, vector[None, :])
     nearest = max(best, key=lambda t: best[t])
     if structure_type in best and best[nearest] - best[structure_type] >= TYPE_MARGIN:
         return nearest
     return structure_type  # (a relationship, a decision: types the prototypes do not cover stand)
-
-
-def _prototypes(embedder: TextEmbedder) -> tuple[list[str], np.ndarray]:
-    types = [t for t, texts in PROTOTYPES.items() for _ in texts]
-    key = embedder.identity
-    if key not in _PROTOTYPE_VECTORS:
-        _PROTOTYPE_VECTORS[key] = embedder.embed([text for texts in PROTOTYPES.values() for text in texts])
-    return types, _PROTOTYPE_VECTORS[key]
-
-
-_PROTOTYPE_VECTORS: dict[str, np.ndarray] = {}
-
