@@ -35,7 +35,6 @@ version the model could not write is assembled.
 
 from __future__ import annotations
 
-import calendar
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import date, datetime
@@ -153,15 +152,12 @@ def profiles_outdated(lake: Lake) -> bool:
 def latest_day(fact: dict[str, Any]) -> date:
     """The latest day a fact is about: when it was said, held from or confirmed, or a day its sentence names.
 
-    A month named ("in October 2024") counts to its last day.
+    A month or a season named ("in October 2024", "in summer 2026") counts to its last day.
     """
     said = fact["created_at"]
     days = [d.date() for d in (said, fact.get("valid_from"), fact.get("last_confirmed_at")) if d is not None]
     for mention in find_dates(fact.get("content") or "", said):
-        if mention.precision == "month":
-            days.append(mention.day.replace(day=calendar.monthrange(mention.day.year, mention.day.month)[1]))
-        else:
-            days.append(mention.day)
+        days.append(mention.last)  # a month or a season ("in summer 2026") counts to its last day
     return max(days)
 
 

@@ -132,7 +132,7 @@ class Rule:
             # a plan for a stretch of days ("going to Lisbon from 2025-08-14 to 2025-08-21") is no plan once its last
             # day is over, whichever reader read it
             stretch = find_date_range(content, self.sentence.message.created_at)
-            valid_until = stretch.last + timedelta(days=1) if stretch else None
+            valid_until = stretch.last + timedelta(days=1) if stretch else self._end_of_a_stretch(content)
         if valid_from is None:  # a slot holds from when the user says it began ("since 2016"), else from the saying
             valid_from = (self.began(value) if slot else None) or self.said
         candidate = FactCandidate(
@@ -150,6 +150,14 @@ class Rule:
         )
         self.found.candidates.append(candidate)
         return candidate
+
+    def _end_of_a_stretch(self, content: str) -> date | None:
+        """The day after the season or part of a month a plan names for itself ("moving to Swansea in summer 2026"
+        is no plan from September on). A plan for a day or a month keeps its decay, as before (a month's plan carried
+        out after it is closed on the day told, which the samples and the fold's outcome tests rely on)."""
+        mentions = [m for m in find_dates(content, self.sentence.message.created_at) if m.precision == "stretch"]
+        last = max((m.last for m in mentions), default=None)
+        return last + timedelta(days=1) if last is not None and last >= self.said else None
 
     def entity(self, name: str, type_: str) -> None:
         if not name:

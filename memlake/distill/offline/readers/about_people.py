@@ -260,7 +260,7 @@ def _turns(rule: Rule, person: _Person, rest: str) -> bool:
     when = rule.date_in(n.group("rest"))
     if when:
         rule.add("event", f"turns {n.group('age')}", f"{subject} turns {n.group('age')} in {human(when)}."
-                 if when.precision == "month" else f"{subject} turns {n.group('age')} on {human(when)}.",
+                 if when.precision != "day" else f"{subject} turns {n.group('age')} on {human(when)}.",
                  subject=subject, confidence=confidence, importance=0.5, tags=("people", "birthday"))
         rule.key_date(when, f"{subject} turns {n.group('age')}.")
     return True
@@ -316,7 +316,7 @@ def _starts(rule: Rule, person: _Person, rest: str) -> bool:
 
 
 def _on_or_in(when: DateMention) -> str:
-    return f"in {human(when)}" if when.precision == "month" else f"on {human(when)}"
+    return f"in {human(when)}" if when.precision != "day" else f"on {human(when)}"
 
 
 # A birthday: "Biscuit has his birthday on 4 June", "Sam's birthday is March 3rd".

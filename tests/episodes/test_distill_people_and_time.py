@@ -1,0 +1,75 @@
+"""People and time a stranger's trial still lost (issue 23): a season is a stretch of days, an unnamed relative's
+statement is theirs, a workplace's "since", the user's own age.
+
+Each test carries the trial's sentence (agent `rowan`) where it had one, and phrasings of other shapes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memlake.distill.dates import find_dates, with_dates_resolved
+from memlake.distill.models import Conversation, DistilledSession, Message
+
+
+def said(*texts: str, day: str = "2026-05-02") -> DistilledSession:
+    """The offline distiller's session of one conversation in which the user said `texts`, one message each."""
+    from memlake.distill.offline import distill_offline
+
+    at = datetime.fromisoformat(day).replace(tzinfo=UTC)
+    messages = tuple(Message(f"m{i}", "user", text, at) for i, text in enumerate(texts))
+    return distill_offline(Conversation("rowan", "c1", None, messages))
+
+
+# ---------------------------------------------------------------- seasons and parts of a month
+
+
+@pytest.mark.parametrize("text, day, first, last", [
+    ("Tomasz is moving to Swansea this summer.", "2026-05-02", "2026-06-01", "2026-08-31"),  # the trial
+    ("We're going to Japan next spring.", "2026-05-02", "2027-03-01", "2027-05-31"),
+    ("We'll repaint the hall in the autumn.", "2026-05-02", "2026-09-01", "2026-11-30"),
+    ("I want the kitchen done by the end of summer.", "2026-05-02", "2026-08-01", "2026-08-31"),
+    ("We went to Crete last summer.", "2026-05-02", "2025-06-01", "2025-08-31"),
+    ("This winter we'll stay in Oslo.", "2026-11-05", "2026-12-01", "2027-02-28"),  # a winter crosses the year
+    ("We're off to Portugal in the fall.", "2026-05-02", "2026-09-01", "2026-11-30"),
+    ("The wedding is in early July.", "2026-05-02", "2026-07-01", "2026-07-10"),
+    ("They're moving in late August.", "2026-05-02", "2026-08-21", "2026-08-31"),
+])
+def test_a_season_or_a_part_of_a_month_is_the_stretch_of_days_it_names(text: str, day: str, first: str,
+                                                                        last: str) -> None:
+    (mention,) = find_dates(text, date.fromisoformat(day))
+    assert (mention.day.isoformat(), mention.last.isoformat()) == (first, last)
+
+
+@pytest.mark.parametrize("text", ["Summer is my favourite season.", "Have you read the Autumn Statement?",
+                                  "We're renting the summer house again.", "I fixed the spring in the old chair.",
+                                  "Spring rolls are my weakness."])
+def test_a_season_word_that_is_no_time_is_no_date(text: str) -> None:
+    assert find_dates(text, date(2026, 5, 2)) == []
+    assert with_dates_resolved(text, date(2026, 5, 2)) == text
+
+
+def test_a_season_said_in_a_fact_names_its_year_and_reads_back_the_same() -> None:
+    resolved = with_dates_resolved("I want the kitchen done by the end of summer.", date(2026, 5, 2))
+    assert resolved == "I want the kitchen done by the end of summer 2026."
+    (mention,) = find_dates(resolved, date(2027, 1, 10))  # read months later, the year it says holds
+    assert (mention.day, mention.last) == (date(2026, 8, 1), date(2026, 8, 31))
+
+
+@pytest.mark.parametrize("text, subject, content, until", [
+    ("Oh and news from the family, Tomasz is moving to Swansea this summer. He's taken a job at Morriston Hospital.",
+     "Tomasz", "Tomasz is moving to Swansea in summer 2026.", "2026-09-01"),  # the trial
+    ("I'm planning to visit Japan next spring.", "user", "The user plans to visit Japan in spring 2027.",
+     "2027-06-01"),
+    ("My sister Ana is going to move to York in the autumn.", "Ana", "Ana is going to move to York in autumn 2026.",
+     "2026-12-01"),
+    ("I'm going to repaint the hall by the end of summer.", "user",
+     "The user plans to repaint the hall by the end of summer 2026.", "2026-09-01"),
+    ("I'm going to start my course in early June.", "user", "The user plans to start their course in early June 2026.",
+     "2026-06-11"),
+])
+def test_a_plan_for_a_season_says_which_and_ends_after_it(text: str, subject: str, content: str, until: str) -> None:
+    plans = [(c.subject, c.content, c.valid_until) for c in said(text).fact_candidates if c.type == "commitment"]
+    assert plans == [(subject, content, until)]
