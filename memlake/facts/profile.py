@@ -43,7 +43,7 @@ from typing import Any
 import polars as pl
 
 from memlake.distill.dates import find_dates
-from memlake.distill.models import KIN_OR_PET
+from memlake.distill.models import KIN_OR_PET, UNNAMED_RELATIVE
 from memlake.facts.fold import USER, subject_key
 from memlake.facts.sections import sections_by_meaning
 from memlake.lake import Lake, conform
@@ -97,7 +97,8 @@ _WORK_TAGS = ("work", "job", "career")
 
 
 def known_people(facts: list[dict[str, Any]]) -> set[str]:
-    """Subjects that are people: the user's partner and siblings, and subjects of relationship or role facts."""
+    """Subjects that are people: the user's partner and siblings, subjects of relationship or role facts, and the
+    user's relatives said without a name ("the user's dad")."""
     people = set()
     for fact in facts:
         if fact.get("slot") in ("partner", "sibling") and fact.get("value"):
@@ -105,6 +106,8 @@ def known_people(facts: list[dict[str, Any]]) -> set[str]:
         if subject_key(fact.get("subject")) != USER and (
             fact.get("type") == "relationship" or fact.get("slot") in ("job_title", "employer", "name")
         ):
+            people.add(subject_key(fact.get("subject")))
+        if subject_key(fact.get("subject")).startswith(UNNAMED_RELATIVE):  # "the user's dad plans to retire"
             people.add(subject_key(fact.get("subject")))
     return people
 

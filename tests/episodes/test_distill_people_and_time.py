@@ -73,3 +73,44 @@ def test_a_season_said_in_a_fact_names_its_year_and_reads_back_the_same() -> Non
 def test_a_plan_for_a_season_says_which_and_ends_after_it(text: str, subject: str, content: str, until: str) -> None:
     plans = [(c.subject, c.content, c.valid_until) for c in said(text).fact_candidates if c.type == "commitment"]
     assert plans == [(subject, content, until)]
+
+
+# ---------------------------------------------------------------- a relative said without a name
+
+
+@pytest.mark.parametrize("text, subject, content", [
+    ("My dad plans to retire next year.", "the user's dad", "The user's dad plans to retire next year."),
+    ("My mum hates flying.", "the user's mum", "The user's mum hates flying."),
+    ("My best friend works as a nurse at St Mary's.", "the user's best friend",
+     "The user's best friend works as a nurse at St Mary's."),
+    ("My grandma is vegan.", "the user's grandma", "The user's grandma is vegan."),
+    ("My boss is moving to Berlin in the autumn.", "the user's boss",
+     "The user's boss is moving to Berlin in autumn 2026."),
+])
+def test_a_statement_about_an_unnamed_relative_is_about_them_not_the_user(text: str, subject: str,
+                                                                          content: str) -> None:
+    facts = [(c.subject, c.content) for c in said(text).fact_candidates]
+    assert facts == [(subject, content)]
+
+
+@pytest.mark.parametrize("texts, subject, content", [
+    (("My brother Tomasz lives in Cardiff.", "My brother is moving to Swansea this summer."), "Tomasz",
+     "Tomasz is moving to Swansea in summer 2026."),
+    (("My sister Ana works at Globex.", "My sister loves wild swimming."), "Ana", "Ana loves wild swimming."),
+])
+def test_a_relative_the_conversation_named_is_the_subject_by_name(texts: tuple[str, ...], subject: str,
+                                                                   content: str) -> None:
+    assert (subject, content) in [(c.subject, c.content) for c in said(*texts).fact_candidates]
+    assert not [c.content for c in said(*texts).fact_candidates if c.subject == "user" and not c.slot]
+
+
+def test_two_relatives_named_by_one_word_leave_the_word_unnamed() -> None:
+    facts = said("My sister Ana lives in Leeds and my sister Eve lives in York.", "My sister hates flying.")
+    assert ("the user's sister", "The user's sister hates flying.") in [(c.subject, c.content)
+                                                                      for c in facts.fact_candidates]
+
+
+@pytest.mark.parametrize("text", ["My dad's car broke down again.", "My sister and I went to Rome.",
+                                  "My best friend is Sam."])
+def test_a_relatives_thing_the_two_of_us_or_an_introduction_is_no_statement_about_the_relative(text: str) -> None:
+    assert not [c for c in said(text).fact_candidates if c.subject.startswith("the user's")]

@@ -166,3 +166,13 @@ def test_a_plan_for_a_season_is_past_only_once_the_season_is_over(plan: str, dur
     profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
     past = [[line["text"] for line in lines if line["section"] == "past events"] for lines in profile["lines"]]
     assert past[-2] == [] and len(past[-1]) == 1, past
+
+
+def test_an_unnamed_relatives_news_is_listed_with_the_people() -> None:
+    """Said of the user, these were placed by their meaning: the grandmother's birthday under identity, the boss's
+    move under work."""
+    folded = fold([*said_offline("My grandma turned 90 last week.", "2026-05-02"),
+                   *said_offline("My boss is moving to Berlin in the autumn.", "2026-05-03"),
+                   *said_offline("My dad plans to retire next year.", "2026-05-04")])
+    (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
+    assert {line["section"] for line in latest["lines"]} == {"people"}, latest["lines"]

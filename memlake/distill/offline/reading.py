@@ -7,11 +7,19 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memlake.distill.dates import DateMention, find_date_range, find_dates
-from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
+from memlake.distill.models import UNNAMED_RELATIVE, USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, message_text, sentence_case, split_clauses
 from memlake.distill.offline.stands_alone import why_not_standalone, with_its_frame
-from memlake.distill.offline.vocabulary import CAP, NOT_NAMES, ORG
+from memlake.distill.offline.vocabulary import (
+    CAP,
+    NOT_NAMES,
+    ORG,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    SIBLING_ADJECTIVES,
+    SIBLING_WORDS,
+)
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
@@ -28,6 +36,12 @@ _IN_YEAR = re.compile(r"\b(?:in|since|from) (?P<y>(?:19|20)\d{2})\b")
 _WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:ing|s|ed)?|started|joined?|joining) "
                             rf"(?:at|with|from|for) (?:the )?|joined |joining )(?P<org>{ORG})|(?P<org_of>{ORG})'s "
                             rf"(?:job )?offer")
+# A statement whose subject is a relative of the user's, or someone close ("The user's dad plans to retire", "The
+# user's best friend works as a nurse"): about that person, not the user. Not their thing ("my dad's car broke
+# down"), not the two together ("my sister and I"), not a name's introduction ("my brother is Tomasz", a relationship).
+_RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
+_A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{_RELATIVES})"
+                              rf"(?: (?P<name>{CAP}))? (?!and\b|or\b|&|(?:is|was) {CAP}\W*$)(?=[a-z])")
 _WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
 
@@ -124,6 +138,8 @@ class Rule:
             return None
         if slot is None and content.startswith("The user ") and why_not_worth_keeping(content[len("The user "):]):
             return None  # whichever reader read it: "The user loves the view" names no view
+        if subject == USER_SUBJECT and slot is None and type_ != "relationship":
+            subject, content = self._said_of_a_relative(content)
         if slot is None:  # "always bakes bread" keeps the "when they're anxious" its sentence said
             content = with_its_frame(content, self.sentence.text)
             if why_not_standalone(content, self.sentence.text):
@@ -150,6 +166,21 @@ class Rule:
         )
         self.found.candidates.append(candidate)
         return candidate
+
+    def _said_of_a_relative(self, content: str) -> tuple[str, str]:
+        """The subject a statement about "my <relative>" is about, and the statement as said of them: the relative's
+        name when the conversation gave it ("my brother Tomasz" earlier: "Tomasz is moving ..."), else "the user's
+        dad" (one subject for every statement about that relative, never the user's own fact)."""
+        m = _A_RELATIVE_SAID.match(content)
+        if not m:
+            return USER_SUBJECT, content
+        named = self.context.person(m.group("name")) if m.group("name") else None
+        if m.group("name") and not named:
+            return USER_SUBJECT, content  # "my boss Gandalf-like ...": a word after it that names no one known
+        person = named or self.context.relative(m.group("kin"))
+        if person.startswith(UNNAMED_RELATIVE):
+            return f"{UNNAMED_RELATIVE}{m.group('adjective')}{m.group('kin').lower()}", content
+        return person, f"{person} {content[m.end():]}"
 
     def _end_of_a_stretch(self, content: str) -> date | None:
         """The day after the season or part of a month a plan names for itself ("moving to Swansea in summer 2026"
