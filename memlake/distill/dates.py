@@ -309,7 +309,8 @@ def find_dates(text: str, said_at: datetime | date, context: str | None = None) 
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
-            tense = _tense_of(text, m.start(), m.end(), context)
+            # "since March" is a March gone by, whatever the rest of the sentence says
+            tense = "past" if m.group(0).lower().startswith("since ") else _tense_of(text, m.start(), m.end(), context)
             if kind in _STRETCH_KINDS:
                 stretch = _resolve_stretch(kind, m, said, tense)
                 if stretch is not None:

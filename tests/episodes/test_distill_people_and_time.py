@@ -114,3 +114,27 @@ def test_two_relatives_named_by_one_word_leave_the_word_unnamed() -> None:
                                   "My best friend is Sam."])
 def test_a_relatives_thing_the_two_of_us_or_an_introduction_is_no_statement_about_the_relative(text: str) -> None:
     assert not [c for c in said(text).fact_candidates if c.subject.startswith("the user's")]
+
+
+# ---------------------------------------------------------------- "been there since"
+
+
+@pytest.mark.parametrize("text, person, slot, since", [
+    ("My brother got promoted last week, Tomasz is now lead pharmacist at Morriston. He's been there since June.",
+     "Tomasz", "employer", "2026-06-01"),  # the trial
+    ("Ana works at Initech, she's been there since March.", "Ana", "employer", "2026-03-01"),
+    ("My sister Ana works at Globex. She has worked there since 2019.", "Ana", "employer", "2019-01-01"),
+    ("My cousin Leo lives in Galway. He's lived there since the spring.", "Leo", "home_city", "2026-03-01"),
+])
+def test_a_persons_workplace_or_home_is_held_from_the_since_said(text: str, person: str, slot: str,
+                                                                 since: str) -> None:
+    held = [c.valid_from for c in said(text, day="2026-10-05").fact_candidates
+            if c.subject == person and c.slot == slot]
+    assert held == [since]
+
+
+def test_there_with_a_home_and_a_workplace_and_no_verb_to_tell_dates_neither() -> None:
+    facts = said("My sister Ana lives in Leeds. Ana works at Globex. She's been there since 2019.",
+                 day="2026-10-05").fact_candidates
+    assert {(c.slot, c.valid_from) for c in facts if c.subject == "Ana"} == {("home_city", "2026-10-05"),
+                                                                             ("employer", "2026-10-05")}

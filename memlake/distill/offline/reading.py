@@ -100,7 +100,8 @@ class Rule:
         """The one organisation the user named earlier in the same message as a place to work, be interviewed or
         be offered a job ("an interview at Globex Labs", "Halvard's offer"), whom "there" can stand for."""
         before = self.said_before
-        named = {m.group("org") or m.group("org_of") for m in _WORKPLACE_CUE.finditer(before)}
+        # (a name ending its sentence keeps no full stop: "... works at Globex. She has worked there since 2019")
+        named = {(m.group("org") or m.group("org_of")).rstrip(".") for m in _WORKPLACE_CUE.finditer(before)}
         named = {org for org in named if org.split()[0] not in NOT_NAMES and org not in self.context.people}
         return next(iter(named)) if len(named) == 1 else None
 
@@ -126,6 +127,10 @@ class Rule:
         clause = next((c for c in split_clauses(self.sentence.text) if value.lower() in c.lower()), "")
         if not _BEGAN.search(clause):
             return None
+        return self.past_start_in(clause)
+
+    def past_start_in(self, clause: str) -> date | None:
+        """The past year, month or day `clause` names ("since June", "in 2019"), if it names one."""
         when = self.date_in(clause)
         year = _IN_YEAR.search(clause)
         day = when.day if when is not None else date(int(year.group("y")), 1, 1) if year else None
