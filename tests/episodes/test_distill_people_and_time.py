@@ -138,3 +138,26 @@ def test_there_with_a_home_and_a_workplace_and_no_verb_to_tell_dates_neither() -
                  day="2026-10-05").fact_candidates
     assert {(c.slot, c.valid_from) for c in facts if c.subject == "Ana"} == {("home_city", "2026-10-05"),
                                                                              ("employer", "2026-10-05")}
+
+
+# ---------------------------------------------------------------- the user's own age
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("I turned 34 last week.", ("fact", "The user is 34 as of 2026-04-25.", "2026-04-25")),
+    ("I'm 29.", ("fact", "The user is 29 as of 2026-05-02.", "2026-05-02")),
+    ("I am 52 years old now", ("fact", "The user is 52 as of 2026-05-02.", "2026-05-02")),
+    ("Just turned thirty!", ("fact", "The user is thirty as of 2026-05-02.", "2026-05-02")),
+    ("I'll be 40 in March.", ("event", "The user turns 40 in March 2027.", "2026-05-02")),
+    ("I turn 30 next month, a bit scary.", ("event", "The user turns 30 in June 2026.", "2026-05-02")),
+])
+def test_the_users_age_is_kept_with_the_day_it_holds(text: str, fact: tuple[str, str, str]) -> None:
+    facts = [(c.type, c.content, c.valid_from) for c in said(text).fact_candidates if c.subject == "user"]
+    assert facts == [fact]
+    assert not [c for c in said(text).fact_candidates if c.slot]  # no slot: a later age is a fact of its own
+
+
+@pytest.mark.parametrize("text", ["I'm 5 minutes away.", "I'm 100% sure.", "If I were 20 again I'd travel.",
+                                  "I'll be 40 soon."])
+def test_a_number_after_i_am_that_is_no_age_or_an_age_with_no_day_is_no_age(text: str) -> None:
+    assert not [c for c in said(text).fact_candidates if "as of" in c.content or "turns" in c.content]
