@@ -42,16 +42,35 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _MONTH = "(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _NUM = r"(?P<n>\d{1,2}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _WEEKDAY = "(?P<weekday>" + "|".join(WEEKDAYS) + ")"
+# Seasons of the northern hemisphere, by whole months (meteorological): the first month and how many months.
+# (A southern user's "summer" is December to February; nothing in a chat says which, and most users so far are
+# northern: the decision is recorded in docs/decisions.md, 2026-11-26.)
+SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
+# A season said as a time: "this summer", "next spring", "in the autumn", "by the end of summer", "over the winter",
+# "summer 2027". Lowercase after its lead word, and not a noun's modifier ("the summer house", "next spring's
+# collection" is read; "the Autumn Statement", "Summer is my favourite season" have no lead word of time).
+_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
+_SEASON_YEAR = r"(?:,? (?:of )?(?P<y>\d{4})(?:/\d{2})?)?"
+_NOT_A_MODIFIER = (r"(?!\s+(?!(?:and|or|but|so|because|when|while|with|to|for|at|in|on|we|i|he|she|they|it|"
+                   r"that|then|too|as|if|after|before|already|again|maybe|probably|hopefully)\b)[a-z])")
 
 # Order matters: longer, more precise expressions first; a matched span is not matched again.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("iso", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
-    ("edge_of_month", re.compile(r"\b(?:(?:at|by|until|from|in) )?the (?P<edge>start|beginning|end|middle) of "
+    ("edge_of_month", re.compile(r"\b(?:(?:at|by|until|from|in) )?(?:the )?(?P<edge>start|beginning|end|middle) of "
                                  + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
+    ("season", re.compile(r"\b(?:(?P<which>(?i:this|next|last)) |"
+                          r"(?i:in|during|over|by|until|till|from|since|for) (?:the )?|"
+                          r"(?:(?i:in|at|by|until|till|from|since|for) )?(?i:the) "
+                          r"(?P<edge>start|beginning|end|middle) of (?:the )?)"
+                          r"(?P<part>early |late |mid-?)?" + _SEASON + r"\b(?!['’]s\b)" + _SEASON_YEAR
+                          + _NOT_A_MODIFIER)),
+    ("season_year", re.compile(r"\b(?P<part>early |late |mid-?)?" + _SEASON + r" (?P<y>\d{4})(?:/\d{2})?\b")),
+    ("part_of_month", re.compile(r"\b(?P<part>early|late) " + _MONTH + r"(?:,? (?P<y>\d{4}))?\b(?! \d)")),
     ("mid_month", re.compile(r"\bmid-?" + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
     ("month_day", re.compile(r"\b" + _MONTH + r" (?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?:,? (?P<y>\d{4})\b)?")),
     ("day_month", re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)? (?:of )?" + _MONTH + r"(?:,? (?P<y>\d{4}))?\b")),
-    ("in_month", re.compile(r"\b(?:in|during|since|until|by|for|this|next|last|early|late) " + _MONTH
+    ("in_month", re.compile(r"\b(?:in|during|since|until|by|for|this|next|last) " + _MONTH
                             + r"(?:,? (?P<y>\d{4}))?\b(?! \d)")),
     ("edge_of_period", re.compile(r"\b(?:(?:by|until|at|from) )?the (?P<edge>start|beginning|end|middle) of "
                                   r"(?P<which>next|this|last|the) (?P<unit>week|month)\b", re.I)),
@@ -107,12 +126,30 @@ class DateMention:
     start: int
     end: int
     text: str
-    day: date  # the day meant, or the first day of the month meant
-    precision: str  # "day" | "month"
+    day: date  # the day meant, or the first day of the month or stretch meant
+    precision: str  # "day" | "month" | "stretch" (a season, "early July": `last_day` and `name` say which)
+    last_day: date | None = None
+    name: str = ""  # how a stretch reads with its year: "summer 2026", "early July 2026", "winter 2026/27"
 
     @property
     def iso(self) -> str:
         return self.day.isoformat() if self.precision == "day" else self.day.strftime("%Y-%m")
+
+    @property
+    def last(self) -> date:
+        """The last day meant: the day, the month's last day, or the stretch's."""
+        if self.last_day is not None:
+            return self.last_day
+        if self.precision == "month":
+            return _on(self.day.year, self.day.month, 31)
+        return self.day
+
+
+@dataclass(frozen=True)
+class _Stretch:
+    first: date
+    last: date
+    name: str
 
 
 def _on(year: int, month: int, day: int) -> date:
@@ -139,6 +176,55 @@ def _add_months(day: date, months: int) -> date:
 def _number(text: str) -> int:
     text = text.lower()
     return int(text) if text.isdigit() else NUMBERS.get(text, 1)
+
+
+def _season(name: str, year: int, part: str) -> _Stretch:
+    """The months of a season that begins in `year` (winter: December to February), or its early, middle or late
+    month (`part`: "early", "mid", "late", or "start", "middle", "end")."""
+    first_month, months = SEASONS[name]
+    label = f"{name} {year}" if first_month + months <= 13 else f"{name} {year}/{(year + 1) % 100:02d}"
+    which = {"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}.get(part)
+    offset, count = (which, 1) if which is not None else (0, months)
+    first = _add_months(date(year, first_month, 1), offset)
+    last = _add_months(first, count) - timedelta(days=1)
+    if part in ("start", "beginning", "middle", "end"):
+        return _Stretch(first, last, f"the {part} of {label}")
+    return _Stretch(first, last, f"mid-{label}" if part == "mid" else f"{part} {label}" if part else label)
+
+
+def _nearest_season(name: str, part: str, said: date, tense: str, which: str) -> _Stretch:
+    """The season meant, said without its year: "next" is the next one not begun, "last" the last one over, "this"
+    the one under way or else, like a season said plainly, the next one for a plan, the last one for a story, the
+    nearest one otherwise."""
+    options = [_season(name, year, part) for year in range(said.year - 2, said.year + 2)]
+    if which == "next":
+        return min((s for s in options if s.first > said), key=lambda s: s.first)
+    if which == "last":
+        return max((s for s in options if s.last < said), key=lambda s: s.first)
+    under_way = [s for s in options if s.first <= said <= s.last]
+    if under_way:
+        return under_way[0]
+    if tense == "future":
+        return min((s for s in options if s.first > said), key=lambda s: s.first)
+    if tense == "past":
+        return max((s for s in options if s.last < said), key=lambda s: s.first)
+    return min(options, key=lambda s: min(abs((s.first - said).days), abs((s.last - said).days)))
+
+
+def _resolve_stretch(kind: str, m: re.Match[str], said: date, tense: str) -> _Stretch | None:
+    """A season or a part of a month, as the days it covers."""
+    groups = m.groupdict()
+    part = (groups.get("edge") or groups.get("part") or "").strip().lower().rstrip("-")
+    if kind in ("season", "season_year"):
+        season = groups["season"].lower()
+        if groups.get("y"):
+            return _season(season, int(groups["y"]), part)
+        return _nearest_season(season, part, said, tense, (groups.get("which") or "").lower())
+    month = MONTHS[groups["month"]]
+    year = int(groups["y"]) if groups.get("y") else _nearest_year(month, 1, said, tense, whole_month=True).year
+    first = date(year, month, 1 if part == "early" else 21)
+    last = _on(year, month, 10 if part == "early" else 31)
+    return _Stretch(first, last, f"{part} {first.strftime('%B %Y')}")
 
 
 def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date, str] | None:
@@ -206,6 +292,9 @@ def _resolve(kind: str, m: re.Match[str], said: date, tense: str) -> tuple[date,
     return None
 
 
+_STRETCH_KINDS = ("season", "season_year", "part_of_month")
+
+
 def find_dates(text: str, said_at: datetime | date, context: str | None = None) -> list[DateMention]:
     """Every date expression in `text`, resolved against `said_at`, in text order.
 
@@ -220,8 +309,17 @@ def find_dates(text: str, said_at: datetime | date, context: str | None = None) 
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
+            # "since March" is a March gone by, whatever the rest of the sentence says
+            tense = "past" if m.group(0).lower().startswith("since ") else _tense_of(text, m.start(), m.end(), context)
+            if kind in _STRETCH_KINDS:
+                stretch = _resolve_stretch(kind, m, said, tense)
+                if stretch is not None:
+                    taken.append((m.start(), m.end()))
+                    found.append(DateMention(m.start(), m.end(), m.group(0), stretch.first, "stretch",
+                                             stretch.last, stretch.name))
+                continue
             try:
-                resolved = _resolve(kind, m, said, _tense_of(text, m.start(), m.end(), context))
+                resolved = _resolve(kind, m, said, tense)
             except (ValueError, KeyError):
                 resolved = None
             if resolved is None:
@@ -232,9 +330,11 @@ def find_dates(text: str, said_at: datetime | date, context: str | None = None) 
 
 
 def human(mention: DateMention) -> str:
-    """How a resolved date reads in a sentence: "2024-06-03", or "October 2024"."""
+    """How a resolved date reads in a sentence: "2024-06-03", "October 2024", or "summer 2024"."""
     if mention.precision == "day":
         return mention.day.isoformat()
+    if mention.precision == "stretch":
+        return mention.name
     return mention.day.strftime("%B %Y")
 
 
@@ -350,4 +450,7 @@ def as_said(mention: DateMention) -> str:
         return f"on the weekend of {mention.day.isoformat()}"
     if mention.precision == "day" and re.search(r"(?i)week\b", mention.text):
         return f"in the week of {mention.day.isoformat()}"
+    if mention.precision == "stretch":  # "by the end of summer" -> "by the end of summer 2026"
+        lead = re.match(r"(?i)(in|during|over|by|until|till|from|since|for|at) ", mention.text)
+        return f"{lead.group(1) if lead else 'in'} {mention.name}"
     return f"on {mention.day.isoformat()}" if mention.precision == "day" else f"in {human(mention)}"

@@ -43,6 +43,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from memlake.schemas import FACT_TYPES
 
 USER_SUBJECT = "user"
+# How a relative or someone close to the user, said without a name, is a fact's subject: "the user's dad", "the
+# user's best friend" (docs/decisions.md, 2026-11-26, s8-leftovers).
+UNNAMED_RELATIVE = "the user's "
 # The tag of a slot value guessed rather than said ("works in Leeds" -> home city Leeds): the facts fold lets it fill
 # an empty slot or replace another guess, never replace a value the user said.
 INFERRED = "inferred"

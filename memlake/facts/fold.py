@@ -923,6 +923,7 @@ class Folder:
                     return self._new_version(fid, obs)
                 if self._same_slot_value(current, obs):
                     self._confirm(current, obs)
+                    self._start_said(chain, current, obs)
                     return None
                 if current.held and not obs.is_override:
                     self._block(obs, current, chain_fid=fid)
@@ -1269,6 +1270,22 @@ class Folder:
         row.superseded_by = holder.fact_id
         self._edge("update", holder, row, obs.created_at, "user override wins over extraction")
         self.stats.blocked_by_override += 1
+
+    @staticmethod
+    def _start_said(chain: list[FactVersion], current: FactVersion, obs: _Obs) -> None:
+        """A statement of the current value that says when it began ("He's been there since June") dates the version
+        from then, and the version it replaced until then: a start said beats the day the value was first told
+        ("He's taken a job at Morriston Hospital" in May). Not before the replaced version began, never an
+        override's."""
+        start = obs.valid_from
+        if obs.is_override or current.held or start.date() >= obs.created_at.date() or start == current.valid_from:
+            return
+        before = chain[chain.index(current) - 1] if chain.index(current) > 0 else None
+        if before is not None and (before.valid_until != current.valid_from or start <= before.valid_from):
+            return
+        current.valid_from = start
+        if before is not None:
+            before.valid_until = start
 
     def _confirm(self, fact: FactVersion, obs: _Obs) -> None:
         if obs.is_override:

@@ -35,7 +35,6 @@ version the model could not write is assembled.
 
 from __future__ import annotations
 
-import calendar
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import date, datetime
@@ -44,7 +43,7 @@ from typing import Any
 import polars as pl
 
 from memlake.distill.dates import find_dates
-from memlake.distill.models import KIN_OR_PET
+from memlake.distill.models import KIN_OR_PET, UNNAMED_RELATIVE
 from memlake.facts.fold import USER, subject_key
 from memlake.facts.sections import sections_by_meaning
 from memlake.lake import Lake, conform
@@ -100,7 +99,8 @@ _WORK_TAGS = ("work", "job", "career")
 
 
 def known_people(facts: list[dict[str, Any]]) -> set[str]:
-    """Subjects that are people: the user's partner and siblings, and subjects of relationship or role facts."""
+    """Subjects that are people: the user's partner and siblings, subjects of relationship or role facts, and the
+    user's relatives said without a name ("the user's dad")."""
     people = set()
     for fact in facts:
         if fact.get("slot") in ("partner", "sibling") and fact.get("value"):
@@ -108,6 +108,8 @@ def known_people(facts: list[dict[str, Any]]) -> set[str]:
         if subject_key(fact.get("subject")) != USER and (
             fact.get("type") == "relationship" or fact.get("slot") in ("job_title", "employer", "name")
         ):
+            people.add(subject_key(fact.get("subject")))
+        if subject_key(fact.get("subject")).startswith(UNNAMED_RELATIVE):  # "the user's dad plans to retire"
             people.add(subject_key(fact.get("subject")))
     return people
 
@@ -155,15 +157,12 @@ def profiles_outdated(lake: Lake) -> bool:
 def latest_day(fact: dict[str, Any]) -> date:
     """The latest day a fact is about: when it was said, held from or confirmed, or a day its sentence names.
 
-    A month named ("in October 2024") counts to its last day.
+    A month or a season named ("in October 2024", "in summer 2026") counts to its last day.
     """
     said = fact["created_at"]
     days = [d.date() for d in (said, fact.get("valid_from"), fact.get("last_confirmed_at")) if d is not None]
     for mention in find_dates(fact.get("content") or "", said):
-        if mention.precision == "month":
-            days.append(mention.day.replace(day=calendar.monthrange(mention.day.year, mention.day.month)[1]))
-        else:
-            days.append(mention.day)
+        days.append(mention.last)  # a month or a season ("in summer 2026") counts to its last day
     return max(days)
 
 

@@ -42,7 +42,7 @@ def test_a_new_title_said_of_a_named_person_is_theirs_from_when_it_began(
 
 @pytest.mark.parametrize("text, person, plan", [
     ("Oh and news from the family, Tomasz is moving to Swansea this summer. He's taken a job at Morriston Hospital.",
-     "Tomasz", "Tomasz is moving to Swansea this summer."),
+     "Tomasz", "Tomasz is moving to Swansea in summer 2026."),
     ("My sister Ana plans to study law in Leeds.", "Ana", "Ana plans to study law in Leeds."),
     ("Ana's going to move to York in June.", "Ana", "Ana's going to move to York in June 2026."),
     ("Tom's moving to Berlin next month, he's so excited.", "Tom", "Tom's moving to Berlin in June 2026."),

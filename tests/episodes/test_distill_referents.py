@@ -65,7 +65,7 @@ def test_we_with_an_adverb_before_the_verb_is_still_what_they_did():
 
 def test_a_good_time_with_its_time_before_its_place_is_a_memory():
     assert contents("We had a blast last summer at the Calgary Stampede.") == [
-        "The user and others had a blast last summer at the Calgary Stampede."]
+        "The user and others had a blast in summer 2024 at the Calgary Stampede."]  # "last summer" read later
     assert contents("I had a great time last weekend.") == []  # where, nothing says
 
 
@@ -94,7 +94,7 @@ def test_ing_words_that_own_something_of_the_users_are_the_subject():
     ("I started teaching refugees and helping them find jobs, which feels great.",
      "The user started teaching refugees and helping them find jobs."),
     ("Last spring I found a pottery studio that I love, and it changed my weekends.",
-     "Last spring, the user found a pottery studio that they love."),
+     "In spring 2025, the user found a pottery studio that they love."),
 ])
 def test_a_pronoun_the_clause_itself_explains_keeps_the_clause_without_its_aside(text, fact):
     assert contents(text) == [fact]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from memlake.facts.fold import fold
 from memlake.facts.profile import CURRENT_DAYS, profile_versions
@@ -151,7 +152,7 @@ def test_a_past_plan_of_a_named_person_keeps_the_capital_of_their_name() -> None
                    *said_offline("I prefer green tea.", "2026-10-05")])
     profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
     lines = [line["text"] for line in profile["lines"][-1] if line["section"] == "past events"]
-    assert lines == ["Planned on 2026-05-02: Tomasz is moving to Swansea this summer."]
+    assert lines == ["Planned on 2026-05-02: Tomasz is moving to Swansea in summer 2026."]
 
 
 def test_a_pets_birthday_to_come_is_listed_with_the_people() -> None:
@@ -161,3 +162,26 @@ def test_a_pets_birthday_to_come_is_listed_with_the_people() -> None:
     (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
     texts = {line["text"]: line["section"] for line in latest["lines"]}
     assert texts and set(texts.values()) == {"people"}, texts
+
+
+@pytest.mark.parametrize("plan, during, after", [
+    ("My brother Tomasz is moving to Swansea this summer.", "2026-08-20", "2026-09-02"),  # the trial's
+    ("I'm planning to visit Japan next spring.", "2027-05-20", "2027-06-02"),
+    ("We're going to repaint the hall by the end of summer.", "2026-08-25", "2026-09-02"),
+])
+def test_a_plan_for_a_season_is_past_only_once_the_season_is_over(plan: str, during: str, after: str) -> None:
+    folded = fold([*said_offline(plan, "2026-05-02"), *said_offline("I prefer green tea.", during),
+                   *said_offline("I like cycling to work.", after)])
+    profile = profile_versions(folded.facts, folded.edges, threshold=1).sort("version")
+    past = [[line["text"] for line in lines if line["section"] == "past events"] for lines in profile["lines"]]
+    assert past[-2] == [] and len(past[-1]) == 1, past
+
+
+def test_an_unnamed_relatives_news_is_listed_with_the_people() -> None:
+    """Said of the user, these were placed by their meaning: the grandmother's birthday under identity, the boss's
+    move under work."""
+    folded = fold([*said_offline("My grandma turned 90 last week.", "2026-05-02"),
+                   *said_offline("My boss is moving to Berlin in the autumn.", "2026-05-03"),
+                   *said_offline("My dad plans to retire next year.", "2026-05-04")])
+    (latest,) = profile_versions(folded.facts, folded.edges, threshold=1).sort("version").tail(1).iter_rows(named=True)
+    assert {line["section"] for line in latest["lines"]} == {"people"}, latest["lines"]

@@ -254,3 +254,18 @@ def test_a_persons_plan_is_carried_out_by_a_later_statement_of_theirs(
     assert person_slots(result, subject, last)[slot] == moved_to
     city = now.filter((pl.col("subject") == subject) & (pl.col("slot") == slot))["fact_id"][0]
     assert was_in in fact_history(result.facts, result.edges, city)["value"].to_list()
+
+
+def test_a_since_told_later_dates_the_persons_workplace_and_ends_the_old_one_then() -> None:
+    """The trial: Tomasz's job at Morriston was told in May ("He's taken a job at Morriston Hospital"), and in October
+    "He's been there since June": the new employer holds from June, the old one until then."""
+    steps = [("My brother Tomasz works as a pharmacist at the University Hospital of Wales.", "2026-03-10"),
+             ("Oh and news from the family, Tomasz is moving to Swansea this summer. He's taken a job at Morriston "
+              "Hospital.", "2026-05-02"),
+             ("My brother got promoted last week, Tomasz is now lead pharmacist at Morriston. He's been there since "
+              "June.", "2026-10-05")]
+    result = fold([candidate for text, day in steps for candidate in said_offline(text, day)])
+    employer = result.facts.filter((pl.col("subject") == "Tomasz") & (pl.col("slot") == "employer")).sort("version")
+    assert employer.select("value", "valid_from", "valid_until").rows() == [
+        ("University Hospital of Wales", at("2026-03-10"), at("2026-06-01")),
+        ("Morriston Hospital", at("2026-06-01"), None)]

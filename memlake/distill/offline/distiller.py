@@ -37,6 +37,7 @@ from memlake.distill.offline.readers.events import read_dated_event
 from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
 from memlake.distill.offline.readers.name import read_name, read_name_request
+from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.referents import read_with_referents
 from memlake.distill.offline.readers.relationships import read_relationships
@@ -140,6 +141,7 @@ _READERS = (
     read_preferences,
     read_relationships,
     read_about_person,
+    read_own_age,
     read_decision,
     read_commitment,
     read_trip_with_days,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memlake.distill.models import Entity
+from memlake.distill.models import UNNAMED_RELATIVE, Entity
 from memlake.distill.offline.kinds import is_animal
 from memlake.distill.offline.sentences import QUOTED, Sentence, split_clauses, trim_name
 from memlake.distill.offline.vocabulary import (
@@ -46,6 +46,10 @@ class Context:
     breakup: bool = False
     # the user says they changed or left a job ("I left Acme", "new job"): "I'm now at Globex" then names an employer
     job_change: bool = False
+    # the relatives the user named, by the word they were named with ("my brother Tomasz": "brother" -> "Tomasz");
+    # a word named for two people ("my sister Ana", "my sister Eve") names neither (`kin_ambiguous`)
+    kin: dict[str, str] = field(default_factory=dict)
+    kin_ambiguous: set[str] = field(default_factory=set)
 
     @classmethod
     def build(cls, sentences: list[Sentence]) -> Context:
@@ -53,8 +57,9 @@ class Context:
         relatives = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES)
         for sentence in sentences:
             text = QUOTED.sub(" ", sentence.text)
-            for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?:{relatives}) (?P<name>{NAME})", text):
+            for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<kin>{relatives}) (?P<name>{NAME})", text):
                 context.add_person(trim_name(m.group("name")))
+                context.add_kin(m.group("kin"), trim_name(m.group("name")))
             for m in [*_OWN_PET.finditer(text), *_HAS_PET.finditer(text)]:
                 kind, name = m.group("kind").lower(), trim_name(m.group("name"))
                 if not name or name.split()[0] in NOT_NAMES or kind in _KIN_WORDS or kind in STOPWORDS:
@@ -113,6 +118,19 @@ class Context:
             return
         self.people[name] = name
         self.people.setdefault(name.split()[0], name)
+
+    def add_kin(self, word: str, name: str) -> None:
+        name = self.people.get(name, "")
+        if not name or word in self.kin_ambiguous:
+            return
+        if self.kin.setdefault(word, name) != name:
+            self.kin_ambiguous.add(word)
+            del self.kin[word]
+
+    def relative(self, word: str) -> str:
+        """Whom "my <word>" is: the name the conversation gave that relative, else "the user's <word>" (the subject an
+        unnamed relative's statements are about)."""
+        return self.kin.get(word.lower()) or f"{UNNAMED_RELATIVE}{word.lower()}"
 
     def add_pet(self, name: str, kind: str) -> None:
         self.add_person(name)

@@ -7,11 +7,19 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from memlake.distill.dates import DateMention, find_date_range, find_dates
-from memlake.distill.models import USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
+from memlake.distill.models import UNNAMED_RELATIVE, USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.sentences import Sentence, message_text, sentence_case, split_clauses
 from memlake.distill.offline.stands_alone import why_not_standalone, with_its_frame
-from memlake.distill.offline.vocabulary import CAP, NOT_NAMES, ORG
+from memlake.distill.offline.vocabulary import (
+    CAP,
+    NOT_NAMES,
+    ORG,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    SIBLING_ADJECTIVES,
+    SIBLING_WORDS,
+)
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
 # A statement cut off before its object ("The user loves their.", "started a new job at the."): a fragment is
@@ -28,6 +36,12 @@ _IN_YEAR = re.compile(r"\b(?:in|since|from) (?P<y>(?:19|20)\d{2})\b")
 _WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:ing|s|ed)?|started|joined?|joining) "
                             rf"(?:at|with|from|for) (?:the )?|joined |joining )(?P<org>{ORG})|(?P<org_of>{ORG})'s "
                             rf"(?:job )?offer")
+# A statement whose subject is a relative of the user's, or someone close ("The user's dad plans to retire", "The
+# user's best friend works as a nurse"): about that person, not the user. Not their thing ("my dad's car broke
+# down"), not the two together ("my sister and I"), not a name's introduction ("my brother is Tomasz", a relationship).
+_RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
+_A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{_RELATIVES})"
+                              rf"(?: (?P<name>{CAP}))? (?!and\b|or\b|&|(?:is|was) {CAP}\W*$)(?=[a-z])")
 _WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
 
@@ -86,7 +100,8 @@ class Rule:
         """The one organisation the user named earlier in the same message as a place to work, be interviewed or
         be offered a job ("an interview at Globex Labs", "Halvard's offer"), whom "there" can stand for."""
         before = self.said_before
-        named = {m.group("org") or m.group("org_of") for m in _WORKPLACE_CUE.finditer(before)}
+        # (a name ending its sentence keeps no full stop: "... works at Globex. She has worked there since 2019")
+        named = {(m.group("org") or m.group("org_of")).rstrip(".") for m in _WORKPLACE_CUE.finditer(before)}
         named = {org for org in named if org.split()[0] not in NOT_NAMES and org not in self.context.people}
         return next(iter(named)) if len(named) == 1 else None
 
@@ -112,6 +127,10 @@ class Rule:
         clause = next((c for c in split_clauses(self.sentence.text) if value.lower() in c.lower()), "")
         if not _BEGAN.search(clause):
             return None
+        return self.past_start_in(clause)
+
+    def past_start_in(self, clause: str) -> date | None:
+        """The past year, month or day `clause` names ("since June", "in 2019"), if it names one."""
         when = self.date_in(clause)
         year = _IN_YEAR.search(clause)
         day = when.day if when is not None else date(int(year.group("y")), 1, 1) if year else None
@@ -124,6 +143,8 @@ class Rule:
             return None
         if slot is None and content.startswith("The user ") and why_not_worth_keeping(content[len("The user "):]):
             return None  # whichever reader read it: "The user loves the view" names no view
+        if subject == USER_SUBJECT and slot is None and type_ != "relationship":
+            subject, content = self._said_of_a_relative(content)
         if slot is None:  # "always bakes bread" keeps the "when they're anxious" its sentence said
             content = with_its_frame(content, self.sentence.text)
             if why_not_standalone(content, self.sentence.text):
@@ -132,7 +153,7 @@ class Rule:
             # a plan for a stretch of days ("going to Lisbon from 2025-08-14 to 2025-08-21") is no plan once its last
             # day is over, whichever reader read it
             stretch = find_date_range(content, self.sentence.message.created_at)
-            valid_until = stretch.last + timedelta(days=1) if stretch else None
+            valid_until = stretch.last + timedelta(days=1) if stretch else self._end_of_a_stretch(content)
         if valid_from is None:  # a slot holds from when the user says it began ("since 2016"), else from the saying
             valid_from = (self.began(value) if slot else None) or self.said
         candidate = FactCandidate(
@@ -150,6 +171,29 @@ class Rule:
         )
         self.found.candidates.append(candidate)
         return candidate
+
+    def _said_of_a_relative(self, content: str) -> tuple[str, str]:
+        """The subject a statement about "my <relative>" is about, and the statement as said of them: the relative's
+        name when the conversation gave it ("my brother Tomasz" earlier: "Tomasz is moving ..."), else "the user's
+        dad" (one subject for every statement about that relative, never the user's own fact)."""
+        m = _A_RELATIVE_SAID.match(content)
+        if not m:
+            return USER_SUBJECT, content
+        named = self.context.person(m.group("name")) if m.group("name") else None
+        if m.group("name") and not named:
+            return USER_SUBJECT, content  # "my boss Gandalf-like ...": a word after it that names no one known
+        person = named or self.context.relative(m.group("kin"))
+        if person.startswith(UNNAMED_RELATIVE):
+            return f"{UNNAMED_RELATIVE}{m.group('adjective')}{m.group('kin').lower()}", content
+        return person, f"{person} {content[m.end():]}"
+
+    def _end_of_a_stretch(self, content: str) -> date | None:
+        """The day after the season or part of a month a plan names for itself ("moving to Swansea in summer 2026"
+        is no plan from September on). A plan for a day or a month keeps its decay, as before (a month's plan carried
+        out after it is closed on the day told, which the samples and the fold's outcome tests rely on)."""
+        mentions = [m for m in find_dates(content, self.sentence.message.created_at) if m.precision == "stretch"]
+        last = max((m.last for m in mentions), default=None)
+        return last + timedelta(days=1) if last is not None and last >= self.said else None
 
     def entity(self, name: str, type_: str) -> None:
         if not name:

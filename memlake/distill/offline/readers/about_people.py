@@ -86,8 +86,8 @@ def _read_one_thing_about_a_person(rule: Rule, clause: str, named_before: str | 
     rest = clause[m.end():] if not m.group("is") else clause[m.start("is"):]
     if not m.group("is") and re.search(r"['’]s$", m.group("name") or ""):
         rest = f"'s {rest}"  # the name took the "'s" of "Ana's going to ...", "Sam's birthday is ..."
-    for said in (_likes, _does_not, _into, _lives_in, _news, _plans, _works, _starts, _turns, _turned, _birthday,
-                 _age):
+    for said in (_likes, _does_not, _into, _lives_in, _news, _plans, _works, _starts, _there_since, _turns, _turned,
+                 _birthday, _age):
         if said(rule, person, rest):
             break  # one thing said per clause
     return subject
@@ -260,7 +260,7 @@ def _turns(rule: Rule, person: _Person, rest: str) -> bool:
     when = rule.date_in(n.group("rest"))
     if when:
         rule.add("event", f"turns {n.group('age')}", f"{subject} turns {n.group('age')} in {human(when)}."
-                 if when.precision == "month" else f"{subject} turns {n.group('age')} on {human(when)}.",
+                 if when.precision != "day" else f"{subject} turns {n.group('age')} on {human(when)}.",
                  subject=subject, confidence=confidence, importance=0.5, tags=("people", "birthday"))
         rule.key_date(when, f"{subject} turns {n.group('age')}.")
     return True
@@ -315,8 +315,33 @@ def _starts(rule: Rule, person: _Person, rest: str) -> bool:
     return True
 
 
+# How long a person has been at the place the message gave them: "He's been there since June", "she has worked there
+# since 2019", "he's lived there since March".
+_THERE_SINCE = re.compile(r"^(?:'s|has|have|'ve) (?:(?P<how>worked|lived) |been (?:(?P<how_ing>working|living) )?)"
+                          r"(?:there|at [^,;.!?]+?) since\b(?P<when>.*)$")  # "there" read as the place already
+
+
+def _there_since(rule: Rule, person: _Person, rest: str) -> bool:
+    """Their employer or home the message gave, held from the past day said: "Tomasz is now lead pharmacist at
+    Morriston. He's been there since June" dates his employer from June. "There" is the one workplace or home the
+    message gave that person (working: the workplace; living: the home); with both and no verb to tell, neither."""
+    n = _THERE_SINCE.match(rest)
+    since = rule.past_start_in(f"since{n.group('when')}") if n else None
+    if not n or since is None:
+        return bool(n)
+    how = n.group("how") or n.group("how_ing") or ""
+    slots = ("employer",) if how.startswith("work") else ("home_city",) if how.startswith("liv") else \
+        ("employer", "home_city")
+    given = [i for i, c in enumerate(rule.found.candidates) if c.subject == person.subject and c.slot in slots
+             and rule.message_id in c.message_ids]
+    if len({rule.found.candidates[i].slot for i in given}) == 1:
+        for i in given:
+            rule.found.candidates[i] = rule.found.candidates[i].model_copy(update={"valid_from": iso_day(since)})
+    return True
+
+
 def _on_or_in(when: DateMention) -> str:
-    return f"in {human(when)}" if when.precision == "month" else f"on {human(when)}"
+    return f"in {human(when)}" if when.precision != "day" else f"on {human(when)}"
 
 
 # A birthday: "Biscuit has his birthday on 4 June", "Sam's birthday is March 3rd".

@@ -247,7 +247,7 @@ def _home_in_other_words(rule: Rule, clause: str) -> None:
 
 
 def _when_phrase(mention: DateMention) -> str:
-    return human(mention) if mention.precision == "month" else f"around {mention.day.isoformat()}"
+    return human(mention) if mention.precision != "day" else f"around {mention.day.isoformat()}"
 
 
 def _previous_date(rule: Rule) -> DateMention | None:
