@@ -770,7 +770,8 @@ def render_changes_section(path: Path) -> str:
         "those two. `blind` and `blind_2` are further phrasing sets with stories of their own, outside the total: "
         "`blind` was written blind but the rules were then widened on it (a development set now); `blind_2` "
         "was sealed until those changes were final; `blind_3` (every new phrasing told twice) was written before "
-        "the rule changes of issue 23's last round and run once at its end (docs/decisions.md). "
+        "the rule changes of issue 23's last round and run once at its end, then became a development set "
+        "(docs/decisions.md, 2026-11-26); `blind_2` is the sealed measure. "
         f"Target: {r['target']}. Run: `memlake bench changes`.",
         "",
         "| stories | n | new first + old in history | new first | old in history | as_of gives old "

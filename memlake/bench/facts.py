@@ -345,6 +345,12 @@ def render_facts_markdown(report: dict[str, Any]) -> str:
                   f"**{sample['correct']} of {sample['judged']} correct ({sample['precision']})**"
                   + (f"; {sample['stale']} sampled facts the distiller no longer makes are left out (stale)."
                      if sample.get("stale") else ".")]
+    realmem = report.get("realmem_sample")
+    if realmem:
+        lines += ["", f"Hand-judged sample of {realmem['sampled']} facts from RealMem's held-back personas "
+                  f"{realmem['personas']} (long working sessions with an AI assistant), seed {realmem['seed']} "
+                  f"(`{realmem['file']}`): **{realmem['correct']} of {realmem['judged']} correct "
+                  f"({realmem['precision']})**" + (f"; {realmem['stale']} stale." if realmem.get("stale") else ".")]
     lines += ["", "| blind set half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
     for half, b in report["blind"].items():
         lines.append(f"| {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
