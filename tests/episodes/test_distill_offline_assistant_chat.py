@@ -121,3 +121,13 @@ def test_a_thing_the_user_named_first_stays():
                  ("assistant", "Lovely! A garden is a great way to unwind. What do you grow?"),
                  ("user", "I water the garden every evening before dinner."))
     assert [c for c in facts if "garden" in c]
+
+
+def test_a_document_of_labelled_fields_is_a_paste_whatever_its_length():
+    """A stranger's trial pasted a short proposal ("Venue: I have provisionally booked ...", "I live in Bath, so I can
+    be on site"): its first-person lines became the user's facts, and "I live in Bath" their new home."""
+    facts = contents("could you tidy this up for the board. I lead the events team at Northwind Labs.\n\n"
+                     "EVENT BRIEF: Spring offsite\nOwner: Operations\nWhere: I have reserved the boathouse in Henley.\n"
+                     "Contact: I live in Reading, so I can open up at 8am.\nBudget: 4,000 in all.")
+    assert [c for c in facts if "Northwind Labs" in c]
+    assert not [c for c in facts if "boathouse" in c or "Reading" in c]

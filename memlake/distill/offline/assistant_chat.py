@@ -5,8 +5,9 @@ itself, and a product keeps only what is true of the person beyond it. Read by t
 phrases:
 
 - a pasted document: a long message mostly not in the first person ("You do such great work. Let us help you ..."),
-  or one introduced as pasted ("Here is the text: ...", "This is information about myself: ..."). Its words are the
-  document's, not statements the user makes now;
+  or one introduced as pasted ("Here is the text: ...", "This is information about myself: ..."), or lines of
+  labelled fields ("Venue: ...", "Budget: ...") of any length. Its words are the document's, not statements the user
+  makes now;
 - role-play the user writes: stage directions in asterisks or brackets at the message's start ("*draws her sword*");
 - the chat's own work: "we" with no one else named is the user and the assistant ("We talked about a weekly plan",
   "we want to maximize the reply rate");
@@ -33,6 +34,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # "Here is the text:", "This is the content:", "Below is my bio", "information about myself:", "the following ...:"
 _INTRODUCED = re.compile(r"\b(?:here(?:'s| is| are)|below is|this is (?:the|my)|the following|information about "
                          r"(?:me|myself))\b[^.!?\n]{0,60}:|\bas follows\s*:", re.I)
+# A document of labelled fields ("Owner: Facilities", "Venue: I have booked ...", "Budget: 9,500"), whatever its
+# length: this many lines that open with a short label and a colon.
+LABELLED_FIELDS = 3
+_LABELLED_FIELD = re.compile(r"^[A-Z][\w&/ -]{1,30}:[ \t]+\S", re.M)
 # "*leans closer*", "[walks to the door]", "(smiles)" opening a message: stage directions of a scene.
 _STAGE_DIRECTION = re.compile(r"^\s*(?:\*[^*\n]{2,80}\*|\[[^\]\n]{2,80}\]|\((?:[a-z][^)\n]{2,80})\))")
 
@@ -76,6 +81,9 @@ def spoken_part(message: Message) -> str | None:
     introduced = _INTRODUCED.search(text)
     if introduced:
         return text[:introduced.start()]
+    fields = list(_LABELLED_FIELD.finditer(text))
+    if len(fields) >= LABELLED_FIELDS:  # a form, a brief, a CV: the document starts at its first field
+        return text[:fields[0].start()]
     if len(text.split()) < PASTED_MIN_WORDS:
         return text
     sentences = [s for s in _SENTENCE.split(text) if len(s.split()) >= 3]
