@@ -276,8 +276,7 @@ def profile_versions(
             replaced_at[key] = min(e["created_at"], replaced_at.get(key, e["created_at"]))
         contributions = _contributions(agent_facts, agent_edges)
         made: list[dict[str, Any]] = []
-        since_last, version = 0, 0
-        last_lines: list[dict[str, Any]] | None = None
+        since_last = 0
         versions: list[tuple[datetime, int, list[dict[str, Any]], list[dict[str, Any]]]] = []
         for i, row in enumerate(contributions):
             made.append(row)
@@ -286,8 +285,8 @@ def profile_versions(
             last_at_this_time = following is None or following["created_at"] != row["created_at"]
             # a conversation's last contribution (the last of all, too): what a run adds shows as a new version
             end_of_conversation = following is None or _conversation(following) != _conversation(row)
-            due = version == 0 or since_last >= threshold or row["source_interface"] == "override" or (
-                end_of_conversation)
+            due = not versions or since_last >= threshold or row["source_interface"] == "override" \
+                or end_of_conversation
             if not (due and last_at_this_time):
                 continue
             at = row["created_at"]
@@ -298,10 +297,8 @@ def profile_versions(
                 and (r["valid_until"] is None or r["valid_until"] > at or is_happening(r))
             ]
             lines = profile_lines(active, known_people(made), at)
-            if lines == last_lines:
+            if versions and lines == versions[-1][3]:
                 continue  # nothing the profile says changed: no new version
-            last_lines = lines
-            version += 1
             versions.append((at, i + 1, active, lines))
             since_last = 0
         for number, (at, contributions_so_far, active, lines) in enumerate(versions, start=1):

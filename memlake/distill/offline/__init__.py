@@ -131,9 +131,10 @@ link"), "Regarding ..." and "This <thing>" of the chat's own work are no facts a
 memlake-offline-20 (the same day): in a chat with an unnamed AI assistant (`assistant_chat`), "we" with no day
 (the user and the assistant at work), a body's or the mind's state of the moment, "still ...ing" and "right now",
 a long message mostly not in the first person, lines of labelled fields ("Venue: ..."), what follows "Here is ...:",
-stage directions and a thing the assistant brought into the chat give no facts. A season or a part of a month ("this summer", "early July") is its
-stretch of days (northern hemisphere); "my dad ..." is the user's dad's, not the user's; "he's been there since
-June" dates that person's workplace; the user's own age is kept with the day it holds (`own_age`).
+stage directions and a thing the assistant brought into the chat give no facts. A season or a part of a month
+("this summer", "early July") is its stretch of days (northern hemisphere); "my dad ..." is the user's dad's, not
+the user's; "he's been there since June" dates that person's workplace; the user's own age is kept with the day it
+holds (`own_age`).
 
 Relative dates in what a fact says are written as the days they meant ("yesterday" said on 2023-05-08 is "on
 2023-05-07"); a statement cut off before its object ("The user loves their.") is no fact, whichever rule read it.

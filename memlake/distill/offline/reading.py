@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cached_property
 
 from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import UNNAMED_RELATIVE, USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
@@ -15,10 +16,8 @@ from memlake.distill.offline.vocabulary import (
     CAP,
     NOT_NAMES,
     ORG,
-    OTHER_RELATIVES,
-    PARTNER_WORDS,
+    RELATIVES,
     SIBLING_ADJECTIVES,
-    SIBLING_WORDS,
 )
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 
@@ -39,8 +38,7 @@ _WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:i
 # A statement whose subject is a relative of the user's, or someone close ("The user's dad plans to retire", "The
 # user's best friend works as a nurse"): about that person, not the user. Not their thing ("my dad's car broke
 # down"), not the two together ("my sister and I"), not a name's introduction ("my brother is Tomasz", a relationship).
-_RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
-_A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{_RELATIVES})"
+_A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{RELATIVES})"
                               rf"(?: (?P<name>{CAP}))? (?!and\b|or\b|&|(?:is|was) {CAP}\W*$)(?=[a-z])")
 _WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
@@ -75,9 +73,10 @@ class Rule:
     def said(self) -> date:
         return self.sentence.message.created_at.date()
 
-    @property
+    @cached_property
     def said_before(self) -> str:
-        """The message's text before this sentence, as the sentences were split from it ("" for its first)."""
+        """The message's text before this sentence, as the sentences were split from it ("" for its first); worked
+        out once per sentence, though several readers ask."""
         text = message_text(self.sentence.message)
         return text[: max(text.find(self.sentence.display), 0)]
 

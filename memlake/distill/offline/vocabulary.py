@@ -21,6 +21,8 @@ OTHER_RELATIVES = (
     "grandfather", "grandma", "grandpa", "niece", "nephew", "best friend", "friend", "colleague", "coworker",
     "co-worker", "manager", "boss", "roommate", "flatmate", "neighbour", "neighbor", "mentor",
 )
+# The words of a relative or a partner, longest first, as one alternation ("my dad", "my best friend", "my wife").
+RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
 # The animals people keep, as they name them ("my tortoise Biscuit", "our dog Pepper"): a name said after one is a pet,
 # not a person.
 PET_WORDS = ("dog", "puppy", "pup", "cat", "kitten", "kitty", "pet", "horse", "pony", "bird", "parrot", "budgie",
@@ -138,8 +140,10 @@ AT_ORG = rf"(?: (?:at|for|with) (?:the )?(?P<org>{ORG}){AFTER_ORG})?"
 # A role: up to four lowercase modifiers and a role noun; a function word is no modifier ("a fan of the designer").
 _ROLE_MODIFIER = (r"(?!(?:of|the|a|an|and|or|to|for|with|at|in|on|by|my|our|your|his|her|their|this|that|is|was|"
                   r"am|are|be|not|no|so|as|like)\b)[a-z][a-z-]* ")
-ROLE = (rf"(?:{_ROLE_MODIFIER}){{0,4}}?(?:"
-        + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")")
+_ROLE_NOUN = "(?:" + "|".join(re.escape(r) for r in sorted(ROLE_NOUNS, key=len, reverse=True)) + ")"
+ROLE = rf"(?:{_ROLE_MODIFIER}){{0,4}}?{_ROLE_NOUN}"
+# A role with as many of its modifiers as were said: "lead pharmacist", not "lead" ("lead" is a role noun too).
+WHOLE_ROLE = rf"(?:{_ROLE_MODIFIER}){{0,4}}{_ROLE_NOUN}"
 UNTIL_OBJ = r"(?P<obj>[^,.;:!?]+)"
 CONDITION = re.compile(r"\b(?:if|unless|assuming|provided that|as long as)\b", re.I)
 # What may follow a name the user gives: the end, punctuation, or a plain continuation.

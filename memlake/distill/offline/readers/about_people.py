@@ -26,6 +26,7 @@ from memlake.distill.offline.vocabulary import (
     ROLE,
     TEMPORARY,
     UNTIL_OBJ,
+    WHOLE_ROLE,
 )
 
 # The relation saying a name is the user's pet: the graph types its target an animal (`graph.mentions.TARGET_TYPES`).
@@ -177,8 +178,7 @@ _MOVED = re.compile(rf"^(?:just |recently |finally |now |has |have |'s )*moved (
 
 # What a person does for a living, as the user tells it: "she's a nurse at the Royal Infirmary", "Tom works as a
 # plumber at Hargreaves", "Ana works at the National Gallery".
-# A title with as many of its words as were said: "lead pharmacist", not "lead" ("lead" is a role noun too).
-_TITLE = ROLE.replace("{0,4}?", "{0,4}", 1)
+_TITLE = WHOLE_ROLE
 # A title may come without "a": "Tomasz is now lead pharmacist at Morriston", "she's head of geography".
 _IS_A_ROLE = re.compile(rf"^(?:'s| is) (?:now |currently |still |also )*(?:(?:a|an) )?"
                         rf"(?P<title>{_TITLE}(?: of [a-z]+)?)\b{AT_ORG}")

@@ -146,7 +146,7 @@ def _thing_said_just_before(rule: Rule) -> str | None:
     words: list[str] = []
     for word in things[0].split():
         lowered = word.lower()
-        if lowered in ("at", "in", "on", "from", "of", "with", "about") and words and words[-1] not in _PLACE_OF:
+        if lowered in _PLACE_OF and words and words[-1] not in _PLACE_OF:
             words.append(word)  # "a meaningful experience at a military memorial": where or of what, part of it
         elif lowered in ("a", "an", "the") and words and words[-1] in _PLACE_OF:
             words.append(word)

@@ -26,10 +26,8 @@ from memlake.distill.offline.vocabulary import (
     HYPOTHETICAL,
     NEGATION,
     NOT_NAMES,
-    OTHER_RELATIVES,
-    PARTNER_WORDS,
+    RELATIVES,
     REPORTED,
-    SIBLING_WORDS,
     TEMPORARY,
 )
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
@@ -145,10 +143,9 @@ _CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|rege
 # About today only: "my legs are sore today".
 _TODAY = re.compile(r"\b(?:today|tonight|right now|at the moment)\b", re.I)
 _TIME_ONLY = re.compile(r"^(?:today|tonight|now|right now|at the moment|currently)\b", re.I)
-_RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
 _PETS = r"dog|puppy|cat|kitten|parrot|bird|rabbit|bunny|hamster|guinea pig|turtle|tortoise|horse|pony|fish|snake"
 # "my brother Marco", "our dog Pepper", "my best friend Leo": someone or some pet of the user's, by name.
-_NAMED_OWN = re.compile(rf"^(?P<what>(?:[a-z-]+ ){{0,2}}?(?:{_RELATIVES}|{_PETS})),? (?P<name>{CAP})(?:,)? "
+_NAMED_OWN = re.compile(rf"^(?P<what>(?:[a-z-]+ ){{0,2}}?(?:{RELATIVES}|{_PETS})),? (?P<name>{CAP})(?:,)? "
                         r"(?P<rest>.+)$")
 # Words that carry no fact of their own, beyond the stopwords.
 _EMPTY_WORDS = frozenset(
@@ -159,7 +156,7 @@ _EMPTY_WORDS = frozenset(
 )
 _HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
                              # a being named is kin or a pet, whatever its word: "a golden retriever named Biscuit"
-                             rf"(?:(?:{_RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
+                             rf"(?:(?:{RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
                     "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
 _ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
@@ -497,7 +494,7 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
         return  # "my goodness", "my bad": no verb, no statement
     if re.match(r"^(?:god|goodness|gosh|bad|pleasure|apologies|thoughts|condolences)\b", rest, re.I):
         return
-    if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{_RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
+    if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
                                      rest):
         return  # "our data", "our team": the user's team, not their life
     if _VERDICT.match(rest):
@@ -567,7 +564,7 @@ def self_statement_type(predicate: str) -> str:
         return "preference"
     if _SKILL.match(predicate):
         return "skill"
-    if re.match(rf"^(?:has|have) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ )?(?:{_RELATIVES})s?\b", predicate):
+    if re.match(rf"^(?:has|have) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ )?(?:{RELATIVES})s?\b", predicate):
         return "relationship"
     if _PAST.match(predicate) and not re.match(r"^(?:was|were|has been|have been|'ve been)\b", predicate):
         return "event"
