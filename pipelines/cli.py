@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import polars as pl
 import typer
@@ -130,6 +130,12 @@ def _shown(text: str) -> str:
     return text if cut <= 0 else f"{text[:SHOWN_CHARS]}… ({cut:,} more characters: --json shows them)"
 
 
+def _run_failed(run_id: str | None, cause: str | None) -> NoReturn:
+    """The last line of a failed run, and exit code 1: why, in one line (Dagster's log above keeps the trace)."""
+    typer.echo(f"error: run {run_id} failed: {cause or 'see the log above'}", err=True)
+    raise typer.Exit(1)
+
+
 def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]:
     """Copy `files` into the agent's landing folder, under a new name when the name is taken; a file whose
     bytes are already there (under any name) is not copied again."""
@@ -233,7 +239,7 @@ def run(home: HomeOption = None) -> None:
     read_now = [*outcome.new_files, *(name for name, _ in outcome.retried_files)]
     typer.echo(render_ingest_report(lake, files=read_now))
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 @app.command()
@@ -257,7 +263,7 @@ def reindex(
     typer.echo(f"days indexed: {_days(outcome.days)}; "
                f"rebuilt: {', '.join(outcome.materialized)}")
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 @app.command()
@@ -387,7 +393,7 @@ def maintain(
     report = outcome.report
     if report is None:
         typer.echo(f"run {outcome.run_id}: FAILED, no sweep written (see the run in `memlake dev`)", err=True)
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
     typer.echo(f"{report.sweep_id} (run {outcome.run_id}): {report.kind} as of {report.as_of.isoformat()}")
     width = max(len(name) for name in report.counts)
     for name, count in report.counts.items():
@@ -663,7 +669,7 @@ def distill(
     for row in pending.iter_rows(named=True):
         typer.echo(f"  pending {row['conversation_id']}: {row['reason']} (attempts {row['attempts']})")
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 # The service: `memlake serve` (HTTP API and OpenAI-compatible proxy), `memlake mcp`, and the tokens they check.

@@ -322,6 +322,7 @@ class DistillOutcome:
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    failure: str | None = None  # why it failed, in one line
 
 
 def run_distill(
@@ -369,7 +370,8 @@ def run_distill(
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
         if materialization.asset_key == EPISODES_KEY:
             stats = {k: v.value for k, v in materialization.metadata.items()}
-    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats)
+    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats,
+                          failure=failure_cause(result))
 
 
 class InProcessHomePipeline:
@@ -406,6 +408,7 @@ class SweepOutcome:
     run_id: str
     report: SweepReport | None = None
     checks: dict[str, tuple[bool, str]] = field(default_factory=dict)  # check name -> (passed, what it saw)
+    failure: str | None = None  # why it failed, in one line
 
 
 def run_maintenance(
@@ -427,7 +430,7 @@ def run_maintenance(
         tags={"memlake/trigger": "memlake maintain"},
         raise_on_error=False,
     )
-    outcome = SweepOutcome(success=result.success, run_id=result.run_id)
+    outcome = SweepOutcome(success=result.success, run_id=result.run_id, failure=failure_cause(result))
     for event in result.get_asset_materialization_events():
         metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]
         if "sweep_id" in metadata and "kind" in metadata:

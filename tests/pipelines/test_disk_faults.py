@@ -99,6 +99,8 @@ def test_a_run_on_a_full_disk_says_the_cause_in_one_line_and_the_rerun_builds_wh
     verdict = [line for line in printed.splitlines() if line.startswith("run ") and "FAILED" in line]
     assert len(verdict) == 1, printed
     assert f": FAILED: {SAID[errno.ENOSPC]}: {episodes}" in verdict[0], printed
+    last = printed.strip().splitlines()[-1]  # and the last line says it again, where the eye lands
+    assert last.startswith(f"error: run {verdict[0].split()[1].rstrip(':')} failed: {SAID[errno.ENOSPC]}: {episodes}")
     assert not [p for p in settings.lake_dir.rglob("*") if p.is_file() and p.name.startswith(".tmp-")]
     assert Memory(settings.home).turns("alice").height == len(CONVERSATION)  # reads keep working
 
