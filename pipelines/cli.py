@@ -142,7 +142,7 @@ def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]
     landing_agent_dir.mkdir(parents=True, exist_ok=True)
     by_size: dict[int, list[Path]] = {}  # only files of the same size are read to compare
     for path in landing_agent_dir.rglob("*"):
-        if path.is_file():
+        if path.is_file() and not path.name.startswith("."):  # hidden: a temporary, or a file landing never reads
             by_size.setdefault(path.stat().st_size, []).append(path)
     copied = []
     for source in files:

@@ -121,3 +121,16 @@ def test_a_run_on_a_full_disk_says_the_cause_in_one_line_and_the_rerun_builds_wh
                   or not rerun[name][c].equals(straight[name][c])]
         assert not differ, (name, differ)
     assert Memory(settings.home).search("Berlin", "alice").height
+
+
+def test_a_temporary_left_by_a_killed_ingest_does_not_count_as_landed(settings, monkeypatch, capsys, tmp_path):
+    """A copy killed between its last byte and its rename leaves the whole bytes under a hidden temporary name,
+    which the landing scan never reads: the next ingest must land the file, not call it already there."""
+    export = tmp_path / "chat.jsonl"
+    export.write_text(jsonl(*CONVERSATION))
+    folder = settings.landing_dir / "alice"
+    folder.mkdir(parents=True)
+    (folder / ".tmp-0123456789abcdef").write_bytes(export.read_bytes())
+    code, printed = typed(monkeypatch, capsys, "ingest", str(export), "--agent", "alice", "--home", str(settings.home))
+    assert code == 0 and "1 new file(s)" in printed, printed
+    assert (folder / "chat.jsonl").read_bytes() == export.read_bytes()
