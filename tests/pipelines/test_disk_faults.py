@@ -134,3 +134,12 @@ def test_a_temporary_left_by_a_killed_ingest_does_not_count_as_landed(settings, 
     code, printed = typed(monkeypatch, capsys, "ingest", str(export), "--agent", "alice", "--home", str(settings.home))
     assert code == 0 and "1 new file(s)" in printed, printed
     assert (folder / "chat.jsonl").read_bytes() == export.read_bytes()
+
+
+def test_token_add_on_a_read_only_disk_says_so_and_no_token_file_appears(settings, monkeypatch, capsys):
+    tokens = settings.home / "service"
+    with faulty_disk(monkeypatch, tokens, errno.EROFS) as failed:
+        code, printed = typed(monkeypatch, capsys, "token", "add", "--agent", "alice", "--home", str(settings.home))
+    assert failed, "the fault was never hit"
+    one_error_line(code, printed, errno.EROFS, str(tokens / "tokens.json"))
+    assert not tokens.is_dir() or list(tokens.iterdir()) == []
