@@ -8,10 +8,10 @@ times are too coarse (a few milliseconds) to tell two writes apart.
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 
+from memlake.atomic_files import write_text_atomically
 from memlake.settings import Settings
 
 MARK = ".changed"
@@ -20,9 +20,7 @@ MARK = ".changed"
 def mark_changed(folder: Path, name: str = MARK) -> None:
     """Say that what `folder` holds changed (`name`: one agent's mark inside it)."""
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{name}.{uuid.uuid4().hex}.tmp"
-    tmp.write_text(uuid.uuid4().hex)
-    os.replace(tmp, folder / name)
+    write_text_atomically(folder / name, uuid.uuid4().hex)
 
 
 def agent_mark(agent_id: str) -> str:

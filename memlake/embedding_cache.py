@@ -14,7 +14,6 @@ forgotten vectors are gone from disk, not hidden.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import uuid
 from collections.abc import Callable, Iterable
@@ -26,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
+from memlake.atomic_files import write_parquet_atomically, write_text_atomically
 from memlake.chunks import text_sha256
 
 HASH = "text_sha256"
@@ -76,7 +76,7 @@ class EmbeddingCache:
         if not hashes:
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        (self.path / "identity.txt").write_text(self.identity + "\n")
+        write_text_atomically(self.path / "identity.txt", self.identity + "\n")
         with FileLock(str(self.path / ".lock")):
             _write_segment(self.path / f"{uuid.uuid4().hex}{SEGMENT_SUFFIX}", _table(hashes, vectors, self.dim))
             segments = _segments(self.path)
@@ -146,10 +146,8 @@ def _table(hashes: list[str], vectors: np.ndarray, dim: int) -> pa.Table:
 
 
 def _write_segment(path: Path, table: pa.Table) -> None:
-    """Write to a hidden temporary name, then rename: a reader sees a whole segment or none."""
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    pq.write_table(table, temporary, row_group_size=ROW_GROUP_ROWS, compression="zstd")
-    os.replace(temporary, path)
+    """Written whole or not at all: a reader sees a whole segment or none."""
+    write_parquet_atomically(path, table, row_group_size=ROW_GROUP_ROWS)
 
 
 def _read_hits(segment: Path, wanted: set[str], dim: int, found: dict[str, np.ndarray]) -> None:

@@ -17,8 +17,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as ds
 
+from memlake.atomic_files import write_parquet_atomically
 from memlake.changes import agent_mark, mark_changed
-from memlake.lake import conform, write_then_rename
+from memlake.lake import conform
 from memlake.schemas import Table
 from memlake.settings import Settings
 
@@ -40,7 +41,7 @@ def append_entry(settings: Settings, table: Table, rows: Sequence[dict[str, Any]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{at:%Y%m%dT%H%M%S%fZ}-{entry_id}.parquet"
     # no sweep of stale temporary files here, unlike the lake's writer: another process may be mid-write
-    write_then_rename(path, conform(table, rows))
+    write_parquet_atomically(path, conform(table, rows))
     for agent_id in {row["agent_id"] for row in rows}:
         mark_changed(settings.inputs_dir, agent_mark(agent_id))
     return path

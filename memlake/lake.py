@@ -1,15 +1,13 @@
 """The lake: Parquet tables under `<home>/lake`, written atomically, read through DuckDB.
 
 A partition (or an unpartitioned table) is one Parquet file. It is written to
-a temporary file beside its final place and swapped in with `os.replace`, so a
+a temporary file beside its final place and swapped in with `os.replace` (`memlake.atomic_files`), so a
 reader sees the old file or the new one, never half of one, and a killed write
 leaves the old data in place.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,11 +19,11 @@ import pyarrow as pa
 import pyarrow.dataset  # noqa: F401  # read_table imports it on first use; never first on a reader thread
 import pyarrow.parquet as pq
 
+from memlake.atomic_files import TMP_PREFIX, write_parquet_atomically
 from memlake.changes import mark_changed
 from memlake.schemas import PARTITION_COLUMN, TABLES, Table
 
 DATA_FILE = "data.parquet"
-_TMP_PREFIX = ".tmp-"
 # Parquet reads, writes and fsyncs release the GIL: a run touching hundreds of daily files
 # spends most of its lake time waiting on them one by one otherwise.
 _FILE_THREADS = 4
@@ -48,22 +46,9 @@ def conform(table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFra
 
 def _atomic_write(path: Path, data: pa.Table) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f"{_TMP_PREFIX}*"):
+    for stale in path.parent.glob(f"{TMP_PREFIX}*"):
         stale.unlink(missing_ok=True)  # left by a killed write; never read
-    write_then_rename(path, data)
-
-
-def write_then_rename(path: Path, data: pa.Table) -> None:
-    """`data` as a Parquet file at `path`: written and synced under a temporary name in the same folder,
-    then renamed into place, so a reader sees the whole file or none."""
-    tmp = path.parent / f"{_TMP_PREFIX}{uuid.uuid4().hex}"
-    try:
-        pq.write_table(data, tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_parquet_atomically(path, data)
 
 
 def _stamped(data: pa.Table, stamp: Mapping[str, str] | None) -> pa.Table:

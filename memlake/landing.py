@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.atomic_files import copy_atomically, write_text_atomically
 from memlake.lake import Lake, conform
 from memlake.parsers import OverLimitError, ParsedConversation, ParsedFile, ParseError, ParseLimits, parse_file
 from memlake.schemas import LANDING_MANIFEST, TURNS, agent_id_problem, path_inside
@@ -361,7 +361,7 @@ def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: d
     if target.is_file() and sha256_file(target) != landing.sha256:
         target = target.with_name(f"{target.stem}.{landing.sha256[:12]}{target.suffix}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(landing.path, target)
+    copy_atomically(landing.path, target)
     reason = {
         "file": landing.relative,
         "sha256": landing.sha256,
@@ -371,7 +371,7 @@ def _quarantine(settings: Settings, landing: LandingFile, exc: Exception, now: d
         "quarantined_at": now.astimezone(UTC).isoformat(),
         "quarantine_path": target.relative_to(settings.home).as_posix(),
     }
-    target.with_name(target.name + ".reason.json").write_text(json.dumps(reason, indent=2) + "\n")
+    write_text_atomically(target.with_name(target.name + ".reason.json"), json.dumps(reason, indent=2) + "\n")
     return reason
 
 

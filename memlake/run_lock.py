@@ -21,6 +21,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from memlake.atomic_files import write_text_atomically
+
 LOCK_FILE = ".memlake-run.lock"
 TRACE_FILE = ".memlake-run.json"
 
@@ -86,7 +88,7 @@ def one_run_at_a_time(home: Path, say: Callable[[str], None]) -> Iterator[HomeRu
         started = datetime.now(UTC).isoformat(timespec="seconds")
         trace = RunTrace(pid=os.getpid(), host=socket.gethostname(), started_at=started)
         run = HomeRun(home)
-        run.trace_path.write_text(json.dumps(asdict(trace)))
+        write_text_atomically(run.trace_path, json.dumps(asdict(trace)))
         yield run
     finally:
         lock.release()

@@ -391,12 +391,12 @@ def write_home_setting(home: Path, key: str, value: str) -> Path:
     The environment (MEMLAKE_*) and MEMLAKE_SETTINGS_FILE still win over it, as for any setting."""
     import tomlkit  # deferred: ~6 ms on every import of the settings; only a write needs it
 
+    from memlake.atomic_files import write_text_atomically  # deferred: pyarrow, which the settings never need
+
     if key not in Settings.model_fields:
         raise ValueError(f"unknown setting {key!r}")
     path = home / "memlake.toml"
     document = tomlkit.parse(path.read_text()) if path.exists() else tomlkit.document()
     document[key] = value
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(tomlkit.dumps(document))
-    partial.replace(path)  # a reader sees the old file or the new one, never half of one
+    write_text_atomically(path, tomlkit.dumps(document))  # a reader sees the old file or the new one
     return path

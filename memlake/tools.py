@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from memlake.api import Memory
+from memlake.disk_faults import disk_fault
 from memlake.moments import as_utc_or_none
 from memlake.schemas import FACT_TYPES, check_agent_id
 
@@ -236,9 +237,12 @@ class MemoryTools:
             return {"ok": True, "tool": name, **self._tools[name](checked)}
         except BadArguments as exc:
             return _error(name, "bad_arguments", str(exc))
-        except ValueError as exc:  # what Memory refuses says why in its message
-            return _error(name, "refused", str(exc))
         except Exception as exc:  # the tool boundary: the trace goes to the log, not to the model
+            fault = disk_fault(exc)
+            if fault is not None:  # the machine's state: the model may say so, and try again later
+                return _error(name, "read_only" if fault.read_only else "no_space", f"{fault}: nothing was written")
+            if isinstance(exc, ValueError):  # what Memory refuses says why in its message
+                return _error(name, "refused", str(exc))
             log.exception("memory tool %s failed", name)
             return _error(name, "internal", f"{type(exc).__name__}: the memory tool failed; see the service log")
 

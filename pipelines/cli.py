@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -12,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import polars as pl
 import typer
@@ -23,11 +22,13 @@ from typer.exceptions import TyperException
 from memlake.adapt import AdaptParams, base_model_of, home_pairs
 from memlake.adapt import adapt as adapt_model
 from memlake.api import Memory, check_agent_id
+from memlake.atomic_files import copy_atomically
 from memlake.bench.changes import run_changes
 from memlake.bench.distill import run_distill_benchmark
 from memlake.bench.locomo import run_locomo
 from memlake.bench.render import render
 from memlake.cpu import serve_workers, yield_cores
+from memlake.disk_faults import disk_fault
 from memlake.embedding import has_weights
 from memlake.facts.quality import HELD_BACK, held_back_agents
 from memlake.lake import Lake
@@ -60,7 +61,8 @@ def runs() -> ModuleType:
 
 def main() -> None:
     """The `memlake` command. A mistake in what was asked (an id, a date, a scope, a setting) is one `error:`
-    line and exit code 2, not a traceback; MEMLAKE_DEBUG=1 shows the traceback."""
+    line and exit code 2, not a traceback; a full or read-only disk is one `error:` line with the path and exit
+    code 1; MEMLAKE_DEBUG=1 shows the traceback."""
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C, or no to a question
@@ -72,8 +74,15 @@ def main() -> None:
         ctx = getattr(exc, "ctx", None)
         typer.echo(f"error: {exc.format_message()} (see {ctx.command_path if ctx else 'memlake'} --help)", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
-    except ValueError as exc:
+    except Exception as exc:
         if os.environ.get("MEMLAKE_DEBUG"):
+            raise
+        fault = disk_fault(exc)
+        if fault is not None:  # the machine's state, not a mistake in what was asked: exit code 1
+            remedy = "make it writable" if fault.read_only else "free some space"
+            typer.echo(f"error: {fault} ({remedy}, then run it again: what was there is kept)", err=True)
+            sys.exit(1)
+        if not isinstance(exc, ValueError):
             raise
         if isinstance(exc, ValidationError):  # a setting: its name and what is wrong, on one line
             message = "; ".join(f"setting {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
@@ -121,13 +130,19 @@ def _shown(text: str) -> str:
     return text if cut <= 0 else f"{text[:SHOWN_CHARS]}… ({cut:,} more characters: --json shows them)"
 
 
+def _run_failed(run_id: str | None, cause: str | None) -> NoReturn:
+    """The last line of a failed run, and exit code 1: why, in one line (Dagster's log above keeps the trace)."""
+    typer.echo(f"error: run {run_id} failed: {cause or 'see the log above'}", err=True)
+    raise typer.Exit(1)
+
+
 def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]:
     """Copy `files` into the agent's landing folder, under a new name when the name is taken; a file whose
     bytes are already there (under any name) is not copied again."""
     landing_agent_dir.mkdir(parents=True, exist_ok=True)
     by_size: dict[int, list[Path]] = {}  # only files of the same size are read to compare
     for path in landing_agent_dir.rglob("*"):
-        if path.is_file():
+        if path.is_file() and not path.name.startswith("."):  # hidden: a temporary, or a file landing never reads
             by_size.setdefault(path.stat().st_size, []).append(path)
     copied = []
     for source in files:
@@ -139,7 +154,7 @@ def _copy_into_landing(files: list[Path], landing_agent_dir: Path) -> list[Path]
         while target.exists():  # never overwrite a landing file
             target = landing_agent_dir / f"{stem}.{n}{suffix}"
             n += 1
-        shutil.copy2(source, target)
+        copy_atomically(source, target)  # whole or not at all: a retry after a full disk lands this same name
         copied.append(target)
         by_size.setdefault(len(data), []).append(target)
     return copied
@@ -190,7 +205,7 @@ def run(home: HomeOption = None) -> None:
     settings = load_settings(home)
     yield_cores(settings.run_nice)
     outcome = runs().run_landing_alone(settings, typer.echo)
-    typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
+    typer.echo(f"run {outcome.run_id}: " + ("ok" if outcome.success else f"FAILED: {outcome.failure or 'see above'}"))
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
@@ -224,7 +239,7 @@ def run(home: HomeOption = None) -> None:
     read_now = [*outcome.new_files, *(name for name, _ in outcome.retried_files)]
     typer.echo(render_ingest_report(lake, files=read_now))
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 @app.command()
@@ -244,11 +259,11 @@ def reindex(
     except runs().NothingToIndex as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
-    typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}")
+    typer.echo(f"run {outcome.run_id}: " + ("ok" if outcome.success else f"FAILED: {outcome.failure or 'see above'}"))
     typer.echo(f"days indexed: {_days(outcome.days)}; "
                f"rebuilt: {', '.join(outcome.materialized)}")
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 @app.command()
@@ -378,7 +393,7 @@ def maintain(
     report = outcome.report
     if report is None:
         typer.echo(f"run {outcome.run_id}: FAILED, no sweep written (see the run in `memlake dev`)", err=True)
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
     typer.echo(f"{report.sweep_id} (run {outcome.run_id}): {report.kind} as of {report.as_of.isoformat()}")
     width = max(len(name) for name in report.counts)
     for name, count in report.counts.items():
@@ -654,7 +669,7 @@ def distill(
     for row in pending.iter_rows(named=True):
         typer.echo(f"  pending {row['conversation_id']}: {row['reason']} (attempts {row['attempts']})")
     if not outcome.success:
-        raise typer.Exit(1)
+        _run_failed(outcome.run_id, outcome.failure)
 
 
 # The service: `memlake serve` (HTTP API and OpenAI-compatible proxy), `memlake mcp`, and the tokens they check.

@@ -22,10 +22,13 @@ from typing import Any
 import dagster as dg
 import polars as pl
 from dagster._core.storage.dagster_run import DagsterRun
+from dagster._utils.error import SerializableErrorInfo
 
 from assets.episodes import EPISODES_KEY
 from assets.partitions import DAYS, days_of_run, register_days
+from memlake.atomic_files import write_text_atomically
 from memlake.bench.pipeline import HomeRun
+from memlake.disk_faults import disk_fault_in_text
 from memlake.lake import Lake
 from memlake.landing import IgnoredFile
 from memlake.maintenance.sweep import SweepReport
@@ -73,7 +76,7 @@ def ensure_dagster_home(settings: Settings) -> Path:
     written = config.read_text() if config.exists() else None
     # written anew when an older memlake wrote it; a file someone else wrote is theirs
     if written is None or (written.startswith(DAGSTER_HEADER) and written != DAGSTER_YAML):
-        config.write_text(DAGSTER_YAML)
+        write_text_atomically(config, DAGSTER_YAML)
     os.environ["DAGSTER_HOME"] = str(dagster_home)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     return dagster_home
@@ -101,6 +104,7 @@ class RunOutcome:
     checks: dict[str, bool] = field(default_factory=dict)  # check -> passed
     failed_checks: list[str] = field(default_factory=list)
     check_notes: dict[str, str] = field(default_factory=dict)  # failed check -> what it says failed (the rows)
+    failure: str | None = None  # why a failed run failed, in one line (a full disk: which, and where)
 
 
 def _selection_for(days: set[str], refold: bool) -> dg.AssetSelection:
@@ -142,6 +146,7 @@ def run_landing(
                      "recipe", resources, instance)
         outcome.rechunked = again.days
         outcome.success = again.success
+        outcome.failure = again.failure
         outcome.materialized = sorted(set(outcome.materialized) | set(again.materialized))
         outcome.checks.update(again.checks)
         outcome.check_notes = {**outcome.check_notes, **again.check_notes}
@@ -271,6 +276,7 @@ def _run(
     }
     return RunOutcome(
         success=result.success,
+        failure=failure_cause(result),
         days=sorted(days),
         run_id=result.run_id,
         materialized=sorted(
@@ -282,6 +288,32 @@ def _run(
     )
 
 
+def failure_cause(result: dg.ExecuteInProcessResult) -> str | None:
+    """Why the run failed, in one line: a full or read-only disk where any failed step met one (`no space left
+    on device: <path>`), else the first failed step and the innermost error of its chain; None if none failed.
+    Dagster's log has the traces; this is the line a person reads first."""
+    errors = [(event.step_key, event.step_failure_data.error) for event in result.get_step_failure_events()
+              if event.step_failure_data.error is not None]
+    for _, error in errors:
+        for link in _error_chain(error):
+            fault = disk_fault_in_text(link.message)
+            if fault is not None:
+                return str(fault)
+    if not errors:
+        return None
+    step, error = errors[0]
+    innermost = _error_chain(error)[-1]
+    said = innermost.message.strip()
+    return f"step {step}: {said.splitlines()[0] if said else innermost.cls_name}"
+
+
+def _error_chain(error: SerializableErrorInfo) -> list[SerializableErrorInfo]:
+    chain = [error]
+    while (chain[-1].cause or chain[-1].context) is not None and len(chain) < 20:
+        chain.append(chain[-1].cause or chain[-1].context)
+    return chain
+
+
 @dataclass
 class DistillOutcome:
     """What `memlake distill` did."""
@@ -290,6 +322,7 @@ class DistillOutcome:
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    failure: str | None = None  # why it failed, in one line
 
 
 def run_distill(
@@ -337,7 +370,8 @@ def run_distill(
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
         if materialization.asset_key == EPISODES_KEY:
             stats = {k: v.value for k, v in materialization.metadata.items()}
-    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats)
+    return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats,
+                          failure=failure_cause(result))
 
 
 class InProcessHomePipeline:
@@ -374,6 +408,7 @@ class SweepOutcome:
     run_id: str
     report: SweepReport | None = None
     checks: dict[str, tuple[bool, str]] = field(default_factory=dict)  # check name -> (passed, what it saw)
+    failure: str | None = None  # why it failed, in one line
 
 
 def run_maintenance(
@@ -395,7 +430,7 @@ def run_maintenance(
         tags={"memlake/trigger": "memlake maintain"},
         raise_on_error=False,
     )
-    outcome = SweepOutcome(success=result.success, run_id=result.run_id)
+    outcome = SweepOutcome(success=result.success, run_id=result.run_id, failure=failure_cause(result))
     for event in result.get_asset_materialization_events():
         metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]
         if "sweep_id" in metadata and "kind" in metadata:

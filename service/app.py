@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memlake.api import Memory
 from memlake.cpu import one_blas_thread
+from memlake.disk_faults import disk_fault
 from memlake.tools import TOOLS
 from service import models as m
 from service.calls import Caller, Service, ServiceError, error_response
@@ -324,15 +325,36 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: Any) -> JSONResponse:
         return error_response(exc.status_code, str(exc.detail), "invalid_request_error")
 
+    async def refused(request: Request, exc: ValueError) -> JSONResponse:
+        return _disk_fault_response(request, exc) or error_response(400, str(exc), "invalid_request_error")
+
     async def internal(request: Request, exc: Exception) -> JSONResponse:
+        fault_response = _disk_fault_response(request, exc)
+        if fault_response is not None:
+            return fault_response
         log.exception("%s %s failed", request.method, request.url.path)
         return error_response(500, f"{type(exc).__name__}: the request failed; see the service log", "server_error")
 
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, handler(422, "invalid_request_error", _validation_message))
-    app.add_exception_handler(ValueError, handler(400, "invalid_request_error", str))
+    app.add_exception_handler(ValueError, refused)
+    # a disk fault is an OSError where Python or pyarrow meets it: handled here, not re-raised to the server as a
+    # bug is; one that a library wraps in its own error still reaches `internal`
+    app.add_exception_handler(OSError, internal)
     app.add_exception_handler(Exception, internal)
+
+
+def _disk_fault_response(request: Request, exc: Exception) -> JSONResponse | None:
+    """A write the disk refused: 507 when it is full (or over quota), 503 when it is read-only, saying which and
+    where; None for any other error. Not memlake's bug, so not a 500; nothing was written, nothing is lost."""
+    fault = disk_fault(exc)
+    if fault is None:
+        return None
+    log.error("%s %s: %s", request.method, request.url.path, fault)
+    remedy = "make it writable" if fault.read_only else "free some space"
+    return error_response(503 if fault.read_only else 507, f"{fault}: nothing was written ({remedy}, then try again)",
+                          "storage_error")
 
 
 NOT_JSON = "the body is not a JSON object: send one, with Content-Type: application/json"

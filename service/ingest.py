@@ -1,17 +1,16 @@
 """`POST /memory/ingest`: a conversation written as an ingest JSON file into its agent's landing folder, and what
 became of it since (`GET /memory/ingest/{id}`).
 
-The file appears whole or not at all (written hidden, then renamed: the landing scan skips hidden names), in
-the format `memlake.parsers.ingest_json` reads, so the landing sensor or the next run takes it like a dropped one.
+The file appears whole or not at all (`memlake.atomic_files`: written hidden, then renamed; the landing scan skips
+hidden names), in the format `memlake.parsers.ingest_json` reads, so the landing sensor or the next run takes it
+like a dropped one.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.atomic_files import write_text_atomically
 from memlake.lake import Lake
 from memlake.landing import conversation_start, date_outside_days, future_message
 from memlake.parsers.ingest_json import parse_ingest_json
@@ -52,14 +52,7 @@ def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str,
     ingest_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
     path = path_inside(folder, ingest_file_name(ingest_id))
     folder.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".ingest-", suffix=".tmp")  # hidden: the scan skips it
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(conversation, fh, ensure_ascii=False)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, json.dumps(conversation, ensure_ascii=False))
     return ingest_id, path
 
 

@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from memlake.disk_faults import disk_fault
 from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
@@ -186,11 +187,18 @@ class Exchange:
         if self.saved or not self.store or not self.question.strip() or not answer.strip():
             return None
         self.saved = True
-        ingest_id, _ = write_ingest(self.service.memory.settings, {
-            "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
-            "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
-            "turns": [{"user": self.question, "assistant": answer}],
-        })
+        try:
+            ingest_id, _ = write_ingest(self.service.memory.settings, {
+                "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
+                "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
+                "turns": [{"user": self.question, "assistant": answer}],
+            })
+        except OSError as exc:  # the answer still goes back whole: the client paid for it, memory only misses it
+            fault = disk_fault(exc)
+            if fault is None:
+                raise
+            log.error("the exchange of agent %s was not stored: %s", self.agent_id, fault)
+            return None
         return ingest_id
 
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
-import tempfile
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memlake.atomic_files import write_text_atomically
 from memlake.schemas import check_agent_id
 
 TOKEN_PREFIX = "mlk_"  # so a token pasted into a config or a log is recognisable as a memlake one
@@ -128,13 +127,5 @@ class TokenStore:
     def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({"tokens": [e.as_json() for e in self.entries]}, indent=2)
-        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-            os.chmod(temp, 0o600)  # hashes only, but nobody else needs to read them
-            os.replace(temp, self.path)
-            self._stamp = self._file_stamp()
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_text_atomically(self.path, payload, mode=0o600)  # hashes only, but nobody else needs to read them
+        self._stamp = self._file_stamp()
