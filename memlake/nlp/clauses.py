@@ -136,7 +136,7 @@ def tense_of(head: Token) -> Tense:
     if words & {"will", "'ll", "shall"} or (head.head.lemma_ == "go" and head.dep_ == "xcomp"
                                             and head.head.tag_ == "VBG"):
         return "future"
-    if head.dep_ == "xcomp" and head.head.lemma_ == "use" and head.head.tag_ == "VBD":  # "I used to hate olives"
+    if head.dep_ == "xcomp" and head.head.lemma_ == "use" and head.head.tag_ in ("VBD", "VBN"):  # "used to hate"
         return "past"
     if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
         return "past"

@@ -1,0 +1,275 @@
+"""Slot readers as data: dependency patterns over the parse (spaCy's `DependencyMatcher`), each mapped to the slot it
+gives. A pattern names the verb or noun it hangs on (`anchor`) and the slot values (`value`, `employer`, `title`);
+where in the sentence the clause sits does not matter ("... and I moved to Leeds", "since we moved up to Glasgow").
+
+Code does only what a table cannot say: whose statement it is (the user, or "we", also when the clause shares its
+subject with the one before), that it is said as a fact (not denied, not a plan or a wish), and handing each value to
+its slot's writer, which knows what is no place or no organisation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.readers.employer import add_employer
+from memlake.distill.offline.readers.home import add_home_city, add_move
+from memlake.distill.offline.readers.job_title import add_job_title
+from memlake.distill.offline.vocabulary import HYPOTHETICAL, REPORTED, ROLE, TEMPORARY
+from memlake.nlp import parse, pipeline, tense_of
+
+if TYPE_CHECKING:
+    from spacy.matcher import DependencyMatcher
+    from spacy.tokens import Span, Token
+
+Pattern = list[dict[str, Any]]
+
+# Homes one moves into or gets the keys to.
+HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", "loft", "cottage", "townhouse",
+              "bungalow", "terrace"]
+# What one is taken on as ("joined Globex as a product designer").
+_JOBS = ["job", "role", "position", "post"]
+_NAME = {"POS": "PROPN"}
+
+
+def _verb(*lemmas: str) -> dict[str, Any]:
+    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": list(lemmas)}, "POS": {"IN": ["VERB", "AUX"]}}}
+
+
+def _child(left: str, right: str, **attrs: Any) -> dict[str, Any]:
+    return {"LEFT_ID": left, "REL_OP": ">", "RIGHT_ID": right, "RIGHT_ATTRS": attrs}
+
+
+def _prep(left: str, right: str, *words: str) -> dict[str, Any]:
+    return _child(left, right, DEP="prep", LOWER={"IN": list(words)})
+
+
+def _place_of_a_home(home: str) -> Pattern:
+    """A home noun and the city it is in: "a flat in Bristol", "the Manchester flat"."""
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("home", "in_city", "in"),
+            _child("in_city", "value", DEP="pobj", **_NAME)]
+
+
+def _home_named_before(home: str) -> Pattern:
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _child("home", "value", DEP="compound", **_NAME)]
+
+
+def _title_as(left: str) -> Pattern:
+    return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", POS="NOUN")]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One row: a pattern over a sentence's parse, and the slot its values fill."""
+
+    name: str
+    slot: str  # home_city, employer (with job_title when the pattern names a title)
+    patterns: tuple[Pattern, ...]
+    change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
+
+
+TABLE: tuple[Reading, ...] = (
+    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019"
+    Reading("lives in", "home_city", (
+        [_verb("live", "reside"), _prep("anchor", "in", "in"), _child("in", "value", DEP="pobj", **_NAME)],)),
+    # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway"
+    Reading("moved to", "home_city", (
+        [_verb("move", "relocate"), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_verb("move", "relocate"), _child("anchor", "particle", DEP={"IN": ["prt", "advmod"]}),
+         _prep("particle", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+    ), change=True),
+    # "we've moved into a place in York", "I've settled into the Leeds flat"
+    Reading("moved into a home", "home_city", (
+        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_place_of_a_home("into")],
+        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_home_named_before("into")],
+    ), change=True),
+    # "we got the keys to a flat in Bristol", "picked up the keys to our new house in Cardiff"
+    Reading("keys to a home", "home_city", (
+        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
+         _prep("anchor", "to", "to", "for"), *_place_of_a_home("to")],
+        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
+         _prep("keys", "to", "to", "for"), *_place_of_a_home("to")],
+    ), change=True),
+    # "since the move to Derby last month", "our move to Oslo went well"
+    Reading("the move to", "home_city", (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "move", "POS": "NOUN"}},
+         _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]}),
+         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+    ), change=True),
+    # "I started at Acme as a data engineer", "I joined Globex as a product designer", "hired by Initech as ...",
+    # "I accepted a job at Umbrella Corp as a lab manager", "I just started a new role at Wayne Enterprises as ..."
+    Reading("joined as", "employer", (
+        [_verb("start", "begin"), _prep("anchor", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME), *_title_as("anchor")],
+        [_verb("hire", "employ", "take"), _prep("anchor", "by", "by", "at", "on"),
+         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "hire", "TAG": "VBN"}},
+         {"LEFT_ID": "anchor", "REL_OP": ">", "RIGHT_ID": "by", "RIGHT_ATTRS": {"DEP": "agent"}},
+         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("job")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("anchor", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+    ), change=True),
+)
+
+# Words of a title that say it is new to the user, not what it is ("their new office manager").
+_NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
+_A_ROLE = re.compile(rf"(?i)^{ROLE}$")
+
+
+def read_by_table(rule: Rule) -> None:
+    """Every row of `TABLE` on the sentence, when a word of it could anchor one (only such sentences are parsed)."""
+    if not _may_anchor(rule.sentence.text):
+        return
+    doc = parse(rule.sentence.text)
+    for match_id, tokens in _matcher()(doc):
+        reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
+        nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
+        if _said_as_a_fact(nodes["anchor"]) and _in_its_time(reading, nodes["anchor"]) and not _moves_another(
+                nodes["anchor"]):
+            _write(rule, reading, nodes)
+
+
+def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    if reading.slot == "home_city":
+        if any(c.dep_ == "det" for c in nodes["value"].children):
+            return  # "moved to the US", "living in the Netherlands": a country, no home city
+        city, rest = _name(nodes["value"]), _rest_of_clause(nodes["anchor"], nodes["value"])
+        if reading.change:
+            add_move(rule, city, rest)  # (which leaves out a stay: "moved to Oslo for the summer")
+        elif not TEMPORARY.match(rest):  # "I'm living in Oslo for a month"
+            add_home_city(rule, city, f"The user lives in {city}.")
+        return
+    title = _title(nodes["title"])
+    if not _A_ROLE.match(title):
+        return  # "joined the choir as a tenor"? only a job's title is a job title
+    add_employer(rule, _name(nodes["employer"]), new=True)
+    add_job_title(rule, title)
+
+
+def _rest_of_clause(anchor: Token, value: Token) -> str:
+    """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
+    end = max(t.i for t in anchor.subtree) + 1
+    return anchor.doc[value.i + 1:end].text
+
+
+def _name(token: Token) -> str:
+    """A name with the words compounded onto it ("San Sebastian", "Umbrella Corp")."""
+    words = [t for t in token.subtree if t.i <= token.i and (t.dep_ in ("compound", "flat") or t.i == token.i)]
+    start = min(t.i for t in words)
+    return token.doc[start:token.i + 1].text
+
+
+def _title(token: Token) -> str:
+    """A title as said, without its article, owner and "new": "head of design", "office manager"."""
+    kept = [t for t in token.subtree if t.dep_ not in ("det", "poss", "punct") and t.lower_ not in _NOT_OF_THE_TITLE]
+    return " ".join(t.text for t in kept)
+
+
+def _said_as_a_fact(anchor: Token) -> bool:
+    """The user's own (I or we, also a subject shared with the clause before), not denied, not ahead, not a wish,
+    a condition or someone else's words."""
+    verb = anchor if anchor.pos_ in ("VERB", "AUX") else next(
+        (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
+    if verb is None or _subject(verb) not in ("i", "we", _LEFT_OUT):
+        return False
+    if any(c.dep_ == "neg" for c in verb.children) or tense_of(verb) == "future":
+        return False
+    before = anchor.doc[anchor.sent.start:anchor.i].text
+    return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
+
+
+# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...").
+_LEFT_OUT = "(I left out)"
+
+
+def _in_its_time(reading: Reading, anchor: Token) -> bool:
+    """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
+    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
+    nor one said with its end: "I live in Berlin until then")."""
+    if anchor.pos_ not in ("VERB", "AUX"):
+        return True  # "since the move to Derby": the noun says it happened
+    tense = tense_of(anchor)
+    if reading.change:
+        return tense == "past"
+    preps = {c.lower_ for c in anchor.children if c.dep_ == "prep"}
+    if "until" in preps:
+        return False
+    return tense == "present" or (anchor.tag_ == "VBN" and bool(preps & {"since", "for"}))
+
+
+# What one moves that is the user's household, not something else ("relocated the meeting to Porto").
+_HOUSEHOLD = frozenset({"house", "home", "family", "household", "we", "us", "everyone", "kid", "child", "i", "me"})
+
+
+def _moves_another(anchor: Token) -> bool:
+    return anchor.lemma_ in ("move", "relocate") and any(
+        c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
+
+
+def _subject(verb: Token) -> str | None:
+    """Who the clause's verb is said of, also when it shares the subject of the clause before it."""
+    for token in (verb, *verb.ancestors):
+        subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None:
+            return subject.lower_
+        if token.dep_ == "ROOT" and token.i == token.sent.start and token.tag_ in ("VBD", "VBN"):
+            return _LEFT_OUT
+        if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
+            return None
+    return None
+
+
+# Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
+_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in TABLE for n, pattern in enumerate(reading.patterns)}
+
+
+@cache
+def _matcher() -> DependencyMatcher:
+    from spacy.matcher import DependencyMatcher  # deferred: spaCy loads with the pipeline, on first use
+
+    matcher = DependencyMatcher(pipeline().vocab)
+    for key, (_, pattern) in _BY_KEY.items():
+        matcher.add(key, [pattern])
+    return matcher
+
+
+def _lemmas() -> set[str]:
+    found = set()
+    for reading in TABLE:
+        for pattern in reading.patterns:
+            lemma = pattern[0]["RIGHT_ATTRS"]["LEMMA"]
+            found |= set(lemma["IN"]) if isinstance(lemma, dict) else {lemma}
+    return found
+
+
+# Past forms the regular endings miss.
+_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken")}
+
+
+def inflections(lemma: str) -> set[str]:
+    """The forms of a verb a sentence may use ("move": moves, moved, moving)."""
+    stem = lemma[:-1] if lemma.endswith("e") else lemma
+    doubled = lemma + lemma[-1] if re.fullmatch(r"[^aeiou]*[aeiou][bdgkmnprt]", lemma) else lemma
+    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing",
+            *_IRREGULAR.get(lemma, ())}
+
+
+@cache
+def _anchor_words() -> frozenset[str]:
+    return frozenset(form for lemma in _lemmas() for form in inflections(lemma))
+
+
+def _may_anchor(text: str) -> bool:
+    """Whether a word of `text` is a form of a verb or noun a row hangs on: only then is it worth parsing."""
+    return not _anchor_words().isdisjoint(re.findall(r"[a-z]+", text.lower()))
