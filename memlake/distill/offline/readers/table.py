@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move
 from memlake.distill.offline.readers.job_title import add_job_title
-from memlake.distill.offline.vocabulary import HYPOTHETICAL, REPORTED, ROLE, TEMPORARY
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, ROLE, TEMPORARY
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
     from spacy.matcher import DependencyMatcher
-    from spacy.tokens import Span, Token
+    from spacy.tokens import Token
 
 Pattern = list[dict[str, Any]]
 
@@ -54,7 +54,8 @@ def _place_of_a_home(home: str) -> Pattern:
 
 
 def _home_named_before(home: str) -> Pattern:
-    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _child("home", "value", DEP="compound", **_NAME)]
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}),
+            _child("home", "value", DEP="compound", **_NAME)]
 
 
 def _title_as(left: str) -> Pattern:
@@ -244,15 +245,6 @@ def _matcher() -> DependencyMatcher:
     return matcher
 
 
-def _lemmas() -> set[str]:
-    found = set()
-    for reading in TABLE:
-        for pattern in reading.patterns:
-            lemma = pattern[0]["RIGHT_ATTRS"]["LEMMA"]
-            found |= set(lemma["IN"]) if isinstance(lemma, dict) else {lemma}
-    return found
-
-
 # Past forms the regular endings miss.
 _IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken")}
 
@@ -265,11 +257,28 @@ def inflections(lemma: str) -> set[str]:
             *_IRREGULAR.get(lemma, ())}
 
 
+def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
+    """The words a node of a pattern can be, as a sentence spells them (None: any word)."""
+    for key, forms in (("LOWER", lambda w: {w}), ("LEMMA", inflections)):
+        allowed = attrs.get(key)
+        if allowed is not None:
+            words = allowed["IN"] if isinstance(allowed, dict) else [allowed]
+            return frozenset(form for word in words for form in forms(word))
+    return None
+
+
 @cache
-def _anchor_words() -> frozenset[str]:
-    return frozenset(form for lemma in _lemmas() for form in inflections(lemma))
+def _needs() -> tuple[tuple[frozenset[str], ...], ...]:
+    """For each pattern, the sets of words a sentence must hold one of each of for it to match."""
+    return tuple(tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None)
+                 for _, pattern in _BY_KEY.values())
 
 
 def _may_anchor(text: str) -> bool:
-    """Whether a word of `text` is a form of a verb or noun a row hangs on: only then is it worth parsing."""
-    return not _anchor_words().isdisjoint(re.findall(r"[a-z]+", text.lower()))
+    """Whether some pattern could match `text`: its words hold one of each word set a pattern names, and a name
+    after the first word (every value is a name). Only such sentences are parsed."""
+    words = re.findall(r"[A-Za-z']+", text)
+    if not any(w[0].isupper() and w not in NOT_NAMES for w in words[1:]):
+        return False
+    lowered = {w.lower() for w in words}
+    return any(all(not allowed.isdisjoint(lowered) for allowed in needs) for needs in _needs())
