@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move
 from memlake.distill.offline.readers.job_title import add_job_title
+from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import third_person
 from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, ROLE, TEMPORARY
 from memlake.nlp import parse, pipeline, tense_of
 
@@ -67,9 +69,10 @@ class Reading:
     """One row: a pattern over a sentence's parse, and the slot its values fill."""
 
     name: str
-    slot: str  # home_city, employer (with job_title when the pattern names a title)
+    slot: str | None  # home_city, employer (with job_title when the pattern names a title); None for a taste
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
+    taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
 
 
 TABLE: tuple[Reading, ...] = (
@@ -123,6 +126,33 @@ TABLE: tuple[Reading, ...] = (
     ), change=True),
 )
 
+_TASTE_VERBS = ["like", "love", "enjoy", "adore", "prefer"]
+_ROUND = ["round", "around"]
+# A taste come to ("I've started to like running", "I have grown to love jazz").
+_COME_TO = ["start", "begin", "grow", "learn", "come"]
+
+TASTES: tuple[Reading, ...] = (
+    # "I've come round to olives", "I came around to mushrooms"
+    Reading("came round to", None, (
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt", "prep"]}, LOWER={"IN": _ROUND}),
+         _prep("round", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
+         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
+    ), taste="likes"),
+    # "I've started to like running", "I have grown to love jazz"
+    Reading("came to like", None, (
+        [_verb(*_COME_TO), _child("anchor", "liking", DEP="xcomp", LEMMA={"IN": _TASTE_VERBS}),
+         _child("liking", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
+        [_verb(*_COME_TO), _child("anchor", "value", DEP="xcomp", TAG="VBG"),
+         _child("value", "liking", LEMMA={"IN": _TASTE_VERBS})],
+    ), taste="likes"),
+    # "Honestly I can't stand olives", "I cannot stand loud bars"
+    Reading("can't stand", None, (
+        [_verb("stand"), _child("anchor", "can", DEP="aux", LEMMA="can"), _child("anchor", "not", DEP="neg"),
+         _child("anchor", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
+    ), taste="dislikes"),
+)
+
 # Words of a title that say it is new to the user, not what it is ("their new office manager").
 _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
 _A_ROLE = re.compile(rf"(?i)^{ROLE}$")
@@ -136,12 +166,16 @@ def read_by_table(rule: Rule) -> None:
     for match_id, tokens in _matcher()(doc):
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
         nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
-        if _said_as_a_fact(nodes["anchor"]) and _in_its_time(reading, nodes["anchor"]) and not _moves_another(
-                nodes["anchor"]):
+        denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
+        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes["anchor"]) and not (
+                _moves_another(nodes["anchor"])):
             _write(rule, reading, nodes)
 
 
 def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    if reading.taste:
+        _write_taste(rule, reading.taste, nodes["value"])
+        return
     if reading.slot == "home_city":
         if any(c.dep_ == "det" for c in nodes["value"].children):
             return  # "moved to the US", "living in the Netherlands": a country, no home city
@@ -156,6 +190,27 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         return  # "joined the choir as a tenor"? only a job's title is a job title
     add_employer(rule, _name(nodes["employer"]), new=True)
     add_job_title(rule, title)
+
+
+# Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
+_NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
+
+
+def _write_taste(rule: Rule, taste: str, value: Token) -> None:
+    """A like or a dislike of what the value's phrase names, unless a reader read a taste of it in this message;
+    it replaces what was kept of the sentence as said ("The user has come round to olives")."""
+    said = third_person("".join(t.text_with_ws for t in value.subtree
+                                if t.dep_ not in _NOT_OF_THE_THING or t.lower_ in ("my", "our")).strip())
+    mine = [c for c in rule.found.candidates if rule.message_id in c.message_ids and said.lower() in c.value.lower()]
+    if any(c.type == "preference" for c in mine):
+        return
+    rule.found.candidates[:] = [c for c in rule.found.candidates if c not in mine or "said" not in c.tags]
+    tags = preference_tags(said)
+    if taste == "likes":
+        rule.add("preference", said, f"The user likes {said}.", importance=0.6, tags=tags)
+    else:
+        rule.add("preference", f"dislikes {said}", f"The user dislikes {said}.", importance=0.6,
+                 tags=("dislike", *tags))
 
 
 def _rest_of_clause(anchor: Token, value: Token) -> str:
@@ -177,14 +232,14 @@ def _title(token: Token) -> str:
     return " ".join(t.text for t in kept)
 
 
-def _said_as_a_fact(anchor: Token) -> bool:
-    """The user's own (I or we, also a subject shared with the clause before), not denied, not ahead, not a wish,
-    a condition or someone else's words."""
+def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
+    """The user's own (I or we, also a subject shared with the clause before), not denied (unless the denial is
+    what the pattern says), not ahead, not a wish, a condition or someone else's words."""
     verb = anchor if anchor.pos_ in ("VERB", "AUX") else next(
         (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
     if verb is None or _subject(verb) not in ("i", "we", _LEFT_OUT):
         return False
-    if any(c.dep_ == "neg" for c in verb.children) or tense_of(verb) == "future":
+    if (any(c.dep_ == "neg" for c in verb.children) and not denied_as_said) or tense_of(verb) == "future":
         return False
     before = anchor.doc[anchor.sent.start:anchor.i].text
     return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
@@ -198,8 +253,8 @@ def _in_its_time(reading: Reading, anchor: Token) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
     nor one said with its end: "I live in Berlin until then")."""
-    if anchor.pos_ not in ("VERB", "AUX"):
-        return True  # "since the move to Derby": the noun says it happened
+    if anchor.pos_ not in ("VERB", "AUX") or reading.taste:
+        return True  # "since the move to Derby": the noun says it happened; a taste come to holds now
     tense = tense_of(anchor)
     if reading.change:
         return tense == "past"
@@ -232,7 +287,8 @@ def _subject(verb: Token) -> str | None:
 
 
 # Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
-_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in TABLE for n, pattern in enumerate(reading.patterns)}
+_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES)
+           for n, pattern in enumerate(reading.patterns)}
 
 
 @cache
@@ -246,7 +302,8 @@ def _matcher() -> DependencyMatcher:
 
 
 # Past forms the regular endings miss.
-_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken")}
+_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
+              "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",)}
 
 
 def inflections(lemma: str) -> set[str]:
@@ -268,17 +325,18 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
 
 
 @cache
-def _needs() -> tuple[tuple[frozenset[str], ...], ...]:
-    """For each pattern, the sets of words a sentence must hold one of each of for it to match."""
-    return tuple(tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None)
+def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
+    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
+    return tuple((any(node["RIGHT_ATTRS"] == _NAME or node["RIGHT_ATTRS"].get("POS") == "PROPN" for node in pattern),
+                  tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
                  for _, pattern in _BY_KEY.values())
 
 
 def _may_anchor(text: str) -> bool:
-    """Whether some pattern could match `text`: its words hold one of each word set a pattern names, and a name
-    after the first word (every value is a name). Only such sentences are parsed."""
-    words = re.findall(r"[A-Za-z']+", text)
-    if not any(w[0].isupper() and w not in NOT_NAMES for w in words[1:]):
-        return False
+    """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
+    after the first word when its value is a name. Only such sentences are parsed."""
+    words = re.findall(r"[A-Za-z]+", text)
+    named = any(w[0].isupper() and w not in NOT_NAMES for w in words[1:])
     lowered = {w.lower() for w in words}
-    return any(all(not allowed.isdisjoint(lowered) for allowed in needs) for needs in _needs())
+    return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
+               for needs_a_name, needs in _needs())
