@@ -63,7 +63,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-20"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-21"
 
 
 class OfflineDistiller:
