@@ -140,6 +140,6 @@ def tense_of(head: Token) -> Tense:
         return "past"
     if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
         return "past"
-    if head.tag_ == "VBN" and any(a.lemma_ == "have" for a in auxes):
-        return "past"
+    if head.tag_ == "VBN" and (not auxes or any(a.lemma_ == "have" for a in auxes)):
+        return "past"  # "have moved"; a participle alone is chat's past with its "I" left out ("Moved to Leeds")
     return "present"

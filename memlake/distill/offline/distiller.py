@@ -171,7 +171,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
                 reader(rule, as_the_user)
             if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
                 read_self_statement(rule, clause)
-        read_by_table(rule)  # the slot patterns over the parse, wherever the sentence puts the clause
+        read_by_table(rule, since=before)  # the patterns over the parse, wherever the sentence puts the clause
         if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may
             read_self_sentence(rule)
         if len(found.candidates) == before:  # ... once its titles, "you" and "it" are resolved from the message

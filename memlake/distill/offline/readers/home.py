@@ -1,5 +1,6 @@
-"""The user's home city: "I live in ...", "I moved to ... last week", "we've settled in ...", "we're moving
-from ... to ..."."""
+"""The user's home city: "I live in ...", "we've settled in ...", "we're moving from ... to ..." (a move made, "I
+moved to ...", "we've moved into a flat in ...", is read by the table of patterns, `readers/table.py`, which writes
+it with `add_move` here)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,6 @@ def read_home(rule: Rule, clause: str) -> None:
     _lives_in(rule, clause)
     _home_in_other_words(rule, clause)
     _home_named_as_subject(rule, clause)
-    _moved_to(rule, clause)
-    _moved_into_a_home(rule, clause)
     _moving_to(rule, clause)
     _moving_on_a_day(rule, clause)
     _city_of_work(rule, clause)
@@ -89,30 +88,8 @@ def _home_named_as_subject(rule: Rule, clause: str) -> None:
         add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
 
 
-def _moved_to(rule: Rule, clause: str) -> None:
-    """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
-    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
-                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
-                  rf"(?:move|jump|leap)) (?:house |home |(?:the |my |our )(?:whole |entire )?(?:family|household) |"
-                  r"us |everyone )?"
-                  rf"(?:back |over |out |away )?(?:from {NAME} )?to "
-                  rf"(?P<city>{NAME})", clause)
-    if m and not guarded(clause, m):
-        add_move(rule, trim_name(m.group("city")), clause[m.end():])
-
-
 # A home one moves into: "the Manchester flat", "my new place in Leeds", "a Porto apartment".
 _HOME_NOUN = r"(?:flat|apartment|house|home|place|condo|studio|loft|cottage|townhouse)"
-
-
-def _moved_into_a_home(rule: Rule, clause: str) -> None:
-    """"We've moved into the Manchester flat now", "I've moved into my new place in Leeds": a move made, into a home
-    the city names (not "moved into the Manchester office": no home; not "we're moving into ...": not yet)."""
-    m = re.search(rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also |all )*"
-                  rf"(?:moved|settled) (?:in)?to (?:the|my|our|a|an) (?:new |own )?(?:(?P<city>{NAME}) {_HOME_NOUN}|"
-                  rf"(?:[a-z]+ ){{0,2}}{_HOME_NOUN} in (?P<city_after>{NAME}))", clause)
-    if m and not guarded(clause, m):
-        add_move(rule, trim_name(m.group("city") or m.group("city_after")), clause[m.end():])
 
 
 # A part of a day after a move says when it happened, not for how long ("got the keys ... this morning").

@@ -32,6 +32,7 @@ Pattern = list[dict[str, Any]]
 # Homes one moves into or gets the keys to.
 HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", "loft", "cottage", "townhouse",
               "bungalow", "terrace"]
+_MOVE = ["move", "relocate", "transfer"]
 # What one is taken on as ("joined Globex as a product designer").
 _JOBS = ["job", "role", "position", "post"]
 _NAME = {"POS": "PROPN"}
@@ -79,16 +80,20 @@ TABLE: tuple[Reading, ...] = (
     # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019"
     Reading("lives in", "home_city", (
         [_verb("live", "reside"), _prep("anchor", "in", "in"), _child("in", "value", DEP="pobj", **_NAME)],)),
-    # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway"
+    # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway", "I got
+    # transferred to Copenhagen"
     Reading("moved to", "home_city", (
-        [_verb("move", "relocate"), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
-        [_verb("move", "relocate"), _child("anchor", "particle", DEP={"IN": ["prt", "advmod"]}),
+        [_verb(*_MOVE), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_verb(*_MOVE), _child("anchor", "particle", DEP={"IN": ["prt", "advmod"]}),
          _prep("particle", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
     ), change=True),
     # "we've moved into a place in York", "I've settled into the Leeds flat"
     Reading("moved into a home", "home_city", (
         [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_place_of_a_home("into")],
         [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_home_named_before("into")],
+        [_verb("move", "settle"), _prep("anchor", "into", "into"),
+         _child("into", "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("anchor", "in_city", "in"),
+         _child("in_city", "value", DEP="pobj", **_NAME)],
     ), change=True),
     # "we got the keys to a flat in Bristol", "picked up the keys to our new house in Cardiff"
     Reading("keys to a home", "home_city", (
@@ -158,10 +163,13 @@ _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
 _A_ROLE = re.compile(rf"(?i)^{ROLE}$")
 
 
-def read_by_table(rule: Rule) -> None:
-    """Every row of `TABLE` on the sentence, when a word of it could anchor one (only such sentences are parsed)."""
+def read_by_table(rule: Rule, since: int = 0) -> None:
+    """Every row of the table on the sentence, when its words could match one (only such sentences are parsed). What
+    a row reads replaces what the sentence's clauses were kept as said about the same value (`rule.found.candidates`
+    from `since` on: "The user moved to Leeds in spring 2026." beside the home city it gives)."""
     if not _may_anchor(rule.sentence.text):
         return
+    count = len(rule.found.candidates)
     doc = parse(rule.sentence.text)
     for match_id, tokens in _matcher()(doc):
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
@@ -170,6 +178,12 @@ def read_by_table(rule: Rule) -> None:
         if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes["anchor"]) and not (
                 _moves_another(nodes["anchor"])):
             _write(rule, reading, nodes)
+    made = rule.found.candidates[count:]
+    values = [c.value.lower() for c in made if c.slot]
+    if values:
+        kept = [c for c in rule.found.candidates[since:count]
+                if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
+        rule.found.candidates[since:] = kept + made
 
 
 def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
@@ -245,8 +259,10 @@ def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
     return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
 
 
-# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...").
+# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally
+# moved to Seattle!"): what may come before the verb.
 _LEFT_OUT = "(I left out)"
+_LEADING = frozenset({"advmod", "intj", "punct", "cc"})
 
 
 def _in_its_time(reading: Reading, anchor: Token) -> bool:
@@ -269,7 +285,7 @@ _HOUSEHOLD = frozenset({"house", "home", "family", "household", "we", "us", "eve
 
 
 def _moves_another(anchor: Token) -> bool:
-    return anchor.lemma_ in ("move", "relocate") and any(
+    return anchor.lemma_ in _MOVE and any(
         c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
 
 
@@ -277,9 +293,11 @@ def _subject(verb: Token) -> str | None:
     """Who the clause's verb is said of, also when it shares the subject of the clause before it."""
     for token in (verb, *verb.ancestors):
         subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is not None:
-            return subject.lower_
-        if token.dep_ == "ROOT" and token.i == token.sent.start and token.tag_ in ("VBD", "VBN"):
+        if subject is not None:  # "My husband and I were relocated": the user with another, as "we"
+            return "we" if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children) else (
+                subject.lower_)
+        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN") and all(
+                t.dep_ in _LEADING for t in token.doc[token.sent.start:token.i]):
             return _LEFT_OUT
         if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
             return None
@@ -303,7 +321,8 @@ def _matcher() -> DependencyMatcher:
 
 # Past forms the regular endings miss.
 _IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
-              "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",)}
+              "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
+              "transfer": ("transferred", "transferring")}
 
 
 def inflections(lemma: str) -> set[str]:
