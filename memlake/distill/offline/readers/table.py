@@ -143,6 +143,9 @@ TASTES: tuple[Reading, ...] = (
          _prep("round", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
         [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
          _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
+        # (a rare noun after "to" that the small model takes for an infinitive: "come round to coriander")
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
+         _child("anchor", "value", DEP={"IN": ["advcl", "xcomp"]}), _child("value", "to", DEP="aux", LOWER="to")],
     ), taste="likes"),
     # "I've started to like running", "I have grown to love jazz"
     Reading("came to like", None, (
