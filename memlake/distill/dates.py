@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from memlake.nlp import read
+
 MONTHS = {
     name: number
     for number, names in enumerate(
@@ -98,9 +100,13 @@ _CLAUSE_END = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:and|but|so|because|thou
 
 
 def _tense(text: str) -> str:
-    """"future" for a plan, "past" for a story, "" when `text` says neither or both."""
+    """"future" for a plan, "past" for a story, "" when `text` says neither or both. The hints first (cheap); when
+    they say nothing, the tenses of the parsed verbs ("took the kids to the zoo on Saturday": an irregular past)."""
     future = bool(_FUTURE_HINT.search(text) or _PROGRESSIVE.search(text))
     past = bool(_PAST_HINT.search(text))
+    if not future and not past:
+        tenses = {clause.tense for sentence in read(text) for clause in sentence.clauses} - {"present"}
+        return next(iter(tenses)) if len(tenses) == 1 else ""
     return "future" if future and not past else "past" if past and not future else ""
 
 

@@ -71,6 +71,7 @@ import polars as pl
 import pyarrow as pa
 
 from memlake.distill.models import INFERRED
+from memlake.facts.tastes import left_out_by_diet, reverses
 from memlake.lake import conform
 from memlake.moments import as_utc_or_none
 from memlake.schemas import FACT_EDGES, FACTS
@@ -1020,6 +1021,8 @@ class Folder:
                 self._close_item(item, made, f"ended: {version.slot} {version.value}")
         for state in self._ended_states(made):
             self._close_item(state, made, f"ended: {' '.join(sorted(_ended_object(made.content)))}")
+        for state, reason in self._ended_by_taste_or_diet(made):
+            self._close_item(state, made, reason)
         for m in self._matches(self._obs_of(made), subject_key(made.subject), statuses=("active",)):
             if m.fact.type == "commitment" and m.fact.created_at < made.created_at and self._is_duplicate(m):
                 self._close_item(m.fact, made, "plan carried out")
@@ -1100,6 +1103,20 @@ class Folder:
              and words_loosely_in(ended, _value_words(v.content))),
             key=lambda v: v.key,
         )
+
+    def _ended_by_taste_or_diet(self, made: FactVersion) -> list[tuple[FactVersion, str]]:
+        """The subject's earlier slot-less states that `made` ends: the opposite taste of the same thing, or what
+        a diet taken up leaves out (`memlake.facts.tastes`)."""
+        index = self._index.get((made.agent_id, subject_key(made.subject)))
+        ended = []
+        for v in sorted(index.versions if index is not None else (), key=lambda v: v.key):
+            if v.status != "active" or v.slot or v.type not in ENDABLE_TYPES or v.created_at >= made.created_at:
+                continue
+            if reverses(made, v):
+                ended.append((v, f"taste changed: {made.value}"))
+            elif left_out_by_diet(made, v):
+                ended.append((v, f"ended: diet {made.value}"))
+        return ended
 
     def _obs_of(self, version: FactVersion) -> _Obs:
         return _Obs(

@@ -34,6 +34,7 @@ from memlake.schemas import (
     check_agent_id,
 )
 from memlake.settings import Settings
+from memlake.text import content_words
 
 FOLDED_ENTRIES = "memlake.folded_entries"  # the facts file's stamp: `log_entries` when the fold read the logs
 
@@ -210,4 +211,11 @@ def structure_statement(text: str, said_at: datetime) -> list[dict[str, Any]]:
         }
         for c in candidates
     ]
-    return found + [as_said(statement) for statement in unread_statements(text, found, said_at)]
+    unread = unread_statements(text, found, said_at)
+    if any(fact["slot"] for fact in found):
+        # "I left Toronto and now live in Montreal": leaving the old value is the same change as the new value, which
+        # ends the old one when it is folded; written apart (as read, or as said), it is a second fact of one move
+        left = [content_words(f["value"]) for f in found if not f["slot"] and (f["value"] or "").startswith("left ")]
+        found = [fact for fact in found if fact["slot"] or content_words(fact["value"]) not in left]
+        unread = [statement for statement in unread if not any(words <= content_words(statement) for words in left)]
+    return found + [as_said(statement) for statement in unread]

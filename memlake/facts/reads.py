@@ -17,6 +17,7 @@ means the end of that day (UTC); a naive datetime is UTC.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -455,9 +456,22 @@ def _structured(
     found = structure_statement(content, now)
     if target is not None:
         found = [f for f in found if f["slot"] == target.get("slot")][:1]  # else another attribute: as said
+        if not _corrects_a_mistake(content, found):
+            # a new value told as such ("I live in Montreal now") starts when it is said, and the old one ends then;
+            # only a mistake corrected ("Actually it's Porto, not Lisbon") replaces the old value from its start
+            fields = {"valid_from": now.isoformat(), **{k: v for k, v in fields.items() if v is not None}}
     if not found:
         return [(fields, content)]
     return [(_filled(fields, one, now, target), one["content"]) for one in found]
+
+
+def _corrects_a_mistake(content: str, found: list[dict[str, Any]]) -> bool:
+    """Whether a statement replacing a fact says the fact was wrong, rather than that it changed."""
+    return any(f["type"] == "correction" for f in found) or bool(_A_MISTAKE.search(content))
+
+
+# Words saying the old value was never right: "actually", "I meant", "not Lisbon", "that was wrong", "a typo".
+_A_MISTAKE = re.compile(r"\b(?:actually|i meant|meant to say|wrong|mistake|typo|not|never|correction)\b", re.I)
 
 
 def _filled(

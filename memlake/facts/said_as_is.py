@@ -18,6 +18,7 @@ from typing import Any
 from memlake.distill.dates import find_dates
 from memlake.distill.offline.readers.self_statements import self_statement_type, third_person_verb, third_person_words
 from memlake.facts.fold import TIME_WORDS, words_loosely_in
+from memlake.nlp import parse, read
 from memlake.text import content_words
 
 # A short lead before a colon is a heading, not a statement: "Small update: I've gone off oat milk".
@@ -58,27 +59,16 @@ def unread_statements(text: str, found: list[dict[str, Any]], said_at: datetime)
             held |= content_words(fact.get(field))
     slot_values = [fact["value"] for fact in found if fact.get("slot") and fact.get("value")]
     unread = []
-    for said_as_such in statements(text):
-        statement = _without_refinements(said_as_such, slot_values)
+    for statement in statements(text):
+        if any(_told_as_its_object(statement, value) for value in slot_values):
+            # a statement that gave a slot its value was read: the rest of it is how the value was told ("Clifton in
+            # Bristol, not Bath", "moved from Toronto to Montreal", "got the keys to our new place in ...")
+            continue
         when = " ".join(mention.text for mention in find_dates(statement, said_at))
         said = content_words(statement) - content_words(when) - TIME_WORDS
         if said and not words_loosely_in(said, held):
-            unread.append(said_as_such)
+            unread.append(statement)
     return unread
-
-
-# What a correction says besides its new value: the old one it is not ("..., not Bath"), and where a value read is
-# ("Clifton in Bristol", "Acme in Berlin"): details of the value the rules read, no statement of their own.
-_NOT_THE_OLD = re.compile(r",?\s+(?:not|rather than|instead of|no longer)\s+[^,.;!?]+$", re.IGNORECASE)
-
-
-def _without_refinements(statement: str, slot_values: list[str]) -> str:
-    for value in slot_values:
-        if value in statement:
-            statement = _NOT_THE_OLD.sub("", statement)
-            statement = re.sub(rf"\b{re.escape(value)}(?:,? (?:in|near|outside) [A-Z][\w-]*(?: [A-Z][\w-]*)*)",
-                               value, statement)
-    return statement
 
 
 def as_said(statement: str) -> dict[str, Any]:
@@ -98,6 +88,9 @@ def as_said(statement: str) -> dict[str, Any]:
         subject, fact_type = (named.group("name") if named else None), "fact"
     elif (another := _ABOUT_ANOTHER.match(statement)) is not None:  # "Giulia moved to York", "Tom's dog is Rex"
         content, subject, fact_type = third_person_words(statement), another.group("name"), "fact"
+    elif _told_without_the_i(statement):  # "Left Toronto for good": the user's own past, its "I" left out
+        content = "the user " + third_person_words(statement[:1].lower() + statement[1:])
+        subject, fact_type = None, self_statement_type(third_person_words(statement))
     else:  # a request to the assistant ("Call me after six", "Keep answers short"): how the user wants things
         asked = third_person_words(statement[:1].lower() + statement[1:])
         content, subject, fact_type = "the user asked: " + asked, None, "preference"
@@ -105,6 +98,25 @@ def as_said(statement: str) -> dict[str, Any]:
     return {"type": fact_type, "subject": subject, "slot": None, "value": None,
             "content": content if content.endswith((".", "!", "?")) else content + ".",
             "valid_from": None, "valid_until": None}
+
+
+def _told_as_its_object(statement: str, value: str) -> bool:
+    """Whether `statement` names a slot value as what it tells of, not as whom it is about ("My sister Giulia took
+    up rowing" names the sibling, and tells of rowing)."""
+    if not re.search(rf"\b{re.escape(value)}\b", statement):
+        return False
+    last = value.split()[-1]
+    for sentence in parse(statement).sents:
+        for token in sentence:
+            if token.text == last:
+                return not any(t.dep_ in ("nsubj", "nsubjpass") for t in (token, *token.ancestors))
+    return False
+
+
+def _told_without_the_i(statement: str) -> bool:
+    """Whether a statement opens on a past verb with no subject, as chat leaves out "I" ("Moved here in May")."""
+    clauses = [clause for sentence in read(statement) for clause in sentence.clauses]
+    return bool(clauses) and clauses[0].person == "none" and clauses[0].tense == "past"
 
 
 def _third_person(rest: str) -> str:

@@ -179,3 +179,36 @@ def test_a_statement_written_as_said_is_in_the_third_person_as_the_distillers_fa
                                                                                           written: str) -> None:
     """`remember` wrote "gots", "wents" and "they'm": its own verb and pronoun swaps, not the distiller's."""
     assert as_said(statement)["content"] == written
+
+
+def test_remember_replaces_starts_the_new_value_when_said_and_ends_the_old_then(tmp_path: Path) -> None:
+    """A stranger's trial: `remember --replaces` gave the new value the old value's start date, as if the user had
+    always lived there. Told as a new value, it starts when it is said and the old one ends then."""
+    settings = folded(tmp_path, [said(0, "fact", "The user lives in Toronto.", "home_city", "Toronto")])
+    memory = Memory(settings=settings)
+    toronto = memory.facts("carol").filter(pl.col("slot") == "home_city")["fact_id"][0]
+    told_at = datetime.now(UTC)
+    made = memory.remember("carol", "I live in Montreal now", replaces=toronto)
+    assert made.select("change", "value").rows() == [("new version", "Montreal")]
+    history = memory.history(toronto, "carol").sort("version")
+    old, new = history.row(0, named=True), history.row(-1, named=True)
+    assert (old["value"], new["value"]) == ("Toronto", "Montreal")
+    assert new["valid_from"].date() == told_at.date()
+    assert old["valid_from"].date() == T0.date() and old["valid_until"] == new["valid_from"]
+
+
+@pytest.mark.parametrize("statement", [
+    "I moved from Toronto to Montreal last month.",
+    "We got the keys to our new place in Montreal and moved in on Saturday.",
+    "Left Toronto for good, I live in Montreal now.",
+])
+def test_one_remember_of_a_move_writes_one_home_fact_and_ends_the_old(tmp_path: Path, statement: str) -> None:
+    """A stranger's trial: one `remember` of a move wrote three facts (the new home, the move as said, the old city
+    left) and ended one of them. The move is the home's next value: one fact, the old home ended."""
+    settings = folded(tmp_path, [said(0, "fact", "The user lives in Toronto.", "home_city", "Toronto")])
+    memory = Memory(settings=settings)
+    made = memory.remember("carol", statement)
+    assert made.select("change", "slot", "value").rows() == [("new version", "home_city", "Montreal")]
+    current = memory.facts("carol")
+    assert current.filter(pl.col("slot") == "home_city")["value"].to_list() == ["Montreal"]
+    assert not [c for c in current["content"].to_list() if "Toronto" in c]

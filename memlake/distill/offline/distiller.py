@@ -48,6 +48,7 @@ from memlake.distill.offline.readers.self_statements import (
     with_the_i_left_out,
 )
 from memlake.distill.offline.readers.skills import read_skills
+from memlake.distill.offline.readers.table import read_by_table
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
     QUOTED,
@@ -62,7 +63,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-20"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-21"
 
 
 class OfflineDistiller:
@@ -170,6 +171,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
                 reader(rule, as_the_user)
             if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
                 read_self_statement(rule, clause)
+        read_by_table(rule, since=before)  # the patterns over the parse, wherever the sentence puts the clause
         if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may
             read_self_sentence(rule)
         if len(found.candidates) == before:  # ... once its titles, "you" and "it" are resolved from the message

@@ -1,5 +1,6 @@
-"""The user's home city: "I live in ...", "I moved to ... last week", "we've settled in ...", "we're moving
-from ... to ..."."""
+"""The user's home city: "I live in ...", "we've settled in ...", "we're moving from ... to ..." (a move made, "I
+moved to ...", "we've moved into a flat in ...", is read by the table of patterns, `readers/table.py`, which writes
+it with `add_move` here)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,6 @@ def read_home(rule: Rule, clause: str) -> None:
     _lives_in(rule, clause)
     _home_in_other_words(rule, clause)
     _home_named_as_subject(rule, clause)
-    _moved_to(rule, clause)
-    _moved_into_a_home(rule, clause)
     _moving_to(rule, clause)
     _moving_on_a_day(rule, clause)
     _city_of_work(rule, clause)
@@ -64,7 +63,7 @@ def _lives_in(rule: Rule, clause: str) -> None:
         elif re.match(r"\s+until\b", rest):
             until = rule.date_in(rest)
         if not TEMPORARY.match(rest):
-            _add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
+            add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
     # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
     m = re.search(rf"\bI(?:'ve| have) (?:been living|been residing|lived|resided) in (?P<city>{NAME}){SINCE_FOR}",
                   clause) or re.search(
@@ -72,12 +71,12 @@ def _lives_in(rule: Rule, clause: str) -> None:
         clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
-        _add_home_city(rule, city, f"The user lives in {city}.")
+        add_home_city(rule, city, f"The user lives in {city}.")
     m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based (?:in|out of) "
                   rf"(?P<city>{NAME})", clause)
     if m and not guarded(clause, m):
         city = trim_name(m.group("city"))
-        _add_home_city(rule, city, f"The user lives in {city}.")
+        add_home_city(rule, city, f"The user lives in {city}.")
 
 
 def _home_named_as_subject(rule: Rule, clause: str) -> None:
@@ -86,43 +85,25 @@ def _home_named_as_subject(rule: Rule, clause: str) -> None:
                  r"(?:is|has|feels|looks|gets)\b", clause)
     if m:
         city = trim_name(m.group("city"))
-        _add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
-
-
-def _moved_to(rule: Rule, clause: str) -> None:
-    """"I moved to Oslo", "We've relocated from Berlin to Lisbon", "We finally made the move to Porto"."""
-    m = re.search(rf"\b(?:(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also )*|"
-                  rf"^(?:[Jj]ust|[Ff]inally|[Rr]ecently) )(?:moved|relocated|made the (?:big |long |final |permanent )?"
-                  rf"(?:move|jump|leap)) (?:house |home |(?:the |my |our )(?:whole |entire )?(?:family|household) |"
-                  r"us |everyone )?"
-                  rf"(?:back |over |out |away )?(?:from {NAME} )?to "
-                  rf"(?P<city>{NAME})", clause)
-    if m and not guarded(clause, m):
-        _add_move(rule, trim_name(m.group("city")), clause[m.end():])
+        add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
 
 
 # A home one moves into: "the Manchester flat", "my new place in Leeds", "a Porto apartment".
 _HOME_NOUN = r"(?:flat|apartment|house|home|place|condo|studio|loft|cottage|townhouse)"
 
 
-def _moved_into_a_home(rule: Rule, clause: str) -> None:
-    """"We've moved into the Manchester flat now", "I've moved into my new place in Leeds": a move made, into a home
-    the city names (not "moved into the Manchester office": no home; not "we're moving into ...": not yet)."""
-    m = re.search(rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently |now |officially |also |all )*"
-                  rf"(?:moved|settled) (?:in)?to (?:the|my|our|a|an) (?:new |own )?(?:(?P<city>{NAME}) {_HOME_NOUN}|"
-                  rf"(?:[a-z]+ ){{0,2}}{_HOME_NOUN} in (?P<city_after>{NAME}))", clause)
-    if m and not guarded(clause, m):
-        _add_move(rule, trim_name(m.group("city") or m.group("city_after")), clause[m.end():])
+# A part of a day after a move says when it happened, not for how long ("got the keys ... this morning").
+_MOMENT = re.compile(r"^\W*(?:today|tonight|this (?:morning|afternoon|evening))\b")
 
 
-def _add_move(rule: Rule, city: str, rest: str) -> None:
+def add_move(rule: Rule, city: str, rest: str) -> None:
     """The home city a move made gives, from the day the rest of the clause says it happened."""
-    if TEMPORARY.match(rest):
+    if TEMPORARY.match(rest) and not _MOMENT.match(rest):
         return
     when = rule.date_in(rest)
     day = when.day if when and when.precision == "day" else None
     content = f"The user moved to {city}" + (f" around {human(when)}." if when else ".")
-    _add_home_city(rule, city, content, valid_from=day)
+    add_home_city(rule, city, content, valid_from=day)
     if when:
         rule.key_date(when, f"The user moved to {city}.")
 
@@ -149,7 +130,7 @@ def _city_of_work(rule: Rule, clause: str) -> None:
     if not m or guarded(clause, m) or _says_user_is_elsewhere(rule.sentence.text) or TEMPORARY.match(clause[m.end():]):
         return
     city = trim_name(m.group("city"))
-    _add_home_city(rule, city, f"The user works in {city}, and likely lives there (not said).", confidence=0.6,
+    add_home_city(rule, city, f"The user works in {city}, and likely lives there (not said).", confidence=0.6,
                    inferred=True)
 
 
@@ -242,7 +223,7 @@ def _home_in_other_words(rule: Rule, clause: str) -> None:
         if TEMPORARY.match(rest) or FOR_A_WHILE.search(rest) or city in rule.context.people or "'s" in m.group(
                 "city"):
             continue
-        _add_home_city(rule, city, f"The user lives in {city}.")
+        add_home_city(rule, city, f"The user lives in {city}.")
         return
 
 
@@ -328,10 +309,10 @@ def _moving_on_a_day(rule: Rule, clause: str) -> None:
              importance=0.7, tags=("home", "move"), valid_until=day)
     rule.found.key_dates.append(KeyDate(date=day.isoformat(), description=f"The user moves to {city}.",
                                         message_ids=[rule.message_id]))
-    _add_home_city(rule, city, f"The user lives in {city} from {day.isoformat()}.", valid_from=day, moving_in=True)
+    add_home_city(rule, city, f"The user lives in {city} from {day.isoformat()}.", valid_from=day, moving_in=True)
 
 
-def _add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
+def add_home_city(rule: Rule, city: str, content: str, valid_from: date | None = None,
                    valid_until: date | None = None, confidence: float = 0.9, inferred: bool = False,
                    moving_in: bool = False) -> None:
     if not city or city.split()[0] in NOT_NAMES or any(w in NOT_PLACES or w in SKILL_WORDS or w in ORG_WORDS

@@ -15,14 +15,14 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
     m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
                   rf"(?P<title>{ROLE})\b{AT_ORG}", clause)
     if m and not guarded(clause, m):
-        _add_job_title(rule, m.group("title"))
+        add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
     m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
                   rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b"
                   rf"{AT_ORG}", clause)
     if m and not guarded(clause, m):
-        _add_job_title(rule, m.group("title"))
+        add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
     # ("I work in marketing at Globex": the department said before the place)
@@ -32,7 +32,7 @@ def read_role_at_employer(rule: Rule, clause: str) -> None:
     if m and not guarded(clause, m):
         add_employer(rule, trim_org(m.group("org")))
         if m.group("title"):
-            _add_job_title(rule, m.group("title"))
+            add_job_title(rule, m.group("title"))
 
 
 _TITLE = rf"(?:a |an |the )?(?P<title>{ROLE})\b"
@@ -139,7 +139,7 @@ def read_job_title(rule: Rule, clause: str) -> None:
                 continue
             if not groups.get("title") and title in _BARE_RISKY_ROLES:
                 continue  # "I'm the owner of this bug", "I'm the lead on it", "I'm head now"
-            _add_job_title(rule, title)
+            add_job_title(rule, title)
             if m.groupdict().get("org"):
                 add_employer(rule, trim_org(m.group("org")))
             break
@@ -148,5 +148,5 @@ def read_job_title(rule: Rule, clause: str) -> None:
 _BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "student", "coach", "writer", "editor"})
 
 
-def _add_job_title(rule: Rule, title: str) -> None:
+def add_job_title(rule: Rule, title: str) -> None:
     rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7, tags=("work",))

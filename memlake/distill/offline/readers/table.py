@@ -1,0 +1,364 @@
+"""Slot readers as data: dependency patterns over the parse (spaCy's `DependencyMatcher`), each mapped to the slot it
+gives. A pattern names the verb or noun it hangs on (`anchor`) and the slot values (`value`, `employer`, `title`);
+where in the sentence the clause sits does not matter ("... and I moved to Leeds", "since we moved up to Glasgow").
+
+Code does only what a table cannot say: whose statement it is (the user, or "we", also when the clause shares its
+subject with the one before), that it is said as a fact (not denied, not a plan or a wish), and handing each value to
+its slot's writer, which knows what is no place or no organisation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from memlake.distill.offline.readers.employer import add_employer
+from memlake.distill.offline.readers.home import add_home_city, add_move
+from memlake.distill.offline.readers.job_title import add_job_title
+from memlake.distill.offline.readers.preferences import preference_tags
+from memlake.distill.offline.reading import Rule
+from memlake.distill.offline.sentences import third_person
+from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, ROLE, TEMPORARY
+from memlake.nlp import parse, pipeline, tense_of
+
+if TYPE_CHECKING:
+    from spacy.matcher import DependencyMatcher
+    from spacy.tokens import Token
+
+Pattern = list[dict[str, Any]]
+
+# Homes one moves into or gets the keys to.
+HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", "loft", "cottage", "townhouse",
+              "bungalow", "terrace"]
+_MOVE = ["move", "relocate", "transfer"]
+# What one is taken on as ("joined Globex as a product designer").
+_JOBS = ["job", "role", "position", "post"]
+_NAME = {"POS": "PROPN"}
+
+
+def _verb(*lemmas: str) -> dict[str, Any]:
+    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": list(lemmas)}, "POS": {"IN": ["VERB", "AUX"]}}}
+
+
+def _child(left: str, right: str, **attrs: Any) -> dict[str, Any]:
+    return {"LEFT_ID": left, "REL_OP": ">", "RIGHT_ID": right, "RIGHT_ATTRS": attrs}
+
+
+def _prep(left: str, right: str, *words: str) -> dict[str, Any]:
+    return _child(left, right, DEP="prep", LOWER={"IN": list(words)})
+
+
+def _place_of_a_home(home: str) -> Pattern:
+    """A home noun and the city it is in: "a flat in Bristol", "the Manchester flat"."""
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("home", "in_city", "in"),
+            _child("in_city", "value", DEP="pobj", **_NAME)]
+
+
+def _home_named_before(home: str) -> Pattern:
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}),
+            _child("home", "value", DEP="compound", **_NAME)]
+
+
+def _title_as(left: str) -> Pattern:
+    return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", POS="NOUN")]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One row: a pattern over a sentence's parse, and the slot its values fill."""
+
+    name: str
+    slot: str | None  # home_city, employer (with job_title when the pattern names a title); None for a taste
+    patterns: tuple[Pattern, ...]
+    change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
+    taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
+
+
+TABLE: tuple[Reading, ...] = (
+    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019"
+    Reading("lives in", "home_city", (
+        [_verb("live", "reside"), _prep("anchor", "in", "in"), _child("in", "value", DEP="pobj", **_NAME)],)),
+    # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway", "I got
+    # transferred to Copenhagen"
+    Reading("moved to", "home_city", (
+        [_verb(*_MOVE), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_verb(*_MOVE), _child("anchor", "particle", DEP={"IN": ["prt", "advmod"]}),
+         _prep("particle", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+    ), change=True),
+    # "we've moved into a place in York", "I've settled into the Leeds flat"
+    Reading("moved into a home", "home_city", (
+        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_place_of_a_home("into")],
+        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_home_named_before("into")],
+        [_verb("move", "settle"), _prep("anchor", "into", "into"),
+         _child("into", "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("anchor", "in_city", "in"),
+         _child("in_city", "value", DEP="pobj", **_NAME)],
+    ), change=True),
+    # "we got the keys to a flat in Bristol", "picked up the keys to our new house in Cardiff"
+    Reading("keys to a home", "home_city", (
+        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
+         _prep("anchor", "to", "to", "for"), *_place_of_a_home("to")],
+        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
+         _prep("keys", "to", "to", "for"), *_place_of_a_home("to")],
+    ), change=True),
+    # "since the move to Derby last month", "our move to Oslo went well"
+    Reading("the move to", "home_city", (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "move", "POS": "NOUN"}},
+         _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]}),
+         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+    ), change=True),
+    # "I started at Acme as a data engineer", "I joined Globex as a product designer", "hired by Initech as ...",
+    # "I accepted a job at Umbrella Corp as a lab manager", "I just started a new role at Wayne Enterprises as ..."
+    Reading("joined as", "employer", (
+        [_verb("start", "begin"), _prep("anchor", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME), *_title_as("anchor")],
+        [_verb("hire", "employ", "take"), _prep("anchor", "by", "by", "at", "on"),
+         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "hire", "TAG": "VBN"}},
+         {"LEFT_ID": "anchor", "REL_OP": ">", "RIGHT_ID": "by", "RIGHT_ATTRS": {"DEP": "agent"}},
+         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("job")],
+        [_verb("accept", "start", "begin", "take", "land", "get"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("anchor", "at", "at", "with"),
+         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+    ), change=True),
+)
+
+_TASTE_VERBS = ["like", "love", "enjoy", "adore", "prefer"]
+_ROUND = ["round", "around"]
+# A taste come to ("I've started to like running", "I have grown to love jazz").
+_COME_TO = ["start", "begin", "grow", "learn", "come"]
+
+TASTES: tuple[Reading, ...] = (
+    # "I've come round to olives", "I came around to mushrooms"
+    Reading("came round to", None, (
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt", "prep"]}, LOWER={"IN": _ROUND}),
+         _prep("round", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
+         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
+        # (a rare noun after "to" that the small model takes for an infinitive: "come round to coriander")
+        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
+         _child("anchor", "value", DEP={"IN": ["advcl", "xcomp"]}), _child("value", "to", DEP="aux", LOWER="to")],
+    ), taste="likes"),
+    # "I've started to like running", "I have grown to love jazz"
+    Reading("came to like", None, (
+        [_verb(*_COME_TO), _child("anchor", "liking", DEP="xcomp", LEMMA={"IN": _TASTE_VERBS}),
+         _child("liking", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
+        [_verb(*_COME_TO), _child("anchor", "value", DEP="xcomp", TAG="VBG"),
+         _child("value", "liking", LEMMA={"IN": _TASTE_VERBS})],
+    ), taste="likes"),
+    # "Honestly I can't stand olives", "I cannot stand loud bars"
+    Reading("can't stand", None, (
+        [_verb("stand"), _child("anchor", "can", DEP="aux", LEMMA="can"), _child("anchor", "not", DEP="neg"),
+         _child("anchor", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
+    ), taste="dislikes"),
+)
+
+# Words of a title that say it is new to the user, not what it is ("their new office manager").
+_NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
+_A_ROLE = re.compile(rf"(?i)^{ROLE}$")
+
+
+def read_by_table(rule: Rule, since: int = 0) -> None:
+    """Every row of the table on the sentence, when its words could match one (only such sentences are parsed). What
+    a row reads replaces what the sentence's clauses were kept as said about the same value (`rule.found.candidates`
+    from `since` on: "The user moved to Leeds in spring 2026." beside the home city it gives)."""
+    if not _may_anchor(rule.sentence.text):
+        return
+    count = len(rule.found.candidates)
+    doc = parse(rule.sentence.text)
+    for match_id, tokens in _matcher()(doc):
+        reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
+        nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
+        denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
+        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes["anchor"]) and not (
+                _moves_another(nodes["anchor"])):
+            _write(rule, reading, nodes)
+    made = rule.found.candidates[count:]
+    values = [c.value.lower() for c in made if c.slot]
+    if values:
+        kept = [c for c in rule.found.candidates[since:count]
+                if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
+        rule.found.candidates[since:] = kept + made
+
+
+def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    if reading.taste:
+        _write_taste(rule, reading.taste, nodes["value"])
+        return
+    if reading.slot == "home_city":
+        if any(c.dep_ == "det" for c in nodes["value"].children):
+            return  # "moved to the US", "living in the Netherlands": a country, no home city
+        city, rest = _name(nodes["value"]), _rest_of_clause(nodes["anchor"], nodes["value"])
+        if reading.change:
+            add_move(rule, city, rest)  # (which leaves out a stay: "moved to Oslo for the summer")
+        elif not TEMPORARY.match(rest):  # "I'm living in Oslo for a month"
+            add_home_city(rule, city, f"The user lives in {city}.")
+        return
+    title = _title(nodes["title"])
+    if not _A_ROLE.match(title):
+        return  # "joined the choir as a tenor"? only a job's title is a job title
+    add_employer(rule, _name(nodes["employer"]), new=True)
+    add_job_title(rule, title)
+
+
+# Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
+_NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
+
+
+def _write_taste(rule: Rule, taste: str, value: Token) -> None:
+    """A like or a dislike of what the value's phrase names, unless a reader read a taste of it in this message;
+    it replaces what was kept of the sentence as said ("The user has come round to olives")."""
+    said = third_person("".join(t.text_with_ws for t in value.subtree
+                                if t.dep_ not in _NOT_OF_THE_THING or t.lower_ in ("my", "our")).strip())
+    mine = [c for c in rule.found.candidates if rule.message_id in c.message_ids and said.lower() in c.value.lower()]
+    if any(c.type == "preference" for c in mine):
+        return
+    rule.found.candidates[:] = [c for c in rule.found.candidates if c not in mine or "said" not in c.tags]
+    tags = preference_tags(said)
+    if taste == "likes":
+        rule.add("preference", said, f"The user likes {said}.", importance=0.6, tags=tags)
+    else:
+        rule.add("preference", f"dislikes {said}", f"The user dislikes {said}.", importance=0.6,
+                 tags=("dislike", *tags))
+
+
+def _rest_of_clause(anchor: Token, value: Token) -> str:
+    """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
+    end = max(t.i for t in anchor.subtree) + 1
+    return anchor.doc[value.i + 1:end].text
+
+
+def _name(token: Token) -> str:
+    """A name with the words compounded onto it ("San Sebastian", "Umbrella Corp")."""
+    words = [t for t in token.subtree if t.i <= token.i and (t.dep_ in ("compound", "flat") or t.i == token.i)]
+    start = min(t.i for t in words)
+    return token.doc[start:token.i + 1].text
+
+
+def _title(token: Token) -> str:
+    """A title as said, without its article, owner and "new": "head of design", "office manager"."""
+    kept = [t for t in token.subtree if t.dep_ not in ("det", "poss", "punct") and t.lower_ not in _NOT_OF_THE_TITLE]
+    return " ".join(t.text for t in kept)
+
+
+def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
+    """The user's own (I or we, also a subject shared with the clause before), not denied (unless the denial is
+    what the pattern says), not ahead, not a wish, a condition or someone else's words."""
+    verb = anchor if anchor.pos_ in ("VERB", "AUX") else next(
+        (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
+    if verb is None or _subject(verb) not in ("i", "we", _LEFT_OUT):
+        return False
+    if (any(c.dep_ == "neg" for c in verb.children) and not denied_as_said) or tense_of(verb) == "future":
+        return False
+    before = anchor.doc[anchor.sent.start:anchor.i].text
+    return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
+
+
+# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally
+# moved to Seattle!"): what may come before the verb.
+_LEFT_OUT = "(I left out)"
+_LEADING = frozenset({"advmod", "intj", "punct", "cc"})
+
+
+def _in_its_time(reading: Reading, anchor: Token) -> bool:
+    """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
+    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
+    nor one said with its end: "I live in Berlin until then")."""
+    if anchor.pos_ not in ("VERB", "AUX") or reading.taste:
+        return True  # "since the move to Derby": the noun says it happened; a taste come to holds now
+    tense = tense_of(anchor)
+    if reading.change:
+        return tense == "past"
+    preps = {c.lower_ for c in anchor.children if c.dep_ == "prep"}
+    if "until" in preps:
+        return False
+    return tense == "present" or (anchor.tag_ == "VBN" and bool(preps & {"since", "for"}))
+
+
+# What one moves that is the user's household, not something else ("relocated the meeting to Porto").
+_HOUSEHOLD = frozenset({"house", "home", "family", "household", "we", "us", "everyone", "kid", "child", "i", "me"})
+
+
+def _moves_another(anchor: Token) -> bool:
+    return anchor.lemma_ in _MOVE and any(
+        c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
+
+
+def _subject(verb: Token) -> str | None:
+    """Who the clause's verb is said of, also when it shares the subject of the clause before it."""
+    for token in (verb, *verb.ancestors):
+        subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None:  # "My husband and I were relocated": the user with another, as "we"
+            return "we" if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children) else (
+                subject.lower_)
+        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN") and all(
+                t.dep_ in _LEADING for t in token.doc[token.sent.start:token.i]):
+            return _LEFT_OUT
+        if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
+            return None
+    return None
+
+
+# Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
+_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES)
+           for n, pattern in enumerate(reading.patterns)}
+
+
+@cache
+def _matcher() -> DependencyMatcher:
+    from spacy.matcher import DependencyMatcher  # deferred: spaCy loads with the pipeline, on first use
+
+    matcher = DependencyMatcher(pipeline().vocab)
+    for key, (_, pattern) in _BY_KEY.items():
+        matcher.add(key, [pattern])
+    return matcher
+
+
+# Past forms the regular endings miss.
+_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
+              "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
+              "transfer": ("transferred", "transferring")}
+
+
+def inflections(lemma: str) -> set[str]:
+    """The forms of a verb a sentence may use ("move": moves, moved, moving)."""
+    stem = lemma[:-1] if lemma.endswith("e") else lemma
+    doubled = lemma + lemma[-1] if re.fullmatch(r"[^aeiou]*[aeiou][bdgkmnprt]", lemma) else lemma
+    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing",
+            *_IRREGULAR.get(lemma, ())}
+
+
+def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
+    """The words a node of a pattern can be, as a sentence spells them (None: any word)."""
+    for key, forms in (("LOWER", lambda w: {w}), ("LEMMA", inflections)):
+        allowed = attrs.get(key)
+        if allowed is not None:
+            words = allowed["IN"] if isinstance(allowed, dict) else [allowed]
+            return frozenset(form for word in words for form in forms(word))
+    return None
+
+
+@cache
+def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
+    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
+    return tuple((any(node["RIGHT_ATTRS"] == _NAME or node["RIGHT_ATTRS"].get("POS") == "PROPN" for node in pattern),
+                  tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
+                 for _, pattern in _BY_KEY.values())
+
+
+def _may_anchor(text: str) -> bool:
+    """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
+    after the first word when its value is a name. Only such sentences are parsed."""
+    words = re.findall(r"[A-Za-z]+", text)
+    named = any(w[0].isupper() and w not in NOT_NAMES for w in words[1:])
+    lowered = {w.lower() for w in words}
+    return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
+               for needs_a_name, needs in _needs())

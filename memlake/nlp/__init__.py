@@ -1,0 +1,8 @@
+"""One language layer for every reader: spaCy's small English pipeline, loaded once per process, parses cached by
+text hash, and what readers ask of a sentence (clauses with subject, predicate, objects, negation and tense; named
+entities with their types)."""
+
+from memlake.nlp.clauses import Clause, Entity, ParsedSentence, read, tense_of
+from memlake.nlp.language_model import LanguageModelMissing, parse, pipeline
+
+__all__ = ["Clause", "Entity", "LanguageModelMissing", "ParsedSentence", "parse", "pipeline", "read", "tense_of"]

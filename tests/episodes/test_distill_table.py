@@ -1,0 +1,65 @@
+"""The table of dependency patterns (readers/table.py): what it reads in any clause, what it leaves to no one, and
+that only a sentence some pattern could match is parsed. Phrasings written for these tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memlake.distill.models import Conversation, Message
+from memlake.distill.offline import distill_offline
+from memlake.nlp import language_model
+
+SAID = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)  # a Wednesday
+
+
+def read(text: str):  # type: ignore[no-untyped-def]
+    return distill_offline(Conversation("a", "c", None, (Message("m1", "user", text, SAID),))).fact_candidates
+
+
+def slots(text: str) -> set[tuple[str | None, str]]:
+    return {(c.slot, c.value) for c in read(text) if c.slot}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("The new job is great and we relocated back to Galway in the spring.", {("home_city", "Galway")}),
+    ("Honestly since I moved over to Bristol the commute has been easier.", {("home_city", "Bristol")}),
+    ("We've just moved into a tiny cottage in Whitby, still no internet.", {("home_city", "Whitby")}),
+    ("Last month I joined Pied Piper as a backend engineer.",
+     {("employer", "Pied Piper"), ("job_title", "backend engineer")}),
+])
+def test_a_slot_is_read_in_whichever_clause_the_sentence_puts_it(text: str, expected: set[tuple[str, str]]) -> None:
+    assert expected <= slots(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I never moved to Leeds in the end.",  # denied
+    "I'll move to Leeds once the lease ends.",  # a plan, not a move made
+    "My brother moved to Leeds and loves it.",  # someone else's move
+    "If we moved to Leeds we'd be nearer my parents.",  # a wish
+    "We moved to the Netherlands in May.",  # a country
+    "I lived in Rome for two years after school.",  # a home that was
+    "We relocated the whole office to Leeds.",  # moving something else
+    "I joined the choir as a tenor.",  # no job
+])
+def test_what_is_not_the_users_current_home_or_job_gives_no_slot(text: str) -> None:
+    assert not {slot for slot, _ in slots(text)} & {"home_city", "employer", "job_title"}
+
+
+@pytest.mark.parametrize("text, liked, thing", [
+    ("I've slowly come round to coriander.", True, "coriander"),
+    ("I have grown to love opera.", True, "opera"),
+    ("I really can't stand reality shows.", False, "reality shows"),
+])
+def test_a_taste_come_to_or_given_up_is_a_preference(text: str, liked: bool, thing: str) -> None:
+    tastes = [c for c in read(text) if c.type == "preference" and thing in c.value]
+    assert len(tastes) == 1, [c.content for c in read(text)]
+    assert ("dislike" not in tastes[0].tags) is liked
+
+
+def test_a_sentence_no_pattern_could_match_is_not_parsed() -> None:
+    before = language_model.parses_cached()
+    read("haha that sounds like so much fun, tell me more about the dogs at the shelter!")
+    read("we should totally catch up soon, it has been ages")
+    assert language_model.parses_cached() == before

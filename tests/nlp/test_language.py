@@ -1,0 +1,89 @@
+"""The language layer: one pipeline per process, parses cached by text, and what readers ask of a sentence.
+Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlake import nlp
+from memlake.nlp import language_model as the_pipeline
+from memlake.nlp import read
+
+
+def test_the_pipeline_is_loaded_once_per_process() -> None:
+    assert nlp.pipeline() is nlp.pipeline()
+
+
+def test_a_text_parsed_again_comes_from_the_cache() -> None:
+    text = "My cousin keeps bees on her roof in Hackney."
+    assert nlp.parse(text) is nlp.parse(text)
+    assert nlp.parse(text) is not nlp.parse(text + " ")
+
+
+def test_the_cache_of_parses_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(the_pipeline, "CACHE_SIZE", 3)
+    for n in range(6):
+        nlp.parse(f"I walked {n} miles today.")
+    assert the_pipeline.parses_cached() <= 3
+
+
+def test_a_missing_model_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(the_pipeline, "_pipeline", None)
+    monkeypatch.setattr(the_pipeline, "MODEL_PACKAGE", "no_such_language_model_pkg")
+    with pytest.raises(nlp.LanguageModelMissing, match="make install"):
+        nlp.pipeline()
+
+
+def only_clause(text: str, predicate: str) -> nlp.Clause:
+    (sentence,) = read(text)
+    return next(c for c in sentence.clauses if c.predicate == predicate)
+
+
+def test_a_clause_after_and_shares_the_subject_of_the_first() -> None:
+    clause = only_clause("Last year I sold my car and started cycling to the office.", "start")
+    assert (clause.subject, clause.person, clause.tense) == ("I", "I", "past")
+
+
+def test_a_clause_inside_since_is_found_with_its_preposition() -> None:
+    clause = only_clause("The rent has been cheaper since we moved up to Inverness.", "move")
+    assert clause.person == "we" and ("to", "Inverness") in clause.preps
+
+
+@pytest.mark.parametrize("text, predicate, negated", [
+    ("I don't drink coffee after noon.", "drink", True),
+    ("We never watch horror films.", "watch", True),
+    ("I drink coffee after noon.", "drink", False),
+])
+def test_negation_is_read_on_the_clause(text: str, predicate: str, negated: bool) -> None:
+    assert only_clause(text, predicate).negated is negated
+
+
+@pytest.mark.parametrize("text, predicate, tense", [
+    ("I taught maths for ten years.", "teach", "past"),
+    ("I have sold the boat.", "sell", "past"),
+    ("I used to smoke.", "smoke", "past"),
+    ("I teach maths.", "teach", "present"),
+    ("I will sell the boat in spring.", "sell", "future"),
+    ("I'm going to sell the boat.", "sell", "future"),
+])
+def test_tense_is_read_from_the_verb_and_its_auxiliaries(text: str, predicate: str, tense: str) -> None:
+    assert only_clause(text, predicate).tense == tense
+
+
+def test_objects_and_a_subject_that_is_someone_else_are_kept_as_said() -> None:
+    clause = only_clause("My brother Omar bought an old van.", "buy")
+    assert clause.person == "other" and clause.subject == "My brother Omar"
+    assert clause.objects == ("an old van",)
+
+
+def test_named_entities_come_with_their_types() -> None:
+    (sentence,) = read("Priya flew from Toronto to Lisbon in August.")
+    labels = {e.text: e.label for e in sentence.entities}
+    assert labels.get("Toronto") == "GPE" and labels.get("Lisbon") == "GPE"
+    assert labels.get("August") == "DATE"
+    assert sentence.text[sentence.entities[0].start:sentence.entities[0].end] == sentence.entities[0].text
+
+
+def test_a_text_of_several_sentences_is_read_sentence_by_sentence() -> None:
+    sentences = read("I moved to Oslo. My sister stayed in Bergen.")
+    assert [s.text.strip() for s in sentences] == ["I moved to Oslo.", "My sister stayed in Bergen."]
