@@ -134,8 +134,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         if warm:
             service.warm()
         app.state.upstream = Upstream(config)
-        log.info("memlake serve: home %s, %s", memory.settings.home,
-                 "tokens required" if service.tokens.required else "no tokens: every agent, loopback only")
+        log.info("memlake serve: home %s, %s", memory.settings.home, service.tokens.gate_state())
         yield
         await app.state.upstream.close()
 

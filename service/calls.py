@@ -18,7 +18,7 @@ from memlake.embedding import count_packaged_tokens
 from memlake.schemas import agent_id_problem
 from memlake.tools import MemoryTools
 from service.config import ServiceSettings
-from service.tokens import TokenStore
+from service.tokens import TokenRefused, TokenStore
 
 T = TypeVar("T")
 WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
@@ -95,12 +95,7 @@ class Service:
         count_packaged_tokens("warm up")
 
     def caller(self, authorization: str | None) -> Caller:
-        self.tokens.refresh()
-        if not self.tokens.required:
-            return Caller(None)
-        scheme, _, token = (authorization or "").partition(" ")
-        agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-        if agents is None:
-            raise ServiceError(401, "a valid bearer token is required (Authorization: Bearer <token>)",
-                               "authentication_error")
-        return Caller(agents)
+        try:
+            return Caller(self.tokens.grant(authorization))
+        except TokenRefused as exc:
+            raise ServiceError(401, str(exc), "authentication_error") from None
