@@ -130,8 +130,8 @@ class TokenStore:
             return ("no tokens: `memlake serve` and `memlake mcp` listen on loopback only and every agent is open "
                     "to every caller")
         if not self.entries:
-            return (f"no token left: every request for memory is refused until a token is added (`memlake token add --agent "
-                    f"A`); removing {self.path} would let every caller on loopback use every agent again")
+            return ("no token left: every request for memory is refused until a token is added (`memlake token add "
+                    f"--agent A`); removing {self.path} would let every caller on loopback use every agent again")
         return (f"{len(self.entries)} token(s): every request needs one, and reads and writes only the agents it "
                 "names")
 
