@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -38,6 +38,19 @@ def error_response(status: int, message: str, kind: str, headers: dict[str, str]
     return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status, headers=headers)
 
 
+def two_agents(named: Iterable[str], where: str = "") -> ServiceError:
+    return ServiceError(400, f"the request names two agents{where} ({', '.join(sorted(map(repr, set(named))))}): "
+                        "name one")
+
+
+def named_once(values: Sequence[str], where: str) -> None:
+    """A header or query parameter sent more than once must name one agent each time: the framework would read
+    only one of them (the first header, the last query parameter), so a request naming two would be silently
+    taken for one."""
+    if len(set(values)) > 1:
+        raise two_agents(values, where)
+
+
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: the agents their token grants (None: no tokens configured, every agent)."""
@@ -49,7 +62,7 @@ class Caller:
         token's only agent; checked against the id rule and the token."""
         named = {a for a in asked if a is not None}
         if len(named) > 1:
-            raise ServiceError(400, f"the request names two agents ({', '.join(sorted(map(repr, named)))}): name one")
+            raise two_agents(named)
         if not named:
             if self.agents is not None and len(self.agents) == 1:
                 return self.agents[0]
