@@ -18,7 +18,7 @@ from memlake.embedding import count_packaged_tokens
 from memlake.schemas import agent_id_problem
 from memlake.tools import MemoryTools
 from service.config import ServiceSettings
-from service.tokens import TokenRefused, TokenStore
+from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 
 T = TypeVar("T")
 WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
@@ -112,3 +112,5 @@ class Service:
             return Caller(self.tokens.grant(authorization))
         except TokenRefused as exc:
             raise ServiceError(401, str(exc), "authentication_error") from None
+        except TokensUnreadable as exc:
+            raise ServiceError(503, str(exc), "server_error") from None

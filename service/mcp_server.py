@@ -22,7 +22,7 @@ from memlake.cpu import one_blas_thread
 from memlake.schemas import check_agent_id
 from memlake.tools import TOOLS, MemoryTools
 from service.calls import WRITING_TOOLS, error_response
-from service.tokens import TokenRefused, TokenStore
+from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 
 CONTEXT_TOOL = {
     "name": "context",
@@ -124,6 +124,9 @@ class TokenGate:
                 agents = self.tokens.grant(authorization)
             except TokenRefused:
                 agents = ()
+            except TokensUnreadable as exc:
+                await error_response(503, str(exc), "server_error")(scope, receive, send)
+                return
             if agents is not None and self.agent_id not in agents:
                 response = error_response(401, f"a bearer token of agent {self.agent_id!r} is required",
                                           "authentication_error")

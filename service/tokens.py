@@ -33,6 +33,10 @@ class TokenRefused(Exception):
     """The home has tokens and the request brought none that is valid."""
 
 
+class TokensUnreadable(Exception):
+    """The tokens file became unreadable while a server runs: every request is refused until it is fixed."""
+
+
 def tokens_path(home: Path) -> Path:
     return home / "service" / "tokens.json"
 
@@ -113,8 +117,12 @@ class TokenStore:
     def grant(self, authorization: str | None) -> tuple[str, ...] | None:
         """The agents a request with this Authorization header may use, by the tokens file as it is now: None
         (every agent) when the home has no tokens file; raises TokenRefused when it has one and the header
-        holds no bearer token in it (with no token left, every request)."""
-        self.refresh()
+        holds no bearer token in it (with no token left, every request); raises TokensUnreadable while the
+        file is damaged."""
+        try:
+            self.refresh()
+        except ValueError as exc:  # never open, never a crash: refused, saying why, until the file is fixed
+            raise TokensUnreadable(f"{exc}; every request is refused until then") from None
         if not self.required:
             return None
         scheme, _, token = (authorization or "").partition(" ")

@@ -204,3 +204,21 @@ def test_two_agent_ids_in_the_query_are_a_400(two_agents, path) -> None:
     for order in (("ann", "bob"), ("bob", "ann")):
         answer = client.get(path, params=[("agent_id", order[0]), ("agent_id", order[1])])
         assert answer.status_code == 400 and "'bob'" in answer.json()["error"]["message"], answer.text
+
+
+def test_a_tokens_file_damaged_while_the_servers_run_refuses_every_request_in_both_and_says_why(settings) -> None:
+    from service.mcp_server import http_app
+    from service.tokens import TokenStore, tokens_path
+
+    memory = small_home(settings, {"ann": "I drink rooibos."})
+    secret = TokenStore(settings.home).add(["ann"])[0]
+    with TestClient(create_app(memory, warm=False)) as serve:
+        mcp = TestClient(http_app(memory, "ann", "127.0.0.1"))
+        auth = {"Authorization": f"Bearer {secret}"}
+        assert serve.get("/agents", headers=auth).status_code == 200
+        tokens_path(settings.home).write_text('{"tokens": [{"token_id": "cut sh')
+        for answer in (serve.get("/agents", headers=auth), serve.get("/agents"),
+                       mcp.post("/mcp", headers=auth, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})):
+            assert answer.status_code == 503, answer.text
+            assert "tokens file" in answer.json()["error"]["message"] and "refused" in answer.json()["error"]["message"]
+
