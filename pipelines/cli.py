@@ -742,8 +742,8 @@ def mcp(
     uvicorn.run(http_app(memory, agent, host), host=host, port=port, log_level="info")
 
 
-token_app = typer.Typer(no_args_is_help=True, help="Bearer tokens of `memlake serve`: each maps to the agents it "
-                        "may use.")
+token_app = typer.Typer(no_args_is_help=True, help="Bearer tokens of `memlake serve` and `memlake mcp --transport "
+                        "http`: each maps to the agents it may use.")
 app.add_typer(token_app, name="token")
 
 
@@ -767,20 +767,20 @@ def token_add(
 
 @token_app.command("list")
 def token_list(home: HomeOption = None) -> None:
-    """The tokens: id, agents, when made, note (never the token)."""
-    entries = _token_store(home).entries
-    if not entries:
-        typer.echo("no tokens: `memlake serve` listens on loopback only and every agent is open", err=True)
-    for entry in entries:
+    """The tokens: id, agents, when made, note (never the token); then what the servers' gate does with them."""
+    store = _token_store(home)
+    for entry in store.entries:
         typer.echo(f"{entry.token_id}  {','.join(entry.agents)}  {entry.created_at}  {entry.note}".rstrip())
+    typer.echo(store.gate_state(), err=True)  # the gate's own words: after the last revoke, closed, not open
 
 
 @token_app.command("revoke")
 def token_revoke(token_id: Annotated[str, typer.Argument(help="the id `memlake token list` shows")],
                  home: HomeOption = None) -> None:
-    """Revoke a token: a running `memlake serve` refuses it from its next request."""
+    """Revoke a token: a running `memlake serve` or `memlake mcp` refuses it from its next request."""
     gone = _token_store(home).revoke(token_id)
     typer.echo(f"revoked token {gone.token_id} ({', '.join(gone.agents)})")
+    typer.echo(_token_store(home).gate_state(), err=True)
 
 graph_app = typer.Typer(
     no_args_is_help=True,

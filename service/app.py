@@ -27,10 +27,10 @@ from memlake.cpu import one_blas_thread
 from memlake.disk_faults import disk_fault
 from memlake.tools import TOOLS
 from service import models as m
-from service.calls import Caller, Service, ServiceError, error_response
+from service.calls import Caller, Service, ServiceError, error_response, named_once
 from service.config import ServiceSettings
 from service.ingest import ingest_status, write_ingest
-from service.proxy import Upstream, add_proxy_routes
+from service.proxy import AGENT_HEADER, Upstream, add_proxy_routes
 
 log = logging.getLogger("memlake.service")
 HIDDEN_COLUMNS = ("vector", "embedding")  # numbers no client reads, and large
@@ -113,7 +113,10 @@ async def caller_of(request: Request, authorization: Annotated[str | None, Heade
     """Who is asking, from the bearer token (every agent when the home has no tokens). On the event loop (a
     `stat` of the tokens file and a lookup): a sync dependency costs every request a trip to a worker thread."""
     service: Service = request.app.state.service
-    return service.caller(authorization)
+    who = service.caller(authorization)
+    named_once(request.headers.getlist(AGENT_HEADER), " in its X-Memlake-Agent-Id headers")
+    named_once(request.query_params.getlist("agent_id"), " in its agent_id query parameters")
+    return who
 
 
 # at module level: the routes' string annotations are resolved here
@@ -135,8 +138,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         if warm:
             service.warm()
         app.state.upstream = Upstream(config)
-        log.info("memlake serve: home %s, %s", memory.settings.home,
-                 "tokens required" if service.tokens.required else "no tokens: every agent, loopback only")
+        log.info("memlake serve: home %s, %s", memory.settings.home, service.tokens.gate_state())
         yield
         await app.state.upstream.close()
 
@@ -258,8 +260,15 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     @app.post("/v1/memory/forget", response_model=m.Rows, tags=["memory"])
     def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None,
                agent_id: AgentQuery = None) -> m.Rows:
-        """Forget one fact, one conversation's facts, or all the agent's facts (`everything`)."""
+        """Forget one fact, one conversation's facts, or all the agent's facts (`everything`, with the agent id
+        typed again as `confirm`)."""
         agent = who.agent(body.agent_id, agent_id, header)
+        if body.everything and body.confirm != agent:
+            raise ServiceError(400, f"forgetting every fact of agent {agent!r} cannot be undone: to confirm, send "
+                               f'"confirm": "{agent}" (the agent id, typed again) with "everything": true')
+        if body.confirm is not None and not body.everything:
+            raise ServiceError(400, '"confirm" goes only with "everything": true (forgetting every fact of the '
+                               "agent); a fact or a conversation is forgotten without it")
         return rows(agent, service.write(memory.forget, agent, fact_id=body.fact_id,
                                        conversation_id=body.conversation_id, everything=body.everything,
                                        reason=body.reason))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,7 +18,7 @@ from memlake.embedding import count_packaged_tokens
 from memlake.schemas import agent_id_problem
 from memlake.tools import MemoryTools
 from service.config import ServiceSettings
-from service.tokens import TokenStore
+from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 
 T = TypeVar("T")
 WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
@@ -38,6 +38,19 @@ def error_response(status: int, message: str, kind: str, headers: dict[str, str]
     return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status, headers=headers)
 
 
+def two_agents(named: Iterable[str], where: str = "") -> ServiceError:
+    return ServiceError(400, f"the request names two agents{where} ({', '.join(sorted(map(repr, set(named))))}): "
+                        "name one")
+
+
+def named_once(values: Sequence[str], where: str) -> None:
+    """A header or query parameter sent more than once must name one agent each time: the framework would read
+    only one of them (the first header, the last query parameter), so a request naming two would be silently
+    taken for one."""
+    if len(set(values)) > 1:
+        raise two_agents(values, where)
+
+
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: the agents their token grants (None: no tokens configured, every agent)."""
@@ -49,7 +62,7 @@ class Caller:
         token's only agent; checked against the id rule and the token."""
         named = {a for a in asked if a is not None}
         if len(named) > 1:
-            raise ServiceError(400, f"the request names two agents ({', '.join(sorted(map(repr, named)))}): name one")
+            raise two_agents(named)
         if not named:
             if self.agents is not None and len(self.agents) == 1:
                 return self.agents[0]
@@ -95,12 +108,9 @@ class Service:
         count_packaged_tokens("warm up")
 
     def caller(self, authorization: str | None) -> Caller:
-        self.tokens.refresh()
-        if not self.tokens.required:
-            return Caller(None)
-        scheme, _, token = (authorization or "").partition(" ")
-        agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
-        if agents is None:
-            raise ServiceError(401, "a valid bearer token is required (Authorization: Bearer <token>)",
-                               "authentication_error")
-        return Caller(agents)
+        try:
+            return Caller(self.tokens.grant(authorization))
+        except TokenRefused as exc:
+            raise ServiceError(401, str(exc), "authentication_error") from None
+        except TokensUnreadable as exc:
+            raise ServiceError(503, str(exc), "server_error") from None

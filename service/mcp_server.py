@@ -22,7 +22,7 @@ from memlake.cpu import one_blas_thread
 from memlake.schemas import check_agent_id
 from memlake.tools import TOOLS, MemoryTools
 from service.calls import WRITING_TOOLS, error_response
-from service.tokens import TokenStore
+from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 
 CONTEXT_TOOL = {
     "name": "context",
@@ -110,17 +110,24 @@ def run_stdio(memory: Memory, agent_id: str) -> None:
 
 
 class TokenGate:
-    """Streamable HTTP with tokens configured: only a bearer token that grants the server's agent gets in."""
+    """Streamable HTTP: only a bearer token that grants the server's agent gets in, once the home has tokens.
+    The same gate as `memlake serve`'s (`TokenStore.grant`), asked at every request: a token revoked, or the
+    home's first token added, while the server runs counts from the next request."""
 
     def __init__(self, app: ASGIApp, tokens: TokenStore, agent_id: str) -> None:
         self.app, self.tokens, self.agent_id = app, tokens, agent_id
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-            scheme, _, token = header.partition(" ")
-            agents = self.tokens.agents_of(token.strip()) if scheme.lower() == "bearer" else None
-            if agents is None or self.agent_id not in agents:
+            authorization = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            try:
+                agents = self.tokens.grant(authorization)
+            except TokenRefused:
+                agents = ()
+            except TokensUnreadable as exc:
+                await error_response(503, str(exc), "server_error")(scope, receive, send)
+                return
+            if agents is not None and self.agent_id not in agents:
                 response = error_response(401, f"a bearer token of agent {self.agent_id!r} is required",
                                           "authentication_error")
                 await response(scope, receive, send)
@@ -129,7 +136,7 @@ class TokenGate:
 
 
 def http_app(memory: Memory, agent_id: str, host: str) -> ASGIApp:
-    """The streamable HTTP app at /mcp, behind the token gate when the home has tokens."""
+    """The streamable HTTP app at /mcp, always behind the token gate: whether the home has tokens is asked at
+    every request, not once at start."""
     app: ASGIApp = build_server(memory, agent_id).streamable_http_app(host=host)
-    tokens = TokenStore(memory.settings.home)
-    return TokenGate(app, tokens, agent_id) if tokens.required else app
+    return TokenGate(app, TokenStore(memory.settings.home), agent_id)

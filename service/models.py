@@ -104,7 +104,9 @@ class ForgetRequest(Strict):
     agent_id: str | None = AgentField
     fact_id: str | None = Field(None, min_length=1, max_length=200)
     conversation_id: str | None = Field(None, min_length=1, max_length=500)
-    everything: bool = Field(False, description="Forget all the agent's facts.")
+    everything: bool = Field(False, description="Forget all the agent's facts; needs `confirm`.")
+    confirm: str | None = Field(None, max_length=200, description="With `everything` only: the agent id, typed "
+                                "again (forgetting every fact cannot be undone).")
     reason: str | None = Field(None, max_length=2_000)
 
 

@@ -217,7 +217,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         """An OpenAI chat completion with the agent's memory put first (header X-Memlake-Agent-Id, or the
         token's only agent); `X-Memlake-Store: false` keeps the exchange out of memory."""
         who = service.caller(request.headers.get("authorization"))
-        agent = who.agent(request.headers.get(AGENT_HEADER))
+        agent = who.agent(*request.headers.getlist(AGENT_HEADER))  # two headers naming two agents: a 400
         body = _checked_body(await request.body())
         upstream: Upstream = request.app.state.upstream
         url = upstream.url("/chat/completions")

@@ -4,6 +4,10 @@ the agents it may read and write.
 No tokens file means no tokens: the service then listens on loopback only and every caller may use every agent.
 Once the file exists, every request needs a token, even after the last one is revoked (then none gets in):
 revoking must never open the service.
+
+`TokenStore.grant` is the one gate of `memlake serve` and `memlake mcp --transport http`, asked at every request
+(the file is read again when it changed), and `TokenStore.gate_state` says in words what it does now, for
+`memlake token list` and the servers' start line.
 """
 
 from __future__ import annotations
@@ -22,6 +26,14 @@ from memlake.atomic_files import write_text_atomically
 from memlake.schemas import check_agent_id
 
 TOKEN_PREFIX = "mlk_"  # so a token pasted into a config or a log is recognisable as a memlake one
+
+
+class TokenRefused(Exception):
+    """The home has tokens and the request brought none that is valid."""
+
+
+class TokensUnreadable(Exception):
+    """The tokens file became unreadable while a server runs: every request is refused until it is fixed."""
 
 
 def tokens_path(home: Path) -> Path:
@@ -100,6 +112,35 @@ class TokenStore:
             if hmac.compare_digest(presented, entry.sha256):
                 found = entry.agents
         return found
+
+    def grant(self, authorization: str | None) -> tuple[str, ...] | None:
+        """The agents a request with this Authorization header may use, by the tokens file as it is now: None
+        (every agent) when the home has no tokens file; raises TokenRefused when it has one and the header
+        holds no bearer token in it (with no token left, every request); raises TokensUnreadable while the
+        file is damaged."""
+        try:
+            self.refresh()
+        except ValueError as exc:  # never open, never a crash: refused, saying why, until the file is fixed
+            raise TokensUnreadable(f"{exc}; every request is refused until then") from None
+        if not self.required:
+            return None
+        scheme, _, token = (authorization or "").partition(" ")
+        agents = self.agents_of(token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        if agents is None:
+            raise TokenRefused("a valid bearer token is required (Authorization: Bearer <token>)")
+        return agents
+
+    def gate_state(self) -> str:
+        """What `grant` does now, in words."""
+        self.refresh()
+        if not self.required:
+            return ("no tokens: `memlake serve` and `memlake mcp` listen on loopback only and every agent is open "
+                    "to every caller")
+        if not self.entries:
+            return ("no token left: every request for memory is refused until a token is added (`memlake token add "
+                    f"--agent A`); removing {self.path} would let every caller on loopback use every agent again")
+        return (f"{len(self.entries)} token(s): every request needs one, and reads and writes only the agents it "
+                "names")
 
     def add(self, agents: list[str], note: str = "") -> tuple[str, TokenEntry]:
         """A new token for `agents`: the secret (shown once, never stored) and its entry."""
