@@ -225,7 +225,7 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         log.info("chat for agent %s: %d memory tokens, stream %s, store %s", agent, injected,
                  bool(body.get("stream")), store)
         if body.get("stream"):
-            return await _stream(upstream, url, body, exchange)
+            return await _stream(request, upstream, url, body, exchange)
         try:
             answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
         except Exception as exc:  # the upstream's failure, see _unreachable
@@ -256,12 +256,14 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
 
-async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: Exchange) -> Response:
-    """Pass the upstream's SSE chunks on as they come; land the exchange once the stream has ended."""
+async def _stream(request: Request, upstream: Upstream, url: str, body: dict[str, Any],
+                  exchange: Exchange) -> Response:
+    """Pass the upstream's SSE chunks on as they come. The exchange lands once the client has been handed the
+    whole answer and is still connected, before its `[DONE]`: a client gone before stores nothing (README)."""
     assert upstream.client is not None  # upstream.url said so
     try:
-        request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
-        answer = await upstream.client.send(request, stream=True)
+        sent = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
+        answer = await upstream.client.send(sent, stream=True)
     except Exception as exc:  # the upstream's failure, see _unreachable
         return _unreachable(exc)
     if answer.status_code >= 400:
@@ -269,13 +271,24 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
         await answer.aclose()
         return _upstream_error(answer, raw)
 
+    async def land_if_received() -> None:
+        # a client that went away stops the stream at its next await (Starlette cancels it), but a piece handed
+        # over to a connection already closed does not say so: ask before landing
+        if not await request.is_disconnected():
+            await run_in_threadpool(exchange.save)
+
     async def chunks() -> AsyncIterator[bytes]:
         complete = False
         try:
             async for chunk in answer.aiter_raw():
+                was_done = exchange.done
                 exchange.read_sse(chunk)
-                if exchange.done:  # landed before the client reads [DONE]: its next request can see it
-                    await run_in_threadpool(exchange.save)
+                if exchange.done and not was_done:  # the answer is whole: its text first, then land it, then [DONE]
+                    text, done = _split_at_done(chunk)
+                    if text:
+                        yield text
+                    await land_if_received()
+                    chunk = done
                 yield chunk
             complete = True
         except httpx2.HTTPError as exc:  # the stream broke off: say so in the stream, store nothing
@@ -285,8 +298,15 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
             yield f"data: {json.dumps(error)}\n\n".encode()
         finally:
             await answer.aclose()
-        if complete:
-            await run_in_threadpool(exchange.save)
+        if complete:  # an upstream that ends its stream without a [DONE]
+            await land_if_received()
 
     media_type = answer.headers.get("content-type", "text/event-stream")
     return StreamingResponse(chunks(), status_code=answer.status_code, media_type=media_type)
+
+
+def _split_at_done(chunk: bytes) -> tuple[bytes, bytes]:
+    """`chunk` (which ends the answer) as what comes before its `data: [DONE]` line and that line on; all of it
+    is the line's when the line began in an earlier chunk."""
+    at = chunk.find(b"data: [DONE]")
+    return (chunk[:at], chunk[at:]) if at > 0 else (b"", chunk)
