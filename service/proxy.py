@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from memlake.context.echoes import strip_block_copies
 from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
@@ -146,10 +147,12 @@ def _unreachable(exc: Exception) -> JSONResponse:
 
 
 class Exchange:
-    """What the proxy stores of one request: the user's question and the answer, once it is complete."""
+    """What the proxy stores of one request: the user's own last message and the answer, once it is complete,
+    without any text the answer copied from the memory block put before it (`block`): memory is never stored
+    again as conversation."""
 
-    def __init__(self, service: Service, agent_id: str, question: str, store: bool) -> None:
-        self.service, self.agent_id, self.question, self.store = service, agent_id, question, store
+    def __init__(self, service: Service, agent_id: str, question: str, block: str, store: bool) -> None:
+        self.service, self.agent_id, self.question, self.block, self.store = service, agent_id, question, block, store
         self.answer: list[str] = []
         self.done = False  # the stream's `data: [DONE]` was read
         self.saved = False
@@ -182,7 +185,7 @@ class Exchange:
 
     def save(self) -> str | None:
         """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
-        answer = "".join(self.answer)
+        answer = strip_block_copies("".join(self.answer), self.block)
         if self.saved or not self.store or not self.question.strip() or not answer.strip():
             return None
         self.saved = True
@@ -214,14 +217,14 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         upstream: Upstream = request.app.state.upstream
         url = upstream.url("/chat/completions")
         question = last_user_text(body["messages"])
-        injected = 0
+        injected, block_text = 0, ""
         if question.strip():
             block = await run_in_threadpool(service.memory.context, question, agent)
             body["messages"] = [{"role": "system", "content": block.text}, *body["messages"]]
-            injected = block.token_count
+            injected, block_text = block.token_count, block.text
         body["model"] = service.config.models.get(body["model"], body["model"])
         store = request.headers.get(STORE_HEADER, "true").strip().lower() not in ("false", "0", "no", "off")
-        exchange = Exchange(service, agent, question, store)
+        exchange = Exchange(service, agent, question, block_text, store)
         log.info("chat for agent %s: %d memory tokens, stream %s, store %s", agent, injected,
                  bool(body.get("stream")), store)
         if body.get("stream"):

@@ -77,7 +77,10 @@ def test_the_exchange_lands_in_the_agents_folder_unless_opted_out(served: Served
     assert len(landed) == 1  # the opted-out one left nothing
     stored = json.loads(landed.pop().read_text())
     assert stored["agent_id"] == "alice" and stored["turns"][0]["user"] == question
-    assert "<memory_context>" in stored["turns"][0]["assistant"]  # the echo's answer, whole
+    sent = served.upstream.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "<memory_context>" in sent[0]["content"]
+    # the echo's answer, without the block it repeated: memory is not stored again as conversation
+    assert question in stored["turns"][0]["assistant"] and "memory_context" not in stored["turns"][0]["assistant"]
 
 
 def test_an_upstream_error_comes_back_as_an_openai_error(served: Served) -> None:
