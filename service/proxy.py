@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from memlake.context.echoes import strip_block_copies
+from memlake.schemas import PROXY_ORIGIN
 from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
@@ -191,7 +192,7 @@ class Exchange:
         self.saved = True
         ingest_id, _ = write_ingest(self.service.memory.settings, {
             "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
-            "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
+            "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat", "origin": PROXY_ORIGIN,
             "turns": [{"user": self.question, "assistant": answer}],
         })
         return ingest_id

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from memlake.api import Memory
 from memlake.context.escape import PREAMBLE
 from memlake.lake import Lake
-from memlake.schemas import CHUNKS, EPISODES, TURNS
+from memlake.schemas import CHUNKS, EPISODES, PROXY_ORIGIN, TURNS
 from memlake.settings import Settings
 from service.app import create_app
 from service.config import ServiceSettings
@@ -85,6 +85,12 @@ def test_rounds_of_echoed_chats_store_no_block_and_never_resend_a_forgotten_fact
     assert len(blocks) == ROUNDS * len(QUESTIONS) and all("<memory_context>" in block for block in blocks)
     proxied = memory.turns("erin").filter(pl.col("conversation_id").str.starts_with("proxy-")).sort("created_at")
     assert proxied.height == 2 * ROUNDS * len(QUESTIONS)  # every exchange landed: a question and its answer
+    assert proxied["origin"].to_list() == [PROXY_ORIGIN] * proxied.height  # marked as the proxy's
+    assert memory.turns("erin").filter(pl.col("origin").is_null()).height == 4  # the chat landed by hand is not
+    # the proxied answers are the agent's own output: kept in the transcript, never a chunk to be matched
+    chunks = Lake(settings.lake_dir).read(CHUNKS).filter(pl.col("conversation_id").str.starts_with("proxy-"))
+    assert chunks.height and set(chunks["role"].drop_nulls()) == {"user"}  # turns and their keys: the user's
+    assert not [text for text in chunks["text"] if "Assistant" in text]  # nor inside a session's chunk
     for table, texts in lake_texts(settings).items():
         for text in texts:
             assert SECRET not in text and "memory_context" not in text and PREAMBLE[:40] not in text, (table, text)
