@@ -281,9 +281,10 @@ def streamed_events(url: str, drop_after: int | None) -> list[str]:
 
 
 def test_a_stream_the_client_dropped_part_way_stores_nothing(settings: Settings) -> None:
-    """A streamed answer is stored only once the client was sent all of it, through the upstream's [DONE]; a
-    client that went away before (after one event, half of them, or every piece of text but not the [DONE])
-    leaves nothing in memory, every time. The probe stored 5 of 10 dropped streams as complete exchanges."""
+    """Over a real socket, with an upstream still generating: a client that went away part-way (after one event,
+    two, half of them, all but one piece of text, or all the text but not the [DONE]) leaves nothing in memory,
+    every time; one that read to the end has its exchange stored. (Starlette stops the stream when the client
+    goes; this guards that path. The ordering the probe's 5 in 10 came from is the ASGI test below.)"""
     landing = settings.landing_dir / "erin"
     paths: list[str] = []
     with EchoUpstream() as upstream, listening(proxy_app(settings, upstream.base_url), paths) as url:
@@ -349,3 +350,22 @@ def test_a_stream_lands_only_once_the_client_was_sent_all_its_text(settings: Set
         for drop_after in (0, 1) * 3:
             received = anyio.run(stream_to_a_client_that_drops, app, settings, drop_after)
             assert len(received) == drop_after and landed(settings) == 1, f"stored after a drop at {drop_after}"
+
+
+def test_what_is_stored_of_a_request_is_the_users_last_message_and_the_answers_own_text(settings: Settings) -> None:
+    """A request with the client's own system prompt, earlier turns and the last user message in parts: the stored
+    user turn is that last message only, and the stored answer (the echo of everything the upstream was sent)
+    keeps the request's text but none of the injected block."""
+    messages = [{"role": "system", "content": "You are a terse travel agent."},
+                {"role": "user", "content": "I want a trip."}, {"role": "assistant", "content": "Where to?"},
+                {"role": "user", "content": [{"type": "text", "text": "Somewhere near where I live."}]}]
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", json={"model": "echo", "messages": messages})
+        block = upstream.requests[-1]["messages"][0]["content"]
+    assert answer.status_code == 200 and "The user lives in Porto." in block
+    [landed] = (settings.landing_dir / "erin").glob("ingest-*.json")
+    stored = json.loads(landed.read_text())
+    assert stored["origin"] == "proxy" and stored["turns"] == [{"user": "Somewhere near where I live.",
+                                                                "assistant": stored["turns"][0]["assistant"]}]
+    assert "terse travel agent" in stored["turns"][0]["assistant"]  # the echo's own text is kept
+    assert "Porto" not in stored["turns"][0]["assistant"] and "memory_context" not in stored["turns"][0]["assistant"]
