@@ -7,6 +7,8 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memlake.context.assemble import ContextLine, SectionPlan, assemble
 from memlake.context.echoes import strip_block_copies
@@ -80,3 +82,27 @@ def test_a_part_of_the_block_said_back_goes(answer: str, gone: str, stays: str) 
 ])
 def test_an_answer_that_only_shares_ordinary_words_is_kept_as_it_is(answer: str) -> None:
     assert strip_block_copies(answer, BLOCK) == answer
+
+
+VOCABULARY = ["tea", "Porto", "sister", "bakery", "nurse", "March", "runs", "lives", "café", "O'Brien", "5th",
+              "&", "<b>", '"quoted"', "`code`", "\\", "über", "2024"]
+QUOTINGS = {"as is": lambda text: text, "JSON": json.dumps, "JSON twice": lambda text: json.dumps(json.dumps(text)),
+            "unescaped": html.unescape, "ASCII JSON": lambda text: json.dumps(text, ensure_ascii=True)}
+
+
+@given(st.lists(st.lists(st.sampled_from(VOCABULARY), min_size=5, max_size=14).map(" ".join), min_size=1,
+                max_size=5), st.sampled_from(list(QUOTINGS)))
+@settings(max_examples=60, deadline=None)
+def test_whatever_the_memories_and_the_quoting_no_five_words_of_a_memory_survive(memories: list[str],
+                                                                                 quoting: str) -> None:
+    lines = [ContextLine(text=t, kind="fact", ref=f"f{at}@1", said_at=datetime(2024, 6, 10, tzinfo=UTC),
+                         conversation_ids=("c1",), message_ids=(f"m{at}",)) for at, t in enumerate(memories)]
+    block = str(assemble(date(2026, 1, 2), decide("tea?"), "compact", [SectionPlan("facts", lines)], 10_000,
+                         lambda text: len(text.split())).text)
+    kept = strip_block_copies(f"Before it. {QUOTINGS[quoting](block)} After it.", block)
+    said = words(kept).split()
+    for memory in memories:
+        remembered = words(memory).split()
+        runs = {tuple(remembered[at:at + 5]) for at in range(len(remembered) - 4)}
+        assert not runs & {tuple(said[at:at + 5]) for at in range(len(said) - 4)}, kept
+    assert kept.startswith("Before it.") and kept.endswith("After it.")
