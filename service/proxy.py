@@ -185,15 +185,17 @@ class Exchange:
             self.answer.append(content)
 
     def save(self) -> str | None:
-        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
-        answer = strip_block_copies("".join(self.answer), self.block)
+        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored. An
+        answer that was nothing but a copy of the block lands the user's message alone."""
+        answer = "".join(self.answer)
         if self.saved or not self.store or not self.question.strip() or not answer.strip():
             return None
         self.saved = True
+        own = strip_block_copies(answer, self.block)
         ingest_id, _ = write_ingest(self.service.memory.settings, {
             "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
             "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat", "origin": PROXY_ORIGIN,
-            "turns": [{"user": self.question, "assistant": answer}],
+            "turns": [{"user": self.question, "assistant": own if own.strip() else None}],
         })
         return ingest_id
 

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -23,6 +24,7 @@ from memlake.api import Memory
 from memlake.settings import Settings
 from service.app import create_app
 from service.config import ServiceSettings
+from service.proxy import Exchange
 from tests.service.conftest import CANARIES, Served
 from tests.service.echo_upstream import EchoUpstream
 
@@ -369,3 +371,16 @@ def test_what_is_stored_of_a_request_is_the_users_last_message_and_the_answers_o
                                                                 "assistant": stored["turns"][0]["assistant"]}]
     assert "terse travel agent" in stored["turns"][0]["assistant"]  # the echo's own text is kept
     assert "Porto" not in stored["turns"][0]["assistant"] and "memory_context" not in stored["turns"][0]["assistant"]
+
+
+def test_an_answer_that_is_only_the_block_lands_the_users_message_alone(settings: Settings) -> None:
+    """The user's message is theirs whatever the model answered: an answer copied whole from the block is not
+    stored, the question is."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.remember("erin", "I live in Porto.")
+    block = memory.context("Where do I live?", "erin").text
+    exchange = Exchange(SimpleNamespace(memory=memory), "erin", "Where do I live?", block, store=True)  # type: ignore[arg-type]
+    exchange.read_completion({"choices": [{"message": {"content": json.dumps(block)}}]})
+    assert exchange.save() is not None
+    [landed] = (settings.landing_dir / "erin").glob("ingest-*.json")
+    assert json.loads(landed.read_text())["turns"] == [{"user": "Where do I live?", "assistant": None}]
