@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from memlake.lake import Lake, conform
-from memlake.schemas import CHUNKS
+from memlake.schemas import CHUNKS, PROXY_ORIGIN
 
 if TYPE_CHECKING:
     from memlake.settings import Settings
@@ -256,6 +256,11 @@ def build_chunks(
     Deterministic: the same turns give the same chunks, ids and order.
     """
     budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys, long_turn_tokens)
+    if "origin" in turns.columns:  # a frame of the lake's turns (some callers build turns of their own)
+        # an answer the proxy landed is the agent's own output: never a retrieval unit, so search and the
+        # context block cannot give it back as what was said (docs/decisions.md)
+        proxied_answer = (pl.col("origin") == PROXY_ORIGIN).fill_null(False) & (pl.col("role") == "assistant")
+        turns = turns.filter(~proxied_answer)
     if turns.height == 0:
         return pl.from_arrow(CHUNKS.schema.empty_table())  # type: ignore[return-value]
     ordered = turns.sort("agent_id", "conversation_id", "turn_index")

@@ -161,6 +161,8 @@ LANDING_MANIFEST = Table(
     key=("source_sha256", "agent_id", "conversation_id"),
 )
 
+PROXY_ORIGIN = "proxy"  # `transcripts/turns.origin` of an exchange the OpenAI-compatible proxy landed
+
 TURNS = Table(
     "transcripts",
     "turns",
@@ -182,6 +184,9 @@ TURNS = Table(
             ("source_sha256", pa.string()),
             ("content_sha256", pa.string()),
             ("ingested_at", UTC_TS),
+            # PROXY_ORIGIN: an exchange the proxy landed, its assistant side the agent's own output (kept in the
+            # transcript, never a chunk: search and the context block do not quote it back); null: any other source
+            ("origin", pa.string()),
         ]
     ),
     key=("agent_id", "conversation_id", "message_id"),

@@ -132,6 +132,7 @@ def build_turns(
                 "source_file": row["source_file"],
                 "source_sha256": row["source_sha256"],
                 "ingested_at": landed,
+                "origin": conversation.origin,
             }
             for position, message in enumerate(conversation.messages)
         ]))
@@ -179,6 +180,7 @@ def build_turns(
                     "source_sha256": m["source_sha256"],
                     "content_sha256": content_sha256(m["content"]),
                     "ingested_at": m["ingested_at"],
+                    "origin": m["origin"],
                 }
             )
     for day_rows in build.rows.values():
@@ -216,6 +218,7 @@ def _built_version(
             "source_file": turn["source_file"],
             "source_sha256": turn["source_sha256"],
             "ingested_at": turn["ingested_at"],
+            "origin": turn["origin"],
         })
         started = row["conversation_started_at"] or turn["conversation_started_at"]
         meta = conversation_meta.setdefault((row["agent_id"], row["conversation_id"]),

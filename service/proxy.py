@@ -19,7 +19,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from memlake.context.echoes import strip_block_copies
 from memlake.disk_faults import disk_fault
+from memlake.schemas import PROXY_ORIGIN
 from service.calls import Service, ServiceError, error_response
 from service.config import ServiceSettings
 from service.ingest import write_ingest
@@ -147,10 +149,12 @@ def _unreachable(exc: Exception) -> JSONResponse:
 
 
 class Exchange:
-    """What the proxy stores of one request: the user's question and the answer, once it is complete."""
+    """What the proxy stores of one request: the user's own last message and the answer, once it is complete,
+    without any text the answer copied from the memory block put before it (`block`): memory is never stored
+    again as conversation."""
 
-    def __init__(self, service: Service, agent_id: str, question: str, store: bool) -> None:
-        self.service, self.agent_id, self.question, self.store = service, agent_id, question, store
+    def __init__(self, service: Service, agent_id: str, question: str, block: str, store: bool) -> None:
+        self.service, self.agent_id, self.question, self.block, self.store = service, agent_id, question, block, store
         self.answer: list[str] = []
         self.done = False  # the stream's `data: [DONE]` was read
         self.saved = False
@@ -182,16 +186,18 @@ class Exchange:
             self.answer.append(content)
 
     def save(self) -> str | None:
-        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored."""
+        """Land the exchange for later distillation (once); the id of the ingest, or None when not stored. An
+        answer that was nothing but a copy of the block lands the user's message alone."""
         answer = "".join(self.answer)
         if self.saved or not self.store or not self.question.strip() or not answer.strip():
             return None
         self.saved = True
+        own = strip_block_copies(answer, self.block)
         try:
             ingest_id, _ = write_ingest(self.service.memory.settings, {
                 "agent_id": self.agent_id, "conversation_id": f"proxy-{uuid.uuid4().hex}",
-                "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat",
-                "turns": [{"user": self.question, "assistant": answer}],
+                "session_date": datetime.now(UTC).isoformat(), "title": "proxied chat", "origin": PROXY_ORIGIN,
+                "turns": [{"user": self.question, "assistant": own if own.strip() else None}],
             })
         except OSError as exc:  # the answer still goes back whole: the client paid for it, memory only misses it
             fault = disk_fault(exc)
@@ -222,18 +228,18 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         upstream: Upstream = request.app.state.upstream
         url = upstream.url("/chat/completions")
         question = last_user_text(body["messages"])
-        injected = 0
+        injected, block_text = 0, ""
         if question.strip():
             block = await run_in_threadpool(service.memory.context, question, agent)
             body["messages"] = [{"role": "system", "content": block.text}, *body["messages"]]
-            injected = block.token_count
+            injected, block_text = block.token_count, block.text
         body["model"] = service.config.models.get(body["model"], body["model"])
         store = request.headers.get(STORE_HEADER, "true").strip().lower() not in ("false", "0", "no", "off")
-        exchange = Exchange(service, agent, question, store)
+        exchange = Exchange(service, agent, question, block_text, store)
         log.info("chat for agent %s: %d memory tokens, stream %s, store %s", agent, injected,
                  bool(body.get("stream")), store)
         if body.get("stream"):
-            return await _stream(upstream, url, body, exchange)
+            return await _stream(request, upstream, url, body, exchange)
         try:
             answer = await upstream.client.post(url, json=body, headers=upstream.headers())  # type: ignore[union-attr]
         except Exception as exc:  # the upstream's failure, see _unreachable
@@ -264,12 +270,14 @@ def add_proxy_routes(app: FastAPI, service: Service) -> None:
         return Response(answer.content, status_code=answer.status_code, media_type="application/json")
 
 
-async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: Exchange) -> Response:
-    """Pass the upstream's SSE chunks on as they come; land the exchange once the stream has ended."""
+async def _stream(request: Request, upstream: Upstream, url: str, body: dict[str, Any],
+                  exchange: Exchange) -> Response:
+    """Pass the upstream's SSE chunks on as they come. The exchange lands once the client has been handed the
+    whole answer and is still connected, before its `[DONE]`: a client gone before stores nothing (README)."""
     assert upstream.client is not None  # upstream.url said so
     try:
-        request = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
-        answer = await upstream.client.send(request, stream=True)
+        sent = upstream.client.build_request("POST", url, json=body, headers=upstream.headers())
+        answer = await upstream.client.send(sent, stream=True)
     except Exception as exc:  # the upstream's failure, see _unreachable
         return _unreachable(exc)
     if answer.status_code >= 400:
@@ -277,13 +285,24 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
         await answer.aclose()
         return _upstream_error(answer, raw)
 
+    async def land_if_received() -> None:
+        # a client that went away stops the stream at its next await (Starlette cancels it), but a piece handed
+        # over to a connection already closed does not say so: ask before landing
+        if not await request.is_disconnected():
+            await run_in_threadpool(exchange.save)
+
     async def chunks() -> AsyncIterator[bytes]:
         complete = False
         try:
             async for chunk in answer.aiter_raw():
+                was_done = exchange.done
                 exchange.read_sse(chunk)
-                if exchange.done:  # landed before the client reads [DONE]: its next request can see it
-                    await run_in_threadpool(exchange.save)
+                if exchange.done and not was_done:  # the answer is whole: its text first, then land it, then [DONE]
+                    text, done = _split_at_done(chunk)
+                    if text:
+                        yield text
+                    await land_if_received()
+                    chunk = done
                 yield chunk
             complete = True
         except httpx2.HTTPError as exc:  # the stream broke off: say so in the stream, store nothing
@@ -293,8 +312,15 @@ async def _stream(upstream: Upstream, url: str, body: dict[str, Any], exchange: 
             yield f"data: {json.dumps(error)}\n\n".encode()
         finally:
             await answer.aclose()
-        if complete:
-            await run_in_threadpool(exchange.save)
+        if complete:  # an upstream that ends its stream without a [DONE]
+            await land_if_received()
 
     media_type = answer.headers.get("content-type", "text/event-stream")
     return StreamingResponse(chunks(), status_code=answer.status_code, media_type=media_type)
+
+
+def _split_at_done(chunk: bytes) -> tuple[bytes, bytes]:
+    """`chunk` (which ends the answer) as what comes before its `data: [DONE]` line and that line on; all of it
+    is the line's when the line began in an earlier chunk."""
+    at = chunk.find(b"data: [DONE]")
+    return (chunk[:at], chunk[at:]) if at > 0 else (b"", chunk)

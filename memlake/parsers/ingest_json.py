@@ -17,6 +17,7 @@ from memlake.parsers.fields import (
     type_name,
 )
 from memlake.parsers.parsed import ParsedConversation, ParsedMessage, ShapeError
+from memlake.schemas import PROXY_ORIGIN
 
 
 def parse_ingest_json(value: Any) -> list[ParsedConversation]:
@@ -28,14 +29,18 @@ def parse_ingest_json(value: Any) -> list[ParsedConversation]:
 
 
 def _ingest_conversation(obj: dict[str, Any], loc: str) -> ParsedConversation:
-    """One ingest object: {agent_id, conversation_id, turns: [{user, assistant}], session_date?}."""
+    """One ingest object: {agent_id, conversation_id, turns: [{user, assistant}], session_date?, origin?}."""
     session = iso_time(obj.get("session_date"), at(loc, "session_date"))
+    origin = obj.get("origin")
+    if origin not in (None, PROXY_ORIGIN):
+        raise ShapeError(at(loc, "origin"), f'expected "{PROXY_ORIGIN}" or nothing, got {origin!r}'[:200])
     turns = as_list(obj.get("turns"), at(loc, "turns"))
     conv = ParsedConversation(
         conversation_id=req_str(obj, "conversation_id", loc),
         agent_id=checked_agent_id(obj.get("agent_id"), at(loc, "agent_id")),
         title=opt_str(obj, "title", loc),
         started_at=session,
+        origin=origin,
     )
     for t, raw in enumerate(turns):
         turn_loc = at(at(loc, "turns"), t)

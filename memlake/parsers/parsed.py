@@ -37,6 +37,7 @@ class ParsedConversation:
     started_at: datetime | None
     messages: list[ParsedMessage] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    origin: str | None = None  # "proxy": landed by the proxy (`transcripts/turns.origin`); None: any other source
 
 
 @dataclass

@@ -8,8 +8,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
+import anyio
+import httpx2
 import openai
 import pytest
 import uvicorn
@@ -21,6 +24,7 @@ from memlake.api import Memory
 from memlake.settings import Settings
 from service.app import create_app
 from service.config import ServiceSettings
+from service.proxy import Exchange
 from tests.service.conftest import CANARIES, Served
 from tests.service.echo_upstream import EchoUpstream
 
@@ -75,7 +79,10 @@ def test_the_exchange_lands_in_the_agents_folder_unless_opted_out(served: Served
     assert len(landed) == 1  # the opted-out one left nothing
     stored = json.loads(landed.pop().read_text())
     assert stored["agent_id"] == "alice" and stored["turns"][0]["user"] == question
-    assert "<memory_context>" in stored["turns"][0]["assistant"]  # the echo's answer, whole
+    sent = served.upstream.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "<memory_context>" in sent[0]["content"]
+    # the echo's answer, without the block it repeated: memory is not stored again as conversation
+    assert question in stored["turns"][0]["assistant"] and "memory_context" not in stored["turns"][0]["assistant"]
 
 
 def test_an_upstream_error_comes_back_as_an_openai_error(served: Served) -> None:
@@ -259,3 +266,121 @@ def test_the_upstreams_advice_on_retrying_reaches_the_sdk(settings: Settings) ->
             client.chat.completions.create(model="fail-503-no-retry", messages=[{"role": "user", "content": "hi"}])
         assert refused.value.status_code == 503 and "upstream says 503" in str(refused.value)
         assert len(upstream.requests) == 1 and paths == ["/v1/chat/completions"]
+
+
+def streamed_events(url: str, drop_after: int | None) -> list[str]:
+    """A streamed chat of erin's through the proxy at `url`, read event by event: the `data:` lines read before
+    the client closed the connection after `drop_after` of them (None: read to the end)."""
+    events: list[str] = []
+    with httpx2.Client(base_url=url, headers={"X-Memlake-Agent-Id": "erin"}, timeout=30) as client, \
+            client.stream("POST", "/v1/chat/completions", json=chat_request("slow", stream=True)) as answer:
+        for line in answer.iter_lines():
+            if line.startswith("data:"):
+                events.append(line)
+            if drop_after is not None and len(events) >= drop_after:
+                break  # leaving the block closes the connection part-way
+    return events
+
+
+def test_a_stream_the_client_dropped_part_way_stores_nothing(settings: Settings) -> None:
+    """Over a real socket, with an upstream still generating: a client that went away part-way (after one event,
+    two, half of them, all but one piece of text, or all the text but not the [DONE]) leaves nothing in memory,
+    every time; one that read to the end has its exchange stored. (Starlette stops the stream when the client
+    goes; this guards that path. The ordering the probe's 5 in 10 came from is the ASGI test below.)"""
+    landing = settings.landing_dir / "erin"
+    paths: list[str] = []
+    with EchoUpstream() as upstream, listening(proxy_app(settings, upstream.base_url), paths) as url:
+        whole = streamed_events(url, None)
+        assert upstream.streams_ended.acquire(timeout=30)
+        assert whole[-1] == "data: [DONE]" and len(list(landing.glob("ingest-*.json"))) == 1  # a whole one lands
+        text_events = len(whole) - 1
+        for drop_after in (1, 2, text_events // 2, text_events - 1, text_events):
+            assert len(streamed_events(url, drop_after)) == drop_after
+            assert upstream.streams_ended.acquire(timeout=30)  # the upstream finished, or lost its reader
+            time.sleep(0.3)  # what the proxy does once its upstream has ended
+            assert len(list(landing.glob("ingest-*.json"))) == 1, f"stored after a drop at {drop_after}"
+
+
+def landed(settings: Settings) -> int:
+    return len(list((settings.landing_dir / "erin").glob("ingest-*.json")))
+
+
+async def stream_to_a_client_that_drops(app: FastAPI, settings: Settings, drop_after: int) -> list[tuple[bytes, int]]:
+    """erin's streamed chat of the `burst` model (its whole answer at once) driven through the ASGI app by a client
+    that goes away once it has received `drop_after` pieces of the body (0: once it has the response's headers),
+    as uvicorn reports it: the next `receive` says `http.disconnect` and what is sent after goes nowhere. The
+    pieces it received, each with the number of exchanges landed when it was sent."""
+    body = json.dumps(chat_request("burst", stream=True)).encode()
+    gone, asked, received = anyio.Event(), False, []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if gone.is_set():
+            return
+        if message["type"] == "http.response.body" and message.get("body"):
+            received.append((message["body"], landed(settings)))
+        if len(received) >= drop_after:
+            gone.set()
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions",
+             "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80),
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                         (b"x-memlake-agent-id", b"erin")]}
+    async with app.router.lifespan_context(app):
+        await app(scope, receive, send)  # type: ignore[arg-type]
+    return received
+
+
+def test_a_stream_lands_only_once_the_client_was_sent_all_its_text(settings: Settings) -> None:
+    """An upstream that sends its whole answer at once (text and [DONE] in one piece): the exchange was stored
+    before the client was sent any of it, so a client gone by then still left a complete exchange in memory. Now
+    the text goes to the client first, the exchange lands, then the [DONE]; a client gone before its text was
+    handed over, or as it was, stores nothing, every time."""
+    with EchoUpstream() as upstream:
+        app = proxy_app(settings, upstream.base_url)
+        text, done = anyio.run(stream_to_a_client_that_drops, app, settings, 10**6)
+        assert b"delta" in text[0] and b"[DONE]" not in text[0] and text[1] == 0  # nothing stored before
+        assert done[0] == b"data: [DONE]\n\n" and done[1] == 1 == landed(settings)  # then it landed, once
+        for drop_after in (0, 1) * 3:
+            received = anyio.run(stream_to_a_client_that_drops, app, settings, drop_after)
+            assert len(received) == drop_after and landed(settings) == 1, f"stored after a drop at {drop_after}"
+
+
+def test_what_is_stored_of_a_request_is_the_users_last_message_and_the_answers_own_text(settings: Settings) -> None:
+    """A request with the client's own system prompt, earlier turns and the last user message in parts: the stored
+    user turn is that last message only, and the stored answer (the echo of everything the upstream was sent)
+    keeps the request's text but none of the injected block."""
+    messages = [{"role": "system", "content": "You are a terse travel agent."},
+                {"role": "user", "content": "I want a trip."}, {"role": "assistant", "content": "Where to?"},
+                {"role": "user", "content": [{"type": "text", "text": "Somewhere near where I live."}]}]
+    with EchoUpstream() as upstream, proxy_alone(settings, upstream.base_url) as client:
+        answer = client.post("/v1/chat/completions", json={"model": "echo", "messages": messages})
+        block = upstream.requests[-1]["messages"][0]["content"]
+    assert answer.status_code == 200 and "The user lives in Porto." in block
+    [landed] = (settings.landing_dir / "erin").glob("ingest-*.json")
+    stored = json.loads(landed.read_text())
+    assert stored["origin"] == "proxy" and stored["turns"] == [{"user": "Somewhere near where I live.",
+                                                                "assistant": stored["turns"][0]["assistant"]}]
+    assert "terse travel agent" in stored["turns"][0]["assistant"]  # the echo's own text is kept
+    assert "Porto" not in stored["turns"][0]["assistant"] and "memory_context" not in stored["turns"][0]["assistant"]
+
+
+def test_an_answer_that_is_only_the_block_lands_the_users_message_alone(settings: Settings) -> None:
+    """The user's message is theirs whatever the model answered: an answer copied whole from the block is not
+    stored, the question is."""
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.remember("erin", "I live in Porto.")
+    block = memory.context("Where do I live?", "erin").text
+    exchange = Exchange(SimpleNamespace(memory=memory), "erin", "Where do I live?", block, store=True)  # type: ignore[arg-type]
+    exchange.read_completion({"choices": [{"message": {"content": json.dumps(block)}}]})
+    assert exchange.save() is not None
+    [landed] = (settings.landing_dir / "erin").glob("ingest-*.json")
+    assert json.loads(landed.read_text())["turns"] == [{"user": "Where do I live?", "assistant": None}]

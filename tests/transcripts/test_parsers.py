@@ -451,6 +451,19 @@ def test_ingest_json_errors(tmp_path: Path) -> None:
         parse_file(write(tmp_path / "ingest.json", json.dumps(dup)))
 
 
+@pytest.mark.parametrize("origin", ["bot", "", "PROXY", 1, ["proxy"]])
+def test_ingest_json_says_whether_the_proxy_landed_it_and_nothing_else(tmp_path: Path, origin: object) -> None:
+    """`origin: "proxy"` marks an exchange the proxy landed (carried into `transcripts/turns.origin`); no origin
+    is any other source; any other value is refused, so a mark that search relies on is never guessed."""
+    one = {"conversation_id": "s1", "turns": [{"user": "Hi", "assistant": "Hello"}]}
+    assert parse_file(write(tmp_path / "plain.json", json.dumps(one))).conversations[0].origin is None
+    proxied = parse_file(write(tmp_path / "proxied.json", json.dumps({**one, "origin": "proxy"})))
+    assert proxied.conversations[0].origin == "proxy"
+    with pytest.raises(ParseError) as info:
+        parse_file(write(tmp_path / "odd.json", json.dumps({**one, "origin": origin})))
+    assert info.value.location == "origin" and '"proxy" or nothing' in info.value.message
+
+
 # --- detection and whole-file errors -----------------------------------------------------
 
 
