@@ -11,7 +11,9 @@ fact said back word for word). Fewer shared words are ordinary language ("I live
 
 from __future__ import annotations
 
+import html
 import re
+from typing import NamedTuple
 
 COPIED_RUN = 5  # consecutive words of the block: a copy, not a phrase that happens to recur
 SHORTEST_LINE = 3  # a block line this long or longer, repeated whole, is a copy even if under COPIED_RUN
@@ -22,18 +24,41 @@ _WORD = re.compile(r"[^\W_]+")  # letters and digits: markup, quotes and backsla
 _TAG = re.compile(r"<[^<>]*>")  # the block's own markup (a memory's tag and its said date), around a line's text
 
 
-def _words(text: str) -> list[re.Match[str]]:
-    """The words of `text`, lowercased later, found in a copy of it whose escapes became spaces (same offsets)."""
-    return list(_WORD.finditer(_ESCAPE.sub(lambda m: " " * len(m.group()), text)))
+class _Word(NamedTuple):
+    start: int
+    end: int
+    key: str  # lowercased letters and digits, escapes decoded: "caf\\u00e9" and "caf&eacute;" are "café"
+
+
+def _decoded(escape: str) -> str:
+    """What one escape stands for: a JSON \\uXXXX its character, \\n and friends a space, an HTML entity (escaped
+    again and again: &amp;amp;quot;) its character."""
+    if escape.startswith("\\"):
+        tail = escape.lstrip("\\")
+        return chr(int(tail[1:], 16)) if tail[0] == "u" else " "
+    while "&amp;" in escape:
+        escape = escape.replace("&amp;", "&", 1)
+    return html.unescape(escape)
+
+
+def _words(text: str) -> list[_Word]:
+    """The words of `text`. An escape that stands for a letter or digit is part of its word (a copy quoted in
+    JSON keeps "café" one word), any other escape separates words, like the spaces and punctuation around it."""
+    masked = _ESCAPE.sub(lambda m: ("a" if _decoded(m.group()).isalnum() else " ") * len(m.group()), text)
+    found = []
+    for match in _WORD.finditer(masked):
+        said = _ESCAPE.sub(lambda m: _decoded(m.group()), text[match.start():match.end()])
+        found.append(_Word(match.start(), match.end(), "".join(c for c in said if c.isalnum()).lower()))
+    return found
 
 
 def _copied_runs(block: str) -> set[tuple[str, ...]]:
     """What counts as copied from `block`: every run of COPIED_RUN consecutive words (across its lines), and
     every whole line (its text, without the markup around it) of SHORTEST_LINE words or more."""
-    words = [w.group().lower() for w in _words(block)]
+    words = [w.key for w in _words(block)]
     runs = {tuple(words[at:at + COPIED_RUN]) for at in range(len(words) - COPIED_RUN + 1)}
     for line in block.splitlines():
-        said = tuple(w.group().lower() for w in _words(_TAG.sub(" ", line)))
+        said = tuple(w.key for w in _words(_TAG.sub(" ", line)))
         if SHORTEST_LINE <= len(said) < COPIED_RUN:
             runs.add(said)
     return runs
@@ -43,7 +68,7 @@ def strip_block_copies(answer: str, block: str) -> str:
     """`answer` without the spans that copy `block` (see the module doc); the markup and escapes glued to a
     copied span go with it, and a span cut between two kept words leaves one space."""
     words = _words(answer)
-    lowered = [w.group().lower() for w in words]
+    lowered = [w.key for w in words]
     runs = _copied_runs(block)
     lengths = sorted({len(run) for run in runs}, reverse=True)
     copied = [False] * len(words)
@@ -64,7 +89,7 @@ def strip_block_copies(answer: str, block: str) -> str:
         last = at
         while last + 1 < len(words) and copied[last + 1]:
             last += 1
-        start, stop = _glued(answer, words[at].start(), words[last].end())
+        start, stop = _glued(answer, words[at].start, words[last].end)
         kept.append(answer[end:start])
         if kept[-1] and not kept[-1][-1].isspace() and stop < len(answer) and not answer[stop].isspace():
             kept.append(" ")

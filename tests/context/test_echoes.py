@@ -7,7 +7,7 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memlake.context.assemble import ContextLine, SectionPlan, assemble
@@ -92,6 +92,7 @@ QUOTINGS = {"as is": lambda text: text, "JSON": json.dumps, "JSON twice": lambda
 
 @given(st.lists(st.lists(st.sampled_from(VOCABULARY), min_size=5, max_size=14).map(" ".join), min_size=1,
                 max_size=5), st.sampled_from(list(QUOTINGS)))
+@example(memories=["café tea tea tea tea café"], quoting="JSON")  # a letter escaped inside a word
 @settings(max_examples=60, deadline=None)
 def test_whatever_the_memories_and_the_quoting_no_five_words_of_a_memory_survive(memories: list[str],
                                                                                  quoting: str) -> None:
