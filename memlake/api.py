@@ -171,6 +171,24 @@ class Memory:
                     cached = self._lake_reads[name] = (state, build())
         return cast(T, cached[1])
 
+    def sql(
+        self, query: str, params: list[Any] | None = None, *, agent_id: str | None = None, all_agents: bool = False
+    ) -> pl.DataFrame:
+        """`query` in DuckDB SQL over every lake table as this API reads it, as a Polars frame: each table a view
+        `<layer>.<table>` (`facts.facts`, `transcripts.turns`, ...), values bound to its `?` from `params`.
+
+        Rows of one agent (`agent_id`), or of every agent (`all_agents=True`, for an operator); one of the two.
+        The facts layer is what `facts`, `history` and `profile` read: remembered and forgotten facts since the
+        last run applied, a sweep's evictions as status `evicted`. The views are all a query reaches: no files.
+        README "Querying with SQL" lists the columns and what each time means."""
+        from memlake.sql import run_sql  # deferred: the views read the fact fold, ~50 ms
+
+        if not isinstance(all_agents, bool) or (agent_id is None) == (not all_agents):
+            raise ValueError("Memory.sql reads one agent's rows or every agent's: give agent_id or all_agents=True, "
+                             "not both")
+        agents = None if all_agents else [check_agent_id(agent_id)]
+        return run_sql(self.settings, self.lake, self._fact_reads().get, query, params, agents)
+
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
     # tables, so a remembered or forgotten fact shows at once; `_fact_reads` keeps that until tables or logs change.
 
