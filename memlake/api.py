@@ -186,7 +186,7 @@ class Memory:
         if not isinstance(all_agents, bool) or (agent_id is None) == (not all_agents):
             raise ValueError("Memory.sql reads one agent's rows or every agent's: give agent_id or all_agents=True, "
                              "not both")
-        agents = None if all_agents else [check_agent_id(agent_id)]
+        agents = None if agent_id is None else [check_agent_id(agent_id)]
         return run_sql(self.settings, self.lake, self._fact_reads().get, query, params, agents)
 
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
