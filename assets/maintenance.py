@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import dagster as dg
+import polars as pl
 from pydantic import Field
 
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
-from assets.shared import LAKE_WRITERS
+from assets.shared import LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.maintenance.health import MAX_DUPLICATE_RATE, MAX_HOURS_WITHOUT_SWEEP, MAX_STALE_SHARE, memory_health
 from memlake.maintenance.judge import ModelJudge
@@ -82,15 +83,20 @@ def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, la
         "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
 
 
-def _check(passed: bool, what: str, **values: float | int | None) -> dg.AssetCheckResult:
+def _check(passed: bool, what: str, named: dict[str, Any] | None = None, **values: float | int | None
+           ) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, description=what,
-                               metadata={k: v for k, v in values.items() if v is not None})
+                               metadata={**{k: v for k, v in values.items() if v is not None}, **(named or {})})
 
 
-@dg.asset_check(asset=FACT_STATUS_KEY, description="Current facts the latest lint sweep found in conflict.")
+@dg.asset_check(asset=FACT_STATUS_KEY, description="Current facts the latest lint sweep found in conflict, named.")
 def open_contradictions(lake: LakeResource) -> dg.AssetCheckResult:
     health = memory_health(lake.lake, datetime.now(UTC))
-    return _check(health.open_contradictions == 0, f"{health.open_contradictions} conflicting current facts",
+    named = "; ".join(f"{row['fact_id']}: {row['content']}" for row in health.conflicting)
+    return _check(health.open_contradictions == 0,
+                  f"{health.open_contradictions} conflicting current facts" + (f": {named}" if named else ""),
+                  {"conflicting": dg.MetadataValue.json(health.conflicting),  # which: the operator opens their
+                   "preview": markdown_preview(pl.DataFrame(health.conflicting))},  # histories from here
                   open_contradictions=health.open_contradictions, current_facts=health.current_facts)
 
 

@@ -40,7 +40,7 @@ def test_memlake_maintain_lint_prints_each_steps_counts_and_the_health_checks(se
     assert code == 0, out
     assert "lint-2025-06-01T00:00:00.000000Z" in out
     assert "  contradictions            3" in out and "  stale                     0" in out
-    assert "check open_contradictions: WARN (6 conflicting current facts)" in out
+    assert "check open_contradictions: WARN (6 conflicting current facts: born1: Leela was born on 1994-05-02.; " in out
     assert "check recent_sweep: ok" in out
     lake = Lake(settings.lake_dir)
     assert lake.read(REPORTS)["kind"].to_list() == ["lint"]
@@ -65,3 +65,38 @@ def test_a_bad_as_of_is_one_error_line(settings, monkeypatch, capsys, as_of) -> 
     write_home(settings, [])
     code, out = typed(monkeypatch, capsys, "maintain", "--as-of", as_of, "--home", str(settings.home))
     assert code == 2 and out.startswith("error: ") and "Traceback" not in out
+
+
+def test_the_open_contradictions_check_names_the_conflicting_facts(settings) -> None:
+    from assets.maintenance import open_contradictions
+    from memlake.maintenance.sweep import run_sweep
+    from resources.lake import LakeResource
+
+    write_home(settings, PLANTED + UNRELATED)
+    run_sweep(settings, "lint", AS_OF)
+
+    result = open_contradictions(lake=LakeResource(home=str(settings.home)))
+
+    assert not result.passed
+    named = result.metadata["conflicting"].value
+    assert {row["fact_id"] for row in named} == {"job1", "job2", "veg", "steak", "born1", "born2"}
+    veg = next(row for row in named if row["fact_id"] == "veg")
+    assert veg["agent_id"] == "ana" and veg["content"] == "The user is vegetarian."
+    assert veg["with"] == ["steak"] and "diet" in veg["reason"]
+    assert "veg" in result.metadata["preview"].value  # a table in the UI
+    assert "veg: The user is vegetarian." in (result.description or "")  # what `memlake maintain` prints
+
+
+def test_a_long_conflicting_fact_is_named_short(settings) -> None:
+    from assets.maintenance import open_contradictions
+    from memlake.maintenance.sweep import run_sweep
+    from resources.lake import LakeResource
+
+    long_one = "The user works at Google " + "and talks about it at length " * 20 + "."
+    write_home(settings, [fact("job1", long_one, slot="employer", value="Google", said_days_ago=20),
+                          fact("job2", "The user works at Acme Robotics.", said_days_ago=5)])
+    run_sweep(settings, "lint", AS_OF)
+
+    named = open_contradictions(lake=LakeResource(home=str(settings.home))).metadata["conflicting"].value
+    shown = next(row for row in named if row["fact_id"] == "job1")["content"]
+    assert shown.startswith("The user works at Google") and shown.endswith("…") and len(shown) <= 81
