@@ -100,3 +100,38 @@ def test_a_long_conflicting_fact_is_named_short(settings) -> None:
     named = open_contradictions(lake=LakeResource(home=str(settings.home))).metadata["conflicting"].value
     shown = next(row for row in named if row["fact_id"] == "job1")["content"]
     assert shown.startswith("The user works at Google") and shown.endswith("…") and len(shown) <= 81
+
+
+def test_materializing_the_sweep_without_a_kind_is_refused_before_it_runs(settings, fast_resources) -> None:
+    """"Materialize" on maintenance/reports in the UI silently ran a consolidation sweep (decay, evict) for an
+    operator who wanted lint: the kind has no default, so the UI asks for it and a launch without it fails."""
+    from assets.maintenance import maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    field = maintenance_sweep.op.config_schema.config_type.fields["kind"]
+    assert field.is_required and not field.default_provided  # the launchpad opens, asking for it
+    with pytest.raises(dg.DagsterInvalidConfigError, match="kind"):
+        dg.materialize([maintenance_sweep], resources=fast_resources)
+    assert not Lake(settings.lake_dir).files(REPORTS)  # nothing swept, nothing evicted
+
+
+@pytest.mark.parametrize("kind", ["evict", "Lint", ""])
+def test_a_sweep_kind_that_is_not_one_is_refused_by_the_config(settings, fast_resources, kind) -> None:
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [])
+    with pytest.raises(dg.DagsterInvalidConfigError):
+        dg.materialize([maintenance_sweep], resources=fast_resources,
+                       run_config={"ops": {SWEEP_OP: {"config": {"kind": kind}}}})
+    assert not Lake(settings.lake_dir).files(REPORTS)
+
+
+@pytest.mark.parametrize("kind", ["consolidation", "lint"])
+def test_a_sweep_of_a_kind_said_runs_that_kind(settings, fast_resources, kind) -> None:
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    result = dg.materialize([maintenance_sweep], resources=fast_resources,
+                            run_config={"ops": {SWEEP_OP: {"config": {"kind": kind, "as_of": AS_OF.isoformat()}}}})
+    assert result.success
+    assert Lake(settings.lake_dir).read(REPORTS)["kind"].to_list() == [kind]
