@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from memlake.lake import Lake
-from memlake.schemas import FACT_EDGES, FACTS, OVERRIDES, PROFILES, TABLES, Table
+from memlake.schemas import FACT_EDGES, FACTS, PROFILES, TABLES, Table
 from memlake.settings import Settings
 
 FACT_LAYER = (FACTS, FACT_EDGES, PROFILES)  # read through the fact fold, not from the lake alone
@@ -30,15 +30,6 @@ HIDDEN_FACT_STATUSES = ("forgotten",)  # a forgotten version's text is in no vie
 
 # agent_id -> the agent's facts tables as reads see them (`memlake.facts.reads.AgentFacts`)
 FactTables = Callable[[str], Any]
-
-
-def agents_with_facts(settings: Settings, lake: Lake) -> list[str]:
-    """Agents with a fact row in the lake or an entry in the overrides log (a fact remembered, not folded yet)."""
-    from memlake.inputs import read_log  # deferred: only an operator's query needs it
-
-    folded = lake.read(FACTS)["agent_id"].unique().to_list()
-    remembered = read_log(settings, OVERRIDES)["agent_id"].unique().to_list()
-    return sorted({a for a in [*folded, *remembered] if a is not None})
 
 
 def _named(table: Table, sql: str) -> bool:
@@ -56,16 +47,16 @@ def _fact_layer_frame(table: Table, tables: Any, settings: Settings, agent_id: s
     return profiles_as_read(settings, tables, agent_id)
 
 
-def table_frame(settings: Settings, lake: Lake, fact_tables: FactTables, table: Table,
-                agents: Sequence[str] | None) -> pl.DataFrame | None:
-    """`table` as the agents' reads see it (`agents` None: every agent's rows); None: not shown to them."""
+def table_frame(settings: Settings, lake: Lake, fact_tables: FactTables, table: Table, agents: Sequence[str],
+                all_agents: bool) -> pl.DataFrame | None:
+    """`table` as the agents' reads see it (`all_agents`: every row, `agents` being every agent with memory);
+    None: not shown to them."""
     if table in FACT_LAYER:
-        wanted = agents_with_facts(settings, lake) if agents is None else agents
-        frames = [_fact_layer_frame(table, fact_tables(agent), settings, agent) for agent in wanted]
+        frames = [_fact_layer_frame(table, fact_tables(agent), settings, agent) for agent in agents]
         frames = [f for f in frames if f.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else Lake.empty(table)
     frame = lake.read(table)
-    if agents is None:
+    if all_agents:
         return frame
     if "agent_id" not in frame.columns:
         return None
@@ -73,7 +64,7 @@ def table_frame(settings: Settings, lake: Lake, fact_tables: FactTables, table: 
 
 
 def run_sql(settings: Settings, lake: Lake, fact_tables: FactTables, sql: str, params: Sequence[Any] | None,
-            agents: Sequence[str] | None) -> pl.DataFrame:
+            agents: Sequence[str], all_agents: bool) -> pl.DataFrame:
     """`sql` (bound `params` for its `?`) over the views of the tables the agents may read; a bad query, or
     one reaching past the views, is a ValueError."""
     if not isinstance(sql, str) or not sql.strip():
@@ -85,7 +76,7 @@ def run_sql(settings: Settings, lake: Lake, fact_tables: FactTables, sql: str, p
     try:
         for table in TABLES.values():
             con.execute(f'CREATE SCHEMA IF NOT EXISTS "{table.layer}"')
-            frame = table_frame(settings, lake, fact_tables, table, agents) if _named(table, sql) \
+            frame = table_frame(settings, lake, fact_tables, table, agents, all_agents) if _named(table, sql) \
                 else Lake.empty(table)
             if frame is None:
                 withheld.append(f"{table.layer}.{table.name}")
