@@ -52,8 +52,8 @@ def table_frame(settings: Settings, lake: Lake, fact_tables: FactTables, table: 
     """`table` as the agents' reads see it (`all_agents`: every row, `agents` being every agent with memory);
     None: not shown to them."""
     if table in FACT_LAYER:
+        # every agent's frame, empty ones too: they carry the columns the sweeps join (`sweep_flag`, ...)
         frames = [_fact_layer_frame(table, fact_tables(agent), settings, agent) for agent in agents]
-        frames = [f for f in frames if f.height]
         return pl.concat(frames, how="diagonal_relaxed") if frames else Lake.empty(table)
     frame = lake.read(table)
     if all_agents:

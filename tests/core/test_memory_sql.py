@@ -108,3 +108,10 @@ def test_a_bad_query_is_a_clear_error(memory, sql) -> None:
 
 def test_a_query_result_is_a_polars_frame(memory) -> None:
     assert isinstance(memory.sql("SELECT 1 AS one", agent_id="ana"), pl.DataFrame)
+
+
+def test_an_agent_with_no_facts_still_has_the_sweep_columns(memory) -> None:
+    memory.remember("cleo", "I play the cello")
+    memory.forget("cleo", everything=True)
+    found = memory.sql("SELECT fact_id, sweep_flag, conflicts FROM facts.facts", agent_id="cleo")
+    assert found.height == 0 and found.columns == ["fact_id", "sweep_flag", "conflicts"]
