@@ -2,19 +2,23 @@
 
 One multi-asset writes the layer's tables (each has this one writer): run as `kind: consolidation` by the
 daily schedule, as `kind: lint` by the nightly one, or on demand from the UI's launchpad or `memlake maintain`.
+The kind has no default: "Materialize" in the UI opens the launchpad asking for it, so nobody who wanted lint
+gets an eviction.
 `as_of` is the time the sweep is computed as of (the schedule's tick; empty: now), so a sweep again at the
 same as_of writes the same rows.
 """
 
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 import dagster as dg
+import polars as pl
 from pydantic import Field
 
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
-from assets.shared import LAKE_WRITERS
+from assets.shared import LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.maintenance.health import MAX_DUPLICATE_RATE, MAX_HOURS_WITHOUT_SWEEP, MAX_STALE_SHARE, memory_health
 from memlake.maintenance.judge import ModelJudge
@@ -33,8 +37,14 @@ SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "fact_edges"])
 SWEEP_OP = "maintenance_sweep"
 
 
+# What a sweep does, as the launchpad offers it: the schema's kinds and nothing else.
+SweepKind = Enum("SweepKind", {kind: kind for kind in SWEEP_KINDS})  # type: ignore[misc]
+
+
 class SweepConfig(dg.Config):
-    kind: str = Field("consolidation", description="consolidation or lint")
+    # No default: "Materialize" in the UI must ask which sweep, never run an eviction for an operator who
+    # wanted lint (issue 40).
+    kind: SweepKind = Field(description="consolidation (decay, evict, merge) or lint (flags only)")
     as_of: str = Field("", description="ISO time the sweep is computed as of; empty = now")
 
 
@@ -57,19 +67,18 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
 def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, lake: LakeResource,  # type: ignore[no-untyped-def]
                       embedder: EmbedderResource, core_model: CoreModelResource):
     """One sweep (consolidation or lint) over every agent as of `as_of`, written to maintenance/*."""
-    if config.kind not in SWEEP_KINDS:
-        raise dg.Failure(f"unknown sweep kind {config.kind!r}: one of {', '.join(SWEEP_KINDS)}")
+    kind = config.kind.value
     try:
         as_of = as_utc(config.as_of) if config.as_of.strip() else datetime.now(UTC)
     except ValueError as exc:
         raise dg.Failure(f"as_of {config.as_of!r} is not a time: {exc}") from exc
     embed = judge = None
-    if config.kind == "lint":
+    if kind == "lint":
         core = embedder.core()
         embed = core.embed if core is not None else None
         if core_model.configured:
             judge = ModelJudge(core_model.config(), batch=lake.settings.maintenance_judge_batch)
-    report = run_sweep(lake.settings, config.kind, as_of, embed, judge)
+    report = run_sweep(lake.settings, kind, as_of, embed, judge)
     context.log.info(f"{report.sweep_id}: {report.counts}")
     metadata: dict[str, Any] = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat(),
                 "report": dg.MetadataValue.md(report.markdown()), **{f"count/{k}": v for k, v in report.counts.items()}}
@@ -82,15 +91,20 @@ def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, la
         "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
 
 
-def _check(passed: bool, what: str, **values: float | int | None) -> dg.AssetCheckResult:
+def _check(passed: bool, what: str, named: dict[str, Any] | None = None, **values: float | int | None
+           ) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=passed, severity=dg.AssetCheckSeverity.WARN, description=what,
-                               metadata={k: v for k, v in values.items() if v is not None})
+                               metadata={**{k: v for k, v in values.items() if v is not None}, **(named or {})})
 
 
-@dg.asset_check(asset=FACT_STATUS_KEY, description="Current facts the latest lint sweep found in conflict.")
+@dg.asset_check(asset=FACT_STATUS_KEY, description="Current facts the latest lint sweep found in conflict, named.")
 def open_contradictions(lake: LakeResource) -> dg.AssetCheckResult:
     health = memory_health(lake.lake, datetime.now(UTC))
-    return _check(health.open_contradictions == 0, f"{health.open_contradictions} conflicting current facts",
+    named = "; ".join(f"{row['fact_id']}: {row['content']}" for row in health.conflicting)
+    return _check(health.open_contradictions == 0,
+                  f"{health.open_contradictions} conflicting current facts" + (f": {named}" if named else ""),
+                  {"conflicting": dg.MetadataValue.json(health.conflicting),  # which: the operator opens their
+                   "preview": markdown_preview(pl.DataFrame(health.conflicting))},  # histories from here
                   open_contradictions=health.open_contradictions, current_facts=health.current_facts)
 
 

@@ -9,7 +9,15 @@ import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
 from assets.shared import LAKE_WRITERS, markdown_preview, row_count
-from memlake.landing import MANIFEST_STAMP, manifest_frame, manifest_version, update_manifest
+from memlake.landing import (
+    MANIFEST_STAMP,
+    SCANNED_STAMP,
+    manifest_frame,
+    manifest_version,
+    newly_quarantined,
+    scan_stamp,
+    update_manifest,
+)
 from memlake.quality import validate_turns
 from memlake.schemas import LANDING_MANIFEST, TURNS
 from memlake.transcripts import build_turns
@@ -25,9 +33,10 @@ from resources.lake import LakeResource
 def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per landing file × conversation: sha256, format, first seen, partition, status, reason."""
     previous = lake.lake.read(LANDING_MANIFEST)
-    update = update_manifest(lake.settings, previous, now=datetime.now(UTC))
+    now = datetime.now(UTC)
+    update = update_manifest(lake.settings, previous, now=now)
     frame = manifest_frame(update)
-    lake.lake.write(LANDING_MANIFEST, frame)
+    lake.lake.write(LANDING_MANIFEST, frame, stamp=scan_stamp(now))
     for bad in update.quarantined:
         context.log.warning(f"quarantined {bad['file']}: {bad['reason']}")
     for again in update.retried:
@@ -50,6 +59,26 @@ def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> d
                 .sort("partition", descending=True, nulls_last=True)
             ),
         }
+    )
+
+
+@dg.asset_check(asset=landing_manifest, description=(
+    "Warns when the last landing scan quarantined a file it had not seen before, naming each file, its reason "
+    "and where in the file (the drop's other files went on; the copy and its reason are under quarantine/)."
+))
+def no_new_file_quarantined(lake: LakeResource) -> dg.AssetCheckResult:
+    manifest = lake.lake.read(LANDING_MANIFEST)
+    bad = newly_quarantined(lake.settings, manifest, lake.lake.stamp(LANDING_MANIFEST, SCANNED_STAMP))
+    named = "; ".join(f"{b['file']}: {b['reason']}" + (f" (at {b['where']})" if b["where"] else "") for b in bad)
+    return dg.AssetCheckResult(
+        passed=not bad,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=f"{len(bad)} new file(s) quarantined: {named}" if bad else None,
+        metadata={
+            "rows_checked": manifest.height,
+            "quarantined": dg.MetadataValue.json(bad),
+            "preview": markdown_preview(pl.DataFrame(bad)),
+        },
     )
 
 
@@ -114,4 +143,4 @@ def turns_expectations(context: dg.AssetCheckExecutionContext, lake: LakeResourc
 
 
 ASSETS = [landing_manifest, turns]
-CHECKS = [turns_expectations]
+CHECKS = [no_new_file_quarantined, turns_expectations]

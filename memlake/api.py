@@ -5,6 +5,7 @@ Every read is scoped to one agent and returns Polars frames.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -32,6 +33,8 @@ from memlake.schemas import (
     FACT_INDEX,
     FACT_TYPES,
     FACTS,
+    FORGET,
+    OVERRIDES,
     RELATIONS,
     TURNS,
     Table,
@@ -75,6 +78,15 @@ def _run_stopped(home: Path) -> bool:
     return trace is not None and not trace.is_going()
 
 
+def _is_agent_id(name: str) -> bool:
+    """Whether a landing folder's name is an agent id (other folders are quarantined, not an agent's memory)."""
+    try:
+        check_agent_id(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _check_text(name: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{name} is a string, got {value!r}")
@@ -89,7 +101,7 @@ class Memory:
         # Reads may come from many threads at once (`memlake serve`): the helpers and caches a read fills are
         # filled under this lock, one fill at a time, and read without it once they are there.
         self._fills = threading.RLock()
-        self._lake_reads: dict[str, tuple[str, Any]] = {}
+        self._lake_reads: dict[str, tuple[object, Any]] = {}
 
     def _once(self, name: str, make: Callable[[], T]) -> T:
         """The helper kept as attribute `name` (the store, the embedder, a cache), made by the first read that
@@ -101,23 +113,35 @@ class Memory:
         return cast(T, self.__dict__[name])
 
     def agents(self) -> list[str]:
-        """Agent ids that have at least one turn, sorted (read again only after a lake write: the service asks on
-        every read whether the agent has memory)."""
+        """Agent ids with memory here, sorted: a turn or a fact in the lake, a fact remembered or forgotten since
+        the last run, or files landed for it that wait for a run (read again only after one of those changed:
+        the service asks on every read whether the agent has memory)."""
+        from memlake.inputs import log_dir, log_files, read_log  # deferred: only a change reads the logs
+
+        logs = {table: log_dir(self.settings, table) for table in (OVERRIDES, FORGET)}
+        landed = self.settings.landing_dir
+        folders = tuple(sorted(e.name for e in os.scandir(landed) if e.is_dir())) if landed.is_dir() else ()
+
+        def read() -> list[str]:
+            told = {a for table in logs for a in read_log(self.settings, table)["agent_id"].to_list()}
+            folded = set(self.lake.read(FACTS)["agent_id"].to_list())
+            return sorted({*self.agents_with_turns(), *told, *folded, *filter(_is_agent_id, folders)} - {None})
+
+        return list(self._on_lake("agents", read, also=(folders, *(tuple(log_files(d)) for d in logs.values()))))
+
+    def agents_with_turns(self) -> list[str]:
+        """Agent ids that have at least one turn, sorted."""
 
         def read() -> list[str]:
             con = self.lake.connect()
             return [r[0] for r in con.execute("SELECT DISTINCT agent_id FROM transcripts.turns ORDER BY 1").fetchall()]
 
-        return list(self._on_lake("agents", read))
+        return list(self._on_lake("agents_with_turns", read))
 
     def has_memory(self, agent_id: str) -> bool:
-        """Whether the agent has any memory here: turns, a fact remembered or forgotten, or files landed for it
-        that wait for a run. A read of an agent without is most likely of a mistyped id, and says so."""
-        from memlake.facts.overrides import read_forgets, read_overrides  # deferred: the fact fold, ~50 ms
-
-        check_agent_id(agent_id)
-        return (agent_id in self.agents() or (self.settings.landing_dir / agent_id).is_dir()
-                or bool(read_overrides(self.settings, agent_id)) or bool(read_forgets(self.settings, agent_id)))
+        """Whether the agent has any memory here (see `agents`). A read of an agent without is most likely of a
+        mistyped id, and says so."""
+        return check_agent_id(agent_id) in self.agents()
 
     def turns(self, agent_id: str, conversation_id: str | None = None) -> pl.DataFrame:
         """An agent's turns in conversation order, optionally of one conversation."""
@@ -159,10 +183,11 @@ class Memory:
         several agents, or of one agent many times (the context block), share one read."""
         return self._on_lake(table.path, lambda: self.lake.read(table))
 
-    def _on_lake(self, name: str, build: Callable[[], T]) -> T:
-        """`build()` (a read of lake tables), computed again only after a lake write by any process: a context
-        block reads the episodes twice, and a whole table read costs ~1 s at LoCoMo's 272 conversations."""
-        state = lake_state(self.settings)  # before the read: a write during it makes the next call read again
+    def _on_lake(self, name: str, build: Callable[[], T], also: object = None) -> T:
+        """`build()` (a read of lake tables), computed again only after a lake write by any process (or a change
+        of `also`, what else it reads): a context block reads the episodes twice, and a whole table read costs
+        ~1 s at LoCoMo's 272 conversations."""
+        state = (lake_state(self.settings), also)  # before the read: a write during it makes the next call read again
         cached = self._lake_reads.get(name)
         if cached is None or cached[0] != state:
             with self._fills:  # threads that find it stale at once read it once
@@ -170,6 +195,24 @@ class Memory:
                 if cached is None or cached[0] != state:
                     cached = self._lake_reads[name] = (state, build())
         return cast(T, cached[1])
+
+    def sql(
+        self, query: str, params: list[Any] | None = None, *, agent_id: str | None = None, all_agents: bool = False
+    ) -> pl.DataFrame:
+        """`query` in DuckDB SQL over every lake table as this API reads it, as a Polars frame: each table a view
+        `<layer>.<table>` (`facts.facts`, `transcripts.turns`, ...), values bound to its `?` from `params`.
+
+        Rows of one agent (`agent_id`), or of every agent (`all_agents=True`, for an operator); one of the two.
+        The facts layer is what `facts`, `history` and `profile` read: remembered and forgotten facts since the
+        last run applied, a sweep's evictions as status `evicted`. The views are all a query reaches: no files.
+        README "Querying with SQL" lists the columns and what each time means."""
+        from memlake.sql import run_sql  # deferred: the views read the fact fold, ~50 ms
+
+        if not isinstance(all_agents, bool) or (agent_id is None) == (not all_agents):
+            raise ValueError("Memory.sql reads one agent's rows or every agent's: give agent_id or all_agents=True, "
+                             "not both")
+        agents = self.agents() if agent_id is None else [check_agent_id(agent_id)]
+        return run_sql(self.settings, self.lake, self._fact_reads().get, query, params, agents, all_agents)
 
     # Working memory (memlake.facts). Reads fold overrides and forgets written since the last run on top of the
     # tables, so a remembered or forgotten fact shows at once; `_fact_reads` keeps that until tables or logs change.

@@ -385,6 +385,32 @@ def manifest_frame(update: ManifestUpdate) -> pl.DataFrame:
     return frame
 
 
+# The manifest file's stamp: when the scan that wrote it ran. The rows first seen then are what that scan added,
+# so a check run later (or alone) still knows which quarantined files were news.
+SCANNED_STAMP = "memlake.manifest_scanned"
+
+
+def scan_stamp(now: datetime) -> dict[str, str]:
+    return {SCANNED_STAMP: _sortable(now)}
+
+
+def newly_quarantined(settings: Settings, manifest: pl.DataFrame, scanned: str | None) -> list[dict[str, Any]]:
+    """The files the scan stamped `scanned` quarantined, by name: file, reason, where in the file (None: the
+    file as a whole) and the quarantine copy, from the reason file written beside the copy."""
+    if not scanned or manifest.height == 0:
+        return []
+    found: dict[str, dict[str, Any]] = {}
+    for row in manifest.filter(pl.col("status") == "quarantined").iter_rows(named=True):
+        if row["first_seen_at"] is None or _sortable(row["first_seen_at"]) != scanned:
+            continue
+        copy = settings.home / row["quarantine_path"] if row["quarantine_path"] else None
+        reason_file = copy.with_name(copy.name + ".reason.json") if copy is not None else None
+        recorded = json.loads(reason_file.read_text()) if reason_file is not None and reason_file.is_file() else {}
+        found[row["source_file"]] = {"file": row["source_file"], "reason": recorded.get("error", row["reason"]),
+                                     "where": recorded.get("location"), "quarantine_path": row["quarantine_path"]}
+    return [found[name] for name in sorted(found)]
+
+
 # A turns file's stamp: the manifest it was built from, as the latest first_seen_at that manifest held.
 MANIFEST_STAMP = "memlake.manifest_seen"
 

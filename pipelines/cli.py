@@ -293,7 +293,7 @@ def adapt(
         raise typer.Exit(1)
     existing_home(settings)
     chosen = [check_agent_id(a) for a in agents or []]
-    unknown = sorted(set(chosen) - set(Memory(settings=settings).agents()))
+    unknown = sorted(set(chosen) - set(Memory(settings=settings).agents_with_turns()))
     if unknown:
         raise ValueError(f"no turns of agent {', '.join(map(repr, unknown))} here to adapt on")
     pairs, turn_count = home_pairs(settings.lake_dir, chosen)

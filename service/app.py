@@ -174,8 +174,8 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     @app.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
     def agents(who: CallerDep) -> m.AgentsResponse:
         """The agents the caller may use (with no tokens: every agent with memory)."""
-        with_turns = set(memory.agents())
-        names = sorted(with_turns) if who.agents is None else list(who.agents)
+        with_turns = set(memory.agents_with_turns())
+        names = memory.agents() if who.agents is None else list(who.agents)
         return m.AgentsResponse(agents=[m.AgentInfo(agent_id=a, has_turns=a in with_turns) for a in names])
 
     @app.get("/v1/memory/search", response_model=m.SearchResponse, tags=["memory"])
@@ -285,6 +285,9 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         agent = who.agent(body.agent_id, agent_id, header)
         return service.tool(agent, body.name, body.arguments)
 
+    # Under /v1 as every memory route (the openai client's base_url ends in /v1); the first path stays for
+    # the callers that use it.
+    @app.post("/v1/memory/ingest", status_code=202, response_model=m.IngestAccepted, tags=["ingest"])
     @app.post("/memory/ingest", status_code=202, response_model=m.IngestAccepted, tags=["ingest"])
     def ingest(who: CallerDep, body: m.IngestRequest, header: AgentHeader = None,
                agent_id: AgentQuery = None) -> m.IngestAccepted:
@@ -298,6 +301,7 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         return m.IngestAccepted(ingest_id=ingest_id, agent_id=agent, state="waiting",
                                 file=path.relative_to(memory.settings.landing_dir).as_posix())
 
+    @app.get("/v1/memory/ingest/{ingest_id}", response_model=m.IngestStatusResponse, tags=["ingest"])
     @app.get("/memory/ingest/{ingest_id}", response_model=m.IngestStatusResponse, tags=["ingest"])
     def ingest_state(who: CallerDep, ingest_id: Annotated[str, Path(max_length=100)], header: AgentHeader = None,
                      agent_id: AgentQuery = None) -> m.IngestStatusResponse:

@@ -300,16 +300,34 @@ def profile(
     a remembered fact shows at once, a rejected or forgotten one is gone at once. They are assembled (with a
     core model configured, the run writes them with it). An agent the runs wrote no profile for has none yet.
     The latest version leaves out the lines of facts a maintenance sweep evicted or superseded."""
-    frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
-    if tables is not None and tables.pending and frame.height:
-        if tables.profiles is None:
-            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
-        frame = tables.profiles
+    frame = _profile_versions_read(settings, agent_id, tables)
     latest = frame["version"].max() if frame.height else None
     chosen = frame.filter(pl.col("version") == version) if version is not None else frame.sort("version").tail(1)
     if tables is not None and chosen.height and chosen["version"][0] == latest:
         return _without_swept_lines(chosen, tables.facts)
     return chosen
+
+
+def profiles_as_read(settings: Settings, tables: AgentFacts, agent_id: str) -> pl.DataFrame:
+    """Every profile version of the agent as `profile` reads each one (the latest without swept lines), oldest
+    first: what `Memory.sql` shows as `profile.profiles`."""
+    frame = _profile_versions_read(settings, agent_id, tables).sort("version")
+    if frame.height == 0:
+        return frame
+    latest = frame["version"].max()
+    return pl.concat([frame.filter(pl.col("version") != latest),
+                      _without_swept_lines(frame.filter(pl.col("version") == latest), tables.facts)])
+
+
+def _profile_versions_read(settings: Settings, agent_id: str, tables: AgentFacts | None) -> pl.DataFrame:
+    """The agent's profile versions: the lake's, or, with log entries pending in `tables`, those the next run
+    will write from them."""
+    frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
+    if tables is not None and tables.pending and frame.height:
+        if tables.profiles is None:
+            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
+        frame = tables.profiles
+    return frame
 
 
 def _without_swept_lines(version: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:

@@ -40,7 +40,7 @@ def test_memlake_maintain_lint_prints_each_steps_counts_and_the_health_checks(se
     assert code == 0, out
     assert "lint-2025-06-01T00:00:00.000000Z" in out
     assert "  contradictions            3" in out and "  stale                     0" in out
-    assert "check open_contradictions: WARN (6 conflicting current facts)" in out
+    assert "check open_contradictions: WARN (6 conflicting current facts: born1: Leela was born on 1994-05-02.; " in out
     assert "check recent_sweep: ok" in out
     lake = Lake(settings.lake_dir)
     assert lake.read(REPORTS)["kind"].to_list() == ["lint"]
@@ -65,3 +65,73 @@ def test_a_bad_as_of_is_one_error_line(settings, monkeypatch, capsys, as_of) -> 
     write_home(settings, [])
     code, out = typed(monkeypatch, capsys, "maintain", "--as-of", as_of, "--home", str(settings.home))
     assert code == 2 and out.startswith("error: ") and "Traceback" not in out
+
+
+def test_the_open_contradictions_check_names_the_conflicting_facts(settings) -> None:
+    from assets.maintenance import open_contradictions
+    from memlake.maintenance.sweep import run_sweep
+    from resources.lake import LakeResource
+
+    write_home(settings, PLANTED + UNRELATED)
+    run_sweep(settings, "lint", AS_OF)
+
+    result = open_contradictions(lake=LakeResource(home=str(settings.home)))
+
+    assert not result.passed
+    named = result.metadata["conflicting"].value
+    assert {row["fact_id"] for row in named} == {"job1", "job2", "veg", "steak", "born1", "born2"}
+    veg = next(row for row in named if row["fact_id"] == "veg")
+    assert veg["agent_id"] == "ana" and veg["content"] == "The user is vegetarian."
+    assert veg["with"] == ["steak"] and "diet" in veg["reason"]
+    assert "veg" in result.metadata["preview"].value  # a table in the UI
+    assert "veg: The user is vegetarian." in (result.description or "")  # what `memlake maintain` prints
+
+
+def test_a_long_conflicting_fact_is_named_short(settings) -> None:
+    from assets.maintenance import open_contradictions
+    from memlake.maintenance.sweep import run_sweep
+    from resources.lake import LakeResource
+
+    long_one = "The user works at Google " + "and talks about it at length " * 20 + "."
+    write_home(settings, [fact("job1", long_one, slot="employer", value="Google", said_days_ago=20),
+                          fact("job2", "The user works at Acme Robotics.", said_days_ago=5)])
+    run_sweep(settings, "lint", AS_OF)
+
+    named = open_contradictions(lake=LakeResource(home=str(settings.home))).metadata["conflicting"].value
+    shown = next(row for row in named if row["fact_id"] == "job1")["content"]
+    assert shown.startswith("The user works at Google") and shown.endswith("…") and len(shown) <= 81
+
+
+def test_materializing_the_sweep_without_a_kind_is_refused_before_it_runs(settings, fast_resources) -> None:
+    """"Materialize" on maintenance/reports in the UI silently ran a consolidation sweep (decay, evict) for an
+    operator who wanted lint: the kind has no default, so the UI asks for it and a launch without it fails."""
+    from assets.maintenance import maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    field = maintenance_sweep.op.config_schema.config_type.fields["kind"]
+    assert field.is_required and not field.default_provided  # the launchpad opens, asking for it
+    with pytest.raises(dg.DagsterInvalidConfigError, match="kind"):
+        dg.materialize([maintenance_sweep], resources=fast_resources)
+    assert not Lake(settings.lake_dir).files(REPORTS)  # nothing swept, nothing evicted
+
+
+@pytest.mark.parametrize("kind", ["evict", "Lint", ""])
+def test_a_sweep_kind_that_is_not_one_is_refused_by_the_config(settings, fast_resources, kind) -> None:
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [])
+    with pytest.raises(dg.DagsterInvalidConfigError):
+        dg.materialize([maintenance_sweep], resources=fast_resources,
+                       run_config={"ops": {SWEEP_OP: {"config": {"kind": kind}}}})
+    assert not Lake(settings.lake_dir).files(REPORTS)
+
+
+@pytest.mark.parametrize("kind", ["consolidation", "lint"])
+def test_a_sweep_of_a_kind_said_runs_that_kind(settings, fast_resources, kind) -> None:
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    result = dg.materialize([maintenance_sweep], resources=fast_resources,
+                            run_config={"ops": {SWEEP_OP: {"config": {"kind": kind, "as_of": AS_OF.isoformat()}}}})
+    assert result.success
+    assert Lake(settings.lake_dir).read(REPORTS)["kind"].to_list() == [kind]

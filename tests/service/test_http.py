@@ -139,6 +139,33 @@ def test_the_openapi_schema_is_served(served: Served) -> None:
         schema["paths"])
 
 
+def test_ingest_answers_under_v1_as_every_memory_route_does_and_the_old_route_stays(settings) -> None:
+    """Every memory route was under /v1 but /memory/ingest: the README's own `openai` client (base_url .../v1)
+    got a 404 there. /v1/memory/ingest now answers as /memory/ingest does, which stays for older callers."""
+    from openai import OpenAI
+
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    conversation = {"agent_id": "dora", "conversation_id": "c1", "session_date": "2024-04-01",
+                    "turns": [{"user": "My sister lives in Lisbon.", "assistant": "Nice city."}]}
+    with TestClient(create_app(memory, warm=False)) as client:
+        client.base_url = client.base_url.join("/v1")  # as the openai SDK joins its paths
+        sdk = OpenAI(base_url=str(client.base_url), api_key="-", http_client=client)
+        landed = sdk.post("/memory/ingest", cast_to=object, body=conversation)
+        assert landed["state"] == "waiting" and landed["agent_id"] == "dora"
+        state = sdk.get(f"/memory/ingest/{landed['ingest_id']}", cast_to=object, options={"params": {
+            "agent_id": "dora"}})
+        assert state["state"] == "waiting"
+        client.base_url = client.base_url.join("/")
+        old = client.post("/memory/ingest", json={**conversation, "conversation_id": "c2"})
+        assert old.status_code == 202 and old.json()["state"] == "waiting"
+        v1_bad = client.post("/v1/memory/ingest", json={**conversation, "turns": []})
+        old_bad = client.post("/memory/ingest", json={**conversation, "turns": []})
+        assert v1_bad.status_code == old_bad.status_code == 422 and v1_bad.json() == old_bad.json()
+        paths = client.get("/openapi.json").json()["paths"]
+    assert {"/v1/memory/ingest", "/v1/memory/ingest/{ingest_id}", "/memory/ingest"} <= set(paths)
+    assert len(list((settings.landing_dir / "dora").iterdir())) == 2
+
+
 def test_an_ingest_is_read_by_the_next_run_then_searchable_or_quarantined_with_the_reason(
         settings, run_pipeline) -> None:
     memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))

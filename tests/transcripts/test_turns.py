@@ -165,7 +165,9 @@ def test_a_file_with_a_message_dated_after_today_is_quarantined_and_the_rest_goe
                                                      msg("f1", 1, "assistant", "Hola!", day="2099-12-01")))
     outcome = run_pipeline()
 
-    assert outcome.success and not outcome.failed_checks
+    # the turns check passes; the manifest's warns, naming the file (a quarantine is no silent green)
+    assert outcome.success and outcome.failed_checks == ["transcripts/landing_manifest:no_new_file_quarantined"]
+    assert "alice/odd.jsonl" in outcome.check_notes["transcripts/landing_manifest:no_new_file_quarantined"]
     quarantined = Lake(settings.lake_dir).read(LANDING_MANIFEST).filter(pl.col("status") == "quarantined")
     assert quarantined["source_file"].to_list() == ["alice/odd.jsonl"]
     assert "message f1-m1 is dated 2099-12-01 10:01 UTC, after the run" in quarantined["reason"][0]
