@@ -1080,9 +1080,13 @@ def bench_facts(
     realmem_sample: Annotated[int, typer.Option(
         help="write a seeded sample of N facts from RealMem's held-back personas 5-9 to judge by hand")] = 0,
     realmem_data: Annotated[Path, typer.Option(file_okay=False, help="the RealMem folder")] = REALMEM_DATA,
+    blind_4_sealed: Annotated[bool, typer.Option(
+        help="also score the sealed half of blind set 4 (issue 37: never by default; once, after the last rule)")]
+    = False,
 ) -> None:
-    """Facts on LoCoMo observations about the user (samples 0-4 and 5-9 apart) and on the blind phrasing set; the
-    judged RealMem sample when it is asked for or already beside --out."""
+    """Facts on LoCoMo observations about the user (samples 0-4 and 5-9 apart) and on the blind phrasing sets (their
+    dev halves; a sealed half only when its flag asks); the judged RealMem sample when it is asked for or already
+    beside --out."""
     from memlake.bench.facts import run_facts_benchmark  # deferred: it loads the embedding model
     from memlake.embedding import SentenceEmbedder
 
@@ -1092,7 +1096,7 @@ def bench_facts(
         raise typer.BadParameter(f"--realmem-data: no RealMem folder at {realmem_data}")
     run_facts_benchmark(data, SentenceEmbedder(), out, sample_size=sample, sealed=sealed, log=typer.echo,
                         realmem=realmem_data if realmem_data.is_dir() else None,
-                        realmem_sample_size=realmem_sample)
+                        realmem_sample_size=realmem_sample, sealed_4=blind_4_sealed)
     typer.echo(f"-> {out}")
 
 

@@ -15,6 +15,11 @@ Two measures, neither of them ever used to write a rule:
   expected one when the subject agrees (the expected subject inside the fact's, case-insensitive), the slot
   agrees when one is expected, and every expected value word is in the fact's value or content. Precision:
   extracted facts that match an expected fact; recall: expected facts some extracted fact matches.
+- **Blind set 4** (`memlake/bench/data/facts_blind_4.jsonl`, issue 37): written before the rules of issue 37 by
+  someone who had not read the readers; scored the same way. A row may be a sequence of turns (`turns`, a change
+  told in steps), and an expected fact may name the `turn` it must come from. Its halves were drawn once with
+  `BLIND_4_SEED` by `stratified_halves` (each row's first expected slot or type, or none, split at random), so both
+  halves hold every slot and type; the sealed half is scored only when asked (`--blind-4-sealed`), once, at the end.
 
 `run_facts_benchmark` writes `docs/benchmarks/facts.json`; with `sample` it also writes a seeded random
 sample of held-out facts beside their source turns for a person to judge (`facts_sample.jsonl`), keeping
@@ -31,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +57,9 @@ MATCH_THRESHOLD = 0.6
 DEV_SAMPLES = range(0, 5)
 HELD_OUT_SAMPLES = range(5, 10)
 BLIND_SET = Path(__file__).parent / "data" / "facts_blind.jsonl"
+BLIND_SET_4 = Path(__file__).parent / "data" / "facts_blind_4.jsonl"
+BLIND_4_SEED = 3705
+BLIND_SETS = ("blind", "blind_4")  # their keys in the report
 # The hand-judged sample of the standalone check (issue 23, drawn once after its last rule); memlake-offline-15's (seed
 # 1515), memlake-offline-12's (seed 8826), memlake-offline-9's (seed 5151), memlake-offline-7's (seed 2607) and
 # memlake-offline-5's (seed 23), judged before their rules were fixed, are in git history.
@@ -162,14 +170,52 @@ def blind_rows(path: Path = BLIND_SET) -> list[dict[str, Any]]:
 
 
 def blind_half(row_id: str) -> str:
-    """The half a statement belongs to: fixed by its id alone."""
+    """The half a statement of the first blind set belongs to: fixed by its id alone."""
     return "dev" if int(hashlib.sha256(row_id.encode()).hexdigest(), 16) % 2 == 0 else "sealed"
 
 
-def expected_matches(fact: FactCandidate, expected: dict[str, Any]) -> bool:
+def stratum(row: dict[str, Any]) -> str:
+    """What a row is mainly a test of: its first expected fact's slot, else its type; "none" when it expects none."""
+    first = row["expected"][0] if row["expected"] else None
+    return "none" if first is None else first.get("slot") or first["type"]
+
+
+def stratified_halves(rows: Sequence[dict[str, Any]], seed: int) -> dict[str, str]:
+    """{row id: "dev" or "sealed"}: within each stratum, rows in a seeded random order alternate halves (from a
+    seeded random first half), so every slot and type with two rows or more is in both halves."""
+    rng = random.Random(seed)
+    by_stratum: dict[str, list[str]] = {}
+    for row in rows:
+        by_stratum.setdefault(stratum(row), []).append(row["id"])
+    halves: dict[str, str] = {}
+    for name in sorted(by_stratum):
+        ids = sorted(by_stratum[name])
+        rng.shuffle(ids)
+        first = rng.randrange(2)
+        halves.update({row_id: ("dev", "sealed")[(first + i) % 2] for i, row_id in enumerate(ids)})
+    return halves
+
+
+def row_messages(row: dict[str, Any]) -> tuple[Message, ...]:
+    """A row's messages, a day apart: its `turns` (ids `<row id>-<turn>`), or its one `text` (id the row's)."""
+    said_at = datetime(2025, 6, 2, 10, 0, tzinfo=UTC)
+    if "turns" not in row:
+        return (Message(row["id"], row["role"], row["text"], said_at, row["role"]),)
+    return tuple(Message(f"{row['id']}-{i}", t["role"], t["text"], said_at + timedelta(days=i), t["role"])
+                 for i, t in enumerate(row["turns"]))
+
+
+def row_text(row: dict[str, Any]) -> str:
+    return " / ".join(t["text"] for t in row["turns"]) if "turns" in row else row["text"]
+
+
+def expected_matches(fact: FactCandidate, expected: dict[str, Any], row_id: str = "") -> bool:
+    """Subject, slot (when one is expected), every value word, and the turn it must come from (when one is named)."""
     if expected["subject"].lower() not in fact.subject.lower():
         return False
     if expected.get("slot") and expected["slot"] != fact.slot:
+        return False
+    if expected.get("turn") is not None and f"{row_id}-{expected['turn']}" not in fact.message_ids:
         return False
     said = f"{fact.value} {fact.content}".lower()
     return all(word in said for word in expected["value"].lower().split())
@@ -177,27 +223,25 @@ def expected_matches(fact: FactCandidate, expected: dict[str, Any]) -> bool:
 
 def blind_scores(rows: Sequence[dict[str, Any]], half: str,
                  distill: Callable[[Conversation], Any] = distill_offline) -> dict[str, Any]:
-    said_at = datetime(2025, 6, 2, 10, 0, tzinfo=UTC)
-    rows = [r for r in rows if blind_half(r["id"]) == half]
+    rows = [r for r in rows if r["half"] == half]
     extracted = matched = expected_total = expected_found = typed_right = 0
     misses: list[str] = []
     for row in rows:
-        message = Message(row["id"], row["role"], row["text"], said_at, row["role"])
-        facts = distill(Conversation("blind", row["id"], None, (message,))).fact_candidates
+        facts = distill(Conversation("blind", row["id"], None, row_messages(row))).fact_candidates
         extracted += len(facts)
         for f in facts:
-            if any(expected_matches(f, e) for e in row["expected"]):
+            if any(expected_matches(f, e, row["id"]) for e in row["expected"]):
                 matched += 1
             elif half == "dev":  # the sealed half says only how many, never which
-                misses.append(f"{row['id']} extra: {f.type} {f.subject}/{f.slot} {f.value!r} <- {row['text']}")
+                misses.append(f"{row['id']} extra: {f.type} {f.subject}/{f.slot} {f.value!r} <- {row_text(row)}")
         for e in row["expected"]:
             expected_total += 1
-            hit = next((f for f in facts if expected_matches(f, e)), None)
+            hit = next((f for f in facts if expected_matches(f, e, row["id"])), None)
             expected_found += hit is not None
             typed_right += hit is not None and hit.type == e["type"]
             if hit is None and half == "dev":
                 misses.append(f"{row['id']} missed: {e['type']} {e['subject']}/{e['slot']} {e['value']!r} "
-                              f"<- {row['text']}")
+                              f"<- {row_text(row)}")
     return {
         "half": half,
         "statements": len(rows),
@@ -351,22 +395,34 @@ def render_facts_markdown(report: dict[str, Any]) -> str:
                   f"{realmem['personas']} (long working sessions with an AI assistant), seed {realmem['seed']} "
                   f"(`{realmem['file']}`): **{realmem['correct']} of {realmem['judged']} correct "
                   f"({realmem['precision']})**" + (f"; {realmem['stale']} stale." if realmem.get("stale") else ".")]
-    lines += ["", "| blind set half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
-    for half, b in report["blind"].items():
-        lines.append(f"| {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
-                     f"{b['type_agreement_of_found']} |")
+    lines += ["", "| blind set, half | statements | precision | recall | type agreement |", "|---|---|---|---|---|"]
+    for name in BLIND_SETS:
+        for half, b in report.get(name, {}).items():
+            lines.append(f"| {name}, {half} | {b['statements']} | {b['precision']} | {b['recall']} | "
+                         f"{b['type_agreement_of_found']} |")
     return "\n".join(lines + [""])
+
+
+def blind_report(sealed: bool = False, sealed_4: bool = False,
+                 distill: Callable[[Conversation], Any] = distill_offline) -> dict[str, dict[str, Any]]:
+    """Both blind sets' dev halves; the first set's sealed half with `sealed`, blind set 4's only with `sealed_4`."""
+    report = {}
+    for name, path, with_sealed in (("blind", BLIND_SET, sealed), ("blind_4", BLIND_SET_4, sealed_4)):
+        rows = blind_rows(path)
+        report[name] = {half: blind_scores(rows, half, distill)
+                        for half in (("dev", "sealed") if with_sealed else ("dev",))}
+    return report
 
 
 def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = None, sample_size: int = 0,
                         sealed: bool = False, log: Callable[[str], None] = print, realmem: Path | None = None,
-                        realmem_sample_size: int = 0) -> dict[str, Any]:
-    """Measure, write `out` (JSON) when given, and return the report. The sealed half only with `sealed`; the
-    RealMem held-back sample (beside `out`) when `realmem` is given and the sample is asked for or already there."""
+                        realmem_sample_size: int = 0, sealed_4: bool = False) -> dict[str, Any]:
+    """Measure, write `out` (JSON) when given, and return the report. The first blind set's sealed half only with
+    `sealed`, blind set 4's only with `sealed_4`; the RealMem held-back sample (beside `out`) when `realmem` is given
+    and the sample is asked for or already there."""
     samples = json.loads(Path(data).read_text())
     observations = user_observations(samples)
     extracted = extract(samples)
-    rows = blind_rows()
     report: dict[str, Any] = {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "distiller": OFFLINE_DISTILLER_VERSION,
@@ -376,11 +432,9 @@ def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = N
             "development": locomo_scores(observations, extracted, embedder, DEV_SAMPLES),
             "held_out": locomo_scores(observations, extracted, embedder, HELD_OUT_SAMPLES),
         },
-        "blind": {"dev": blind_scores(rows, "dev")},
+        **blind_report(sealed, sealed_4),
         "machine": machine(),
     }
-    if sealed:
-        report["blind"]["sealed"] = blind_scores(rows, "sealed")
     if out is not None:
         sample_path = out.parent / "facts_sample.jsonl"
         if sample_size:
@@ -402,7 +456,8 @@ def run_facts_benchmark(data: Path, embedder: TextEmbedder, out: Path | None = N
             f"({scores['observations_matched']} of {scores['observations_about_user']}); facts matching an "
             f"observation {scores['facts_matched_share']} ({scores['facts_matching_an_observation']} of "
             f"{scores['facts']})")
-    for half, scores in report["blind"].items():
-        log(f"blind {half}: precision {scores['precision']}, recall {scores['recall']} "
-            f"({scores['extracted_facts']} extracted, {scores['expected_facts']} expected)")
+    for name in BLIND_SETS:
+        for half, scores in report[name].items():
+            log(f"{name} {half}: precision {scores['precision']}, recall {scores['recall']} "
+                f"({scores['extracted_facts']} extracted, {scores['expected_facts']} expected)")
     return report

@@ -149,3 +149,97 @@ def test_a_bad_realmem_sample_option_is_a_one_line_error(tmp_path):
     negative = CliRunner().invoke(app, ["bench", "facts", "--data", str(locomo), "--out", out,
                                         "--realmem-sample", "-1"])
     assert negative.exit_code == 2 and "--realmem-sample takes a count" in negative.output
+
+
+# -- blind set 4 (issue 37 part 5): written before issue 37's rules; its sealed half is scored once, at the end --
+
+
+def _blind_4():
+    from memlake.bench.facts import BLIND_SET_4
+
+    return blind_rows(BLIND_SET_4)
+
+
+def test_blind_set_4_has_150_statements_with_every_slot_and_type_in_both_halves():
+    from memlake.distill.models import SLOTS
+    from memlake.schemas import FACT_TYPES
+
+    rows = _blind_4()
+    assert len(rows) >= 150 and len({r["id"] for r in rows}) == len(rows)
+    for half in ("dev", "sealed"):
+        expected = [e for r in rows if r["half"] == half for e in r["expected"]]
+        assert {e["slot"] for e in expected} - {None} == set(SLOTS), half
+        assert {e["type"] for e in expected} == set(FACT_TYPES), half
+        in_half = [r for r in rows if r["half"] == half]
+        assert any(not r["expected"] for r in in_half), f"{half}: statements that must give no fact"
+        assert any("turns" in r for r in in_half), f"{half}: changes told in steps"
+        assert any(len(r.get("text", "")) > 150 and r["expected"] for r in in_half), f"{half}: assistant-chat style"
+        assert any(e["subject"] != "user" for e in expected), f"{half}: facts about other people"
+
+
+def test_blind_set_4_halves_are_its_seeded_random_split_and_every_expected_fact_is_valid():
+    from memlake.bench.facts import BLIND_4_SEED, stratified_halves
+    from memlake.distill.models import SLOTS
+    from memlake.schemas import FACT_TYPES
+
+    rows = _blind_4()
+    assert {r["id"]: r["half"] for r in rows} == stratified_halves(rows, BLIND_4_SEED)
+    for row in rows:
+        turns = row.get("turns") or [{"role": row["role"], "text": row["text"]}]
+        assert all(t["role"] in ("user", "assistant") and t["text"].strip() for t in turns), row["id"]
+        for e in row["expected"]:
+            assert set(e) <= {"type", "subject", "slot", "value", "turn"}, row["id"]
+            assert e["type"] in FACT_TYPES and (e["slot"] is None or e["slot"] in SLOTS), row["id"]
+            assert e["subject"].strip() and e["value"].strip() and e["value"] == e["value"].lower(), row["id"]
+            turn = e.get("turn")
+            assert turn is None or ("turns" in row and turns[turn]["role"] == "user"), row["id"]
+
+
+def test_a_change_told_in_steps_is_scored_from_the_turn_that_tells_it():
+    from memlake.bench.facts import blind_scores
+    from memlake.distill.models import DistilledSession
+
+    row = {"id": "s1", "half": "dev", "turns": [{"role": "user", "text": "I live in Leeds."},
+                                                 {"role": "user", "text": "Got the keys to our flat in York today."}],
+           "expected": [{"type": "fact", "subject": "user", "slot": "home_city", "value": "leeds", "turn": 0},
+                        {"type": "fact", "subject": "user", "slot": "home_city", "value": "york", "turn": 1}]}
+
+    def read_each_turn(conversation):
+        assert [m.message_id for m in conversation.messages] == ["s1-0", "s1-1"]
+        assert conversation.messages[0].created_at < conversation.messages[1].created_at
+        facts = [FactCandidate(type="fact", subject="user", slot="home_city", value=city,
+                               content=f"The user lives in {city}.", message_ids=[m.message_id])
+                 for city, m in zip(("Leeds", "York"), conversation.messages, strict=True)]
+        return DistilledSession(summary="-", fact_candidates=facts, salience=0.0)
+
+    def all_from_the_first_turn(conversation):
+        session = read_each_turn(conversation)
+        for f in session.fact_candidates:
+            f.message_ids = ["s1-0"]
+        return session
+
+    right = blind_scores([row], "dev", distill=read_each_turn)
+    assert (right["precision"], right["recall"]) == (1.0, 1.0)
+    wrong_turn = blind_scores([row], "dev", distill=all_from_the_first_turn)
+    assert (wrong_turn["precision"], wrong_turn["recall"]) == (0.5, 0.5)
+
+
+def test_the_bench_scores_blind_set_4s_dev_half_and_its_sealed_half_only_when_asked():
+    from memlake.bench.facts import blind_report
+
+    report = blind_report(distill=lambda conversation: _no_facts())
+    assert set(report["blind_4"]) == {"dev"} and set(report["blind"]) == {"dev"}
+    dev = report["blind_4"]["dev"]
+    assert dev["statements"] == len([r for r in _blind_4() if r["half"] == "dev"]) and dev["recall"] == 0.0
+    asked = blind_report(sealed_4=True, distill=lambda conversation: _no_facts())
+    assert set(asked["blind_4"]) == {"dev", "sealed"} and set(asked["blind"]) == {"dev"}
+    assert "misses" not in asked["blind_4"]["sealed"]
+
+
+def test_the_bench_facts_help_says_the_sealed_half_of_blind_set_4_is_scored_only_when_asked():
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app
+
+    result = CliRunner().invoke(app, ["bench", "facts", "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0 and "--blind-4-sealed" in result.output
