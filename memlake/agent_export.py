@@ -212,7 +212,6 @@ def import_agent(settings: Settings, source: str | Path, agent_id: str, *, merge
     agent_id = check_agent_id(agent_id)
     with export_files(Path(source)) as files:
         plan = plan_import(files, agent_id)
-    settings.ensure_dirs()
     landing_file = settings.landing_dir / agent_id / f"memlake-import-{plan.export_id}.parquet"
     if landing_file.exists():
         raise ValueError(f"export {plan.export_id} is already imported as agent {agent_id!r} ({landing_file})")
@@ -220,6 +219,7 @@ def import_agent(settings: Settings, source: str | Path, agent_id: str, *, merge
     if held and not merge:
         raise ValueError(f"agent {agent_id!r} already has memory in {settings.home} ({held}): import as a new "
                          "agent, or pass --merge (merge=True) to add the export to it")
+    settings.ensure_dirs()  # a new home is made here, once the export is known to be good
     if plan.turns.num_rows:
         landing_file.parent.mkdir(parents=True, exist_ok=True)
         write_then_rename(landing_file, plan.turns)

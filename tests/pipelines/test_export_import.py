@@ -78,6 +78,9 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert len(forgotten) == 1  # a fact without a slot: its id comes from its words, not a slot
     memory.forget("alice", fact_id=forgotten[0]["fact_id"])
     run(a)
+    for scope in ("chunks", "episodes", "facts"):  # used before AS_OF, so the searches' access boost counts them
+        used = memory.search(QUESTIONS[0], "alice", k=2, scope=scope, as_of=AS_OF)["key"].to_list()
+        memory.record_access("alice", used, scope=scope, at="2024-12-01")
 
     archive = root / "alice.tar.gz"
     runner = CliRunner()
@@ -120,8 +123,9 @@ def test_the_import_lands_one_file_and_log_entries_and_copies_no_lake_table(home
     assert landed.suffix == ".parquet"
     overrides = list((b.inputs_dir / "overrides").iterdir())
     forgets = list((b.inputs_dir / "forget").iterdir())
-    assert len(overrides) == 2 and len(forgets) == 1
-    assert "2 overrides, 1 forget" in homes["imported"]
+    accesses = list((b.inputs_dir / "access").iterdir())
+    assert len(overrides) == 2 and len(forgets) == 1 and len(accesses) == 3
+    assert "2 overrides, 1 forget, 3 access" in homes["imported"]
 
 
 def test_facts_with_history_answer_as_they_did(homes: dict[str, Any]) -> None:
@@ -145,8 +149,10 @@ def test_the_forgotten_fact_does_not_come_back(homes: dict[str, Any]) -> None:
 
 def hits(memory: Memory, agent: str, question: str, scope: str, k: int) -> list[dict[str, Any]]:
     """A search's hits that some list found (a score of 0 is a filler no list ranked: any order is as good)."""
-    found = memory.search(question, agent, k=k, scope=scope, as_of=AS_OF)
-    return rows(found.filter(pl.col("score") > 0), ID_COLUMNS | RANKING_COLUMNS)
+    found = memory.search(question, agent, k=k, scope=scope, as_of=AS_OF).filter(pl.col("score") > 0)
+    # message ids come best match first: equally good messages in either order
+    found = found.with_columns(pl.col(c).list.sort() for c in ("message_ids", "context_message_ids") if c in found)
+    return rows(found, ID_COLUMNS | RANKING_COLUMNS)
 
 
 @pytest.mark.parametrize("scope", ["chunks", "episodes", "facts", "graph"])
@@ -157,6 +163,8 @@ def test_search_answers_as_it_did(homes: dict[str, Any], scope: str) -> None:
     for question in QUESTIONS:
         before, after = hits(a, "alice", question, scope, 5), hits(b, "bea", question, scope, 5)
         assert before or scope == "graph"
+        if question == QUESTIONS[0] and scope != "graph":  # the hits used: boosted alike, so their keys were re-keyed
+            assert any(hit["access"] > 0 for hit in before) and any(hit["access"] > 0 for hit in after)
         assert all(hit in hits(a, "alice", question, scope, 10) for hit in after), question
         assert all(hit in hits(b, "bea", question, scope, 10) for hit in before), question
 
@@ -290,6 +298,17 @@ def test_export_refuses_a_path_taken_an_unknown_archive_name_and_an_agent_with_n
     with pytest.raises(ValueError, match="agent 'nobody' has no memory"):
         a.export("nobody", tmp_path / "nobody")
     assert files_under(tmp_path) == []
+
+
+def test_an_import_writes_landing_and_inputs_only(folder_export: Path, tmp_path: Path) -> None:
+    from memlake.agent_export import import_agent
+
+    settings = load_settings(tmp_path / "home")
+    done = import_agent(settings, folder_export, "cy")
+    written = [p for p in files_under(settings.home) if (settings.home / p).is_file() and "/." not in p]
+    landed = [p for p in written if not p.startswith("inputs/")]
+    assert landed == [f"landing/cy/memlake-import-{done['export_id']}.parquet"]
+    assert len(written) - 1 == sum(done["entries"].values()) == 2 + 1 + 3  # overrides, forget, accesses
 
 
 def test_a_zip_export_imports_as_the_folder_does(homes: dict[str, Any], folder_export: Path, tmp_path: Path) -> None:
