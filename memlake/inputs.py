@@ -62,4 +62,9 @@ def read_log(settings: Settings, table: Table, agent_id: str | None = None) -> p
     assert isinstance(frame, pl.DataFrame)
     if agent_id is not None:
         frame = frame.filter(pl.col("agent_id") == agent_id)
-    return frame.sort("written_at", table.key[0])
+    return frame.sort(entry_time(table), table.key[0])
+
+
+def entry_time(table: Table) -> str:
+    """The column of a log that says when an entry was written (the access log's says when it was used)."""
+    return "accessed_at" if table.name == "access" else "written_at"

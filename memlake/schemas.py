@@ -7,6 +7,7 @@ docs/decisions.md.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -131,6 +132,13 @@ class Table:
     @property
     def path(self) -> str:
         return f"{self.layer}/{self.name}"
+
+
+def schema_version(table: Table) -> str:
+    """A short fingerprint of the table's columns and their types: it changes when a column is added, removed,
+    renamed or retyped, so an export says which shape its files have and an import refuses another."""
+    columns = ";".join(f"{field.name}:{field.type}" for field in table.schema)
+    return hashlib.sha256(columns.encode()).hexdigest()[:12]
 
 
 LANDING_MANIFEST = Table(

@@ -188,6 +188,42 @@ def ingest(
     typer.echo(f"{len(copied)} new file(s), {already} already there" + (f", {held} quarantined" if held else ""))
 
 
+@app.command("export")
+def export_memory(
+    agent: AgentOption,
+    path: Annotated[Path, typer.Argument(help="a new folder, or with --archive a new .tar.gz, .tgz or .zip file")],
+    archive: Annotated[bool, typer.Option("--archive", help="one archive file (its name's ending says which)")] = (
+        False
+    ),
+    home: HomeOption = None,
+) -> None:
+    """Export an agent's memory: Parquet per table (its rows only, what it forgot left out) and manifest.json."""
+    manifest = Memory(home).export(agent, path, archive=archive)
+    rows = sum(table["rows"] for table in manifest["tables"].values())
+    typer.echo(f"exported agent {agent}: {len(manifest['tables'])} tables, {rows:,} rows, to {path}")
+
+
+@app.command("import")
+def import_memory(
+    path: Annotated[Path, typer.Argument(help="the folder or archive `memlake export` wrote")],
+    agent: AgentOption,
+    merge: Annotated[bool, typer.Option("--merge", help="add to the memory the agent has here already")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Import an export as AGENT into this home (a new one is made): its conversations land as one file and its
+    overrides, forgets, splits and accesses join the inputs logs; `memlake run` then derives everything again."""
+    from memlake.agent_export import import_agent  # deferred: the fact fold, ~50 ms
+
+    done = import_agent(load_settings(home), path, agent, merge=merge)
+    entries = ", ".join(f"{count} {name.split('/')[1]}" for name, count in done["entries"].items() if count)
+    typer.echo(f"imported agent {done['source_agent']} as {agent}: {done['conversations']} conversation(s), "
+               f"{done['turns']} turn(s)" + (f"; log entries: {entries}" if entries else ""))
+    if done["unmatched_forgets"]:
+        typer.echo(f"warning: {done['unmatched_forgets']} forgotten fact(s) are not described in the export and "
+                   "could not be re-keyed: check `memlake facts` after the run and forget them again if needed")
+    typer.echo("run `memlake run` to build its memory")
+
+
 @app.command("ingest-samples")
 def ingest_samples(home: HomeOption = None) -> None:
     """Copy the shipped sample exports (data/samples/<agent>/…) into landing."""

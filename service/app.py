@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import tempfile
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, date, datetime
@@ -229,6 +231,21 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         """The agent's profile (the latest version unless `version`)."""
         agent = known(who, who.agent(agent_id, header))
         return rows(agent, memory.profile(agent, version))
+
+    @app.get("/v1/memory/export", tags=["memory"], response_class=Response, responses={200: {
+        "content": {"application/gzip": {}, "application/zip": {}},
+        "description": "One archive: Parquet per table and manifest.json, as `memlake export --archive` writes."}})
+    def export(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
+               format: Annotated[str, Query(pattern="^(tar.gz|zip)$")] = "tar.gz") -> Response:  # noqa: A002
+        """The agent's memory as one archive (`memlake import` reads it into any home)."""
+        agent = known(who, who.agent(agent_id, header))
+        with tempfile.TemporaryDirectory() as folder:
+            archive = os.path.join(folder, f"{agent}.{format}")
+            memory.export(agent, archive, archive=True)
+            with open(archive, "rb") as packed:
+                data = packed.read()
+        return Response(data, media_type="application/zip" if format == "zip" else "application/gzip",
+                        headers={"Content-Disposition": f'attachment; filename="{agent}.{format}"'})
 
     @app.get("/v1/memory/history/{fact_id}", response_model=m.Rows, tags=["memory"], responses={404: {
         "model": m.ErrorResponse, "description": "The agent has no memory here, or no fact with this id."}})

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -27,7 +28,8 @@ from memlake.parsers.parsed import ROLES, ParsedConversation, ParsedMessage, Sha
 # Columns of the generic message tables (JSONL, CSV, Parquet).
 TABLE_REQUIRED_COLUMNS = ("conversation_id", "role", "content", "created_at")
 
-TABLE_OPTIONAL_COLUMNS = ("agent_id", "message_id", "speaker", "title")
+# conversation_started_at: when the conversation opened, if before its first message kept (an export's own start)
+TABLE_OPTIONAL_COLUMNS = ("agent_id", "message_id", "speaker", "title", "conversation_started_at")
 
 
 # Message text may be long (pasted logs); Python's csv default caps a field at 128 KiB.
@@ -51,6 +53,7 @@ class _Row:
     agent_id: str | None
     conversation_id: str
     title: str | None
+    started_at: datetime | None  # the conversation's start, if the row says it
     message: ParsedMessage  # its content may be blank: the grouper counts that as skipped
     known_role: bool  # a role outside ROLES is skipped, as the exports skip theirs
 
@@ -87,7 +90,8 @@ def _read_row(row: dict[str, Any], loc: str, *, empty_is_null: bool) -> _Row:
     message = ParsedMessage(message_id=message_id, role=role, content=clean(content), created_at=created_at,
                             speaker=speaker)
     title = _table_str(cell("title"), where("title")) or None
-    return _Row(agent_id, conversation_id, title, message, known_role=role in ROLES)
+    started_at = iso_time(cell("conversation_started_at"), where("conversation_started_at"))
+    return _Row(agent_id, conversation_id, title, started_at, message, known_role=role in ROLES)
 
 
 class _Grouper:
@@ -96,6 +100,7 @@ class _Grouper:
     def __init__(self) -> None:
         self.conversations: dict[tuple[str | None, str], ParsedConversation] = {}
         self.seen_ids: dict[tuple[str | None, str], set[str]] = {}
+        self.said_started: dict[tuple[str | None, str], datetime] = {}  # the earliest start a row gave
 
     def add(self, row: dict[str, Any], loc: str, *, empty_is_null: bool) -> None:
         """Add one row; `loc` names it ("line 17", "row 3") for errors."""
@@ -109,6 +114,9 @@ class _Grouper:
             self.seen_ids[key] = set()
         if conv.title is None:
             conv.title = read.title
+        if read.started_at is not None:
+            said = self.said_started.get(key)
+            self.said_started[key] = read.started_at if said is None else min(said, read.started_at)
         if not read.known_role:
             count_skipped(conv.skipped, "unknown_role")
             return
@@ -118,11 +126,11 @@ class _Grouper:
         add_message(conv.messages, self.seen_ids[key], read.message, f"{loc}, column message_id")
 
     def result(self) -> list[ParsedConversation]:
-        """The conversations, each started at its earliest message."""
-        conversations = list(self.conversations.values())
-        for conv in conversations:
-            conv.started_at = earliest(conv.messages)
-        return conversations
+        """The conversations, each started at its earliest message, or at the start a row gave if earlier."""
+        for key, conv in self.conversations.items():
+            times = [t for t in (earliest(conv.messages), self.said_started.get(key)) if t is not None]
+            conv.started_at = min(times) if times else None
+        return list(self.conversations.values())
 
 
 def _table_str(value: Any, location: str) -> str | None:

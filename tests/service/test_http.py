@@ -3,8 +3,12 @@ mistake in a request is a 4xx that says what is wrong."""
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
+import zipfile
 
+import pyarrow.parquet as pq
 import pytest
 from starlette.testclient import TestClient
 
@@ -222,6 +226,28 @@ def test_a_read_of_an_agent_with_no_memory_is_a_404_naming_it_not_an_empty_answe
         made = client.post("/v1/memory/remember", json={"content": "I play the cello.", "agent_id": "gina"})
         assert made.status_code == 200
         assert client.get("/v1/memory/facts", params={"agent_id": "gina"}).json()["count"] == 1
+
+
+def test_an_export_is_the_agents_memory_as_one_archive_and_only_its_own(settings) -> None:
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "hash"}))
+    memory.remember("erin", "I live in Porto.")
+    memory.remember("gina", "I play the cello.")
+    with TestClient(create_app(memory, warm=False)) as client:
+        response = client.get("/v1/memory/export", params={"agent_id": "erin"})
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"] == "application/gzip"
+        assert 'filename="erin.tar.gz"' in response.headers["content-disposition"]
+        with tarfile.open(fileobj=io.BytesIO(response.content)) as packed:
+            manifest = json.load(packed.extractfile("manifest.json"))  # type: ignore[arg-type]
+            remembered = pq.read_table(packed.extractfile("inputs/overrides.parquet"))  # type: ignore[arg-type]
+        assert manifest["agent_id"] == "erin" and manifest["tables"]["inputs/overrides"]["rows"] == 1
+        assert remembered.column("content").to_pylist() == ["The user lives in Porto."]
+        as_zip = client.get("/v1/memory/export", params={"agent_id": "gina", "format": "zip"})
+        assert as_zip.headers["content-type"] == "application/zip"
+        assert json.loads(zipfile.ZipFile(io.BytesIO(as_zip.content)).read("manifest.json"))["agent_id"] == "gina"
+        assert client.get("/v1/memory/export", params={"agent_id": "erin", "format": "rar"}).status_code == 422
+        unknown = client.get("/v1/memory/export", params={"agent_id": "eirn"})
+        assert unknown.status_code == 404 and "agent 'eirn' has no memory here" in error_of(unknown)
 
 
 def test_the_history_of_a_fact_the_agent_does_not_have_is_a_404_naming_both(settings) -> None:

@@ -333,6 +333,27 @@ def test_parquet_with_timestamp_column(tmp_path: Path) -> None:
     assert conv.messages[0].created_at == datetime(2024, 1, 1, 9, tzinfo=UTC)
 
 
+@pytest.mark.parametrize("name", ["t.parquet", "t.jsonl", "t.csv"])
+def test_a_message_table_may_say_when_its_conversation_began(tmp_path: Path, name: str) -> None:
+    """An export whose first message came after the conversation opened (ChatGPT's create_time, a memlake
+    export) keeps that start; a given start later than the first message does not move it."""
+    rows = [
+        {"conversation_id": "c1", "role": "user", "content": "a", "created_at": "2024-01-01T09:05:00Z",
+         "conversation_started_at": "2024-01-01T09:00:00Z"},
+        {"conversation_id": "c1", "role": "assistant", "content": "b", "created_at": "2024-01-01T09:06:00Z",
+         "conversation_started_at": "2024-01-01T09:00:00Z"},
+        {"conversation_id": "c2", "role": "user", "content": "c", "created_at": "2024-01-02T10:00:00Z",
+         "conversation_started_at": "2024-01-02T11:00:00Z"},
+        {"conversation_id": "c3", "role": "user", "content": "d", "created_at": "2024-01-03T10:00:00Z",
+         "conversation_started_at": ""},
+    ]
+    data = {"t.parquet": lambda: parquet_bytes(pa.Table.from_pylist(rows)), "t.jsonl": lambda: jsonl(rows),
+            "t.csv": lambda: csv_text(rows)}[name]()
+    started = {c.conversation_id: c.started_at for c in parse_file(write(tmp_path / name, data)).conversations}
+    assert started == {"c1": datetime(2024, 1, 1, 9, tzinfo=UTC), "c2": datetime(2024, 1, 2, 10, tzinfo=UTC),
+                       "c3": datetime(2024, 1, 3, 10, tzinfo=UTC)}
+
+
 def test_parquet_nanosecond_timestamps_become_plain_datetimes(tmp_path: Path) -> None:
     table = pa.table({
         "conversation_id": ["c1"], "role": ["user"], "content": ["a"],
