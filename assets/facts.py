@@ -130,7 +130,7 @@ def profiles(
     writer = ProfileWriter.load(core_model.config(), lake.lake) if core_model.configured else None
     frame = profile_versions(
         lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), settings.profile_regenerate_threshold,
-        writer.write if writer is not None else None,
+        writer.write if writer is not None else None, shown_confidence=settings.shown_confidence,
     )
     lake.lake.write(PROFILES, frame, stamp={PROFILE_RULES_STAMP: PROFILE_RULES})
     latest = frame.sort("version").group_by("agent_id").last() if frame.height else frame

@@ -131,6 +131,11 @@ class Settings(BaseSettings):
         0.3, description="Cosine at or above which two facts of one subject are a contradiction candidate pair "
         "(without an embedder: Jaccard >= contradict_jaccard, or the same slot).")
     maintenance_judge_batch: int = Field(10, ge=1, description="Candidate pairs per core-model judge call.")
+    shown_confidence: float = Field(
+        0.7, ge=0, le=1, description="Confidence at or above which a fact is shown to the agent (the profile, the "
+        "facts of the context block, recall, `facts` now); below it a fact is a candidate, kept and listed by "
+        "`facts --candidates`. The user's own facts are always shown. Chosen once on development data "
+        "(docs/decisions.md, 2026-11-28).")
     profile_regenerate_threshold: int = Field(
         10, description="New contributions within one conversation before a new profile version (a conversation that "
         "changed the profile always makes one).")
