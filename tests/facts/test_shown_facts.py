@@ -8,14 +8,10 @@ once said again or confirmed by the user.
 
 from __future__ import annotations
 
-import dagster as dg
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from assets import facts as fact_assets
-from assets import search as search_assets
-from memlake.api import Memory
 from memlake.facts.confidence import (
     ASSISTANT_CHAT_FACTOR,
     SENTENCE_PRIOR,
@@ -24,61 +20,15 @@ from memlake.facts.confidence import (
     is_assistant_chat,
     reading_prior,
 )
-from memlake.lake import Lake
-from memlake.schemas import EPISODES, TURNS
 from pipelines.cli import app
-from tests.facts.test_facts_assets import at, turn
-
-OFFLINE = "memlake-offline-20"
-FEES = "The user is trying to avoid per-mile fees on the rental."
-GARDEN = "The user grows tomatoes on the balcony."
-
-
-def plain(content: str, message_id: str, subject: str = "user") -> dict:
-    return {"type": "fact", "subject": subject, "slot": None, "value": None, "content": content, "confidence": 0.9,
-            "importance": 0.6, "tags": [], "valid_from": None, "valid_until": None, "message_ids": [message_id]}
-
-
-def slotted(content: str, slot: str, value: str, message_id: str) -> dict:
-    return {**plain(content, message_id), "slot": slot, "value": value}
-
-
-def chat(lake: Lake, conversation: str, day: str, said: str, reply_by: str, candidates: list[dict]) -> None:
-    """One conversation of `ann`: the user says `said`, `reply_by` answers (an assistant, or a person by name);
-    the offline distiller read `candidates` from the user's message."""
-    when = f"{day}T09:00:00"
-    turns = [turn(conversation, f"{conversation}-m1", "user", said, when, "2025-01-01T00:00:00"),
-             turn(conversation, f"{conversation}-m2", "assistant", "I see.", f"{day}T09:01:00", "2025-01-01T00:00:00")]
-    turns[1]["speaker"] = reply_by
-    turns[0]["speaker"] = "Ann"
-    lake.write_partition(TURNS, day, turns)
-    lake.write_partition(EPISODES, day, [{
-        "agent_id": "ann", "conversation_id": conversation, "title": conversation,
-        "conversation_started_at": at(when), "conversation_ended_at": at(f"{day}T09:01:00"), "summary": "s",
-        "fact_candidates": candidates, "message_ids": [], "distiller": OFFLINE,
-        "ingested_at": at("2025-01-01T00:00:00"),
-    }])
-
-
-@pytest.fixture
-def home_with(settings, fast_resources):  # type: ignore[no-untyped-def]
-    """A home of `ann` with these chats, its facts, profiles and fact index built (the hashing embedder)."""
-
-    def build(*chats: tuple[str, str, str, str, list[dict]]) -> Memory:
-        lake = Lake(settings.lake_dir)
-        for conversation, day, said, reply_by, candidates in chats:
-            chat(lake, conversation, day, said, reply_by, candidates)
-        built = dg.materialize([fact_assets.facts, fact_assets.profiles, search_assets.fact_index],
-                               resources=fast_resources, instance=dg.DagsterInstance.ephemeral())
-        assert built.success
-        return Memory(settings=settings)
-
-    return build
-
-
-def contents(frame: pl.DataFrame) -> list[str]:
-    return frame["content"].to_list()
-
+from tests.facts.helpers import (
+    FEES,
+    GARDEN,
+    OFFLINE,
+    contents,
+    plain,
+    slotted,
+)
 
 FEES_CHAT = ("a1", "2024-03-01", "I'm trying to avoid per-mile fees on the rental.", "assistant",
              [plain(FEES, "a1-m1"), slotted("The user lives in Leeds.", "home_city", "Leeds", "a1-m1")])
@@ -90,6 +40,7 @@ def test_a_plain_sentence_said_once_in_an_assistant_chat_is_a_candidate_shown_no
     assert contents(memory.facts("ann", candidates=True)) == [FEES]
     assert FEES in contents(memory.facts("ann", include_history=True))  # history keeps it
     assert "per-mile" not in memory.profile("ann")["text"][0]
+    assert "per-mile" not in " ".join(memory.search("per-mile fees on the rental", "ann", scope="facts")["text"])
     block = memory.context("where do I live now? any rental fees?", "ann")
     assert "per-mile" not in block.text and "Leeds" in block.text
     listed = CliRunner().invoke(app, ["facts", "--agent", "ann", "--candidates", "--home", str(memory.settings.home)])
@@ -108,6 +59,7 @@ def test_said_again_in_another_conversation_a_candidate_is_shown(home_with) -> N
     assert shown.filter(pl.col("content") == FEES)["source_conversation_ids"][0].to_list() == ["a1", "a2"]
     assert memory.facts("ann", candidates=True).height == 0
     assert "per-mile" in memory.profile("ann")["text"][0]
+    assert FEES in memory.search("per-mile fees on the rental", "ann", scope="facts")["text"].to_list()
 
 
 def test_the_same_sentence_twice_in_one_conversation_is_still_said_once(home_with) -> None:
