@@ -587,7 +587,7 @@ def facts(
     for row in frame.iter_rows(named=True):
         typer.echo(_json_line(row) if as_json else _fact_line(row))
     if frame.height == 0 and not as_json:
-        typer.echo("no facts")
+        typer.echo("no candidates" if candidates else "no facts")
 
 
 @app.command()

@@ -3,7 +3,8 @@
 Builds (or reuses) the LoCoMo home of `memlake bench context`, then asks every question's compact block at each
 floor and budget; conversations 0-4 (tune) choose the floor, 5-9 (held back) check it. JSON to stdout.
 
-Usage: python scripts/context_floor.py HOME [floor,floor,...] [budget,budget,...]
+Usage: python scripts/context_floor.py HOME [floor,floor,...] [budget,budget,...] [tune|held|both] [STRIDE]
+(STRIDE n: every n-th question, for a quicker look on a busy machine)
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from pipelines.runs import IN_PROCESS
 DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 
 
-def main(home: Path, floors: list[float], budgets: list[int]) -> dict:
-    _, samples, qs = read_questions(DATA, None, "context", print)
+def main(home: Path, floors: list[float], budgets: list[int], halves_asked: str = "both", stride: int = 1) -> dict:
+    _, samples, qs = read_questions(DATA, None, "context", lambda line: print(line, file=sys.stderr))
+    wanted = {"tune": TUNE, "held": HELD, "both": TUNE + HELD}[halves_asked]
+    qs = [q for q in qs if q.sample_index in wanted][::stride]
     built_home(samples, home, "", True, IN_PROCESS, lambda line: print(line, file=sys.stderr))
     out = {}
     for floor in floors:
@@ -47,4 +50,5 @@ def main(home: Path, floors: list[float], budgets: list[int]) -> dict:
 if __name__ == "__main__":
     floors = [float(x) for x in (sys.argv[2] if len(sys.argv) > 2 else "0,0.5,0.7,0.8").split(",")]
     budgets = [int(x) for x in (sys.argv[3] if len(sys.argv) > 3 else "800,400").split(",")]
-    print(json.dumps(main(Path(sys.argv[1]), floors, budgets), indent=1))
+    print(json.dumps(main(Path(sys.argv[1]), floors, budgets, sys.argv[4] if len(sys.argv) > 4 else "both",
+                          int(sys.argv[5]) if len(sys.argv) > 5 else 1), indent=1))
