@@ -4,6 +4,7 @@ a replaced value never as current, and less than the budget when less is relevan
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from memlake.context.gate import decide
 from memlake.context.plans import Ask, matched_facts
@@ -74,3 +75,16 @@ def test_a_replaced_value_is_never_in_the_block_as_current(home_with) -> None:
         for row in fact_lines(block):
             if "Leeds" in row["text"]:
                 assert row["until"] is not None and row["until"].startswith("2024-06"), (question, row)
+
+
+def test_a_relevance_floor_leaves_out_hits_scoring_far_under_the_best(home_with) -> None:
+    from memlake.api import Memory
+
+    memory = home_with(FRIEND_CHAT, MOVE_CHAT)
+    current = memory.facts("ann")
+    gate = decide("cello tomatoes marathon York", "off", current["subject"].unique().to_list(), [])
+    every = Ask(memory, "cello tomatoes marathon York", "ann", gate, current, None).search("facts")
+    floored = Memory(settings=memory.settings.model_copy(update={"context_relevance_floor": 1.0}))
+    best = Ask(floored, "cello tomatoes marathon York", "ann", gate, current, None).search("facts")
+    assert every.height > best.height >= 1
+    assert best["score"].min() == pytest.approx(every["score"].max(), rel=1e-6)  # recency moves with the clock
