@@ -9,6 +9,7 @@ from assets.episodes import EPISODES_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.facts.candidates import candidates_from_episodes
+from memlake.facts.confidence import shown
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP, profile_versions
@@ -62,6 +63,7 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     for agent, rows in sound.held_back.items():
         context.log.warning(f"facts of agent {agent!r} held back (its last facts kept): " + "; ".join(rows))
     stats = result.stats.as_dict()
+    active = pl.col("status") == "active"
     if stats["unresolved_overrides"]:
         context.log.warning(f"overrides whose target fact was not found: {stats['unresolved_overrides']}")
     yield dg.MaterializeResult(
@@ -70,13 +72,17 @@ def facts(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
             "dagster/row_count": sound.facts.height,
             "agents": sound.facts["agent_id"].n_unique() if sound.facts.height else 0,
             "by_status": dg.MetadataValue.json(dict(Counter(sound.facts["status"].to_list()))),
+            # active facts the agent is shown, and those held back as candidates (below `shown_confidence`)
+            "active_shown": sound.facts.filter(active & shown(settings.shown_confidence)).height,
+            "active_candidates": sound.facts.filter(active & ~shown(settings.shown_confidence)).height,
             "held_back": dg.MetadataValue.json(sound.held_back),
             "fold": dg.MetadataValue.json(stats),
             "skipped_candidates": dg.MetadataValue.json(dict(batch.skipped)),
             "embedder": core.name if core is not None else "none (Jaccard rules only)",
             "preview": markdown_preview(
                 sound.facts.sort("created_at", descending=True).select(
-                    "agent_id", "fact_id", "version", "type", "subject", "slot", "value", "status", "created_at"
+                    "agent_id", "fact_id", "version", "type", "subject", "slot", "value", "status", "confidence",
+                    "created_at",
                 )
             ),
         },
@@ -130,7 +136,7 @@ def profiles(
     writer = ProfileWriter.load(core_model.config(), lake.lake) if core_model.configured else None
     frame = profile_versions(
         lake.lake.read(FACTS), lake.lake.read(FACT_EDGES), settings.profile_regenerate_threshold,
-        writer.write if writer is not None else None,
+        writer.write if writer is not None else None, shown_confidence=settings.shown_confidence,
     )
     lake.lake.write(PROFILES, frame, stamp={PROFILE_RULES_STAMP: PROFILE_RULES})
     latest = frame.sort("version").group_by("agent_id").last() if frame.height else frame

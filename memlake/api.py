@@ -274,19 +274,26 @@ class Memory:
         subject: str | None = None,
         as_of: datetime | str | None = None,
         include_history: bool = False,
+        *,
+        candidates: bool = False,
     ) -> pl.DataFrame:
-        """An agent's current facts, or those true and said by `as_of`; with every version when `include_history`."""
+        """An agent's current facts shown to it (confidence at least the `shown_confidence` setting, or the user's
+        own), or those true and said by `as_of`; with every version, candidates too, when `include_history`.
+        `candidates`: the current facts held back instead (below the threshold, kept until said again)."""
         from memlake.facts.reads import select_facts  # deferred: the fact fold, ~50 ms
 
-        if not isinstance(include_history, bool):
-            raise ValueError(f"include_history is True or False, got {include_history!r}")
+        for name, flag in (("include_history", include_history), ("candidates", candidates)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} is True or False, got {flag!r}")
+        if include_history and candidates:
+            raise ValueError("candidates are the current facts held back: ask for them or for history, not both")
         if type is not None:
             if type.strip().lower() not in FACT_TYPES:
                 raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
             type = type.strip().lower()  # noqa: A001 - the parameter, as named in the schema
         tables = self._fact_reads().get(check_agent_id(agent_id))
         return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history,
-                            edges=tables.edges)
+                            edges=tables.edges, shown_confidence=self.settings.shown_confidence, candidates=candidates)
 
     def history(self, fact_id: str, agent_id: str) -> pl.DataFrame:
         """Every version of one of the agent's facts (and of the facts it updated or that updated it), oldest

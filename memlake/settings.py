@@ -131,6 +131,11 @@ class Settings(BaseSettings):
         0.3, description="Cosine at or above which two facts of one subject are a contradiction candidate pair "
         "(without an embedder: Jaccard >= contradict_jaccard, or the same slot).")
     maintenance_judge_batch: int = Field(10, ge=1, description="Candidate pairs per core-model judge call.")
+    shown_confidence: float = Field(
+        0.65, ge=0, le=1, description="Confidence at or above which a fact is shown to the agent (the profile, the "
+        "facts of the context block, recall, `facts` now); below it a fact is a candidate, kept and listed by "
+        "`facts --candidates`. The user's own facts are always shown. Chosen once on development data "
+        "(docs/decisions.md, 2026-11-28).")
     profile_regenerate_threshold: int = Field(
         10, description="New contributions within one conversation before a new profile version (a conversation that "
         "changed the profile always makes one).")
@@ -255,6 +260,10 @@ class Settings(BaseSettings):
         "next ~0.1 s each until the snapshot is ready).",
     )
     context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
+    context_relevance_floor: float = Field(
+        0.0, ge=0, le=1, description="A search hit (excerpt, fact, summary) enters the context block only when its "
+        "score is at least this share of the best hit's: a block holds less than its budget when less is relevant "
+        "(0: every hit, up to the budget; not yet chosen on LoCoMo's tuning half: docs/decisions.md, 2026-11-28).")
     context_gate: Literal["heuristic", "llm", "off"] = Field(
         "heuristic", description="Relevance gate of the context block: cues in the question (heuristic), the core "
         "model (llm: one short call per new question, cached; the heuristic when no model is set or it fails), "

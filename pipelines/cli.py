@@ -537,7 +537,8 @@ def _fact_line(row: dict) -> str:  # type: ignore[type-arg]
     conflicts = "".join(f"\n    conflicting: {c}" for c in row.get("conflicts") or [])  # a lint sweep's verdicts
     return (
         f"{row['fact_id']} v{row['version']} [{row['status']}] {row['type']} {row['subject']}{slot}: "
-        f"{row['content']}  (valid {span}; said {row['created_at']:%Y-%m-%d}; from {sources}){conflicts}"
+        f"{row['content']}  (valid {span}; said {row['created_at']:%Y-%m-%d}; from {sources}; "
+        f"confidence {row['confidence']:.2f}){conflicts}"
     )
 
 
@@ -618,21 +619,26 @@ def forget(
 def facts(
     agent: AgentOption,
     as_of: Annotated[str | None, typer.Option("--as-of", help="what was true then (ISO date or time)")] = None,
-    history: Annotated[bool, typer.Option("--history", help="every version of each fact")] = False,
+    history: Annotated[bool, typer.Option("--history", help="every version of each fact, candidates too")] = False,
+    candidates: Annotated[bool, typer.Option(
+        "--candidates", help="the facts held back: read with too little confidence to show, kept until said again "
+        "or confirmed")] = False,
     fact_type: Annotated[str | None, typer.Option("--type", help="only this fact type")] = None,
     subject: Annotated[str | None, typer.Option(help="only facts about this subject")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, every column")] = False,
     home: HomeOption = None,
 ) -> None:
-    """An agent's facts: current ones, or those true at --as-of; --history adds every version."""
+    """An agent's facts: current ones shown to the agent, or those true at --as-of; --history adds every version;
+    --candidates lists the ones held back instead."""
     memory = Memory(home)
-    frame = memory.facts(agent, type=fact_type, subject=subject, as_of=as_of, include_history=history)
+    frame = memory.facts(agent, type=fact_type, subject=subject, as_of=as_of, include_history=history,
+                         candidates=candidates)
     if frame.height == 0:
         _unknown_agent(memory, agent)
     for row in frame.iter_rows(named=True):
         typer.echo(_json_line(row) if as_json else _fact_line(row))
     if frame.height == 0 and not as_json:
-        typer.echo("no facts")
+        typer.echo("no candidates" if candidates else "no facts")
 
 
 @app.command()

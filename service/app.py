@@ -211,12 +211,13 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None,
         type: Annotated[str | None, Query(max_length=40)] = None,  # noqa: A002 - the fact type, as in the schema
         subject: Annotated[str | None, Query(max_length=500)] = None,
-        as_of: Moment = None, include_history: bool = False,
+        as_of: Moment = None, include_history: bool = False, candidates: bool = False,
     ) -> m.Rows:
-        """The agent's current facts (every version with include_history)."""
+        """The agent's current facts shown to it (every version with include_history; with candidates, the
+        current facts held back: read with too little confidence, kept until said again or confirmed)."""
         agent = known(who, who.agent(agent_id, header))
         return rows(agent, memory.facts(agent, type=type, subject=subject, as_of=as_of,
-                                        include_history=include_history))
+                                        include_history=include_history, candidates=candidates))
 
     @app.get("/v1/memory/episodes", response_model=m.Rows, tags=["memory"])
     def episodes(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None, since: Moment = None,

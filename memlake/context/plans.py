@@ -68,8 +68,14 @@ class Ask:
         return None if self.as_of is None else self.as_of + timedelta(microseconds=1)
 
     def search(self, scope: str) -> pl.DataFrame:
-        return self.memory.search(self.query, self.agent_id, k=TURN_HITS if scope == "chunks" else HITS,
+        """The search's hits for the block, above the relevance floor: a hit scoring under `context_relevance_floor`
+        times the best hit's score is left out, so a block holds less than its budget when less is relevant."""
+        hits = self.memory.search(self.query, self.agent_id, k=TURN_HITS if scope == "chunks" else HITS,
                                   scope=scope, as_of=self.as_of, until=self.said_by)
+        floor = self.memory.settings.context_relevance_floor
+        if floor <= 0 or hits.height == 0:
+            return hits
+        return hits.filter(pl.col("score") >= floor * hits["score"].max())
 
 
 def compact_plans(ask: Ask) -> list[SectionPlan]:
@@ -97,13 +103,15 @@ def compact_plans(ask: Ask) -> list[SectionPlan]:
 
 def matched_facts(ask: Ask) -> list[ContextLine]:
     """The current facts the question names (its slots of the user, the subject it names) and the fact search's
-    hits, in `working_memory` order (with their past when the question asks about it); none when no fact is
-    named or shares a word with the question (the nearest vectors alone are no match: there always are some)."""
+    hits that share a word with it, in `working_memory` order (with their past when the question asks about it).
+    That is the facts' relevance floor: the nearest vectors alone are no match (there always are some; a block
+    filled with them held about half unrelated facts), so a question that names little gets a short section."""
     hits = ask.search("facts")
     named = to_lines.named_fact_ids(ask.current, ask.gate)
-    if not named and hits.filter(pl.col("text_match").is_not_null()).height == 0:
+    sharing_a_word = hits.filter(pl.col("text_match").is_not_null())
+    if not named and sharing_a_word.height == 0:
         return []
-    wanted = {*named, *hits["fact_id"].to_list()}
+    wanted = {*named, *sharing_a_word["fact_id"].to_list()}
     return [line for line in working_memory(ask, hits) if line.ref.split("@")[0] in wanted]
 
 

@@ -4,6 +4,8 @@ A candidate's `created_at` is the time of the latest user message it cites
 (joined from `transcripts/turns` by message id), else the end of its
 conversation; never the time it was ingested or distilled. Candidates that
 cite only messages of other roles are dropped: facts come from the user.
+A candidate's `confidence` is the prior of its reading (`memlake.facts.confidence.reading_prior`): the
+episode's distiller, the rule family, and whether the conversation is a chat with an assistant.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import datetime
 
 import polars as pl
 
+from memlake.facts.confidence import is_assistant_chat, reading_prior
 from memlake.facts.fold import Candidate
 from memlake.moments import as_utc_if_moment
 from memlake.schemas import FACT_TYPES
@@ -35,15 +38,30 @@ def message_index(turns: pl.DataFrame) -> dict[tuple[str, str, str], tuple[str, 
     return {(a, c, m): (role, created, ingested) for a, c, m, role, created, ingested in columns.iter_rows()}
 
 
+def assistant_chats(turns: pl.DataFrame) -> set[tuple[str, str]]:
+    """The (agent, conversation) pairs of `turns` that are chats with an assistant (`is_assistant_chat`)."""
+    if turns.height == 0:
+        return set()
+    chats: set[tuple[str, str]] = set()
+    for (agent_id, conversation_id), messages in turns.group_by("agent_id", "conversation_id"):
+        speakers = messages.select("role", "speaker").rows()
+        users = {speaker for role, speaker in speakers if role == "user"}
+        if is_assistant_chat([(role, speaker) for role, speaker in speakers if role != "user"], users):
+            chats.add((str(agent_id), str(conversation_id)))
+    return chats
+
+
 def candidates_from_episodes(episodes: pl.DataFrame, turns: pl.DataFrame) -> CandidateBatch:
     """Every fact candidate of `episodes`, as dated fold inputs."""
     batch = CandidateBatch()
     messages = message_index(turns)
+    with_an_assistant = assistant_chats(turns)
     if episodes.height == 0:
         return batch
     for episode in episodes.iter_rows(named=True):
         agent_id, conversation_id = episode["agent_id"], episode["conversation_id"]
         fallback_time = episode.get("conversation_ended_at") or episode.get("conversation_started_at")
+        assistant_chat = (agent_id, conversation_id) in with_an_assistant
         for raw in episode.get("fact_candidates") or []:
             content = " ".join(str(raw.get("content") or "").split())
             if not content:
@@ -81,7 +99,9 @@ def candidates_from_episodes(episodes: pl.DataFrame, turns: pl.DataFrame) -> Can
                     value=raw.get("value"),
                     content=content,
                     created_at=created_at,
-                    confidence=float(raw["confidence"]) if raw.get("confidence") is not None else 0.8,
+                    confidence=reading_prior(raw.get("confidence"), distiller=episode.get("distiller"),
+                                             slot=raw.get("slot"), subject=raw.get("subject"),
+                                             tags=raw.get("tags") or (), assistant_chat=assistant_chat),
                     importance=float(raw["importance"]) if raw.get("importance") is not None else 0.5,
                     tags=tuple(raw.get("tags") or ()),
                     valid_from=as_utc_if_moment(raw.get("valid_from")),

@@ -71,6 +71,7 @@ import polars as pl
 import pyarrow as pa
 
 from memlake.distill.models import INFERRED
+from memlake.facts.confidence import fact_confidence
 from memlake.facts.tastes import left_out_by_diet, reverses
 from memlake.lake import conform
 from memlake.moments import as_utc_or_none
@@ -440,6 +441,9 @@ class FactVersion:
     superseded_by: str | None
     source_interface: str
     override_ids: list[str] = field(default_factory=list)
+    # The best prior of the readings that said it (`confidence.reading_prior`), kept while the fold runs (not a
+    # column): `confidence` is worked out from it and the conversations that said it (`fact_confidence`).
+    prior: float | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -694,7 +698,8 @@ class Folder:
         folder = cls(config, embed)
         latest: datetime | None = None
         for r in facts.sort("agent_id", "fact_id", "version").iter_rows(named=True):
-            fields: dict[str, Any] = {k: r.get(k) for k in FactVersion.__dataclass_fields__ if k != "override_ids"}
+            fields: dict[str, Any] = {k: r.get(k) for k in FactVersion.__dataclass_fields__
+                                      if k not in ("override_ids", "prior")}
             version = FactVersion(**fields, override_ids=list(r.get("override_ids") or []))
             version.tags = list(version.tags or [])
             version.source_conversation_ids = list(version.source_conversation_ids or [])
@@ -1185,7 +1190,7 @@ class Folder:
             slot=obs.slot,
             value=obs.value,
             content=obs.content,
-            confidence=obs.confidence,
+            confidence=fact_confidence(obs.confidence, 1),
             importance=obs.importance,
             tags=list(obs.tags),
             valid_from=obs.valid_from,
@@ -1201,6 +1206,7 @@ class Folder:
             superseded_by=None,
             source_interface=obs.interface,
             override_ids=[obs.override_id] if obs.override_id else [],
+            prior=obs.confidence,
         )
 
     def _new_chain(self, obs: _Obs, status: str = "active") -> FactVersion:
@@ -1322,7 +1328,8 @@ class Folder:
         for message_id in obs.message_ids:
             if message_id not in fact.source_message_ids:
                 fact.source_message_ids.append(message_id)
-        fact.confidence = max(fact.confidence, obs.confidence)
+        fact.prior = max(fact.confidence if fact.prior is None else fact.prior, obs.confidence)
+        fact.confidence = fact_confidence(fact.prior, len(fact.source_conversation_ids))
         fact.importance = max(fact.importance, obs.importance)
         said = INFERRED not in fact.tags or INFERRED not in obs.tags  # a value said once is said, guessed again or not
         fact.tags = sorted((set(fact.tags) | set(obs.tags)) - ({INFERRED} if said else set()))

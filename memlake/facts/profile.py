@@ -44,6 +44,7 @@ import polars as pl
 
 from memlake.distill.dates import find_dates
 from memlake.distill.models import KIN_OR_PET, UNNAMED_RELATIVE
+from memlake.facts.confidence import shown
 from memlake.facts.fold import USER, subject_key
 from memlake.facts.sections import sections_by_meaning
 from memlake.lake import Lake, conform
@@ -64,7 +65,7 @@ HAPPENINGS = ("event", "decision", "commitment")
 # (`memlake.facts.sections`), no longer to identity.
 # profile-6: a fact about someone else tagged as one of the user's people (a pet's birthday to come) is listed with
 # the people, not under current projects.
-PROFILE_RULES = "profile-6"
+PROFILE_RULES = "profile-7"  # 7: only the facts shown to the agent (confidence)
 PROFILE_RULES_STAMP = "memlake.profile_rules"
 WRITER = "assembled"
 BLOCKED_REASON = "user override wins over extraction"
@@ -257,9 +258,11 @@ def _conversation(row: dict[str, Any]) -> str | None:
 
 
 def profile_versions(
-    facts: pl.DataFrame, edges: pl.DataFrame, threshold: int, write: VersionWriter | None = None
+    facts: pl.DataFrame, edges: pl.DataFrame, threshold: int, write: VersionWriter | None = None,
+    shown_confidence: float = 0.0,
 ) -> pl.DataFrame:
-    """Every profile version of every agent in `facts` (rows of `profile/profiles`).
+    """Every profile version of every agent in `facts` (rows of `profile/profiles`), from the facts shown to the
+    agent (`confidence.shown` at `shown_confidence`): a candidate is in no profile.
 
     `write`, when given, writes each version's lines (the core model); else they are assembled. It is told which
     version is the agent's newest: a run that brings many conversations makes a version for each that changed the
@@ -268,7 +271,7 @@ def profile_versions(
     threshold = max(1, threshold)
     out: list[dict[str, Any]] = []
     for agent_id in sorted(facts["agent_id"].unique().to_list()) if facts.height else []:
-        agent_facts = facts.filter(pl.col("agent_id") == agent_id)
+        agent_facts = facts.filter((pl.col("agent_id") == agent_id) & shown(shown_confidence))
         agent_edges = edges.filter((pl.col("agent_id") == agent_id) & (pl.col("edge_type") == "update"))
         replaced_at: dict[tuple[str, int], datetime] = {}
         for e in agent_edges.iter_rows(named=True):

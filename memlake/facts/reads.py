@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from memlake.embedding_cache import forget_texts
+from memlake.facts.confidence import shown
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
     entries_unfolded,
@@ -238,9 +239,12 @@ def select_facts(
     as_of: datetime | date | str | None = None,
     include_history: bool = False,
     edges: pl.DataFrame | None = None,
+    shown_confidence: float | None = None,
+    candidates: bool = False,
 ) -> pl.DataFrame:
     """Facts that are current (or were true at `as_of`, as known then: `edges` date the updates that closed a
-    version), optionally with every version of their chains."""
+    version), optionally with every version of their chains. With `shown_confidence`, the current ones are those
+    shown to the agent (`confidence.shown`), or with `candidates` those held back; history keeps every version."""
     when = parse_as_of(as_of, end_of_day=True, none_is_now=False)  # no as_of: the current facts
     frame = facts
     if type is not None:
@@ -263,6 +267,8 @@ def select_facts(
             & (pl.col("created_at") <= when)
         ).drop("_closed_after").with_columns(pl.lit("active").alias("status"))  # in force then: active then,
         # whatever became of it since (superseded, evicted later)
+    if shown_confidence is not None:
+        current = current.filter(shown(shown_confidence) != candidates)
     if not include_history:
         return _order(current)
     # every chain with a version that was true (said by `as_of`): one with no active version left is history too,
@@ -325,7 +331,8 @@ def _profile_versions_read(settings: Settings, agent_id: str, tables: AgentFacts
     frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
     if tables is not None and tables.pending and frame.height:
         if tables.profiles is None:
-            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold)
+            tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold,
+                                               shown_confidence=settings.shown_confidence)
         frame = tables.profiles
     return frame
 

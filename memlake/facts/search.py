@@ -10,8 +10,9 @@ so a remembered fact costs one embedding. The index is kept until the tables
 or the logs change. Agents with nothing pending are searched in
 `search/fact_index` as before; the next run makes that exact again.
 
-Without `as_of` (now), a fact whose validity has ended, or that a maintenance
-sweep evicted or superseded, is left out, as `Memory.facts()` leaves it out.
+Without `as_of` (now), a fact whose validity has ended, that a maintenance
+sweep evicted or superseded, or a candidate (below `shown_confidence`, not the
+user's), is left out, as `Memory.facts()` leaves it out.
 With `as_of`, fact search sees what `Memory.facts(as_of=...)` sees: the versions
 true then and said by then, each with its status then (active, even if
 superseded since); with a
@@ -35,6 +36,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.facts.confidence import shown
 from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed, select_facts
 from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
 from memlake.maintenance.status import hidden_by_sweep
@@ -76,8 +78,9 @@ class FactOverlays:
         as of then sees (each active then); with `conversations`, those citing any of them, named first."""
         tables = self.reads.get(agent_id)
         facts = tables.facts
-        if when is not None:
-            facts = select_facts(facts, as_of=when, edges=tables.edges)
+        if when is not None:  # the versions shown then: a candidate is no more searched then than now
+            facts = select_facts(facts, as_of=when, edges=tables.edges,
+                                 shown_confidence=self.reads.settings.shown_confidence)
         if conversations:
             wanted = sorted(conversations)
             cited = pl.col("source_conversation_ids").list.eval(pl.element().filter(pl.element().is_in(wanted)))
@@ -139,10 +142,13 @@ def search_facts(
     if when is None:  # now: as `facts()`, not a fact said to hold until a day now gone
         now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         clauses = [f"(valid_until IS NULL OR valid_until > timestamp {quote(now)})"]
-        # the run's index knows nothing of the sweeps: a version a sweep evicted or superseded is left out here
-        hidden = hidden_by_sweep(overlays.reads.get(agent_id).facts)
+        # the run's index knows nothing of the sweeps, nor of confidence: a version a sweep evicted or superseded,
+        # and a candidate (not shown: `confidence.shown`), are left out here
+        facts = overlays.reads.get(agent_id).facts
+        hidden = pl.concat([hidden_by_sweep(facts).select("fact_id", "version"),
+                            facts.filter(~shown(settings.shown_confidence)).select("fact_id", "version")])
         if hidden.height:
-            keys = (hidden["fact_id"] + "@" + hidden["version"].cast(pl.String)).to_list()
+            keys = (hidden["fact_id"] + "@" + hidden["version"].cast(pl.String)).unique(maintain_order=True).to_list()
             clauses.append(f"fact_key NOT IN ({', '.join(quote(k) for k in keys)})")
         params["filters"] = filters = replace(filters, extra=(*filters.extra, *clauses))
     if when is not None or conversations:
