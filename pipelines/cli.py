@@ -536,31 +536,31 @@ def forget(
     agent: AgentOption,
     fact: Annotated[str | None, typer.Option("--fact", help="forget this fact id (every version)")] = None,
     conversation: Annotated[
-        str | None, typer.Option("--conversation", help="forget the facts this conversation alone supports")
+        str | None, typer.Option("--conversation", help="forget this conversation: its text, and what only it supports")
     ] = None,
-    everything: Annotated[bool, typer.Option("--all", help="forget every fact of the agent")] = False,
+    everything: Annotated[bool, typer.Option("--all", help="forget the whole agent: every file and row of it")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask before forgetting a conversation or all")] = (
         False
     ),
     reason: Annotated[str | None, typer.Option(help="why (kept in the forget log)")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Forget a fact, a conversation's facts, or all of an agent's facts (appends to the forget log).
-    Reads see it at once and the next run folds it for good. The facts layer honours the log (facts, history,
-    fact search, profiles); the conversation's turns, chunks and episodes are kept.
+    """Forget a fact, a conversation, or a whole agent: the text leaves every store at once (landing,
+    quarantine, the lake, every LanceDB version, the caches), and the forget log, which keeps ids only, keeps
+    every rebuild from bringing it back. Prints the fact versions forgotten and what each store lost.
     """
     chosen = [name for name, on in (("--fact", fact), ("--conversation", conversation), ("--all", everything)) if on]
     if len(chosen) != 1:
         raise typer.BadParameter("give exactly one of --fact, --conversation or --all")
     check_agent_id(agent)
     if not yes and not fact:
-        what = f"the facts of conversation {conversation}" if conversation else "every fact"
+        what = f"conversation {conversation}" if conversation else "everything"
         typer.confirm(f"Forget {what} of agent {agent}? This cannot be undone", abort=True)
     frame = Memory(home).forget(agent, fact_id=fact, conversation_id=conversation, everything=everything,
                                 reason=reason)
     for row in frame.iter_rows(named=True):
         typer.echo(f"forgot {_fact_line(row)}")
-    typer.echo(f"{frame.height} fact version(s) forgotten; turns, chunks and episodes are kept")
+    typer.echo(f"{frame.height} fact version(s) forgotten")
 
 
 @app.command()

@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from memlake.embedding_cache import forget_texts
+from memlake.erase import Erasure, erase
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
     entries_unfolded,
@@ -414,8 +415,8 @@ def forget(
 
     What the facts fold does with it (`memlake.facts.fold`): a fact's versions said before the forget go; a
     conversation's or the agent's statements ingested before it are dropped, with the facts they alone support
-    (a user override stays unless the whole agent is forgotten). The forget log is read by the facts layer only:
-    turns, chunks and episodes keep the conversation.
+    (a user override stays unless the whole agent is forgotten). Then the text leaves every store at once
+    (`memlake.erase`): landing, quarantine, every lake table, LanceDB and its older versions, the caches.
     """
     chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
                                                     ("agent", agent_id if everything else None)) if target]
@@ -432,6 +433,9 @@ def forget(
     gone = before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
     # their vectors go from the embedding cache too (every model's): a forgotten text leaves no trace there
     forget_texts(settings.embedding_cache_dir, fact_index_rows(gone)["text_sha256"].to_list())
+    erase(settings, Erasure(agent_id, whole_agent=scope == "agent",
+                            conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
+                            fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
     return _order(gone)
 
 
