@@ -26,138 +26,236 @@ import shutil
 import uuid
 import warnings
 from collections import Counter
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import polars as pl
 import pyarrow.parquet as pq
 
 from memlake.embedding_cache import forget_texts
+from memlake.facts.fold import Forget
 from memlake.facts.profile import render
+from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake, mark_changed, write_then_rename
+from memlake.landing import MANIFEST_STAMP, sha256_file
 from memlake.parsers import parse_file
 from memlake.schemas import (
     AUDIT,
     ENTITIES,
     ENTITY_MERGES,
+    FACTS,
+    FORGET_RECEIPTS,
     JUDGE_CACHE,
     LANDING_MANIFEST,
+    OVERRIDES,
     PROFILE_CACHE,
     PROFILES,
     TABLES,
+    TURNS,
     Table,
     agent_folder,
 )
 from memlake.settings import Settings
+from memlake.transcripts import content_sha256, stable_message_id
 from memlake.vectors import key_scope, quote
 
 SOURCES = "source_conversation_ids"
+MESSAGES = "source_message_ids"
 
 
 @dataclass(frozen=True)
 class Erasure:
-    """What one forget erases: the whole agent, some of its conversations, and fact versions (`id@version`)."""
+    """What one forget erases: the whole agent, some of its conversations, some of its messages (those a
+    forgotten fact was read from: their conversations are built again without them on the next run), and fact
+    versions (`id@version`)."""
 
     agent_id: str
     whole_agent: bool = False
     conversation_ids: frozenset[str] = frozenset()
+    message_ids: frozenset[str] = frozenset()
     fact_keys: frozenset[str] = frozenset()
 
     @property
     def fact_ids(self) -> set[str]:
         return {key.rsplit("@", 1)[0] for key in self.fact_keys}
 
+    def with_facts(self, keys: set[str]) -> Erasure:
+        return replace(self, fact_keys=self.fact_keys | frozenset(keys))
 
-def erase(settings: Settings, erasure: Erasure) -> dict[str, int]:
-    """Remove what `erasure` names from every store; the count removed per store (stores with none left out)."""
-    removed: Counter[str] = Counter()
-    removed.update(_erase_landing(settings, erasure))
-    removed["quarantine"] += _erase_quarantine(settings, erasure)
-    entities_before = _entity_ids(settings, erasure.agent_id)
+
+@dataclass
+class Erased:
+    """What `erase` removed: a count per store, and the ids and content hashes a check looks for afterwards."""
+
+    removed: dict[str, int]
+    message_ids: list[str]
+    content_sha256: list[str]  # of each removed message's content and each removed index text
+    fact_keys: list[str]
+
+
+def erase(settings: Settings, erasure: Erasure) -> Erased:
+    """Remove what `erasure` names from every store."""
     lake = Lake(settings.lake_dir)
+    erasure = erasure.with_facts(_derived_facts(lake, erasure))
+    removed: Counter[str] = Counter()
+    rebuilt = _conversations_of(lake, erasure)  # their rows go now, and their days are built again next run
+    removed.update(_erase_landing(settings, erasure, rebuilt))
+    removed["quarantine"] += _erase_quarantine(settings, erasure)
+    removed.update(_erase_logs(settings, erasure))
+    entities_before = _entity_ids(settings, erasure.agent_id)
+    hashes: list[str] = []
+    messages: list[str] = []
     for table in TABLES.values():
         if table is not ENTITY_MERGES:  # after the entities: a merge goes with the entity it went into
-            removed[table.path] += _erase_rows(lake, table, erasure)
+            dropped = _erase_rows(lake, table, erasure, rebuilt)
+            removed[table.path] += dropped.height
+            if table is TURNS:
+                hashes += dropped["content_sha256"].to_list()
+                messages += dropped["message_id"].to_list()
+                # every message that went leaves the sources of what is kept too
+                erasure = replace(erasure, message_ids=erasure.message_ids | frozenset(messages))
     gone_entities = entities_before - _entity_ids(settings, erasure.agent_id)
-    removed[ENTITY_MERGES.path] += _erase_rows(lake, ENTITY_MERGES, erasure, gone_entities)
-    hashes, index_removed = _erase_indexes(settings, erasure)
+    removed[ENTITY_MERGES.path] += _erase_rows(lake, ENTITY_MERGES, erasure, rebuilt, gone_entities).height
+    texts, index_removed = _erase_indexes(settings, erasure, rebuilt)
     removed.update(index_removed)
-    removed["embedding_cache"] += forget_texts(settings.embedding_cache_dir, hashes)
+    removed["embedding_cache"] += forget_texts(settings.embedding_cache_dir, texts)
     mark_changed(lake.root)
-    return {store: count for store, count in sorted(removed.items()) if count}
+    return Erased({store: count for store, count in sorted(removed.items()) if count}, sorted(set(messages)),
+                  sorted({h for h in hashes + texts if h}), sorted(erasure.fact_keys))
+
+
+def _derived_facts(lake: Lake, erasure: Erasure) -> set[str]:
+    """The fact versions read only from what `erasure` takes (its conversations, its messages): they go with it."""
+    facts = lake.read(FACTS).filter(pl.col("agent_id").eq(erasure.agent_id))
+    if erasure.whole_agent:
+        return {f"{f}@{v}" for f, v in facts.select("fact_id", "version").iter_rows()}
+    gone = _only_from(erasure)
+    return {f"{f}@{v}" for f, v in facts.filter(gone).select("fact_id", "version").iter_rows()}
+
+
+def _only_from(erasure: Erasure) -> pl.Expr:
+    """Rows whose sources (conversations, or messages) are all forgotten."""
+    gone = pl.lit(False)
+    for column, forgotten in ((SOURCES, erasure.conversation_ids), (MESSAGES, erasure.message_ids)):
+        if forgotten:
+            gone = gone | (pl.col(column).list.len().gt(0)
+                           & pl.col(column).list.set_difference(pl.lit(sorted(forgotten))).list.len().eq(0))
+    return gone
+
+
+def _conversations_of(lake: Lake, erasure: Erasure) -> frozenset[str]:
+    """The conversations holding a forgotten message: built again without it (their other rows go meanwhile)."""
+    if not erasure.message_ids:
+        return frozenset()
+    turns = lake.read(TURNS).filter(pl.col("agent_id").eq(erasure.agent_id)
+                                    & pl.col("message_id").is_in(sorted(erasure.message_ids)))
+    return frozenset(turns["conversation_id"].to_list()) - erasure.conversation_ids
 
 
 # ------------------------------------------------------------------------------------------------ the lake
 
 
-def _keep(table: Table, frame: pl.DataFrame, erasure: Erasure) -> pl.Expr:
+def _keep(table: Table, frame: pl.DataFrame, erasure: Erasure, rebuilt: frozenset[str]) -> pl.Expr:
     """The rows of `table` that `erasure` leaves (as a filter on `frame`)."""
     columns = set(frame.columns)
     if table is JUDGE_CACHE:  # answers about fact texts, no agent named: any forget that takes a fact empties it
-        return pl.lit(not (erasure.fact_keys or erasure.whole_agent or erasure.conversation_ids))
+        return pl.lit(not erasure.fact_keys)
     if "agent_id" not in columns:
         return pl.lit(True)
     ours = pl.col("agent_id").eq(erasure.agent_id)
-    if erasure.whole_agent:
-        return ~ours
-    if table is PROFILE_CACHE:  # a model's profile answer quotes the facts it was given
+    if erasure.whole_agent or table is PROFILE_CACHE:  # a model's profile answer quotes the facts it was given
         return ~ours
     gone = pl.lit(False)
-    conversations = list(erasure.conversation_ids)
-    if "conversation_id" in columns and conversations:
-        gone = gone | pl.col("conversation_id").is_in(conversations)
-    if SOURCES in columns and conversations:
-        gone = gone | (pl.col(SOURCES).list.len().gt(0)
-                       & pl.col(SOURCES).list.set_difference(pl.lit(conversations)).list.len().eq(0))
-    keys = list(erasure.fact_keys)
-    if keys:
-        for prefix in ("", "from_", "to_"):
-            if f"{prefix}fact_id" in columns and f"{prefix}version" in columns:
-                key = pl.concat_str(pl.col(f"{prefix}fact_id"), pl.lit("@"), pl.col(f"{prefix}version").cast(pl.String))
-                gone = gone | key.is_in(keys)
-        if table is AUDIT:
-            gone = gone | pl.col("object_id").is_in(keys)
+    if "conversation_id" in columns:
+        gone = gone | pl.col("conversation_id").is_in(sorted(erasure.conversation_ids))
+        if table is TURNS:
+            gone = gone | pl.col("message_id").is_in(sorted(erasure.message_ids))
+        elif table is not LANDING_MANIFEST:  # the manifest keeps them: the rewritten file holds them still
+            gone = gone | pl.col("conversation_id").is_in(sorted(rebuilt))
+    if SOURCES in columns:
+        gone = gone | _only_from(erasure)
+    keys = sorted(erasure.fact_keys)
+    for prefix in ("", "from_", "to_"):
+        if keys and f"{prefix}fact_id" in columns and f"{prefix}version" in columns:
+            key = pl.concat_str(pl.col(f"{prefix}fact_id"), pl.lit("@"), pl.col(f"{prefix}version").cast(pl.String))
+            gone = gone | key.is_in(keys)
+    if table is AUDIT:
+        gone = gone | pl.col("object_id").is_in(keys)
     return ~(ours & gone)
 
 
-def _erase_rows(lake: Lake, table: Table, erasure: Erasure, gone_entities: set[str] | None = None) -> int:
-    """Rewrite each file of `table` without what `erasure` names; the number of rows dropped."""
-    removed = 0
+def _erase_rows(lake: Lake, table: Table, erasure: Erasure, rebuilt: frozenset[str],
+                gone_entities: set[str] | None = None) -> pl.DataFrame:
+    """Rewrite each file of `table` without what `erasure` names; the rows dropped.
+
+    A turns file that lost a message of a conversation built again is written without its stamp: the next run
+    takes its day for unbuilt and builds it from landing, which no longer holds the message."""
+    dropped = []
     for path in lake.files(table):
         data = pq.read_table(path)
         frame = pl.from_arrow(data)
         assert isinstance(frame, pl.DataFrame)
         if table is ENTITY_MERGES:  # a merge goes with the entity it went into
             ours = pl.col("agent_id").eq(erasure.agent_id)
-            kept = frame.filter(~(ours & (pl.col("entity_id").is_in(list(gone_entities or ())) | erasure.whole_agent)))
+            keep = ~(ours & (pl.col("entity_id").is_in(sorted(gone_entities or ())) | erasure.whole_agent))
         else:
-            kept = _fewer_sources(frame.filter(_keep(table, frame, erasure)), erasure)
+            keep = _keep(table, frame, erasure, rebuilt)
+        kept = _fewer_sources(frame.filter(keep), erasure)
         if table is PROFILES:
             kept = profile_without(kept, erasure.agent_id, erasure.fact_ids)
         if kept.equals(frame):
             continue
-        removed += frame.height - kept.height
+        dropped.append(frame.filter(~keep))
         out = kept.to_arrow().cast(data.schema)  # the file's schema, stamps (footer metadata) included
-        write_then_rename(path, out.replace_schema_metadata(data.schema.metadata))
-    return removed
+        metadata = dict(data.schema.metadata or {})
+        if table is TURNS and erasure.message_ids and kept.height < frame.height:
+            metadata.pop(MANIFEST_STAMP.encode(), None)
+        write_then_rename(path, out.replace_schema_metadata(metadata))
+    return pl.concat(dropped) if dropped else lake.empty(table).drop("day", strict=False)
 
 
 def _fewer_sources(frame: pl.DataFrame, erasure: Erasure) -> pl.DataFrame:
     """A row derived from several conversations keeps the others: the forgotten ones leave its sources."""
-    if SOURCES not in frame.columns or not erasure.conversation_ids:
+    if SOURCES not in frame.columns:
         return frame
     ours = pl.col("agent_id").eq(erasure.agent_id)
-    fewer = pl.col(SOURCES).list.set_difference(pl.lit(sorted(erasure.conversation_ids)))
-    return frame.with_columns(pl.when(ours).then(fewer).otherwise(pl.col(SOURCES)).alias(SOURCES))
+    return frame.with_columns(
+        pl.when(ours).then(pl.col(column).list.set_difference(pl.lit(sorted(forgotten), dtype=pl.List(pl.String))))
+        .otherwise(pl.col(column)).alias(column)
+        for column, forgotten in ((SOURCES, erasure.conversation_ids), (MESSAGES, erasure.message_ids)) if forgotten)
+
+
+def _erase_logs(settings: Settings, erasure: Erasure) -> Counter[str]:
+    """The overrides log's entries that quote text: a whole agent's, and those of a forgotten fact."""
+    removed: Counter[str] = Counter()
+    folder = log_dir(settings, OVERRIDES)
+    fact_ids = sorted(erasure.fact_ids)
+    for name in log_files(folder):
+        path = folder / name
+        data = pq.read_table(path)
+        frame = pl.from_arrow(data)
+        assert isinstance(frame, pl.DataFrame)
+        ours = pl.col("agent_id").eq(erasure.agent_id)
+        gone = frame.filter(ours & (pl.lit(erasure.whole_agent) | pl.col("fact_id").is_in(fact_ids)))
+        if gone.height == 0:
+            continue
+        removed[f"inputs/{OVERRIDES.name}"] += gone.height
+        if gone.height == frame.height:
+            path.unlink()
+        else:
+            write_then_rename(path, frame.join(gone, on=list(OVERRIDES.key), how="anti").to_arrow().cast(data.schema))
+    return removed
 
 
 # ------------------------------------------------------------------------------------------------ landing
 
 
-def _erase_landing(settings: Settings, erasure: Erasure) -> Counter[str]:
-    """Remove the agent's landing folder, or the forgotten conversations from the files holding them."""
+def _erase_landing(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]) -> Counter[str]:
+    """Remove the agent's landing folder, or the forgotten conversations and messages from the files holding
+    them."""
     removed: Counter[str] = Counter()
     folder = agent_folder(settings.landing_dir, erasure.agent_id)
     if erasure.whole_agent:
@@ -165,44 +263,44 @@ def _erase_landing(settings: Settings, erasure: Erasure) -> Counter[str]:
             removed["landing"] = sum(1 for p in folder.rglob("*") if p.is_file())
             shutil.rmtree(folder)
         return removed
-    if not erasure.conversation_ids:
+    if not (erasure.conversation_ids or rebuilt):
         return removed
     lake = Lake(settings.lake_dir)
     manifest = lake.read(LANDING_MANIFEST)
     holding = manifest.filter(pl.col("agent_id").eq(erasure.agent_id)
-                              & pl.col("conversation_id").is_in(list(erasure.conversation_ids)))
+                              & pl.col("conversation_id").is_in(sorted(erasure.conversation_ids | rebuilt)))
     rewritten: dict[str, tuple[str, str] | None] = {}  # old relative path -> (new relative path, new sha) or gone
     for relative in sorted(set(holding["source_file"].to_list())):
         path = settings.landing_dir / relative
         if path.is_file():
-            rewritten[relative] = _rewrite_without(settings, path, erasure.conversation_ids)
+            rewritten[relative] = _rewrite_without(settings, path, erasure)
             removed["landing"] += 1
     if rewritten:
         _record_rewrites(lake, erasure, rewritten)
     return removed
 
 
-def _rewrite_without(settings: Settings, path: Path, conversations: frozenset[str]) -> tuple[str, str] | None:
-    """The landing file at `path` without `conversations`: gone when it holds nothing else, else written again
-    as memlake JSONL (one line per message, the source's ids kept) under its name with `.jsonl`, atomically."""
-    from memlake.landing import sha256_file  # deferred: landing imports the lake and parsers
-    from memlake.transcripts import stable_message_id  # the ids the lake gave messages without one
-
-    parsed = parse_file(path)
-    left = [c for c in parsed.conversations if c.conversation_id not in conversations]
-    if not left:
-        path.unlink()
-        return None
-    target = path.with_suffix(".jsonl")
+def _rewrite_without(settings: Settings, path: Path, erasure: Erasure) -> tuple[str, str] | None:
+    """The landing file at `path` without the forgotten conversations and messages: gone when nothing else is
+    left, else written again as memlake JSONL (one line per message, the ids the lake gave them kept) under its
+    name with `.jsonl`, atomically."""
     lines = []
-    for conversation in left:
+    for conversation in parse_file(path).conversations:
+        if conversation.conversation_id in erasure.conversation_ids:
+            continue
         for position, message in enumerate(conversation.messages):
+            message_id = message.message_id or stable_message_id(conversation.conversation_id, position)
+            if message_id in erasure.message_ids:
+                continue
             lines.append(json.dumps({
-                "conversation_id": conversation.conversation_id,
-                "message_id": message.message_id or stable_message_id(conversation.conversation_id, position),
+                "conversation_id": conversation.conversation_id, "message_id": message_id,
                 "role": message.role, "speaker": message.speaker, "content": message.content,
                 "created_at": message.created_at.isoformat() if message.created_at else None,
                 "title": conversation.title}))
+    if not lines:
+        path.unlink()
+        return None
+    target = path.with_suffix(".jsonl")
     tmp = target.parent / f".forget-{uuid.uuid4().hex}"
     tmp.write_text("\n".join(lines) + "\n")
     with open(tmp, "rb") as fh:
@@ -253,7 +351,7 @@ def _erase_quarantine(settings: Settings, erasure: Erasure) -> int:
 # ------------------------------------------------------------------------------------------------ LanceDB
 
 
-def _erase_indexes(settings: Settings, erasure: Erasure) -> tuple[list[str], Counter[str]]:
+def _erase_indexes(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]) -> tuple[list[str], Counter[str]]:
     """Delete the rows from every LanceDB table, compact it and remove its older versions; the text hashes of
     the rows deleted (their vectors leave the embedding cache too) and the count per table."""
     removed: Counter[str] = Counter()
@@ -263,7 +361,7 @@ def _erase_indexes(settings: Settings, erasure: Erasure) -> tuple[list[str], Cou
     db = lancedb.connect(str(settings.lancedb_dir))
     for name in db.list_tables().tables:
         table = db.open_table(name)
-        where = _index_filter(erasure, set(table.schema.names))
+        where = _index_filter(erasure, rebuilt, set(table.schema.names))
         if where is None:
             continue
         found = table.search().where(where).select(["text_sha256"] if "text_sha256" in table.schema.names else [])
@@ -282,7 +380,7 @@ def _erase_indexes(settings: Settings, erasure: Erasure) -> tuple[list[str], Cou
     return hashes, removed
 
 
-def _index_filter(erasure: Erasure, columns: set[str]) -> str | None:
+def _index_filter(erasure: Erasure, rebuilt: frozenset[str], columns: set[str]) -> str | None:
     """The LanceDB filter of the rows `erasure` names in a table with `columns` (None: none can be)."""
     if "agent_id" not in columns:
         return None
@@ -290,8 +388,8 @@ def _index_filter(erasure: Erasure, columns: set[str]) -> str | None:
     if erasure.whole_agent:
         return ours
     parts = []
-    if erasure.conversation_ids and "conversation_id" in columns and "fact_key" not in columns:
-        parts.append(key_scope("conversation_id", erasure.conversation_ids))
+    if (erasure.conversation_ids or rebuilt) and "conversation_id" in columns and "fact_key" not in columns:
+        parts.append(key_scope("conversation_id", erasure.conversation_ids | rebuilt))
     if erasure.fact_keys and "fact_key" in columns:
         parts.append(key_scope("fact_key", erasure.fact_keys))
     return f"{ours} AND ({' OR '.join(parts)})" if parts else None
@@ -315,3 +413,80 @@ def profile_without(frame: pl.DataFrame, agent_id: str, fact_ids: set[str]) -> p
         rows.append(row)
     return pl.DataFrame(rows, schema=frame.schema)
 
+
+
+# ------------------------------------------------------------------------------------------------ receipts
+
+
+def write_receipt(settings: Settings, entry: Forget, erased: Erased, texts: list[str]) -> dict[str, Any]:
+    """Append the forget's receipt: what was asked, what each store lost, and what a check looks for."""
+    row = {"forget_id": entry.forget_id, "agent_id": entry.agent_id, "scope": entry.scope, "target": entry.target,
+           "asked_at": entry.written_at, "written_at": datetime.now(UTC),
+           "removed": list(erased.removed.items()), "message_ids": erased.message_ids,
+           "content_sha256": sorted(set(erased.content_sha256) | {t for t in texts if t}),
+           "fact_keys": erased.fact_keys}
+    append_entry(settings, FORGET_RECEIPTS, [row], entry.forget_id, row["written_at"])
+    return row
+
+
+def read_receipts(settings: Settings, agent_id: str | None = None) -> pl.DataFrame:
+    """Every forget receipt (optionally one agent's), oldest first."""
+    return read_log(settings, FORGET_RECEIPTS, agent_id)
+
+
+def forgotten_content_left(settings: Settings) -> dict[str, int]:
+    """Per store, how many rows or files still hold a message or text some receipt says was forgotten (by its
+    id or its content hash; never by text, which no receipt keeps): an empty answer is the proof."""
+    left: Counter[str] = Counter()
+    receipts = read_receipts(settings)
+    if receipts.is_empty():
+        return {}
+    messages = {(r["agent_id"], m) for r in receipts.iter_rows(named=True) for m in r["message_ids"] or []}
+    hashes = {h for r in receipts.iter_rows(named=True) for h in r["content_sha256"] or []}
+    lake = Lake(settings.lake_dir)
+    for table in TABLES.values():
+        frame = lake.read(table)
+        if not frame.is_empty():
+            left[table.path] += sum(_holds(row, messages, hashes) for row in frame.iter_rows(named=True))
+    for name, rows in _index_rows(settings):
+        left[f"lancedb/{name}"] += sum(_holds(row, messages, hashes) for row in rows)
+    for path in sorted(settings.landing_dir.rglob("*")) if settings.landing_dir.is_dir() else []:
+        if path.is_file() and not path.name.startswith("."):
+            left["landing"] += _landing_holds(path, hashes)
+    left["embedding_cache"] += len(hashes & _cached_hashes(settings.embedding_cache_dir))
+    return {store: count for store, count in sorted(left.items()) if count}
+
+
+def _holds(row: dict[str, Any], messages: set[tuple[str, str]], hashes: set[str]) -> bool:
+    agent = row.get("agent_id")
+    ids = [row.get("message_id"), *(row.get("message_ids") or []), *(row.get(MESSAGES) or [])]
+    return (any((agent, m) in messages for m in ids if m)
+            or row.get("content_sha256") in hashes or row.get("text_sha256") in hashes)
+
+
+def _index_rows(settings: Settings) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The rows of every version of every LanceDB table (a cleaned table has one)."""
+    if not settings.lancedb_dir.is_dir():
+        return []
+    db = lancedb.connect(str(settings.lancedb_dir))
+    found = []
+    for name in db.list_tables().tables:
+        table = db.open_table(name)
+        wanted = [c for c in ("agent_id", "message_ids", "text_sha256") if c in table.schema.names]
+        for version in table.list_versions():
+            table.checkout(version["version"] if isinstance(version, dict) else version.version)
+            found.append((f"{name}@v{table.version}", table.to_arrow().select(wanted).to_pylist()))
+    return found
+
+
+def _landing_holds(path: Path, hashes: set[str]) -> int:
+    try:
+        parsed = parse_file(path)
+    except Exception:  # a bad file is the quarantine's business; a forget removed its copies
+        return 0
+    return sum(content_sha256(m.content) in hashes for c in parsed.conversations for m in c.messages)
+
+
+def _cached_hashes(root: Path) -> set[str]:
+    return {h for segment in sorted(root.rglob("*.parquet")) if not segment.name.startswith(".")
+            for h in pq.read_table(segment, columns=["text_sha256"]).column(0).to_pylist()} if root.is_dir() else set()
