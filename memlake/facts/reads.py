@@ -441,7 +441,7 @@ def forget(
         conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
         message_ids=frozenset(said_in),
         fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
-    write_receipt(settings, entry, erased, texts)
+    write_receipt(settings, entry, erased)
     return _order(gone)
 
 

@@ -145,6 +145,8 @@ def test_a_fact_said_in_two_conversations_keeps_the_other_and_what_only_the_forg
     only_the_other_source_is_left("after the forget")
     cli("run", home=settings.home)
     only_the_other_source_is_left("after the next run")
+    found = memory.search("Initech", "A", scope="facts")  # its index row, which named the forgotten message, is back
+    assert found["text"].str.contains("Initech").any() and found["conversation_id"].to_list() == ["again"]
 
 
 def test_a_receipt_says_what_each_store_lost_and_the_check_names_a_store_that_still_holds_forgotten_text(home):
