@@ -8,6 +8,7 @@ import polars as pl
 from assets.episodes import EPISODES_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
+from memlake.erase import forgotten_content_left, read_receipts
 from memlake.facts.candidates import candidates_from_episodes
 from memlake.facts.confidence import shown
 from memlake.facts.fold import FoldConfig, fold
@@ -163,5 +164,28 @@ def profiles(
     return dg.MaterializeResult(metadata=metadata)  # type: ignore[arg-type]
 
 
+@dg.asset_check(
+    asset=FACTS_KEY,
+    blocking=False,
+    description=(
+        "Every forget's receipt (inputs/forget_receipts) names the messages and content hashes it removed; this "
+        "scans every store (each lake table, every version of each LanceDB table, landing, the embedding cache) "
+        "for them and fails naming each store that still holds one. Runs with every fold, which a forget starts."
+    ),
+)
+def forgotten_content_absent(lake: LakeResource) -> dg.AssetCheckResult:
+    left = forgotten_content_left(lake.settings)
+    receipts = read_receipts(lake.settings)
+    return dg.AssetCheckResult(
+        passed=not left,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=("forgotten content still in: " + ", ".join(f"{store} ({n})" for store, n in left.items()))
+        if left else None,
+        metadata={"receipts": receipts.height, "stores_holding_forgotten_content": dg.MetadataValue.json(left),
+                  "latest_receipt": markdown_preview(receipts.tail(5).select(
+                      "forget_id", "agent_id", "scope", "target", "asked_at", "written_at"))},
+    )
+
+
 ASSETS = [facts, profiles]
-CHECKS = [facts_expectations]
+CHECKS = [facts_expectations, forgotten_content_absent]

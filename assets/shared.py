@@ -1,5 +1,7 @@
 """What every layer's assets share: the lake writers' pool, UI metadata, and the eager automation condition."""
 
+import re
+
 import dagster as dg
 import polars as pl
 
@@ -7,14 +9,32 @@ import polars as pl
 LAKE_WRITERS = "memlake_lake_writers"
 
 
+# A text column shown in a preview: an id, key, hash, date or label, never what someone said. Dagster keeps every
+# run's metadata in its own storage, where a forget cannot reach: a message, a fact or a name is never put there.
+_LABEL_COLUMN = re.compile(
+    r"(^|_)(id|ids|key|keys|sha256|hash|day|date|type|kind|status|format|archive|slot|relation|role|writer|rule|"
+    r"version|model|partition|scope|section|judge|distiller)$")
+
+
 def markdown_preview(frame: pl.DataFrame, limit: int = 10) -> dg.MetadataValue:
-    """A small Markdown table for the Dagster UI."""
-    head = frame.head(limit)
+    """A small Markdown table for the Dagster UI: ids, labels, counts and dates of the first rows, no text."""
+    head = frame.head(limit).select([name for name, dtype in frame.schema.items()
+                                     if _LABEL_COLUMN.search(name) or not _holds_text(dtype)])
     if head.height == 0:
         return dg.MetadataValue.md("_(no rows)_")
     header = "| " + " | ".join(head.columns) + " |\n| " + " | ".join("---" for _ in head.columns) + " |\n"
     body = "\n".join("| " + " | ".join(_cell(v) for v in row) + " |" for row in head.iter_rows())
     return dg.MetadataValue.md(header + body)
+
+
+def _holds_text(dtype: pl.DataType) -> bool:
+    """Whether a column of this type can hold text (a string, or a list or struct with one inside)."""
+    if dtype in (pl.String, pl.Categorical, pl.Object, pl.Binary):
+        return True
+    inner = getattr(dtype, "inner", None)
+    if inner is not None:
+        return _holds_text(inner)
+    return any(_holds_text(field.dtype) for field in getattr(dtype, "fields", []) or [])
 
 
 def row_count(rows: int, days: int) -> dict[str, int]:

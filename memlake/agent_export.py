@@ -35,10 +35,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from memlake.atomic_files import write_parquet_atomically
 from memlake.chunks import chunk_id
 from memlake.facts.fold import chain_id, slot_of
 from memlake.inputs import append_entry, entry_time, read_log
-from memlake.lake import Lake, conform, write_then_rename
+from memlake.lake import Lake, conform
 from memlake.schemas import (
     ACCESS,
     CHUNKS,
@@ -222,7 +223,7 @@ def import_agent(settings: Settings, source: str | Path, agent_id: str, *, merge
     settings.ensure_dirs()  # a new home is made here, once the export is known to be good
     if plan.turns.num_rows:
         landing_file.parent.mkdir(parents=True, exist_ok=True)
-        write_then_rename(landing_file, plan.turns)
+        write_parquet_atomically(landing_file, plan.turns)
     for path, entries in plan.entries.items():
         table, key = INPUT_LOGS[path]
         for rows in entries:

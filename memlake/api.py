@@ -372,11 +372,12 @@ class Memory:
         everything: bool = False,
         reason: str | None = None,
     ) -> pl.DataFrame:
-        """Forget one fact (its whole chain), one conversation's facts, or all the agent's facts (`everything`).
+        """Forget one fact (its whole chain, and the messages it was read from), one conversation, or the whole
+        agent (`everything`).
 
-        Appends to the forget log; reads see it at once, the next run folds it for good. Returns the fact
-        versions that went. The facts layer (facts, history, fact search, profiles) honours the log; the
-        conversation's turns, chunks and episodes are kept.
+        Appends to the forget log (ids only), removes the text from every store at once (landing, quarantine,
+        every lake table, every LanceDB version, the caches; see `memlake.erase`) with what only it gave, and
+        writes a receipt (`forget_receipts`). Returns the fact versions that went.
         """
         from memlake.facts.reads import forget  # deferred: the fact fold, ~50 ms
 
@@ -398,6 +399,23 @@ class Memory:
         from memlake.agent_export import import_agent  # deferred: the fact fold, ~50 ms
 
         return import_agent(self.settings, path, agent_id, merge=merge)
+
+    def forget_preview(self, agent_id: str, query: str, k: int = 20) -> pl.DataFrame:
+        """What forgetting by `query` would take, forgetting nothing: every version of the (at most `k`) current
+        facts whose words the query matches (full text, not mere vector nearness: a deletion goes by what was
+        asked), best match first. Forget exactly those with `forget(agent_id, fact_id=...)` per id."""
+        hits = self.search(query, agent_id, k=k, scope="facts")
+        ids = list(dict.fromkeys(hits.filter(pl.col("text_rank").is_not_null())["fact_id"].to_list()))
+        versions = self.facts(agent_id, include_history=True).filter(pl.col("fact_id").is_in(ids))
+        order = {fact_id: place for place, fact_id in enumerate(ids)}
+        return versions.sort(pl.col("fact_id").replace_strict(order, return_dtype=pl.Int64), "version")
+
+    def forget_receipts(self, agent_id: str) -> pl.DataFrame:
+        """One row per forget of the agent, oldest first: what was asked, what each store lost (`removed`), and
+        the ids and content hashes of what went (never text)."""
+        from memlake.erase import read_receipts
+
+        return read_receipts(self.settings, check_agent_id(agent_id))
 
     def search(
         self,

@@ -652,6 +652,28 @@ FORGET = Table(
     key=("forget_id",),
 )
 
+# One row per forget: what was asked (scope and id, never text), what each store lost, and the ids and content
+# hashes of what went, which the `forgotten_content_absent` check looks for in every store afterwards.
+FORGET_RECEIPTS = Table(
+    "inputs",
+    "forget_receipts",
+    pa.schema(
+        [
+            ("forget_id", pa.string()),  # the forget log entry it answers
+            ("agent_id", pa.string()),
+            ("scope", pa.string()),  # FORGET_SCOPES
+            ("target", pa.string()),  # conversation id or fact id; null for an agent
+            ("asked_at", UTC_TS),
+            ("written_at", UTC_TS),  # when the erasure was done and this receipt written
+            ("removed", pa.map_(pa.string(), pa.int64())),  # store (a table path, landing, ...) -> rows or files
+            ("message_ids", pa.list_(pa.string())),
+            ("content_sha256", pa.list_(pa.string())),  # of each message and indexed text removed
+            ("fact_keys", pa.list_(pa.string())),  # fact_id@version
+        ]
+    ),
+    key=("forget_id",),
+)
+
 # What an agent used: one row per object a write names (a search that records its hits, or
 # `Memory.record_access`). The search's access-frequency boost counts these rows up to `as_of`.
 ACCESS_SCOPES = ("chunks", "episodes", "facts")

@@ -298,13 +298,7 @@ class MemoryTools:
         return {"forgotten": [record for frame in forgotten for record in _records(frame, FACT_FIELDS)]}
 
     def _forget_matches(self, query: str) -> pl.DataFrame:
-        """Every version of the current facts whose words the query matches (full text, not mere vector nearness:
-        a deletion goes by what was asked), best match first."""
-        hits = self.memory.search(query, self.agent_id, k=FORGET_MATCHES, scope="facts")
-        ids = list(dict.fromkeys(hits.filter(pl.col("text_rank").is_not_null())["fact_id"].to_list()))
-        versions = self.memory.facts(self.agent_id, include_history=True).filter(pl.col("fact_id").is_in(ids))
-        order = {fact_id: place for place, fact_id in enumerate(ids)}
-        return versions.sort(pl.col("fact_id").replace_strict(order, return_dtype=pl.Int64), "version")
+        return self.memory.forget_preview(self.agent_id, query, k=FORGET_MATCHES)
 
     def _list(self, args: dict[str, Any]) -> dict[str, Any]:
         since = as_utc_or_none(args["since"])

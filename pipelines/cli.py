@@ -586,33 +586,51 @@ def reject(
 @app.command()
 def forget(
     agent: AgentOption,
-    fact: Annotated[str | None, typer.Option("--fact", help="forget this fact id (every version)")] = None,
+    fact: Annotated[list[str] | None, typer.Option(
+        "--fact", help="forget this fact id (every version, and the messages it was read from); repeatable")] = None,
     conversation: Annotated[
-        str | None, typer.Option("--conversation", help="forget the facts this conversation alone supports")
+        str | None, typer.Option("--conversation", help="forget this conversation: its text, and what only it gave")
     ] = None,
-    everything: Annotated[bool, typer.Option("--all", help="forget every fact of the agent")] = False,
+    query: Annotated[str | None, typer.Option(
+        "--query", help="preview the facts these words match (forgets nothing): then forget them by --fact")] = None,
+    everything: Annotated[bool, typer.Option("--all", help="forget the whole agent: every file and row of it")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask before forgetting a conversation or all")] = (
         False
     ),
     reason: Annotated[str | None, typer.Option(help="why (kept in the forget log)")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Forget a fact, a conversation's facts, or all of an agent's facts (appends to the forget log).
-    Reads see it at once and the next run folds it for good. The facts layer honours the log (facts, history,
-    fact search, profiles); the conversation's turns, chunks and episodes are kept.
+    """Forget facts, a conversation, or a whole agent: the text leaves every store at once (landing,
+    quarantine, the lake, every LanceDB version, the caches), the forget log (ids only) keeps every rebuild
+    from bringing it back, and a receipt says what each store lost. `--query` previews, forgetting nothing.
     """
-    chosen = [name for name, on in (("--fact", fact), ("--conversation", conversation), ("--all", everything)) if on]
+    chosen = [name for name, on in (("--fact", fact), ("--conversation", conversation), ("--query", query),
+                                    ("--all", everything)) if on]
     if len(chosen) != 1:
-        raise typer.BadParameter("give exactly one of --fact, --conversation or --all")
+        raise typer.BadParameter("give exactly one of --fact, --conversation, --query or --all")
     check_agent_id(agent)
+    memory = Memory(home)
+    if query is not None:
+        preview = memory.forget_preview(agent, query)
+        for row in preview.iter_rows(named=True):
+            typer.echo(f"would forget {_fact_line(row)}")
+        ids = list(dict.fromkeys(preview["fact_id"].to_list()))
+        typer.echo("to forget exactly these: memlake forget --agent " + agent + "".join(f" --fact {i}" for i in ids)
+                   if ids else "nothing matches: nothing to forget")
+        return
     if not yes and not fact:
-        what = f"the facts of conversation {conversation}" if conversation else "every fact"
+        what = f"conversation {conversation}" if conversation else "everything"
         typer.confirm(f"Forget {what} of agent {agent}? This cannot be undone", abort=True)
-    frame = Memory(home).forget(agent, fact_id=fact, conversation_id=conversation, everything=everything,
-                                reason=reason)
-    for row in frame.iter_rows(named=True):
-        typer.echo(f"forgot {_fact_line(row)}")
-    typer.echo(f"{frame.height} fact version(s) forgotten; turns, chunks and episodes are kept")
+    frames = [memory.forget(agent, fact_id=one, reason=reason) for one in fact] if fact else [
+        memory.forget(agent, conversation_id=conversation, everything=everything, reason=reason)]
+    for frame in frames:
+        for row in frame.iter_rows(named=True):
+            typer.echo(f"forgot {_fact_line(row)}")
+    typer.echo(f"{sum(f.height for f in frames)} fact version(s) forgotten")
+    for receipt in memory.forget_receipts(agent).tail(len(frames)).iter_rows(named=True):
+        removed = (receipt["removed"] or {}).items()
+        stores = ", ".join(f"{store} {count}" for store, count in removed) or "nothing was stored"
+        typer.echo(f"receipt {receipt['forget_id']}: removed {stores}")
 
 
 @app.command()

@@ -278,8 +278,9 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
     @app.post("/v1/memory/forget", response_model=m.Rows, tags=["memory"])
     def forget(who: CallerDep, body: m.ForgetRequest, header: AgentHeader = None,
                agent_id: AgentQuery = None) -> m.Rows:
-        """Forget one fact, one conversation's facts, or all the agent's facts (`everything`, with the agent id
-        typed again as `confirm`)."""
+        """Forget one fact (and the messages it was read from), one conversation, or the whole agent
+        (`everything`, with the agent id typed again as `confirm`): the text leaves every store at once. Returns
+        the fact versions that went; the receipt is at `/v1/memory/forget/receipts`."""
         agent = who.agent(body.agent_id, agent_id, header)
         if body.everything and body.confirm != agent:
             raise ServiceError(400, f"forgetting every fact of agent {agent!r} cannot be undone: to confirm, send "
@@ -290,6 +291,19 @@ def create_app(memory: Memory, config: ServiceSettings | None = None, *, warm: b
         return rows(agent, service.write(memory.forget, agent, fact_id=body.fact_id,
                                        conversation_id=body.conversation_id, everything=body.everything,
                                        reason=body.reason))
+
+    @app.post("/v1/memory/forget/preview", response_model=m.Rows, tags=["memory"])
+    def forget_preview(who: CallerDep, body: m.ForgetPreviewRequest, header: AgentHeader = None,
+                       agent_id: AgentQuery = None) -> m.Rows:
+        """What forgetting by a query would take, forgetting nothing: forget exactly those by fact_id."""
+        agent = known(who, who.agent(body.agent_id, agent_id, header))
+        return rows(agent, memory.forget_preview(agent, body.query))
+
+    @app.get("/v1/memory/forget/receipts", response_model=m.Rows, tags=["memory"])
+    def forget_receipts(who: CallerDep, header: AgentHeader = None, agent_id: AgentQuery = None) -> m.Rows:
+        """One row per forget of the agent: what was asked, what each store lost, ids and hashes (no text)."""
+        agent = who.agent(agent_id, header)
+        return rows(agent, memory.forget_receipts(agent))
 
     @app.get("/v1/memory/tools", response_model=m.ToolsResponse, tags=["tools"])
     def tool_schemas() -> m.ToolsResponse:

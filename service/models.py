@@ -104,10 +104,15 @@ class ForgetRequest(Strict):
     agent_id: str | None = AgentField
     fact_id: str | None = Field(None, min_length=1, max_length=200)
     conversation_id: str | None = Field(None, min_length=1, max_length=500)
-    everything: bool = Field(False, description="Forget all the agent's facts; needs `confirm`.")
+    everything: bool = Field(False, description="Forget the whole agent: every file and row of it; needs `confirm`.")
     confirm: str | None = Field(None, max_length=200, description="With `everything` only: the agent id, typed "
-                                "again (forgetting every fact cannot be undone).")
+                                "again (forgetting a whole agent cannot be undone).")
     reason: str | None = Field(None, max_length=2_000)
+
+
+class ForgetPreviewRequest(Strict):
+    query: str = Field(min_length=1, max_length=MAX_TEXT, description="Words of the facts to forget.")
+    agent_id: str | None = AgentField
 
 
 class ToolCallRequest(Strict):

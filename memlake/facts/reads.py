@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from memlake.embedding_cache import forget_texts
+from memlake.erase import Erasure, erase, write_receipt
 from memlake.facts.confidence import shown
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
@@ -440,8 +441,8 @@ def forget(
 
     What the facts fold does with it (`memlake.facts.fold`): a fact's versions said before the forget go; a
     conversation's or the agent's statements ingested before it are dropped, with the facts they alone support
-    (a user override stays unless the whole agent is forgotten). The forget log is read by the facts layer only:
-    turns, chunks and episodes keep the conversation.
+    (a user override stays unless the whole agent is forgotten). Then the text leaves every store at once
+    (`memlake.erase`): landing, quarantine, every lake table, LanceDB and its older versions, the caches.
     """
     chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
                                                     ("agent", agent_id if everything else None)) if target]
@@ -453,11 +454,20 @@ def forget(
         raise ValueError(f"agent {agent_id!r} has no fact {target!r}")
     if scope == "conversation" and not _has_conversation(settings, agent_id, target, before):
         raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
-    write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
+    entry = write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
     after = agent_facts(settings, agent_id, embed_factory).facts
     gone = before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
     # their vectors go from the embedding cache too (every model's): a forgotten text leaves no trace there
-    forget_texts(settings.embedding_cache_dir, fact_index_rows(gone)["text_sha256"].to_list())
+    texts = fact_index_rows(gone)["text_sha256"].to_list()
+    forget_texts(settings.embedding_cache_dir, texts)
+    # a forgotten fact takes the messages it was read from (the text is in them), and what only they gave
+    said_in = gone["source_message_ids"].explode().drop_nulls().to_list() if scope == "fact" else []
+    erased = erase(settings, Erasure(
+        agent_id, whole_agent=scope == "agent",
+        conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
+        message_ids=frozenset(said_in),
+        fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
+    write_receipt(settings, entry, erased)
     return _order(gone)
 
 

@@ -249,8 +249,8 @@ def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
          "error: depth is a whole number from 1 to 5, got 0"),
         (["graph", "split", "m_nope", "--agent", "alice"], "error: agent 'alice' has no merge 'm_nope'"),
         # click's usage errors too, with the help to read
-        (["forget", "--agent", "alice"], "error: Invalid value: give exactly one of --fact, --conversation or --all"
-                                         " (see memlake forget --help)"),
+        (["forget", "--agent", "alice"], "error: Invalid value: give exactly one of --fact, --conversation, --query"
+                                         " or --all (see memlake forget --help)"),
         (["ingest", "/nonexistent/export.zip", "--agent", "alice"], "error: Invalid value for 'files'"),
         (["search", "--agent", "alice"], "error: Missing argument 'query'. (see memlake search --help)"),
     ],

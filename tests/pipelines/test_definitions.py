@@ -150,11 +150,24 @@ def test_a_preview_stays_a_table_when_cells_hold_newlines_and_pipes():
 
     from assets.shared import markdown_preview
 
-    frame = pl.DataFrame({"text": ["```\nprint(a | b)\n```", "x" * 500], "n": [1, 2]})
+    frame = pl.DataFrame({"slot": ["```\nprint(a | b)\n```", "x" * 500], "n": [1, 2]})
     lines = markdown_preview(frame).value.splitlines()
     assert len(lines) == 4  # header, rule, one line per row
     assert all(len(re.findall(r"(?<!\\)\|", line)) == 3 for line in lines)
     assert "print(a \\| b)" in lines[2] and len(lines[3]) < 200
+
+
+def test_a_preview_shows_ids_labels_counts_and_dates_never_what_was_said():
+    """Dagster keeps run metadata where a forget cannot reach: a message, fact or name must never go there."""
+    import polars as pl
+
+    from assets.shared import markdown_preview
+
+    frame = pl.DataFrame({"fact_id": ["f_1"], "content": ["My PIN is 4471"], "subject": ["Marta"],
+                          "aliases": [["Marty"]], "type": ["fact"], "confidence": [0.9]})
+    shown = markdown_preview(frame).value
+    assert shown.splitlines()[0] == "| fact_id | type | confidence |"
+    assert "4471" not in shown and "Mart" not in shown
 
 
 def test_every_job_runs_its_steps_in_one_process_as_memlake_run_does():
