@@ -379,7 +379,7 @@ class Memory:
         every lake table, every LanceDB version, the caches; see `memlake.erase`) with what only it gave, and
         writes a receipt (`forget_receipts`). Returns the fact versions that went.
         """
-        from memlake.facts.reads import forget  # deferred: the fact fold, ~50 ms
+        from memlake.erase import forget  # deferred: the fact fold, ~50 ms
 
         return forget(self.settings, check_agent_id(agent_id), fact_id=fact_id, conversation_id=conversation_id,
                       everything=everything, reason=reason, embed_factory=self._remembering_embed)
@@ -413,7 +413,7 @@ class Memory:
     def forget_receipts(self, agent_id: str) -> pl.DataFrame:
         """One row per forget of the agent, oldest first: what was asked, what each store lost (`removed`), and
         the ids and content hashes of what went (never text)."""
-        from memlake.erase import read_receipts
+        from memlake.erase import read_receipts  # deferred: the fact fold, ~50 ms
 
         return read_receipts(self.settings, check_agent_id(agent_id))
 

@@ -38,15 +38,19 @@ import pyarrow.parquet as pq
 from memlake.atomic_files import write_parquet_atomically
 from memlake.embedding_cache import forget_texts
 from memlake.facts.fold import Forget
+from memlake.facts.overrides import write_forget
 from memlake.facts.profile import render
+from memlake.facts.reads import EmbedFactory, agent_facts, folded_agent_facts, ordered
+from memlake.index_rows import fact_index_rows
 from memlake.inputs import append_entry, log_dir, log_files, read_log
-from memlake.lake import Lake, mark_changed
+from memlake.lake import Lake, conform, mark_changed, query
 from memlake.landing import MANIFEST_STAMP, sha256_file
 from memlake.parsers import parse_file
 from memlake.schemas import (
     AUDIT,
     ENTITIES,
     ENTITY_MERGES,
+    FACT_EDGES,
     FACTS,
     FORGET_RECEIPTS,
     JUDGE_CACHE,
@@ -126,6 +130,23 @@ def erase(settings: Settings, erasure: Erasure) -> Erased:
     mark_changed(lake.root)
     return Erased({store: count for store, count in sorted(removed.items()) if count}, sorted(set(messages)),
                   sorted({h for h in hashes if h}), sorted(erasure.fact_keys))
+
+
+def settle_agent_facts(settings: Settings, agent_id: str, facts: pl.DataFrame, edges: pl.DataFrame) -> None:
+    """The agent's rows of `facts/facts` and `facts/fact_edges` replaced by those the fold gave with the forget
+    applied (`facts`, `edges`), before the erase takes the forgotten versions' rows out: a version a forget took
+    back makes the one before it current again in the lake now, as the next run's fold will. The files keep their
+    stamps, so the forget entry still reads as pending and folding it again changes nothing."""
+    lake = Lake(settings.lake_dir)
+    for table, rows in ((FACTS, facts), (FACT_EDGES, edges)):
+        for path in lake.files(table):
+            data = pq.read_table(path)
+            frame = pl.from_arrow(data)
+            assert isinstance(frame, pl.DataFrame)
+            ours = pl.from_arrow(conform(table, rows))
+            assert isinstance(ours, pl.DataFrame)
+            settled = pl.concat([frame.filter(pl.col("agent_id") != agent_id), ours])
+            write_parquet_atomically(path, settled.to_arrow().cast(data.schema))
 
 
 def _derived_facts(lake: Lake, erasure: Erasure) -> set[str]:
@@ -502,3 +523,64 @@ def _landing_holds(path: Path, hashes: set[str]) -> int:
     except Exception:  # a bad file is the quarantine's business; a forget removed its copies
         return 0
     return sum(content_sha256(m.content) in hashes for c in parsed.conversations for m in c.messages)
+
+
+# ------------------------------------------------------------------------------------------------ forget
+
+
+def forget(
+    settings: Settings,
+    agent_id: str,
+    *,
+    fact_id: str | None = None,
+    conversation_id: str | None = None,
+    everything: bool = False,
+    reason: str | None = None,
+    embed_factory: EmbedFactory | None = None,
+) -> pl.DataFrame:
+    """Append a forget entry (a fact's chain, a conversation, or all the agent's facts) and return the fact
+    versions it removes from what reads see.
+
+    What the facts fold does with it (`memlake.facts.fold`): a fact's versions said before the forget go; a
+    conversation's or the agent's statements ingested before it are dropped, with the facts they alone support
+    (a user override stays unless the whole agent is forgotten). Then the text leaves every store at once
+    (`memlake.erase`): landing, quarantine, every lake table, LanceDB and its older versions, the caches.
+    """
+    chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
+                                                    ("agent", agent_id if everything else None)) if target]
+    if len(chosen) != 1:
+        raise ValueError("forget exactly one of: a fact id, a conversation id, or everything (all)")
+    scope, target = chosen[0]
+    before = agent_facts(settings, agent_id, embed_factory).facts
+    if scope == "fact" and before.filter(pl.col("fact_id") == target).height == 0:
+        raise ValueError(f"agent {agent_id!r} has no fact {target!r}")
+    if scope == "conversation" and not _has_conversation(settings, agent_id, target, before):
+        raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
+    entry = write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
+    folded = folded_agent_facts(settings, agent_id, embed_factory)
+    gone = before.join(folded.facts.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
+    # their vectors go from the embedding cache too (every model's): a forgotten text leaves no trace there
+    texts = fact_index_rows(gone)["text_sha256"].to_list()
+    forget_texts(settings.embedding_cache_dir, texts)
+    # a forgotten fact takes the messages it was read from (the text is in them), and what only they gave
+    said_in = gone["source_message_ids"].explode().drop_nulls().to_list() if scope == "fact" else []
+    settle_agent_facts(settings, agent_id, folded.facts, folded.edges)
+    erased = erase(settings, Erasure(
+        agent_id, whole_agent=scope == "agent",
+        conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
+        message_ids=frozenset(said_in),
+        fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
+    write_receipt(settings, entry, erased)
+    return ordered(gone)
+
+
+def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, facts: pl.DataFrame) -> bool:
+    if facts.filter(pl.col("source_conversation_ids").list.contains(conversation_id)).height:
+        return True
+
+    found = query(
+        Lake(settings.lake_dir).connect(),
+        "SELECT 1 FROM transcripts.turns WHERE agent_id = ? AND conversation_id = ? LIMIT 1",
+        [agent_id, conversation_id],
+    )
+    return found.height > 0

@@ -27,8 +27,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from memlake.embedding_cache import forget_texts
-from memlake.erase import Erasure, erase, write_receipt
 from memlake.facts.confidence import shown
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
@@ -36,14 +34,12 @@ from memlake.facts.overrides import (
     read_forgets,
     read_overrides,
     structure_statement,
-    write_forget,
     write_override,
 )
 from memlake.facts.profile import profile_versions, render
 from memlake.facts.quality import HELD_BACK, held_back_agents
-from memlake.index_rows import fact_index_rows
 from memlake.inputs import log_dir, log_files
-from memlake.lake import Lake, query
+from memlake.lake import Lake
 from memlake.maintenance.status import (
     hidden_by_sweep,
     latest_fact_status,
@@ -110,17 +106,24 @@ def _pending(
 
 def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory | None = None) -> AgentFacts:
     """The agent's facts and edges, with overrides and forgets not yet folded merged in."""
+    tables = folded_agent_facts(settings, agent_id, embed_factory)
+    # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
+    lake = Lake(settings.lake_dir)
+    latest = latest_fact_status(lake, agent_id)
+    tables.facts = with_conflicts(with_sweep_status(tables.facts, latest), latest_sweep_edges(lake, latest))
+    return tables
+
+
+def folded_agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory | None = None) -> AgentFacts:
+    """The agent's rows of the facts tables with the overrides and forgets not yet folded folded in, as the next
+    run's fold writes them (no sweep verdict joined)."""
     lake = Lake(settings.lake_dir)
     facts = lake.read(FACTS).filter(pl.col("agent_id") == agent_id)
     edges = lake.read(FACT_EDGES).filter(pl.col("agent_id") == agent_id)
     # a held-back agent's rows are those of an earlier fold: entries the last run read may not be in them
     held_back = agent_id in held_back_agents(lake.stamp(FACTS, HELD_BACK))
-    tables = _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
-                            read_forgets(settings, agent_id), embed_factory, held_back)
-    # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
-    latest = latest_fact_status(lake, agent_id)
-    tables.facts = with_conflicts(with_sweep_status(tables.facts, latest), latest_sweep_edges(lake, latest))
-    return tables
+    return _merge_pending(settings, facts, edges, read_overrides(settings, agent_id),
+                          read_forgets(settings, agent_id), embed_factory, held_back)
 
 
 def _merge_pending(
@@ -208,7 +211,7 @@ class FactReads:
             return tables
 
 
-def _order(frame: pl.DataFrame) -> pl.DataFrame:
+def ordered(frame: pl.DataFrame) -> pl.DataFrame:
     """Current versions first, newest said first; versions of a chain newest first."""
     if frame.height == 0:
         return frame
@@ -271,7 +274,7 @@ def select_facts(
     if shown_confidence is not None:
         current = current.filter(shown(shown_confidence) != candidates)
     if not include_history:
-        return _order(current)
+        return ordered(current)
     # every chain with a version that was true (said by `as_of`): one with no active version left is history too,
     # as a plan carried out or a state another fact ended ("is interviewing at X" once the user started at X)
     told = frame if when is None else frame.filter(pl.col("created_at") <= when)
@@ -281,7 +284,7 @@ def select_facts(
         in_force = current.select("fact_id", "version")
         closed = history.filter(pl.col("created_at") <= when).join(in_force, on=["fact_id", "version"], how="anti")
         history = pl.concat([current, closed])
-    return _order(history)
+    return ordered(history)
 
 
 def fact_history(facts: pl.DataFrame, edges: pl.DataFrame, fact_id: str) -> pl.DataFrame:
@@ -424,63 +427,6 @@ def what_it_wrote(facts: pl.DataFrame, edges: pl.DataFrame, override_id: str, ac
                                            "previous_value": pl.String, "previous_content": pl.String,
                                            "closed": pl.List(pl.String)})
     return pl.concat([rows, report], how="horizontal")
-
-
-def forget(
-    settings: Settings,
-    agent_id: str,
-    *,
-    fact_id: str | None = None,
-    conversation_id: str | None = None,
-    everything: bool = False,
-    reason: str | None = None,
-    embed_factory: EmbedFactory | None = None,
-) -> pl.DataFrame:
-    """Append a forget entry (a fact's chain, a conversation, or all the agent's facts) and return the fact
-    versions it removes from what reads see.
-
-    What the facts fold does with it (`memlake.facts.fold`): a fact's versions said before the forget go; a
-    conversation's or the agent's statements ingested before it are dropped, with the facts they alone support
-    (a user override stays unless the whole agent is forgotten). Then the text leaves every store at once
-    (`memlake.erase`): landing, quarantine, every lake table, LanceDB and its older versions, the caches.
-    """
-    chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
-                                                    ("agent", agent_id if everything else None)) if target]
-    if len(chosen) != 1:
-        raise ValueError("forget exactly one of: a fact id, a conversation id, or everything (all)")
-    scope, target = chosen[0]
-    before = agent_facts(settings, agent_id, embed_factory).facts
-    if scope == "fact" and before.filter(pl.col("fact_id") == target).height == 0:
-        raise ValueError(f"agent {agent_id!r} has no fact {target!r}")
-    if scope == "conversation" and not _has_conversation(settings, agent_id, target, before):
-        raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
-    entry = write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
-    after = agent_facts(settings, agent_id, embed_factory).facts
-    gone = before.join(after.select("fact_id", "version"), on=["fact_id", "version"], how="anti")
-    # their vectors go from the embedding cache too (every model's): a forgotten text leaves no trace there
-    texts = fact_index_rows(gone)["text_sha256"].to_list()
-    forget_texts(settings.embedding_cache_dir, texts)
-    # a forgotten fact takes the messages it was read from (the text is in them), and what only they gave
-    said_in = gone["source_message_ids"].explode().drop_nulls().to_list() if scope == "fact" else []
-    erased = erase(settings, Erasure(
-        agent_id, whole_agent=scope == "agent",
-        conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
-        message_ids=frozenset(said_in),
-        fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
-    write_receipt(settings, entry, erased)
-    return _order(gone)
-
-
-def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, facts: pl.DataFrame) -> bool:
-    if facts.filter(pl.col("source_conversation_ids").list.contains(conversation_id)).height:
-        return True
-
-    found = query(
-        Lake(settings.lake_dir).connect(),
-        "SELECT 1 FROM transcripts.turns WHERE agent_id = ? AND conversation_id = ? LIMIT 1",
-        [agent_id, conversation_id],
-    )
-    return found.height > 0
 
 
 def _structured(

@@ -135,7 +135,7 @@ def test_the_cli_forgets_and_asks_before_forgetting_a_conversation_or_everything
     assert "home_city" not in out.output and "green tea" in out.output
 
     out = runner.invoke(app, ["forget", *where, "--all"], input="n\n")
-    assert out.exit_code != 0 and "Forget every fact of agent ann?" in out.output
+    assert out.exit_code != 0 and "Forget everything of agent ann?" in out.output
     assert len(read_forgets(home)) == 1  # declined: nothing written
     out = runner.invoke(app, ["forget", *where, "--conversation", "c1"], input="y\n")
     assert out.exit_code == 0 and "green tea" in out.output
@@ -148,7 +148,8 @@ def test_the_cli_forgets_and_asks_before_forgetting_a_conversation_or_everything
 
     for bad in (["--fact", HOME_ID, "--all"], []):
         out = runner.invoke(app, ["forget", *where, *bad, "--yes"])
-        assert out.exit_code != 0 and "exactly one of --fact, --conversation or --all" in out.output
+        said = " ".join(out.output.replace("│", " ").split())  # the error box wraps its lines
+        assert out.exit_code != 0 and "exactly one of --fact, --conversation, --query or --all" in said
     out = runner.invoke(app, ["forget", *where, "--fact", "f_unknown"])  # `memlake` prints it as `error:`, exit 2
     assert out.exit_code == 1 and "has no fact" in str(out.exception)
     assert len(read_forgets(home)) == 3

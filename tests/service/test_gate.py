@@ -130,8 +130,8 @@ def test_token_list_says_what_the_gate_does_before_the_first_and_after_the_last_
         for token in (None, secret.strip()):
             auth = {"Authorization": f"Bearer {token}"} if token else {}
             assert client.get("/agents", headers=auth).status_code == 401
-    said = out + err
-    assert code == 0 and "open" not in said, said
+    said = (out + err).replace(home, "<home>")  # a temporary folder's name may hold any word ("popen-gw0")
+    assert code == 0 and "is open" not in said, said
     assert "no token left" in said and "is refused" in said and "memlake token add" in said
 
 
