@@ -82,6 +82,9 @@ class Erasure:
     conversation_ids: frozenset[str] = frozenset()
     message_ids: frozenset[str] = frozenset()
     fact_keys: frozenset[str] = frozenset()
+    # the overrides log entries behind the forgotten versions: the user's own words go only with a version they
+    # made (a fact forgotten, or the whole agent), never because a message the user later corrected went
+    override_ids: frozenset[str] = frozenset()
 
     @property
     def fact_ids(self) -> set[str]:
@@ -234,7 +237,9 @@ def _erase_rows(lake: Lake, table: Table, erasure: Erasure, rebuilt: frozenset[s
         out = kept.to_arrow().cast(data.schema)  # the file's schema, stamps (footer metadata) included
         metadata = dict(data.schema.metadata or {})
         if table is TURNS and erasure.message_ids and kept.height < frame.height:
-            metadata.pop(MANIFEST_STAMP.encode(), None)
+            # an empty stamp is older than any manifest row: the day reads as unbuilt (a missing stamp would
+            # read as a file from before stamps, built), so the next run builds its chunks and episodes again
+            metadata[MANIFEST_STAMP.encode()] = b""
         write_parquet_atomically(path, out.replace_schema_metadata(metadata))
     return pl.concat(dropped) if dropped else lake.empty(table).drop("day", strict=False)
 
@@ -251,17 +256,17 @@ def _fewer_sources(frame: pl.DataFrame, erasure: Erasure) -> pl.DataFrame:
 
 
 def _erase_logs(settings: Settings, erasure: Erasure) -> Counter[str]:
-    """The overrides log's entries that quote text: a whole agent's, and those of a forgotten fact."""
+    """The overrides log's entries that quote text: a whole agent's, and those behind a forgotten version."""
     removed: Counter[str] = Counter()
     folder = log_dir(settings, OVERRIDES)
-    fact_ids = sorted(erasure.fact_ids)
+    override_ids = sorted(erasure.override_ids)
     for name in log_files(folder):
         path = folder / name
         data = pq.read_table(path)
         frame = pl.from_arrow(data)
         assert isinstance(frame, pl.DataFrame)
         ours = pl.col("agent_id").eq(erasure.agent_id)
-        gone = frame.filter(ours & (pl.lit(erasure.whole_agent) | pl.col("fact_id").is_in(fact_ids)))
+        gone = frame.filter(ours & (pl.lit(erasure.whole_agent) | pl.col("override_id").is_in(override_ids)))
         if gone.height == 0:
             continue
         removed[f"inputs/{OVERRIDES.name}"] += gone.height
@@ -569,7 +574,8 @@ def forget(
         agent_id, whole_agent=scope == "agent",
         conversation_ids=frozenset([target]) if scope == "conversation" else frozenset(),
         message_ids=frozenset(said_in),
-        fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows())))
+        fact_keys=frozenset(f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows()),
+        override_ids=frozenset(gone["override_ids"].explode().drop_nulls().to_list())))
     write_receipt(settings, entry, erased)
     return ordered(gone)
 

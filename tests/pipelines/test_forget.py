@@ -102,6 +102,19 @@ def test_forget_a_fact_takes_the_message_it_was_read_from_and_the_conversation_i
     assert "Got it" in cli("search", "Got it", "--agent", "A", home=home)  # and built again by the run
 
 
+def test_the_run_after_forgetting_a_fact_builds_its_conversation_again_episode_and_all(home):
+    from memlake.api import Memory
+
+    [employer] = [line.split()[0] for line in cli("facts", "--agent", "A", home=home).splitlines() if "Initech" in line]
+    cli("forget", "--agent", "A", "--fact", employer, home=home)
+    cli("run", home=home)
+
+    memory = Memory(home)
+    with_turns = set(memory.sql("SELECT DISTINCT conversation_id FROM transcripts.turns", agent_id="A")
+                     ["conversation_id"].to_list())
+    assert with_turns and with_turns == set(memory.episodes("A")["conversation_id"].to_list())
+
+
 def test_forget_by_query_previews_exactly_what_would_go_then_forgets_exactly_those_ids(home):
     other = files_of(home, "B")
     before = occurrences(home, "Initech")
