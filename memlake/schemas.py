@@ -412,10 +412,11 @@ PROFILE_CACHE = Table(
     key=("cache_key",),
 )
 
-# The graph layer (memlake.graph). Entity types: the issue's seven; the distiller's "product" reads as a tool,
-# its "other" as a concept. A relation version is active (in force), superseded (another target, or for a
-# one-holder relation another source, took its place: valid_until set) or ended (said to be over).
-GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event", "animal")
+# The graph layer (memlake.graph). Entity types: the issue's seven, and work (a book, a film, a game: issue 39);
+# the distiller's "product" reads as a tool, its "other" as a concept. A relation version is active (in force),
+# superseded (another target, or for a one-holder relation another source, took its place: valid_until set) or
+# ended (said to be over).
+GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event", "animal", "work")
 RELATION_STATUSES = ("active", "superseded", "ended")
 
 ENTITIES = Table(
