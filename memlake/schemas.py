@@ -463,6 +463,25 @@ RELATIONS = Table(
     key=("relation_id", "version"),
 )
 
+# One row per entity per message that names it (issue 39): every entity links back to what was said, whether a
+# turn, an episode or a fact named it. `name` is the form said there.
+MENTIONS = Table(
+    "graph",
+    "mentions",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("entity_id", pa.string()),
+            ("name", pa.string()),
+            ("type", pa.string()),  # GRAPH_ENTITY_TYPES: the type its sentence gave this form
+            ("conversation_id", pa.string()),
+            ("message_id", pa.string()),
+            ("said_at", UTC_TS),
+        ]
+    ),
+    key=("entity_id", "message_id", "name"),
+)
+
 # One row per merge entity resolution made: which two forms became one entity, why, with what score. A user
 # undoes one by its merge_id (`memlake graph split`, the graph_splits log); the row then stays, undone.
 ENTITY_MERGES = Table(
@@ -692,6 +711,7 @@ TABLES: dict[str, Table] = {
         PROFILE_CACHE,
         ENTITIES,
         RELATIONS,
+        MENTIONS,
         ENTITY_MERGES,
         FACT_STATUS,
         REPORTS,

@@ -10,13 +10,16 @@ name decides, in this order:
   Counter-Strike", "watched Inception") makes it a work; a work noun it owns ("Rothfuss's novels") or one word
   read ("I'm reading Rothfuss": the author is what is read) makes it a person;
 - a one-word name that takes "a", "an" or a possessive of its own, or is plural ("my Labrador", "two
-  Labradors"), is a kind of thing, not a name; so are calendar words ("Fri", "Sept") and an all-caps word
-  modifying a common noun ("STEM classes") that the pipeline did not call a name.
-A name with no label and no cue is not kept: precision first.
+  Labradors"), is a kind of thing, not a name; so are calendar words ("Fri", "Sept"), a word with a capital inside
+  ("KeyError", "PgBouncer": code and software) and an acronym with no cue ("STEM", "API"; "works at NASA" keeps
+  it, an organization).
+A name's own word "project" ("Project Heron") makes it a project. A name with no label and no cue is not kept:
+precision first.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +47,11 @@ WORK_NOUNS = frozenset(
 WORK_VERBS = frozenset({"play", "watch", "binge", "stream", "rewatch", "replay"})
 # Verbs whose one-word object is the person who wrote what is read ("reading Rothfuss").
 AUTHOR_VERBS = frozenset({"read", "reread"})
+# Verbs of work whose "at" / "for" object is an organization ("works at NASA", "volunteers for Oxfam").
+WORK_AT_VERBS = frozenset({"work", "intern", "volunteer", "teach", "study", "join"})
+# A capital after a lowercase letter inside a word, past a Mc/Mac/O' name: a code identifier or a brand of software
+# ("KeyError", "PgBouncer"), no one of the user's world.
+_INNER_CAPITAL = re.compile(r"^(?!Mc|Mac|O['’])\w*[a-z][A-Z]")
 # Calendar words and their abbreviations: a date, never an entity.
 CALENDAR_WORDS = frozenset(
     """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday sunday jan feb
@@ -59,6 +67,7 @@ class Name:
     type: str
     start: int
     end: int
+    cued: bool  # typed by the words around it, not by the pipeline's label alone
 
 
 def names_in(text: str) -> list[Name]:
@@ -69,9 +78,10 @@ def names_in(text: str) -> list[Name]:
     for span in _candidates(doc):
         if taken & set(range(span.start, span.end)):
             continue
-        kind = _type_of(span)
-        if kind is not None:
-            found.append(Name(span.text, kind, span.start_char, span.end_char))
+        cue = _cue_of(span, span.root)
+        kind = cue if cue is not None else _type_of(span)
+        if kind:
+            found.append(Name(span.text, kind, span.start_char, span.end_char, cue is not None))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)
 
@@ -91,24 +101,24 @@ def _candidates(doc) -> list[Span]:  # type: ignore[no-untyped-def]
 
 
 def _type_of(span: Span) -> str | None:
-    """The type of a candidate name, or None when it is no name (see the module's docstring for the order)."""
+    """The type of a candidate name no cue typed, or None when it is no name (see the module's docstring)."""
     head = span.root
-    words = [t.lower_ for t in span]
-    if any(w in CALENDAR_WORDS for w in words):
+    if any(t.lower_ in CALENDAR_WORDS for t in span):
         return None
-    cue = _cue_of(span, head)
-    if cue is not None:
-        return cue or None
+    if len(span) == 1 and (_INNER_CAPITAL.search(span.text) or (span.text.isupper() and len(span.text) > 1)):
+        return None  # "KeyError", "PgBouncer"; an acronym the small model calls ORG whatever it is ("API")
     if len(span) == 1 and (head.tag_ == "NNPS" or any(c.dep_ in ("det", "poss") and c.lower_ != "the"
                                                       for c in head.children)):
         return None  # a kind, not a name: "my Labrador", "a Prius", "two Labradors"
-    if span.text.isupper() and head.dep_ == "compound" and head.head.pos_ == "NOUN" and span.label_ == "":
-        return None  # "STEM classes", "LGBTQ support group": an acronym of a subject or a movement
     return TYPE_OF_LABEL.get(span.label_)
 
 
 def _cue_of(span: Span, head: Token) -> str | None:
-    """The type the words around a name give it; "" when they say it is no name; None when they say nothing."""
+    """The type the words around a name give it, or None when they say nothing."""
+    if any(t.lower_ in CALENDAR_WORDS for t in span):
+        return None
+    if "project" in (span[0].lower_, span[-1].lower_) and len(span) > 1:
+        return "project"  # "Project Heron", "the Nova project": the name's own word
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"
@@ -119,6 +129,8 @@ def _cue_of(span: Span, head: Token) -> str | None:
     verb = head.head if head.dep_ in ("dobj", "pobj") else None
     if verb is not None and head.dep_ == "pobj" and verb.head.pos_ == "VERB" and verb.lower_ == "to":
         verb = verb.head  # "listening to Folklore"
+    if verb is not None and verb.lower_ in ("at", "for") and verb.head.lemma_.lower() in WORK_AT_VERBS:
+        return "organization"
     if verb is not None and verb.pos_ == "VERB":
         lemma = verb.lemma_.lower()
         if lemma in WORK_VERBS and head.dep_ == "dobj" and span.label_ not in ("ORG", "GPE", "LOC", "FAC"):

@@ -57,3 +57,21 @@ def test_names_the_pipeline_types_well_keep_their_types() -> None:
     assert _types("My sister Anna works at Google in Berlin.") == {
         "Anna": "person", "Google": "organization", "Berlin": "place"}
     assert _types("Tom and I played tennis.") == {"Tom": "person"}
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("The deploy failed with a KeyError in the worker.", "KeyError"),
+    ("We put PgBouncer in front of the database.", "PgBouncer"),
+    ("Then the API returns a URL to the client.", "API"),
+    ("Then the API returns a URL to the client.", "URL"),
+])
+def test_code_identifiers_and_bare_acronyms_are_not_names(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+def test_an_acronym_with_a_cue_is_kept() -> None:
+    assert _types("My cousin works at NASA now.").get("NASA") == "organization"
+
+
+def test_a_name_that_says_project_is_a_project() -> None:
+    assert _types("I'm leading Project Heron at work.").get("Project Heron") == "project"
