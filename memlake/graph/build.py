@@ -66,7 +66,7 @@ def build_graph(
     """Entities, relation versions, merges and mentions of every agent; the same inputs give the same tables.
     `forgotten` and `forgotten_facts` are the forget log's entries (see `read_said`); `turns`, when given, add
     the names every person's turn says (`turn_names`)."""
-    said = read_said(episodes, facts, forgotten, forgotten_facts, from_turns(turns) if turns is not None else ())
+    said = read_said(episodes, facts, forgotten, forgotten_facts, from_turns(turns) if turns is not None else ([], []))
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []

@@ -1,4 +1,5 @@
-"""The names every turn says, typed by their sentences (`memlake.nlp.names`): one `Mention` per name per message.
+"""The names every turn says, typed by their sentences (`memlake.nlp.names`): one `Mention` per name per message,
+and one `Observation` per relation a sentence states between the speaker and them (`stated`).
 
 Both people of a chat are read (the user, and a named person on the other side, as in a chat between two people);
 an AI assistant's own prose is not, since it names products and headings rather than the user's world. Only the
@@ -15,10 +16,13 @@ from dataclasses import replace
 
 import polars as pl
 
+from memlake.distill.models import USER_SUBJECT
+
 # The offline distiller's list of program speakers is the one list of them.
 from memlake.distill.offline.entities import _PROGRAM_SPEAKERS as PROGRAM_SPEAKERS
-from memlake.graph.mentions import Mention
-from memlake.nlp.names import Name, names_in
+from memlake.graph.mentions import Mention, Observation
+from memlake.graph.stated import Stated, relations_in
+from memlake.nlp.names import names_in
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
 CUE_WEIGHT = 3
@@ -46,28 +50,36 @@ def sentences_naming(text: str) -> Iterator[str]:
             yield sentence
 
 
-def names_of(text: str) -> list[Name]:
-    """The typed names of a turn's text, parsing only the sentences that may hold one."""
-    return [n for sentence in sentences_naming(text) for n in names_in(sentence)]
-
-
-def from_turns(turns: pl.DataFrame) -> list[Mention]:
+def from_turns(turns: pl.DataFrame) -> tuple[list[Mention], list[Observation]]:
     """One mention per name a person said, per message, with the message's time; a name has one type in an
-    agent's chats (`agreed_types`)."""
+    agent's chats (`agreed_types`); and the relations they stated, said (and valid from) then."""
     mentions: list[Mention] = []
+    observations: list[Observation] = []
     votes: dict[tuple[str, str], Counter[str]] = {}
     columns = ("agent_id", "conversation_id", "message_id", "role", "speaker", "content", "created_at")
     for agent, conversation, message, role, speaker, content, at in turns.sort(
             "agent_id", "conversation_id", "turn_index").select(columns).iter_rows():
         if not read_by_a_person(role, speaker):
             continue
+        speaker_is = USER_SUBJECT if role == "user" else speaker
         seen: set[tuple[str, str]] = set()
-        for name in names_of(content):
-            votes.setdefault((agent, name.text.lower()), Counter())[name.type] += CUE_WEIGHT if name.cued else 1
-            if (name.text, name.type) not in seen:
-                seen.add((name.text, name.type))
-                mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))
-    return agreed_types(mentions, votes, _speakers(turns))
+        for sentence in sentences_naming(content):
+            names = names_in(sentence)
+            for name in names:
+                votes.setdefault((agent, name.text.lower()), Counter())[name.type] += CUE_WEIGHT if name.cued else 1
+                if (name.text, name.type) not in seen:
+                    seen.add((name.text, name.type))
+                    mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))
+            observations += [_observation(s, agent, speaker_is, conversation, message, at)
+                             for s in relations_in(sentence, names)]
+    speakers = _speakers(turns)
+    return agreed_types(mentions, votes, speakers), agreed_ends(observations, votes, speakers)
+
+
+def _observation(stated: Stated, agent: str, speaker: str, conversation: str, message: str, at) -> Observation:  # type: ignore[no-untyped-def]
+    source = speaker if stated.source == "I" else stated.source
+    return Observation(agent, source, "person", stated.relation, stated.relation_text, stated.target,
+                       stated.target_type, stated.confidence, at, None, at, conversation, (message,))
 
 
 def _speakers(turns: pl.DataFrame) -> set[tuple[str, str]]:
@@ -80,15 +92,24 @@ def _speakers(turns: pl.DataFrame) -> set[tuple[str, str]]:
     return people
 
 
+def _agreed(votes: dict[tuple[str, str], Counter[str]], speakers: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """A name's type in an agent's chats: a speaker's name is a person; else the type with the most weight (a cue
+    weighs `CUE_WEIGHT` labels), the first said on a tie."""
+    return {key: "person" if key in speakers else counted.most_common(1)[0][0] for key, counted in votes.items()}
+
+
 def agreed_types(mentions: list[Mention], votes: dict[tuple[str, str], Counter[str]],
                  speakers: set[tuple[str, str]]) -> list[Mention]:
-    """Every mention with its name's type in the agent's chats: a speaker's name is a person; else the type with
-    the most weight (a cue weighs `CUE_WEIGHT` labels), the first said on a tie; one mention per message."""
-    agreed: dict[tuple[str, str], str] = {}
-    for key, counted in votes.items():
-        agreed[key] = "person" if key in speakers else counted.most_common(1)[0][0]
+    """Every mention with its name's agreed type (`_agreed`), one per name per message."""
+    agreed = _agreed(votes, speakers)
     out: dict[tuple[str, str, tuple[str, ...]], Mention] = {}
     for m in mentions:
-        typed = replace(m, type=agreed[(m.agent_id, m.name.lower())])
-        out.setdefault((m.agent_id, m.name, m.message_ids), typed)
+        out.setdefault((m.agent_id, m.name, m.message_ids), replace(m, type=agreed[(m.agent_id, m.name.lower())]))
     return list(out.values())
+
+
+def agreed_ends(observations: list[Observation], votes: dict[tuple[str, str], Counter[str]],
+                speakers: set[tuple[str, str]]) -> list[Observation]:
+    """Every relation with its target's agreed type, so it meets the mentions of the same name."""
+    agreed = _agreed(votes, speakers)
+    return [replace(o, target_type=agreed.get((o.agent_id, o.target.lower()), o.target_type)) for o in observations]

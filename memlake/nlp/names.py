@@ -81,7 +81,8 @@ def names_in(text: str) -> list[Name]:
         cue = _cue_of(span, span.root)
         kind = cue if cue is not None else _type_of(span)
         if kind:
-            found.append(Name(span.text, kind, span.start_char, span.end_char, cue is not None))
+            said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+            found.append(Name(said.text, kind, said.start_char, said.end_char, cue is not None))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)
 
