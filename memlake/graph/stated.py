@@ -4,7 +4,7 @@ and the speaker ("I went to Paris", "my sister Anna", "we adopted a cockatiel na
 The predicate is the verb's lemma with its preposition ("go to", "work at"), normalised to a small vocabulary
 (`VERB_RELATIONS`: visited, works_at, lives_in, member_of, has_pet, bought, started, ...); a relative noun before a
 name ("my sister Anna") gives a kinship relation. Precision first: only a statement is read (not a question, not
-denied, not wished, planned or hedged: "want to go to Paris", "might visit Rome"), the subject must be the speaker
+denied, not wished, planned or hedged: "want to go to Paris", "might visit Rome", "I'm going to Tokyo"), the subject must be the speaker
 ("I", "we") or a name the sentence holds (never "she", whom the parse cannot say), and a relation whose object must
 be of a type (lives_in a place) is read only from a name of that type. Each relation carries a confidence from how
 it was said; `SHOWN_CONFIDENCE` and above is shown, the rest are candidates.
@@ -133,9 +133,12 @@ def _verb_relation(token: Token, name: Name, names_by_root: dict[int, Name]) -> 
 
 
 def _not_a_statement(verb: Token) -> bool:
-    """Denied, hedged or only wished: "didn't go", "might visit", "want to go"."""
+    """Denied, hedged, only wished or planned: "didn't go", "might visit", "want to go", "I'm going to Tokyo"
+    (chat's present progressive of a move or a visit is most often a plan)."""
     auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass", "neg")]
     if any(a.dep_ == "neg" or a.lower_ in _HEDGES for a in auxes):
+        return True
+    if verb.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
         return True
     return verb.dep_ == "xcomp" and verb.head.lemma_.lower() in _WISH_VERBS
 

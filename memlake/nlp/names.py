@@ -76,12 +76,12 @@ def names_in(text: str) -> list[Name]:
     found: list[Name] = []
     taken: set[int] = set()
     for span in _candidates(doc):
-        if taken & set(range(span.start, span.end)):
-            continue
+        said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+        if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
+            continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
         cue = _cue_of(span, span.root)
         kind = cue if cue is not None else _type_of(span)
         if kind:
-            said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
             found.append(Name(said.text, kind, said.start_char, said.end_char, cue is not None))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)

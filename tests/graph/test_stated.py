@@ -37,6 +37,8 @@ def test_a_stated_relation_is_read_normalised(text: str, relation: tuple[str, st
     "Did you go to Paris?",
     "She went to Paris.",  # whom "she" is, the parse cannot say
     "I went to the museum with my kids.",  # no name
+    "I'm actually going to Tokyo next month.",  # a plan
+    "I've worked for weeks on this car.",  # "weeks" is no organization
 ])
 def test_what_is_not_stated_as_done_gives_no_relation(text: str) -> None:
     assert _read(text) == set()

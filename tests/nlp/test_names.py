@@ -75,3 +75,4 @@ def test_an_acronym_with_a_cue_is_kept() -> None:
 
 def test_a_name_that_says_project_is_a_project() -> None:
     assert _types("I'm leading Project Heron at work.").get("Project Heron") == "project"
+
