@@ -2,12 +2,13 @@
 and the speaker ("I went to Paris", "my sister Anna", "we adopted a cockatiel named Kiwi").
 
 The predicate is the verb's lemma with its preposition ("go to", "work at"), normalised to a small vocabulary
-(`VERB_RELATIONS`: visited, works_at, lives_in, member_of, has_pet, bought, started, ...); a relative noun before a
-name ("my sister Anna") gives a kinship relation. Precision first: only a statement is read (not a question, not
-denied, not wished, planned or hedged: "want to go to Paris", "might visit Rome", "I'm going to Tokyo"), the subject must be the speaker
-("I", "we") or a name the sentence holds (never "she", whom the parse cannot say), and a relation whose object must
-be of a type (lives_in a place) is read only from a name of that type. Each relation carries a confidence from how
-it was said; `SHOWN_CONFIDENCE` and above is shown, the rest are candidates.
+(`VERB_RELATIONS`: visited, works_at, lives_in, from, member_of, has_pet, bought, started, likes, ...); a relative
+noun before a name ("my sister Anna") gives a kinship relation. Precision first: only a statement is read (not a
+question, not denied, not wished, planned or hedged: "want to go to Paris", "might visit Rome", "I'm going to
+Tokyo"), the subject must be the speaker ("I", "we") or a name the sentence holds (never "she", whom the parse
+cannot say), and a relation whose object must be of a type (lives_in a place) is read only from a name of that
+type. Each relation carries a confidence from how it was said; `SHOWN_CONFIDENCE` and above is shown, the rest are
+candidates.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memlake.nlp.language_model import parse
-from memlake.nlp.names import ANIMAL_NOUNS, Name
+from memlake.nlp.names import ANIMAL_NOUNS, WORK_NOUNS, Name
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -36,13 +37,18 @@ VERB_RELATIONS = {
     ("buy", ""): "bought", ("start", ""): "started", ("found", ""): "started", ("open", ""): "started",
     ("read", ""): "reads", ("watch", ""): "watched", ("play", ""): "plays", ("meet", ""): "met",
     ("marry", ""): "partner_of", ("date", ""): "partner_of",
+    ("be", "from"): "from", ("come", "from"): "from", ("grow", "in"): "from",
+    ("take", "to"): "visited", ("spend", "in"): "visited", ("stay", "in"): "visited", ("stay", "at"): "visited",
+    ("listen", "to"): "listened_to",
+    ("love", ""): "likes", ("like", ""): "likes", ("enjoy", ""): "likes", ("adore", ""): "likes",
 }
 # The type a relation's object must have to be read at all.
 OBJECT_TYPES = {
     "visited": {"place", "organization", "event"}, "attended": {"event", "organization"},
     "works_at": {"organization"}, "volunteers_at": {"organization"}, "studies_at": {"organization"},
     "lives_in": {"place"}, "member_of": {"organization"}, "has_pet": {"animal"}, "reads": {"work", "person"},
-    "watched": {"work"}, "plays": {"work"}, "met": {"person"}, "partner_of": {"person"},
+    "watched": {"work"}, "plays": {"work"}, "met": {"person"}, "partner_of": {"person"}, "from": {"place"},
+    "listened_to": {"work", "person"}, "likes": {"work", "place", "organization", "tool", "event"},
 }
 # Relative nouns before a name, as the relation of the speaker to it.
 RELATIVE_RELATIONS = {
@@ -114,6 +120,8 @@ def _kinship(token: Token, name: Name) -> Stated | None:
 def _verb_relation(token: Token, name: Name, names_by_root: dict[int, Name]) -> Stated | None:
     """ "I went to Paris", "Anna works at Google": the verb the name hangs from, and its subject."""
     prep = ""
+    if token.dep_ == "compound" and token.head.lemma_.lower() in WORK_NOUNS:
+        token = token.head  # "enjoyed the Hamilton musical": the musical is what was enjoyed
     head = token.head
     if token.dep_ == "pobj" and head.dep_ == "prep":
         prep, head = head.lower_, head.head
@@ -140,6 +148,8 @@ def _not_a_statement(verb: Token) -> bool:
         return True
     if verb.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
         return True
+    if verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon", "gonna"):
+        return True  # "going to visit Rome", "gonna stay in Galway": a plan
     return verb.dep_ == "xcomp" and verb.head.lemma_.lower() in _WISH_VERBS
 
 

@@ -21,7 +21,7 @@ from memlake.distill.models import USER_SUBJECT
 # The offline distiller's list of program speakers is the one list of them.
 from memlake.distill.offline.entities import _PROGRAM_SPEAKERS as PROGRAM_SPEAKERS
 from memlake.graph.mentions import Mention, Observation
-from memlake.graph.stated import Stated, relations_in
+from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
 from memlake.nlp.names import names_in
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
@@ -93,9 +93,15 @@ def _speakers(turns: pl.DataFrame) -> set[tuple[str, str]]:
 
 
 def _agreed(votes: dict[tuple[str, str], Counter[str]], speakers: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """A name's type in an agent's chats: a speaker's name is a person; else the type with the most weight (a cue
-    weighs `CUE_WEIGHT` labels), the first said on a tie."""
-    return {key: "person" if key in speakers else counted.most_common(1)[0][0] for key, counted in votes.items()}
+    """A name's type in an agent's chats: a speaker's name is a person; a pet's, named once after its kind ("my pup
+    Toby"), an animal however the pipeline labels it alone later ("I love Toby!" reads as ORG); else the type with
+    the most weight (a cue weighs `CUE_WEIGHT` labels), the first said on a tie."""
+    def agreed(key: tuple[str, str], counted: Counter[str]) -> str:
+        if key in speakers:
+            return "person"
+        return "animal" if counted["animal"] >= CUE_WEIGHT else counted.most_common(1)[0][0]
+
+    return {key: agreed(key, counted) for key, counted in votes.items()}
 
 
 def agreed_types(mentions: list[Mention], votes: dict[tuple[str, str], Counter[str]],
@@ -110,6 +116,9 @@ def agreed_types(mentions: list[Mention], votes: dict[tuple[str, str], Counter[s
 
 def agreed_ends(observations: list[Observation], votes: dict[tuple[str, str], Counter[str]],
                 speakers: set[tuple[str, str]]) -> list[Observation]:
-    """Every relation with its target's agreed type, so it meets the mentions of the same name."""
+    """Every relation with its target's agreed type, so it meets the mentions of the same name; a relation whose
+    object the chat types as no object of it ("I love Toby" of the dog Toby: likes takes a work or a place) is
+    dropped."""
     agreed = _agreed(votes, speakers)
-    return [replace(o, target_type=agreed.get((o.agent_id, o.target.lower()), o.target_type)) for o in observations]
+    typed = [replace(o, target_type=agreed.get((o.agent_id, o.target.lower()), o.target_type)) for o in observations]
+    return [o for o in typed if o.target_type in OBJECT_TYPES.get(o.relation, {o.target_type})]

@@ -137,7 +137,7 @@ def _cue_of(span: Span, head: Token) -> str | None:
         if lemma in WORK_VERBS and head.dep_ == "dobj" and span.label_ not in ("ORG", "GPE", "LOC", "FAC"):
             return "work"
         if lemma == "listen":
-            return "work" if span.label_ in ("", "WORK_OF_ART", "PRODUCT") else None
+            return None if span.label_ == "PERSON" else "work"  # an album, a song; a singer stays a person
         if lemma in AUTHOR_VERBS and head.dep_ == "dobj" and span.label_ != "WORK_OF_ART":
             return "person" if len(span) == 1 else "work"
     return None

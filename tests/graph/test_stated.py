@@ -25,6 +25,12 @@ def _read(text: str) -> set[tuple[str, str, str]]:
     ("I got my tortoise Shelly last spring.", ("I", "has_pet", "Shelly")),
     ("Anna works at Google in Berlin.", ("Anna", "works_at", "Google")),
     ("I play in the Riverside Orchestra.", ("I", "member_of", "Riverside Orchestra")),
+    ("I'm from Sweden originally.", ("I", "from", "Sweden")),
+    ("I grew up in Ohio.", ("I", "from", "Ohio")),
+    ("Last weekend I took the kids to Yellowstone.", ("I", "visited", "Yellowstone")),
+    ("I really enjoyed the Hamilton musical.", ("I", "likes", "Hamilton")),
+    ("We spent a week in Lisbon.", ("I", "visited", "Lisbon")),
+    ("I listened to Folklore all day.", ("I", "listened_to", "Folklore")),
 ])
 def test_a_stated_relation_is_read_normalised(text: str, relation: tuple[str, str, str]) -> None:
     assert relation in _read(text)
@@ -38,6 +44,8 @@ def test_a_stated_relation_is_read_normalised(text: str, relation: tuple[str, st
     "She went to Paris.",  # whom "she" is, the parse cannot say
     "I went to the museum with my kids.",  # no name
     "I'm actually going to Tokyo next month.",  # a plan
+    "I'm gonna stay in Galway for a while.",
+    "I'm going to visit Rome in June.",
     "I've worked for weeks on this car.",  # "weeks" is no organization
 ])
 def test_what_is_not_stated_as_done_gives_no_relation(text: str) -> None:
@@ -54,3 +62,18 @@ def test_the_graph_holds_relations_the_turns_state_with_their_message_and_time()
     paris = rows[("user", "visited", "Paris")]
     assert paris["source_message_ids"] == ["c1-m1"] and paris["relation_text"] == "go to"
     assert paris["created_at"] == chat["created_at"][1] and paris["confidence"] >= SHOWN_CONFIDENCE
+
+
+def test_a_relation_whose_object_the_chat_types_otherwise_is_dropped() -> None:
+    chat = turns("a3", "c3", "2024-05-04", ("Ana", "My dog Toby is the best."), ("Ana", "I love Toby!"),
+                 ("Nate", "Cool!"), ("Ana", "I love the thought Nate!"))
+    graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
+    assert set(graph.relations["relation"].to_list()) == {"has_pet"}
+
+
+def test_a_pets_kind_said_once_types_its_name_in_every_chat_of_the_agent() -> None:
+    chat = turns("a4", "c4", "2024-05-05", ("Ana", "My pup Toby is so active."), ("Ana", "I do love Toby!"),
+                 ("Ana", "Yes, I love Toby!"), ("Ben", "Haha yeah, I do love Toby!"), ("Ana", "We all love Toby!"))
+    graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
+    assert graph.entities.filter(graph.entities["name"] == "Toby")["type"].to_list() == ["animal"]
+    assert set(graph.relations["relation"].to_list()) == {"has_pet"}
