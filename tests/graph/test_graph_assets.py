@@ -87,6 +87,16 @@ def test_samples_neighbourhood_and_graph_search(demo) -> None:  # type: ignore[n
     assert found["conversation_id"][0] is not None and found["message_ids"][0].len() > 0
 
 
+def test_samples_the_neighbourhood_prints_as_a_tree_by_hop_with_what_was_said(demo) -> None:  # type: ignore[no-untyped-def]
+    shown = CliRunner().invoke(app, ["graph", "neighborhood", "Leela", "--agent", "demo", "--depth", "2",
+                                     "--home", str(demo[0].home)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0] == "Leela (person)"
+    assert any(line.startswith("  user -sibling_of-> Leela (said: sibling) since 2024-") for line in lines)
+    assert any(line.startswith("    ") for line in lines)  # a second hop, indented under the first
+
+
 def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) -> None:  # type: ignore[no-untyped-def]
     settings = demo[0]
     lake = Lake(settings.lake_dir)
