@@ -77,3 +77,17 @@ def test_a_pets_kind_said_once_types_its_name_in_every_chat_of_the_agent() -> No
     graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
     assert graph.entities.filter(graph.entities["name"] == "Toby")["type"].to_list() == ["animal"]
     assert set(graph.relations["relation"].to_list()) == {"has_pet"}
+
+
+def test_a_relation_below_the_shown_confidence_is_a_candidate_kept_in_history_not_in_the_neighbourhood() -> None:
+    from memlake.graph.reads import neighborhood, select_relations
+    from tests.graph.helpers import episode
+
+    said = episode("a5", "c5", "2024-05-06", [("Anna", "person"), ("Oslo", "place"), ("Acme", "organization")],
+                   [("Anna", "lives_in", "Oslo"), ("Anna", "works_at", "Acme")])
+    said["relations"][1]["confidence"] = SHOWN_CONFIDENCE - 0.2  # type: ignore[index]
+    graph = build_graph(episodes(said), no_facts(), None, 0.85)
+    near = neighborhood(graph.relations, graph.entities, "Anna", depth=1)
+    assert near["relation"].to_list() == ["lives_in"]
+    assert set(select_relations(graph.relations, graph.entities, "Anna")["relation"].to_list()) == {
+        "lives_in", "works_at"}
