@@ -1,4 +1,5 @@
-"""Graph layer: entities resolved from what episodes and facts say, relation versions, and the merges made."""
+"""Graph layer: entities resolved from what turns, episodes and facts say, relation versions, the merges made, and
+the mentions linking every entity to the messages that name it."""
 
 from collections import Counter
 
@@ -8,21 +9,23 @@ import polars as pl
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
+from assets.transcripts import turns as turns_asset
 from memlake.graph.build import Graph, build_home_graph, counts_by_type
 from memlake.graph.quality import validate_graph
 from memlake.graph.reads import named
-from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, RELATIONS
+from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, MENTIONS, RELATIONS, TURNS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
 
 ENTITIES_KEY = dg.AssetKey(["graph", "entities"])
 RELATIONS_KEY = dg.AssetKey(["graph", "relations"])
 MERGES_KEY = dg.AssetKey(["graph", "entity_merges"])
+MENTIONS_KEY = dg.AssetKey(["graph", "mentions"])
 
 
 def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
-    return dg.AssetSpec(key, deps=[EPISODES_KEY, FACTS_KEY], group_name="graph", kinds={"polars", "parquet"},
-                        automation_condition=EAGER, description=description)
+    return dg.AssetSpec(key, deps=[turns_asset.key, EPISODES_KEY, FACTS_KEY], group_name="graph",
+                        kinds={"polars", "parquet"}, automation_condition=EAGER, description=description)
 
 
 @dg.multi_asset(
@@ -31,19 +34,21 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
         _spec(ENTITIES_KEY, "One row per resolved entity per agent: canonical name, type, aliases, provenance."),
         _spec(RELATIONS_KEY, "One row per relation version: source, relation, target, validity, status, provenance."),
         _spec(MERGES_KEY, "One row per merge entity resolution made (rule, reason, score), undone or not."),
+        _spec(MENTIONS_KEY, "One row per entity per message naming it: the form said, its type, when."),
     ],
     pool=LAKE_WRITERS,
 )
 def graph(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource):  # type: ignore[no-untyped-def]
-    """One row per entity, relation version and merge: rebuilt whole from episodes, facts, the forget log and
-    the splits users made."""
+    """One row per entity, relation version, merge and mention: rebuilt whole from turns, episodes, facts, the
+    forget log and the splits users made."""
     core = embedder.core()
     built = build_home_graph(lake.settings, lake.lake.read(EPISODES), lake.lake.read(FACTS),
-                             core.embed if core is not None else None)
+                             core.embed if core is not None else None, lake.lake.read(TURNS))
     closed_now = _closed_since(lake.lake.read(RELATIONS), built.relations)
     lake.lake.write(ENTITIES, built.entities)
     lake.lake.write(RELATIONS, built.relations)
     lake.lake.write(ENTITY_MERGES, built.merges)
+    lake.lake.write(MENTIONS, built.mentions)
     yield from _results(built, closed_now, core.name if core is not None else "none (names and aliases only)")
 
 
@@ -55,7 +60,7 @@ def _closed_since(before: pl.DataFrame, after: pl.DataFrame) -> int:
 
 
 def _results(built: Graph, closed_now: int, embedder: str):  # type: ignore[no-untyped-def]
-    entities, relations, merges = built.entities, built.relations, built.merges
+    entities, relations, merges, mentions = built.entities, built.relations, built.merges, built.mentions
     undone = merges.filter(pl.col("undone_by").is_not_null()).height
     yield dg.MaterializeResult(asset_key=ENTITIES_KEY, metadata={
         "dagster/row_count": entities.height,
@@ -80,6 +85,13 @@ def _results(built: Graph, closed_now: int, embedder: str):  # type: ignore[no-u
         "by_rule": dg.MetadataValue.json(dict(Counter(merges["rule"].to_list()))),
         "preview": markdown_preview(merges.sort("score").select(
             "agent_id", "merge_id", "kept_name", "merged_name", "rule", "score", "undone_by")),
+    })
+    yield dg.MaterializeResult(asset_key=MENTIONS_KEY, metadata={
+        "dagster/row_count": mentions.height,
+        "messages": mentions["message_id"].n_unique() if mentions.height else 0,
+        "by_type": dg.MetadataValue.json(counts_by_type(mentions)),
+        "preview": markdown_preview(mentions.sort("said_at", descending=True).select(
+            "agent_id", "name", "type", "conversation_id", "message_id", "said_at")),
     })
 
 

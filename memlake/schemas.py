@@ -425,10 +425,11 @@ PROFILE_CACHE = Table(
     key=("cache_key",),
 )
 
-# The graph layer (memlake.graph). Entity types: the issue's seven; the distiller's "product" reads as a tool,
-# its "other" as a concept. A relation version is active (in force), superseded (another target, or for a
-# one-holder relation another source, took its place: valid_until set) or ended (said to be over).
-GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event", "animal")
+# The graph layer (memlake.graph). Entity types: the issue's seven, and work (a book, a film, a game: issue 39);
+# the distiller's "product" reads as a tool, its "other" as a concept. A relation version is active (in force),
+# superseded (another target, or for a one-holder relation another source, took its place: valid_until set) or
+# ended (said to be over).
+GRAPH_ENTITY_TYPES = ("person", "organization", "place", "project", "tool", "concept", "event", "animal", "work")
 RELATION_STATUSES = ("active", "superseded", "ended")
 
 ENTITIES = Table(
@@ -473,6 +474,25 @@ RELATIONS = Table(
         ]
     ),
     key=("relation_id", "version"),
+)
+
+# One row per entity per message that names it (issue 39): every entity links back to what was said, whether a
+# turn, an episode or a fact named it. `name` is the form said there.
+MENTIONS = Table(
+    "graph",
+    "mentions",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("entity_id", pa.string()),
+            ("name", pa.string()),
+            ("type", pa.string()),  # GRAPH_ENTITY_TYPES: the type its sentence gave this form
+            ("conversation_id", pa.string()),
+            ("message_id", pa.string()),
+            ("said_at", UTC_TS),
+        ]
+    ),
+    key=("entity_id", "message_id", "name"),
 )
 
 # One row per merge entity resolution made: which two forms became one entity, why, with what score. A user
@@ -726,6 +746,7 @@ TABLES: dict[str, Table] = {
         PROFILE_CACHE,
         ENTITIES,
         RELATIONS,
+        MENTIONS,
         ENTITY_MERGES,
         FACT_STATUS,
         REPORTS,

@@ -922,8 +922,22 @@ def graph_neighborhood(
     home: HomeOption = None,
 ) -> None:
     """The relations within --depth hops of an entity, current ones (or those in force --as-of)."""
-    frame = Memory(home).neighborhood(agent, entity, depth=depth, as_of=as_of)
-    _echo_relations(frame, as_json, lambda row: f"{row['depth']}: {_relation_line(row)}")
+    memory = Memory(home)
+    frame = memory.neighborhood(agent, entity, depth=depth, as_of=as_of)
+    if as_json:
+        _echo_relations(frame, as_json, _relation_line)
+        return
+    center = memory.entities(agent, name=entity)
+    typer.echo(f"{center['name'][0]} ({center['type'][0]})" if center.height else entity)
+    _echo_relations(frame.sort("depth", "relation", "valid_from"), False, _hop_line)
+
+
+def _hop_line(row: dict) -> str:  # type: ignore[type-arg]
+    """One relation of a neighbourhood, indented by its hop, with what was said and since when: readable at a
+    glance ("  user -sibling_of-> Leela (said: sibling) since 2024-03-01")."""
+    until = f" until {row['valid_until']:%Y-%m-%d}" if row["valid_until"] else ""
+    return (f"{'  ' * row['depth']}{row['source_name']} -{row['relation']}-> {row['target_name']} "
+            f"(said: {row['relation_text']}) since {row['valid_from']:%Y-%m-%d}{until}")
 
 
 @graph_app.command("split")

@@ -14,9 +14,10 @@ from memlake.facts.overrides import read_forgets
 from memlake.graph.mentions import read_said
 from memlake.graph.resolve import Embed, Merge, Node, Split, normalize_name, resolve, stable_id
 from memlake.graph.splits import read_splits
+from memlake.graph.turn_names import from_turns
 from memlake.graph.versions import fold_versions
 from memlake.lake import conform
-from memlake.schemas import ENTITIES, ENTITY_MERGES, RELATIONS, Table
+from memlake.schemas import ENTITIES, ENTITY_MERGES, MENTIONS, RELATIONS, Table
 from memlake.settings import Settings
 
 
@@ -27,6 +28,7 @@ class Graph:
     entities: pl.DataFrame
     relations: pl.DataFrame
     merges: pl.DataFrame
+    mentions: pl.DataFrame
 
 
 def _frame(table: Table, rows: list[dict[str, object]]) -> pl.DataFrame:
@@ -59,18 +61,26 @@ def build_graph(
     forgotten: Iterable[tuple[str, str | None]] = (),
     splits: Iterable[Split] = (),
     forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
+    turns: pl.DataFrame | None = None,
 ) -> Graph:
-    """Entities, relation versions and merges of every agent; the same inputs give the same tables. `forgotten`
-    and `forgotten_facts` are the forget log's entries (see `read_said`)."""
-    said = read_said(episodes, facts, forgotten, forgotten_facts)
+    """Entities, relation versions, merges and mentions of every agent; the same inputs give the same tables.
+    `forgotten` and `forgotten_facts` are the forget log's entries (see `read_said`); `turns`, when given, add
+    the names every person's turn says (`turn_names`)."""
+    said = read_said(episodes, facts, forgotten, forgotten_facts, from_turns(turns) if turns is not None else ([], []))
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []
+    mention_rows: dict[tuple[str, str, str], dict[str, object]] = {}
     for nodes in resolution.entities:
         eid = entity_id(nodes)
         main = canonical(nodes)
         id_of.update({id(n): eid for n in nodes})
         mentions = [m for n in nodes for m in n.mentions]
+        for m in mentions:
+            for message in m.message_ids:
+                mention_rows.setdefault((eid, message, m.name), {
+                    "agent_id": m.agent_id, "entity_id": eid, "name": m.name, "type": m.type,
+                    "conversation_id": m.conversation_id, "message_id": message, "said_at": m.at})
         aliases = {n.name for n in nodes} - {main.name}
         if main.is_user:
             aliases |= said.user_names.get(main.agent_id, set())
@@ -92,18 +102,20 @@ def build_graph(
         entities=_frame(ENTITIES, entity_rows).sort("agent_id", "type", "name", "entity_id"),
         relations=_frame(RELATIONS, [v.row() for v in versions]).sort("agent_id", "relation_id", "version"),
         merges=_frame(ENTITY_MERGES, [_merge_row(m, id_of) for m in resolution.merges]).sort("agent_id", "merge_id"),
+        mentions=_frame(MENTIONS, list(mention_rows.values())).sort("agent_id", "entity_id", "said_at", "message_id"),
     )
 
 
-def build_home_graph(settings: Settings, episodes: pl.DataFrame, facts: pl.DataFrame, embed: Embed | None) -> Graph:
-    """`build_graph` of a home's episodes and facts, leaving out what its forget log names and keeping apart the
+def build_home_graph(settings: Settings, episodes: pl.DataFrame, facts: pl.DataFrame, embed: Embed | None,
+                     turns: pl.DataFrame | None = None) -> Graph:
+    """`build_graph` of a home's episodes, facts and turns, leaving out what its forget log names and keeping apart the
     merges its users split."""
     forgets = read_forgets(settings)
     forgotten = [(f.agent_id, f.target if f.scope == "conversation" else None)
                  for f in forgets if f.scope in ("agent", "conversation")]
     forgotten_facts = [(f.agent_id, f.target, f.written_at) for f in forgets if f.scope == "fact" and f.target]
     return build_graph(episodes, facts, embed, settings.graph_entity_cosine, forgotten, read_splits(settings),
-                       forgotten_facts)
+                       forgotten_facts, turns)
 
 
 def _form(name: str, type_: str) -> tuple[str, str]:

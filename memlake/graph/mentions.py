@@ -227,15 +227,20 @@ def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime])
 
 
 def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
-              forgotten_facts: Iterable[tuple[str, str, datetime]] = ()) -> Said:
+              forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
+              said_in_turns: tuple[list[Mention], list[Observation]] = ([], [])) -> Said:
     """What episodes and facts say, without what the forget log names: `forgotten` (agent, None) an agent, (agent,
     conversation) one conversation; `forgotten_facts` (agent, fact id, when): an episode's relation that states
-    that slot fact (the user's employer), said before then. The facts table has already dropped such facts."""
+    that slot fact (the user's employer), said before then. The facts table has already dropped such facts.
+    `said_in_turns`: the names people's turns say and the relations they state (`turn_names.from_turns`),
+    forgotten like the rest."""
     gone = set(forgotten)
     facts_gone: dict[tuple[str, str], datetime] = {}
     for agent, fact_id, at in forgotten_facts:
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
+    ep_mentions += said_in_turns[0]
+    ep_observations += said_in_turns[1]
     fact_mentions, fact_observations, user_names = from_facts(facts)
     # a fact's subject is typed by a guess; an episode that named it says what it is
     typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}

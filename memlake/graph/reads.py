@@ -12,6 +12,7 @@ import polars as pl
 
 from memlake.graph.mentions import normalize_relation
 from memlake.graph.resolve import Embed, normalize_name
+from memlake.graph.stated import SHOWN_CONFIDENCE
 from memlake.schemas import GRAPH_ENTITY_TYPES
 from memlake.text import content_words
 
@@ -83,7 +84,8 @@ def select_relations(relations: pl.DataFrame, entities: pl.DataFrame, entity: st
 def neighborhood(relations: pl.DataFrame, entities: pl.DataFrame, entity: str, depth: int = 2,
                  as_of: datetime | None = None) -> pl.DataFrame:
     """The relations within `depth` hops of `entity` (either direction), in force at `as_of` (None: the active
-    ones), each with the hop (`depth`) at which it was first reached."""
+    ones) and shown (confidence at least `SHOWN_CONFIDENCE`: the rest are candidates, in `select_relations`' history
+    only), each with the hop (`depth`) at which it was first reached."""
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
         raise ValueError(f"depth is a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
     start = _matches(entities, entity)
@@ -92,7 +94,7 @@ def neighborhood(relations: pl.DataFrame, entities: pl.DataFrame, entity: str, d
     if start.height > 1:
         shown = ", ".join(f"{r['name']} ({r['type']}, {r['entity_id']})" for r in start.iter_rows(named=True))
         raise ValueError(f"{entity!r} names {start.height} entities: {shown}; ask by entity id")
-    edges = in_force(relations, as_of)
+    edges = in_force(relations, as_of).filter(pl.col("confidence") >= SHOWN_CONFIDENCE)
     reached = set(start["entity_id"].to_list())
     hop_of: dict[tuple[str, int], int] = {}
     for hop in range(1, depth + 1):

@@ -58,3 +58,20 @@ def no_facts() -> pl.DataFrame:
 def same_everything(texts: list[str]):  # type: ignore[no-untyped-def]
     """An embedder that finds every name alike (cosine 1): only the guards keep people apart."""
     return np.ones((len(texts), 4), dtype=np.float32) / 2.0
+
+
+def turns(agent: str, conversation: str, day: str, *said: tuple[str, str]) -> pl.DataFrame:
+    """The turns of one conversation: (speaker, text) in order, one a minute from `day`, all the user's role
+    except an "assistant" speaker."""
+    from datetime import timedelta
+
+    from memlake.schemas import TURNS
+
+    start = datetime.fromisoformat(day).replace(tzinfo=UTC)
+    rows = [{"agent_id": agent, "conversation_id": conversation, "message_id": f"{conversation}-m{i}",
+             "turn_index": i, "role": "assistant" if speaker == "assistant" else "user", "speaker": speaker,
+             "content": text, "created_at": start + timedelta(minutes=i), "conversation_started_at": start}
+            for i, (speaker, text) in enumerate(said)]
+    frame = pl.from_arrow(conform(TURNS, rows))
+    assert isinstance(frame, pl.DataFrame)
+    return frame

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from assets import graph as graph_assets
 from memlake.api import Memory
 from memlake.lake import Lake
-from memlake.schemas import ENTITIES, ENTITY_MERGES, RELATIONS
+from memlake.schemas import ENTITIES, ENTITY_MERGES, MENTIONS, RELATIONS, TURNS
 from pipelines.cli import app
 from resources import HashEmbedderResource, LakeResource
 from tests.facts.test_facts_assets import sample_home
@@ -31,7 +31,7 @@ def test_the_assets_are_one_unpartitioned_lake_writer_in_the_graph_group_with_a_
     assert asset.partitions_def is None and asset.op.pool == "memlake_lake_writers"
     assert {key.path[0] for key in asset.keys} == {"graph"}
     assert set(asset.group_names_by_key.values()) == {"graph"}
-    assert {dep.path[0] for key in asset.keys for dep in asset.asset_deps[key]} == {"episodes", "facts"}
+    assert {dep.path[0] for key in asset.keys for dep in asset.asset_deps[key]} == {"episodes", "facts", "transcripts"}
     assert all(check.blocking for check in graph_assets.graph_expectations.check_specs)
 
 
@@ -65,6 +65,18 @@ def test_samples_entities_people_and_the_users_own_name(demo) -> None:  # type: 
     assert memory.entities("demo", name="project heron")["type"].to_list() == ["project"]
 
 
+def test_samples_every_entity_links_back_to_the_messages_that_name_it(demo) -> None:  # type: ignore[no-untyped-def]
+    lake = Lake(demo[0].lake_dir)
+    entities, mentions, turns = lake.read(ENTITIES), lake.read(MENTIONS), lake.read(TURNS)
+    assert mentions.height > 0
+    assert set(mentions["entity_id"].to_list()) <= set(entities["entity_id"].to_list())
+    said = mentions.join(turns, on=["agent_id", "conversation_id", "message_id"], how="inner")
+    assert said.height == mentions.filter(pl.col("message_id").is_in(turns["message_id"])).height > 0
+    # a name a turn says links to that turn (a fact's subject links to the message the fact was read from)
+    alvalade = said.filter(pl.col("name") == "Alvalade")
+    assert alvalade.height > 0 and all("Alvalade" in text for text in alvalade["content"])
+
+
 def test_samples_neighbourhood_and_graph_search(demo) -> None:  # type: ignore[no-untyped-def]
     memory = Memory(settings=demo[0])
     near = memory.neighborhood("demo", "Leela", depth=1)
@@ -73,6 +85,16 @@ def test_samples_neighbourhood_and_graph_search(demo) -> None:  # type: ignore[n
     found = memory.search("Where does Leela live?", "demo", scope="graph", k=3)
     assert found["text"].to_list()[0] == "Leela lives in Manchester"
     assert found["conversation_id"][0] is not None and found["message_ids"][0].len() > 0
+
+
+def test_samples_the_neighbourhood_prints_as_a_tree_by_hop_with_what_was_said(demo) -> None:  # type: ignore[no-untyped-def]
+    shown = CliRunner().invoke(app, ["graph", "neighborhood", "Leela", "--agent", "demo", "--depth", "2",
+                                     "--home", str(demo[0].home)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0] == "Leela (person)"
+    assert any(line.startswith("  user -sibling_of-> Leela (said: sibling) since 2024-") for line in lines)
+    assert any(line.startswith("    ") for line in lines)  # a second hop, indented under the first
 
 
 def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) -> None:  # type: ignore[no-untyped-def]
@@ -91,9 +113,11 @@ def test_samples_the_graph_built_again_is_the_same_and_says_what_it_did(demo) ->
     preview = metadata["relations"]["preview"].value  # ids and labels: a name said in a chat is no metadata
     assert "works_at" in preview and "Northwind Labs" not in preview
     # the merges the samples need: the speaker "Priya" of the notes chat is the user, who said so; "Lisbon" said
-    # with no cue to its type is the place Lisbon; "Project Heron at Acme", untyped, is the user's Acme Robotics
-    assert metadata["entity_merges"]["merges_made"].value == 3
-    assert metadata["entity_merges"]["by_rule"].data == {"user_name": 1, "normalized_name": 1, "alias": 1}
+    # with no cue to its type is the place Lisbon; "Project Heron at Acme", untyped, is the user's Acme Robotics;
+    # the names the turns say join the same names the distiller listed (Lisbon, SQLAlchemy, Heron)
+    assert metadata["entity_merges"]["by_rule"].data == {"user_name": 1, "normalized_name": 3, "alias": 1}
+    assert metadata["entity_merges"]["merges_made"].value == 5
+    assert metadata["mentions"]["dagster/row_count"].value > 0
 
 
 def test_samples_the_first_run_passes_the_graph_check_and_closes_the_old_relations(demo) -> None:  # type: ignore[no-untyped-def]

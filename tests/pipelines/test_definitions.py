@@ -28,7 +28,7 @@ def test_definitions_load_and_validate():
     folds = defs.resolve_job_def("facts_job")
     assert {key.to_user_string() for key in folds.asset_layer.executable_asset_keys} == {
         "facts/facts", "facts/fact_edges", "profile/profiles", "search/fact_index",
-        "graph/entities", "graph/relations", "graph/entity_merges",
+        "graph/entities", "graph/relations", "graph/entity_merges", "graph/mentions",
     }
 
 

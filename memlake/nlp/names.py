@@ -1,0 +1,152 @@
+"""The names a sentence holds, each typed by the pipeline's entity label and refined by the words around it.
+
+spaCy's small pipeline finds most names but types many wrongly in chat: a pet is a PERSON ("our snake Susie"),
+a game is a PERSON ("playing Counter-Strike"), an author is a NORP ("reading Rothfuss"), a breed is a GPE ("my
+Labrador"), a weekday is a PERSON ("See you Fri!"). So the label is only the first guess; the parse around the
+name decides, in this order:
+
+- a kind of animal right before it ("my tortoise Shelly", "a cockatiel named Kiwi") makes it an animal;
+- a work noun it names ("the Harry Potter books", "a Zelda game") or a verb that takes a work ("playing
+  Counter-Strike", "watched Inception") makes it a work; a work noun it owns ("Rothfuss's novels") or one word
+  read ("I'm reading Rothfuss": the author is what is read) makes it a person;
+- a one-word name that takes "a", "an" or a possessive of its own, or is plural ("my Labrador", "two
+  Labradors"), is a kind of thing, not a name; so are calendar words ("Fri", "Sept"), a word with a capital inside
+  ("KeyError", "PgBouncer": code and software) and an acronym with no cue ("STEM", "API"; "works at NASA" keeps
+  it, an organization).
+A name's own word "project" ("Project Heron") makes it a project. A name with no label and no cue is not kept:
+precision first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memlake.nlp.language_model import parse
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+# The pipeline's labels that are names, as the graph's types (GRAPH_ENTITY_TYPES); other labels (DATE, NORP,
+# CARDINAL, ...) are not entities unless a cue below types them.
+TYPE_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place", "FAC": "place",
+                 "EVENT": "event", "WORK_OF_ART": "work", "PRODUCT": "tool"}
+
+# Kinds of animal a pet's name follows: the lemma of the noun before the name.
+ANIMAL_NOUNS = frozenset(
+    """dog puppy pup cat kitten kitty pet horse pony foal bird parrot budgie cockatiel canary finch parakeet macaw
+    hamster gerbil rabbit bunny turtle tortoise fish goldfish snake python lizard gecko iguana chameleon ferret
+    chicken hen rooster goat donkey cow pig piglet sheep lamb mouse rat chinchilla hedgehog frog axolotl
+    spider tarantula alpaca llama duck""".split())  # noqa: SIM905
+# Nouns of works a name can name ("the Harry Potter books") or be the author of ("Rothfuss's novels").
+WORK_NOUNS = frozenset(
+    """book novel series trilogy saga film movie show sitcom documentary game videogame album song track record
+    play musical podcast comic manga anime episode season franchise""".split())  # noqa: SIM905
+# Verbs whose object is a work: what is played, watched, listened to, binged.
+WORK_VERBS = frozenset({"play", "watch", "binge", "stream", "rewatch", "replay"})
+# Verbs whose one-word object is the person who wrote what is read ("reading Rothfuss").
+AUTHOR_VERBS = frozenset({"read", "reread"})
+# Verbs of work whose "at" / "for" object is an organization ("works at NASA", "volunteers for Oxfam").
+WORK_AT_VERBS = frozenset({"work", "intern", "volunteer", "teach", "study", "join"})
+# A capital after a lowercase letter inside a word, past a Mc/Mac/O' name: a code identifier or a brand of software
+# ("KeyError", "PgBouncer"), no one of the user's world.
+_INNER_CAPITAL = re.compile(r"^(?!Mc|Mac|O['’])\w*[a-z][A-Z]")
+# Calendar words and their abbreviations: a date, never an entity.
+CALENDAR_WORDS = frozenset(
+    """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday sunday jan feb
+    mar apr jun jul aug sep sept oct nov dec january february march april may june july august september october
+    november december""".split())  # noqa: SIM905
+
+
+@dataclass(frozen=True)
+class Name:
+    """One name said in a sentence, with its type (GRAPH_ENTITY_TYPES) and its character offsets in the text."""
+
+    text: str
+    type: str
+    start: int
+    end: int
+    cued: bool  # typed by the words around it, not by the pipeline's label alone
+
+
+def names_in(text: str) -> list[Name]:
+    """The names `text` holds, typed by their sentences, in the order said."""
+    doc = parse(text)
+    found: list[Name] = []
+    taken: set[int] = set()
+    for span in _candidates(doc):
+        said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+        if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
+            continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
+        cue = _cue_of(span, span.root)
+        kind = cue if cue is not None else _type_of(span)
+        if kind:
+            found.append(Name(said.text, kind, said.start_char, said.end_char, cue is not None))
+            taken |= set(range(span.start, span.end))
+    return sorted(found, key=lambda n: n.start)
+
+
+def _candidates(doc) -> list[Span]:  # type: ignore[no-untyped-def]
+    """The pipeline's entities, then every run of proper nouns it left out (a cue may still type one)."""
+    spans = list(doc.ents)
+    run: list[Token] = []
+    for token in [*doc, None]:
+        if token is not None and token.pos_ == "PROPN" and token.text[:1].isupper():
+            run.append(token)
+            continue
+        if run:
+            spans.append(doc[run[0].i:run[-1].i + 1])
+            run = []
+    return spans
+
+
+def _type_of(span: Span) -> str | None:
+    """The type of a candidate name no cue typed, or None when it is no name (see the module's docstring)."""
+    head = span.root
+    if any(t.lower_ in CALENDAR_WORDS for t in span):
+        return None
+    if len(span) == 1 and (_INNER_CAPITAL.search(span.text) or (span.text.isupper() and len(span.text) > 1)):
+        return None  # "KeyError", "PgBouncer"; an acronym the small model calls ORG whatever it is ("API")
+    if len(span) == 1 and (head.tag_ == "NNPS" or any(c.dep_ in ("det", "poss") and c.lower_ != "the"
+                                                      for c in head.children)):
+        return None  # a kind, not a name: "my Labrador", "a Prius", "two Labradors"
+    return TYPE_OF_LABEL.get(span.label_)
+
+
+def _cue_of(span: Span, head: Token) -> str | None:
+    """The type the words around a name give it, or None when they say nothing."""
+    if any(t.lower_ in CALENDAR_WORDS for t in span):
+        return None
+    if "project" in (span[0].lower_, span[-1].lower_) and len(span) > 1:
+        return "project"  # "Project Heron", "the Nova project": the name's own word
+    before = _word_before(span)
+    if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
+        return "animal"
+    if head.dep_ == "compound" and head.head.lemma_.lower() in WORK_NOUNS:
+        return "work"
+    if head.dep_ == "poss" and head.head.lemma_.lower() in WORK_NOUNS:
+        return "person"  # "Rothfuss's novels": the one who wrote them
+    verb = head.head if head.dep_ in ("dobj", "pobj") else None
+    if verb is not None and head.dep_ == "pobj" and verb.head.pos_ == "VERB" and verb.lower_ == "to":
+        verb = verb.head  # "listening to Folklore"
+    if verb is not None and verb.lower_ in ("at", "for") and verb.head.lemma_.lower() in WORK_AT_VERBS:
+        return "organization"
+    if verb is not None and verb.pos_ == "VERB":
+        lemma = verb.lemma_.lower()
+        if lemma in WORK_VERBS and head.dep_ == "dobj" and span.label_ not in ("ORG", "GPE", "LOC", "FAC"):
+            return "work"
+        if lemma == "listen":
+            return None if span.label_ == "PERSON" else "work"  # an album, a song; a singer stays a person
+        if lemma in AUTHOR_VERBS and head.dep_ == "dobj" and span.label_ != "WORK_OF_ART":
+            return "person" if len(span) == 1 else "work"
+    return None
+
+
+def _word_before(span: Span) -> Token | None:
+    """The word the name follows, past "named", "called" and a comma: "a cockatiel named Kiwi" gives cockatiel."""
+    i = span.start - 1
+    doc = span.doc
+    while i >= 0 and doc[i].lower_ in ("named", "called", ",", "the"):
+        i -= 1
+    return doc[i] if i >= 0 else None

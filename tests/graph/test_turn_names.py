@@ -1,0 +1,51 @@
+"""The graph reads the names every turn says, typed by their sentences, and links each entity to the messages
+that said it (the graph/mentions table). Chats written for these tests."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from memlake.graph.build import build_graph
+from tests.graph.helpers import episodes, no_facts, turns
+
+CHAT = turns("a1", "c1", "2024-05-02",
+             ("Mia", "I got my tortoise Shelly last spring, and our snake Susie is shy."),
+             ("Leo", "Nice! We adopted a cockatiel named Kiwi. My Labrador hates her."),
+             ("Mia", "Ha. I'm reading Rothfuss now, and we watched Inception on Fri."),
+             ("assistant", "You might like Brandon Sanderson too."))
+
+
+def _graph():  # type: ignore[no-untyped-def]
+    return build_graph(episodes(), no_facts(), None, 0.85, turns=CHAT)
+
+
+def test_names_said_in_turns_are_entities_of_their_sentences_types() -> None:
+    types = dict(_graph().entities.select("name", "type").iter_rows())
+    assert types["Shelly"] == "animal" and types["Susie"] == "animal" and types["Kiwi"] == "animal"
+    assert types["Rothfuss"] == "person"
+    assert types["Inception"] == "work"
+    assert "Labrador" not in types and "Fri" not in types
+
+
+def test_an_assistants_turns_name_no_entities() -> None:
+    assert "Brandon Sanderson" not in _graph().entities["name"].to_list()
+
+
+def test_every_entity_links_to_the_messages_that_said_it() -> None:
+    graph = _graph()
+    shelly = graph.entities.filter(pl.col("name") == "Shelly").row(0, named=True)
+    rows = graph.mentions.filter(pl.col("entity_id") == shelly["entity_id"])
+    assert rows.select("agent_id", "conversation_id", "message_id", "name").rows() == [("a1", "c1", "c1-m0", "Shelly")]
+    assert rows["said_at"][0] == CHAT["created_at"][0]
+    kiwi = graph.entities.filter(pl.col("name") == "Kiwi")["entity_id"][0]
+    assert graph.mentions.filter(pl.col("entity_id") == kiwi)["message_id"].to_list() == ["c1-m1"]
+
+
+def test_a_name_gets_one_type_per_agent_the_cue_over_the_pipelines_guess() -> None:
+    chat = turns("a2", "c2", "2024-05-03",
+                 ("Mia", "My dog Pepper chewed a shoe."),
+                 ("Mia", "Then Pepper ran off and Pepper came back muddy."),
+                 ("Leo", "Mia, you should walk Pepper more."))
+    types = build_graph(episodes(), no_facts(), None, 0.85, turns=chat).entities.select("name", "type").rows()
+    assert ("Pepper", "animal") in types and [n for n, _ in types].count("Pepper") == 1
+    assert ("Mia", "person") in types

@@ -1,0 +1,78 @@
+"""Names in a sentence and their types, refined by the words around them. Sentences written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlake.nlp.names import names_in
+
+
+def _types(text: str) -> dict[str, str]:
+    return {n.text: n.type for n in names_in(text)}
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I got my tortoise Shelly last spring.", "Shelly"),
+    ("Our snake Susie shed her skin today!", "Susie"),
+    ("We adopted a cockatiel named Kiwi.", "Kiwi"),
+    ("Her hamster, Biscuit, escaped again.", "Biscuit"),
+    ("Took the dog called Rufus to the vet.", "Rufus"),
+])
+def test_a_pet_named_after_its_kind_is_an_animal(text: str, name: str) -> None:
+    assert _types(text).get(name) == "animal"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I'm reading Rothfuss right now.", "Rothfuss"),
+    ("Been reading Pratchett all week.", "Pratchett"),
+    ("I love Sanderson's novels.", "Sanderson"),
+])
+def test_an_author_read_is_a_person(text: str, name: str) -> None:
+    assert _types(text).get(name) == "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I have been playing Counter-Strike with Tom.", "Counter-Strike"),
+    ("I just finished the Harry Potter books.", "Harry Potter"),
+    ("We watched Inception last night.", "Inception"),
+    ("My son loves the Minecraft game.", "Minecraft"),
+])
+def test_games_books_and_films_are_works(text: str, name: str) -> None:
+    assert _types(text).get(name) == "work"
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("My Labrador loves the beach.", "Labrador"),
+    ("We have two Labradors and a cat.", "Labradors"),
+    ("See you Fri!", "Fri"),
+    ("Let's meet on Tues after work.", "Tues"),
+    ("I teach STEM classes to kids.", "STEM"),
+    ("Caroline went to an LGBTQ support group.", "LGBTQ"),
+])
+def test_capitalised_common_words_are_not_names(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+def test_names_the_pipeline_types_well_keep_their_types() -> None:
+    assert _types("My sister Anna works at Google in Berlin.") == {
+        "Anna": "person", "Google": "organization", "Berlin": "place"}
+    assert _types("Tom and I played tennis.") == {"Tom": "person"}
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("The deploy failed with a KeyError in the worker.", "KeyError"),
+    ("We put PgBouncer in front of the database.", "PgBouncer"),
+    ("Then the API returns a URL to the client.", "API"),
+    ("Then the API returns a URL to the client.", "URL"),
+])
+def test_code_identifiers_and_bare_acronyms_are_not_names(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+def test_an_acronym_with_a_cue_is_kept() -> None:
+    assert _types("My cousin works at NASA now.").get("NASA") == "organization"
+
+
+def test_a_name_that_says_project_is_a_project() -> None:
+    assert _types("I'm leading Project Heron at work.").get("Project Heron") == "project"
+
