@@ -10,6 +10,7 @@ every day in the lake from the lake alone; `run_distill` distils one agent's con
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -118,6 +119,7 @@ def run_landing(
     resources: dict[str, object] | None = None,
     instance: dg.DagsterInstance | None = None,
     days: list[str] | None = None,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run; a run of
     this kind that did not finish (failed, cancelled, killed) has its days built again first."""
@@ -134,7 +136,7 @@ def run_landing(
     touched = set(days) if days is not None else set(plan.days)
     refold = not touched and plan.refold
     outcome = _run(settings, _job_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
-                   resources, instance)
+                   resources, instance, progress)
     outcome.new_files = [f.relative for f in plan.new_files if f not in plan.retried_files]
     outcome.retried_files = [(f.relative, f.sha256) for f in plan.retried_files]
     outcome.ignored = list(state.ignored)
@@ -143,7 +145,7 @@ def run_landing(
     stale = set(plan.rechunk_days) - touched if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
         again = _run(settings, rechunk_job, stale, lake.partitions(TURNS), "memlake run: chunks of another "
-                     "recipe", resources, instance)
+                     "recipe", resources, instance, progress)
         outcome.rechunked = again.days
         outcome.success = again.success
         outcome.failure = again.failure
@@ -159,6 +161,7 @@ def run_reindex(
     resources: dict[str, object] | None = None,
     instance: dg.DagsterInstance | None = None,
     rechunk: bool = False,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
@@ -169,19 +172,20 @@ def run_reindex(
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)
     job = rechunk_job if rechunk else reindex_job
-    return _run(settings, job, days, days, "memlake reindex", resources, instance)
+    return _run(settings, job, days, days, "memlake reindex", resources, instance, progress)
 
 
 def run_landing_alone(
     settings: Settings,
     say: Callable[[str], None],
     resources: dict[str, object] | None = None,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """`memlake run`: `run_landing` once no other `memlake run` (nor a landing run the sensor launched) is
     going on the home; it then does only what the other left. Saying whom it waits for."""
     with one_run_at_a_time(settings.home, say) as home_run:
         wait_for_sensor_runs(settings, say)
-        outcome = run_landing(settings, resources)
+        outcome = run_landing(settings, resources, progress=progress)
         if outcome.success:  # else the trace stays: the next `memlake run` does this one's days again
             home_run.finished()
     return outcome
@@ -244,18 +248,53 @@ def release_stale_slots(instance: dg.DagsterInstance) -> list[str]:
     return freed
 
 
+# Told each step of a run as it ends: (step key, steps ended, steps in the run).
+Progress = Callable[[str, int, int], None]
+STEP_ENDS = {"STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED"}
+
+
 def execute_job(
     job: UnresolvedAssetJobDefinition,
     resources: dict[str, object],
     instance: dg.DagsterInstance,
     tags: dict[str, str],
     run_config: dict[str, object],
+    progress: Progress | None = None,
 ) -> dg.ExecuteInProcessResult:
     """One in-process run of `job`, one of the code location's jobs: the UI shows the run under that job's
-    name and links it to the job (`dg.materialize` names every run `__ephemeral_asset_job__`)."""
-    definitions = dg.Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job], resources=resources)
-    return definitions.resolve_job_def(job.name).execute_in_process(
-        run_config=run_config, instance=instance, tags=tags, raise_on_error=False)
+    name and links it to the job (`dg.materialize` names every run `__ephemeral_asset_job__`). `progress`
+    is told each step as it ends, by a logger of the run's events."""
+    loggers = {**dg.default_loggers(), **({} if progress is None else {"memlake_progress": _progress_logger(progress)})}
+    definitions = dg.Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job], resources=resources,
+                                 loggers=loggers)
+    resolved = definitions.resolve_job_def(job.name)
+    if progress is not None:  # a job's steps are its nodes (memlake's assets map no dynamic outputs)
+        total = len(resolved.graph.nodes)
+        logged = dict(run_config.get("loggers") or {})  # type: ignore[call-overload]
+        run_config = {**run_config, "loggers": {**logged, "memlake_progress": {"config": {"total": total}}}}
+    return resolved.execute_in_process(run_config=run_config, instance=instance, tags=tags, raise_on_error=False)
+
+
+def _progress_logger(progress: Progress) -> dg.LoggerDefinition:
+    """A Dagster logger that tells `progress` each step of the run as it ends, out of `total` steps."""
+
+    def build(context: dg.InitLoggerContext) -> logging.Logger:
+        total = int(context.logger_config["total"])
+        ended: set[str] = set()
+
+        class StepEnds(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                event = getattr(record, "dagster_meta", {}).get("dagster_event")
+                if event is None or event.event_type_value not in STEP_ENDS or event.step_key in ended:
+                    return
+                ended.add(event.step_key)
+                progress(event.step_key, len(ended), max(total, len(ended)))
+
+        logger = logging.Logger("memlake_progress", level=logging.DEBUG)
+        logger.addHandler(StepEnds())
+        return logger
+
+    return dg.LoggerDefinition(build, config_schema={"total": int})
 
 
 def _run(
@@ -266,6 +305,7 @@ def _run(
     trigger: str,
     resources: dict[str, object] | None,
     instance: dg.DagsterInstance,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """One in-process run of `job` over `days`, recorded in `instance`; `lake_days` (the days the lake
     has) are registered as partitions too."""
@@ -276,6 +316,7 @@ def _run(
         tags={**register_days(instance, days, lake_days), TRIGGER_TAG: trigger, PID_TAG: str(os.getpid()),
               HOST_TAG: socket.gethostname()},
         run_config={"loggers": CONSOLE_INFO},
+        progress=progress,
     )
     checks = {
         f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.passed
