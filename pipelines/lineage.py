@@ -11,11 +11,12 @@ from memlake.chunks import chunk_recipe
 from memlake.distill.offline.distiller import OFFLINE_DISTILLER_VERSION
 from memlake.distill.prompt import PROMPT_VERSION
 from memlake.facts.profile import PROFILE_RULES
-from memlake.schemas import PARTITION_COLUMN, TABLES, Table
+from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, PARTITION_COLUMN, TABLES, Table
 from memlake.settings import Settings
 
 OWNER = "team:memlake"
 EPISODES = dg.AssetKey(["episodes", "episodes"])
+SEARCH_INDEXES = {dg.AssetKey(["search", name]) for name in (CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX)}
 DISTILLER_KINDS = {"openai", "spacy"}  # what the episodes asset may run; the lineage shows the one that does
 
 
@@ -27,6 +28,8 @@ def described_assets(assets: Sequence[dg.AssetsDefinition], settings: Settings) 
 def _described(spec: dg.AssetSpec, settings: Settings) -> dg.AssetSpec:
     table = TABLES.get(spec.key.to_user_string())
     metadata = {} if table is None else table_metadata(table, settings)
+    if spec.key in SEARCH_INDEXES:
+        metadata = index_metadata(spec.key.path[-1], settings)
     kinds = set(spec.kinds)
     if spec.key == EPISODES:
         kinds = kinds - DISTILLER_KINDS | distiller_kinds(settings)
@@ -46,6 +49,14 @@ def table_metadata(table: Table, settings: Settings) -> dict[str, object]:
         "dagster/column_schema": dg.TableSchema(columns=columns),
         "dagster/table_name": f"{table.layer}.{table.name}",
         "path": dg.MetadataValue.path(str(settings.lake_dir / table.layer / table.name)),
+    }
+
+
+def index_metadata(name: str, settings: Settings) -> dict[str, object]:
+    """A LanceDB table's name and folder (the search layer's own store, rebuildable from the lake)."""
+    return {
+        "dagster/table_name": f"lancedb.{name}",
+        "path": dg.MetadataValue.path(str(settings.lancedb_dir / f"{name}.lance")),
     }
 
 

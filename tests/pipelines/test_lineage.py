@@ -53,3 +53,11 @@ def test_episodes_kinds_say_which_distiller_runs_and_code_versions_say_which_log
     episodes = online.get(dg.AssetKey(["episodes", "episodes"]))
     assert "openai" in episodes.kinds and "spacy" not in episodes.kinds
     assert "some-model" in str(episodes.code_version)
+
+
+def test_every_search_index_shows_its_lancedb_table_and_folder(settings):
+    graph = _graph(settings)
+    for name in ("chunk_index", "episode_index", "fact_index"):
+        node = graph.get(dg.AssetKey(["search", name]))
+        assert _value(node.metadata["dagster/table_name"]) == f"lancedb.{name}"
+        assert _value(node.metadata["path"]) == str(settings.lancedb_dir / f"{name}.lance")
