@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, row_count
+from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from assets.transcripts import turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_options, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
@@ -41,20 +41,27 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}
     recipe = chunk_recipe(settings)
     frame = lake.lake.write_partitions(CHUNKS, to_write, stamp={RECIPE_STAMP: recipe})
-    kinds = Counter(frame["kind"].to_list())
+    per_day_metadata(context, frame, to_write, _chunks_of_a_day)
     return dg.MaterializeResult(
         metadata={
             **row_count(frame.height, len(days)),
             "days_written": len(to_write),
-            "by_kind": dg.MetadataValue.json(dict(kinds)),
             "tokenizer": embedder.name,
             "recipe": recipe,
-            "tokens": int(frame["token_count"].sum()) if frame.height else 0,
-            "preview": markdown_preview(
-                frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")
-            ),
         }
     )
+
+
+def _chunks_of_a_day(frame: pl.DataFrame) -> dict[str, object]:
+    """A day's row count, chunks by kind, tokens and a preview of its turn chunks."""
+    return {
+        "dagster/row_count": frame.height,
+        "by_kind": dg.MetadataValue.json(dict(Counter(frame["kind"].to_list()))),
+        "tokens": int(frame["token_count"].sum()) if frame.height else 0,
+        "preview": markdown_preview(
+            frame.filter(pl.col("kind") == "turn").select("conversation_id", "message_ids", "token_count", "text")
+        ),
+    }
 
 
 ASSETS = [chunks]

@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, row_count
+from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from assets.transcripts import turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.pending import default_as_of
@@ -86,6 +86,12 @@ def episodes(
     }
     if distiller is not None and hasattr(distiller, "breaker_state"):
         common["breaker_state"] = distiller.breaker_state()
+    per_day_metadata(context, episode_frame, days, lambda day: {
+        "dagster/row_count": day.height, "preview": markdown_preview(_episode_preview(day))}, asset_key=EPISODES_KEY)
+    per_day_metadata(context, pending_frame, days, lambda day: {
+        "dagster/row_count": day.height,
+        "preview": markdown_preview(day.select("agent_id", "conversation_id", "reason", "since", "attempts"))},
+        asset_key=PENDING_KEY)
     yield dg.MaterializeResult(
         asset_key=EPISODES_KEY,
         metadata={
@@ -94,7 +100,6 @@ def episodes(
             "token_usage": dg.MetadataValue.json(stats.usage.as_dict()),
             "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
             "days_written": len(written),
-            "preview": markdown_preview(_episode_preview(episode_frame)),
         },
     )
     yield dg.MaterializeResult(
@@ -103,8 +108,6 @@ def episodes(
             **row_count(pending_frame.height, len(days)),
             "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
             "as_of": as_of.isoformat(),
-            "preview": markdown_preview(pending_frame.select("agent_id", "conversation_id", "reason", "since",
-                                                            "attempts")),
         },
     )
 

@@ -1,9 +1,12 @@
 """What every layer's assets share: the lake writers' pool, UI metadata, and the eager automation condition."""
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 
 import dagster as dg
 import polars as pl
+
+from memlake.schemas import PARTITION_COLUMN
 
 # Writers of the lake run one at a time (a Dagster concurrency pool).
 LAKE_WRITERS = "memlake_lake_writers"
@@ -38,9 +41,25 @@ def _holds_text(dtype: pl.DataType) -> bool:
 
 
 def row_count(rows: int, days: int) -> dict[str, int]:
-    """Row-count metadata for a run over `days` days. Dagster gives a range run's metadata to each day it
-    covers, so `dagster/row_count` (the UI's per-day history) is set only when the run is one day."""
+    """The run's row-count metadata over `days` days. Dagster gives a range run's metadata to each day it
+    covers, so `dagster/row_count` (the UI's per-day history) is set here only when the run is one day; a
+    per-day asset adds each day's own with `per_day_metadata`."""
     return {"dagster/row_count": rows} if days == 1 else {"rows_in_run": rows, "days_in_run": days}
+
+
+def per_day_metadata(
+    context: dg.AssetExecutionContext,
+    frame: pl.DataFrame,
+    days: Iterable[str],
+    describe: Callable[[pl.DataFrame], Mapping[str, object]],
+    asset_key: dg.AssetKey | None = None,
+) -> None:
+    """Each built day's own metadata (`describe` of that day's rows of `frame`) on that day's materialization.
+    Dagster gives a range run's metadata to every day in the range: a backfill's day showed the whole run's row
+    count and a preview of other days' conversations, and had no `dagster/row_count` history."""
+    for day in days:
+        day_rows = frame.filter(pl.col(PARTITION_COLUMN) == day) if frame.height else frame
+        context.add_asset_metadata(dict(describe(day_rows)), asset_key=asset_key, partition_key=day)
 
 
 def _cell(value: object, width: int = 160) -> str:

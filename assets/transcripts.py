@@ -8,7 +8,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, row_count
+from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from memlake.landing import (
     MANIFEST_STAMP,
     SCANNED_STAMP,
@@ -106,6 +106,18 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
         context.log.warning(f"landing files missing or changed since first seen: {sorted(set(build.missing_files))}; "
                             f"the {build.kept_rows} turn(s) built from them before stand in for them (a newer "
                             "export of the same conversation still wins a message)")
+    per_day_metadata(context, frame, by_day, _turns_of_a_day)
+    return dg.MaterializeResult(
+        metadata={
+            **row_count(frame.height, len(days)),
+            "days_written": len(by_day),
+            "skipped_messages": dg.MetadataValue.json(dict(build.skipped)),
+        }
+    )
+
+
+def _turns_of_a_day(frame: pl.DataFrame) -> dict[str, object]:
+    """A day's row count, conversations, agents and a preview of its conversations."""
     per_conversation = (
         frame.group_by("agent_id", "conversation_id")
         .agg(pl.len().alias("turns"), pl.col("role").n_unique().alias("roles"))
@@ -113,16 +125,12 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
         if frame.height
         else frame
     )
-    return dg.MaterializeResult(
-        metadata={
-            **row_count(frame.height, len(days)),
-            "days_written": len(by_day),
-            "conversations": frame.select("agent_id", "conversation_id").n_unique() if frame.height else 0,
-            "agents": frame["agent_id"].n_unique() if frame.height else 0,
-            "skipped_messages": dg.MetadataValue.json(dict(build.skipped)),
-            "preview": markdown_preview(per_conversation),
-        }
-    )
+    return {
+        "dagster/row_count": frame.height,
+        "conversations": frame.select("agent_id", "conversation_id").n_unique() if frame.height else 0,
+        "agents": frame["agent_id"].n_unique() if frame.height else 0,
+        "preview": markdown_preview(per_conversation),
+    }
 
 
 @dg.asset_check(asset=turns, blocking=True, description=(

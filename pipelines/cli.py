@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import polars as pl
 import typer
 from pydantic import ValidationError
-from tqdm import tqdm
 from typer.exceptions import TyperException
 
 from memlake.adapt import AdaptParams, base_model_of, home_pairs
@@ -38,6 +37,7 @@ from memlake.parsers import ParseLimits
 from memlake.report import render_ingest_report, retried_lines
 from memlake.schemas import FACTS, LANDING_MANIFEST, PENDING, agent_folder
 from memlake.settings import existing_home, load_settings, write_home_setting
+from pipelines.progress import ProgressBar
 
 if TYPE_CHECKING:
     from service.tokens import TokenStore
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
 HomeOption = Annotated[Path | None, typer.Option("--home", help="memlake home (default: $MEMLAKE_HOME or ./data)")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (none either when the output "
+                                           "is not a terminal)")]
 # Every --agent is checked against the agent id rule as it is read, before a command looks anything up.
 AgentOption = Annotated[str, typer.Option("--agent", help="agent id", callback=check_agent_id)]
 
@@ -236,11 +238,12 @@ def ingest_samples(home: HomeOption = None) -> None:
 
 
 @app.command()
-def run(home: HomeOption = None) -> None:
+def run(home: HomeOption = None, quiet: QuietOption = False) -> None:
     """Ingest new landing files and rebuild everything downstream, in one in-process Dagster run."""
     settings = load_settings(home)
     yield_cores(settings.run_nice)
-    outcome = runs().run_landing_alone(settings, typer.echo)
+    with ProgressBar("memlake run", "step", quiet) as bar:
+        outcome = runs().run_landing_alone(settings, typer.echo, progress=bar.step)
     typer.echo(f"run {outcome.run_id}: " + ("ok" if outcome.success else f"FAILED: {outcome.failure or 'see above'}"))
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
@@ -285,13 +288,15 @@ def reindex(
         bool, typer.Option("--rechunk", help="first build every day's chunks again from the turns (new chunk kinds "
                            "or chunk settings)")
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Rebuild the search indexes (LanceDB) of every day from the lake alone: after losing lancedb/, or to
     embed again with another model (`MEMLAKE_EMBEDDING_MODEL`). Landing files are not read."""
     settings = existing_home(load_settings(home))  # a mistyped home is the mistake, not "no turns"
     yield_cores(settings.run_nice)
     try:
-        outcome = runs().run_reindex(settings, rechunk=rechunk)
+        with ProgressBar("memlake reindex", "step", quiet) as bar:
+            outcome = runs().run_reindex(settings, rechunk=rechunk, progress=bar.step)
     except runs().NothingToIndex as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
@@ -312,6 +317,7 @@ def adapt(
     use: Annotated[
         bool, typer.Option("--use", help="put the adapted model in this home's memlake.toml and reindex with it")
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Adapt the embedding model to this home's conversations, offline and without labels: it learns from
     each question in a chat and the reply after it. Prints the new model's folder; with --use, this home
@@ -333,21 +339,13 @@ def adapt(
     if unknown:
         raise ValueError(f"no turns of agent {', '.join(map(repr, unknown))} here to adapt on")
     pairs, turn_count = home_pairs(settings.lake_dir, chosen)
-    bars: list[tqdm] = []  # opened at the first batch, once the total is known (not "0batch" while loading)
-
-    def progress(done: int, total: int) -> None:
-        if not bars:
-            bars.append(tqdm(total=total, desc="adapting", unit="batch", file=sys.stderr, leave=False))
-        bars[0].update(done - bars[0].n)
-
     try:
-        adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home, progress)
+        with ProgressBar("adapting", "batch", quiet) as bar:  # opened at the first batch, once the total is known
+            adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home,
+                                  bar.update)
     except ValueError as exc:
         typer.echo(f"error: {exc} ({turn_count} turns)", err=True)
         raise typer.Exit(1) from exc
-    finally:
-        for bar in bars:
-            bar.close()
     done = f"trained in {adapted.seconds:.0f} s" if adapted.trained else "already there, unchanged"
     typer.echo(f"adapted model: {adapted.path} ({adapted.pairs} question-reply pairs, {turn_count} turns; {done})")
     # named relative to the home, so the home can move with its models
@@ -361,7 +359,7 @@ def adapt(
                    f"{settings.home / 'memlake.toml'} and run memlake reindex{home_option}")
         return
     typer.echo(f'{write_home_setting(settings.home, "embedding_model", name)}: embedding_model = "{name}"')
-    reindex(home=settings.home, rechunk=False)
+    reindex(home=settings.home, rechunk=False, quiet=quiet)
 
 
 @app.command()

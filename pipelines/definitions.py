@@ -3,8 +3,10 @@ maintenance schedules."""
 
 import dagster as dg
 
+from memlake.settings import Settings, load_settings
 from pipelines.executor import memlake_in_process_executor
 from pipelines.jobs import ASSETS, CHECKS, JOBS
+from pipelines.lineage import described_assets
 from pipelines.schedules import SCHEDULES
 from pipelines.sensors import SENSORS
 from resources import build_resources
@@ -19,13 +21,14 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
 )
 
 
-def build_definitions(resources: dict[str, object] | None = None) -> dg.Definitions:
+def build_definitions(resources: dict[str, object] | None = None, settings: Settings | None = None) -> dg.Definitions:
+    """The code location over `settings`' home (MEMLAKE_HOME's when none): its lineage describes that home."""
     # Every job runs its steps in one process, as `memlake run` does: a process per step (Dagster's default)
     # loads the embedding model and the GX import again for each, and a sensor's one-day run took 72 s, not 7.
     # And at `memlake run`'s lower CPU priority: a run beside `memlake serve` made its reads wait.
     return dg.Definitions(
         executor=memlake_in_process_executor,
-        assets=ASSETS,
+        assets=described_assets(ASSETS, settings or load_settings()),
         asset_checks=CHECKS,
         jobs=JOBS,
         sensors=[*SENSORS, automation_sensor],

@@ -51,6 +51,13 @@ manifest_job = dg.define_asset_job(
     selection=manifest_job_selection,
     description="Fold the landing folder into the manifest (quarantines bad files).",
 )
+# What `memlake run` builds when no day is touched but override or forget entries came in since the last fold.
+manifest_facts_job = dg.define_asset_job(
+    "manifest_facts_job",
+    selection=manifest_job_selection | facts_selection,
+    description="Fold the landing folder into the manifest, then the facts again with the override and forget "
+    "logs, the profiles and fact search (`memlake run` with no new day but new log entries).",
+)
 # Conversations waiting for the distiller, and what is built from their episodes.
 pending_selection = dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY).downstream() - maintenance_selection
 pending_job = dg.define_asset_job(
@@ -84,4 +91,7 @@ lint_job = sweep_job(
     "core model when configured); then the memory-health checks.",
 )
 
-JOBS = [landing_job, manifest_job, reindex_job, rechunk_job, facts_job, pending_job, consolidation_job, lint_job]
+SWEEP_JOBS = {"consolidation": consolidation_job, "lint": lint_job}
+
+JOBS = [landing_job, manifest_job, manifest_facts_job, reindex_job, rechunk_job, facts_job, pending_job,
+        consolidation_job, lint_job]

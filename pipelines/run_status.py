@@ -5,15 +5,18 @@ import dagster as dg
 PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process run runs in
 TRIGGER_TAG = "memlake/trigger"
 LANDING_TRIGGER = "memlake run"
+SENSOR_TRIGGER = "landing_sensor"  # the trigger tag of the landing sensor's runs
 
 GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
          dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 
 
 def landing_run_going(instance: dg.DagsterInstance, job_name: str) -> dg.DagsterRun | None:
-    """A run of the landing job that is queued or running, if there is one."""
-    going = instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=GOING), limit=1)
-    return going[0].dagster_run if going else None
+    """A run of the landing job that Dagster launched (a sensor's, the UI's) and is queued or running, if there
+    is one. `memlake run` runs the same job in its own process (tagged with it): `memlake_run_going` is its."""
+    going = instance.get_run_records(filters=dg.RunsFilter(job_name=job_name, statuses=GOING))
+    launched = [record.dagster_run for record in going if PID_TAG not in record.dagster_run.tags]
+    return launched[0] if launched else None
 
 
 def landing_in_progress(instance: dg.DagsterInstance, job_name: str) -> bool:

@@ -10,6 +10,7 @@ every day in the lake from the lake alone; `run_distill` distils one agent's con
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -21,6 +22,7 @@ from typing import Any
 
 import dagster as dg
 import polars as pl
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 from dagster._core.storage.dagster_run import DagsterRun
 from dagster._utils.error import SerializableErrorInfo
 
@@ -39,14 +41,13 @@ from memlake.settings import Settings
 from pipelines.jobs import (
     ASSETS,
     CHECKS,
-    facts_selection,
+    SWEEP_JOBS,
     landing_job,
-    landing_job_selection,
-    maintenance_selection,
-    manifest_job_selection,
-    pending_selection,
-    rechunk_selection,
-    reindex_selection,
+    manifest_facts_job,
+    manifest_job,
+    pending_job,
+    rechunk_job,
+    reindex_job,
     sweep_run_config,
 )
 from pipelines.run_status import HOST_TAG, LANDING_TRIGGER, PID_TAG, TRIGGER_TAG, landing_run_going
@@ -107,10 +108,10 @@ class RunOutcome:
     failure: str | None = None  # why a failed run failed, in one line (a full disk: which, and where)
 
 
-def _selection_for(days: set[str], refold: bool) -> dg.AssetSelection:
+def _job_for(days: set[str], refold: bool) -> UnresolvedAssetJobDefinition:
     if days:  # the facts are downstream of the days: they are folded again with them
-        return landing_job_selection
-    return manifest_job_selection | facts_selection if refold else manifest_job_selection
+        return landing_job
+    return manifest_facts_job if refold else manifest_job
 
 
 def run_landing(
@@ -118,6 +119,7 @@ def run_landing(
     resources: dict[str, object] | None = None,
     instance: dg.DagsterInstance | None = None,
     days: list[str] | None = None,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run; a run of
     this kind that did not finish (failed, cancelled, killed) has its days built again first."""
@@ -133,8 +135,8 @@ def run_landing(
     plan = plan_run(state)
     touched = set(days) if days is not None else set(plan.days)
     refold = not touched and plan.refold
-    outcome = _run(settings, _selection_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
-                   resources, instance)
+    outcome = _run(settings, _job_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
+                   resources, instance, progress)
     outcome.new_files = [f.relative for f in plan.new_files if f not in plan.retried_files]
     outcome.retried_files = [(f.relative, f.sha256) for f in plan.retried_files]
     outcome.ignored = list(state.ignored)
@@ -142,8 +144,8 @@ def run_landing(
     outcome.retried = unfinished.run_id if unfinished is not None else None
     stale = set(plan.rechunk_days) - touched if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
-        again = _run(settings, rechunk_selection, stale, lake.partitions(TURNS), "memlake run: chunks of another "
-                     "recipe", resources, instance)
+        again = _run(settings, rechunk_job, stale, lake.partitions(TURNS), "memlake run: chunks of another "
+                     "recipe", resources, instance, progress)
         outcome.rechunked = again.days
         outcome.success = again.success
         outcome.failure = again.failure
@@ -159,6 +161,7 @@ def run_reindex(
     resources: dict[str, object] | None = None,
     instance: dg.DagsterInstance | None = None,
     rechunk: bool = False,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
@@ -168,20 +171,21 @@ def run_reindex(
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)
-    selection = rechunk_selection if rechunk else reindex_selection
-    return _run(settings, selection, days, days, "memlake reindex", resources, instance)
+    job = rechunk_job if rechunk else reindex_job
+    return _run(settings, job, days, days, "memlake reindex", resources, instance, progress)
 
 
 def run_landing_alone(
     settings: Settings,
     say: Callable[[str], None],
     resources: dict[str, object] | None = None,
+    progress: Progress | None = None,
 ) -> RunOutcome:
     """`memlake run`: `run_landing` once no other `memlake run` (nor a landing run the sensor launched) is
     going on the home; it then does only what the other left. Saying whom it waits for."""
     with one_run_at_a_time(settings.home, say) as home_run:
         wait_for_sensor_runs(settings, say)
-        outcome = run_landing(settings, resources)
+        outcome = run_landing(settings, resources, progress=progress)
         if outcome.success:  # else the trace stays: the next `memlake run` does this one's days again
             home_run.finished()
     return outcome
@@ -244,26 +248,75 @@ def release_stale_slots(instance: dg.DagsterInstance) -> list[str]:
     return freed
 
 
+# Told each step of a run as it ends: (step key, steps ended, steps in the run).
+Progress = Callable[[str, int, int], None]
+STEP_ENDS = {"STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED"}
+
+
+def execute_job(
+    job: UnresolvedAssetJobDefinition,
+    resources: dict[str, object],
+    instance: dg.DagsterInstance,
+    tags: dict[str, str],
+    run_config: dict[str, object],
+    progress: Progress | None = None,
+) -> dg.ExecuteInProcessResult:
+    """One in-process run of `job`, one of the code location's jobs: the UI shows the run under that job's
+    name and links it to the job (`dg.materialize` names every run `__ephemeral_asset_job__`). `progress`
+    is told each step as it ends, by a logger of the run's events."""
+    loggers = {**dg.default_loggers(), **({} if progress is None else {"memlake_progress": _progress_logger(progress)})}
+    definitions = dg.Definitions(assets=ASSETS, asset_checks=CHECKS, jobs=[job], resources=resources,
+                                 loggers=loggers)
+    resolved = definitions.resolve_job_def(job.name)
+    if progress is not None:  # a job's steps are its nodes (memlake's assets map no dynamic outputs)
+        total = len(resolved.graph.nodes)
+        logged = dict(run_config.get("loggers") or {})  # type: ignore[call-overload]
+        run_config = {**run_config, "loggers": {**logged, "memlake_progress": {"config": {"total": total}}}}
+    return resolved.execute_in_process(run_config=run_config, instance=instance, tags=tags, raise_on_error=False)
+
+
+def _progress_logger(progress: Progress) -> dg.LoggerDefinition:
+    """A Dagster logger that tells `progress` each step of the run as it ends, out of `total` steps."""
+
+    def build(context: dg.InitLoggerContext) -> logging.Logger:
+        total = int(context.logger_config["total"])
+        ended: set[str] = set()
+
+        class StepEnds(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                event = getattr(record, "dagster_meta", {}).get("dagster_event")
+                if event is None or event.event_type_value not in STEP_ENDS or event.step_key in ended:
+                    return
+                ended.add(event.step_key)
+                progress(event.step_key, len(ended), max(total, len(ended)))
+
+        logger = logging.Logger("memlake_progress", level=logging.DEBUG)
+        logger.addHandler(StepEnds())
+        return logger
+
+    return dg.LoggerDefinition(build, config_schema={"total": int})
+
+
 def _run(
     settings: Settings,
-    selection: dg.AssetSelection,
+    job: UnresolvedAssetJobDefinition,
     days: set[str],
     lake_days: Iterable[str],
     trigger: str,
     resources: dict[str, object] | None,
     instance: dg.DagsterInstance,
+    progress: Progress | None = None,
 ) -> RunOutcome:
-    """One in-process run of `selection` over `days`, recorded in `instance`; `lake_days` (the days the lake
+    """One in-process run of `job` over `days`, recorded in `instance`; `lake_days` (the days the lake
     has) are registered as partitions too."""
-    result = dg.materialize(
-        [*ASSETS, *CHECKS],
-        selection=selection,
-        resources=resources or build_resources(settings),
-        instance=instance,
+    result = execute_job(
+        job,
+        resources or build_resources(settings),
+        instance,
         tags={**register_days(instance, days, lake_days), TRIGGER_TAG: trigger, PID_TAG: str(os.getpid()),
               HOST_TAG: socket.gethostname()},
-        raise_on_error=False,
         run_config={"loggers": CONSOLE_INFO},
+        progress=progress,
     )
     checks = {
         f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}": evaluation.passed
@@ -356,15 +409,9 @@ def run_distill(
             }
         }
     }
-    result = dg.materialize(
-        [*ASSETS, *CHECKS],
-        selection=pending_selection,
-        resources=resources or build_resources(settings),
-        instance=instance,
-        run_config=run_config,
-        tags={**register_days(instance, days), "memlake/trigger": "memlake distill"},
-        raise_on_error=False,
-    )
+    result = execute_job(pending_job, resources or build_resources(settings), instance,
+                         tags={**register_days(instance, days), TRIGGER_TAG: "memlake distill"},
+                         run_config=run_config)
     stats: dict[str, Any] = {}
     for event in result.get_asset_materialization_events():
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
@@ -419,17 +466,13 @@ def run_maintenance(
     instance: dg.DagsterInstance | None = None,
 ) -> SweepOutcome:
     """One maintenance sweep of `kind` as of `as_of`, in process and recorded in the home's Dagster instance."""
+    if kind not in SWEEP_JOBS:
+        raise ValueError(f"no sweep of kind {kind!r}: the kinds are {', '.join(SWEEP_JOBS)}")
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
-    result = dg.materialize(
-        [*ASSETS, *CHECKS],
-        selection=maintenance_selection,
-        resources=resources or build_resources(settings),
-        instance=instance,
-        run_config={"loggers": CONSOLE_INFO, **sweep_run_config(kind, as_of.isoformat())},
-        tags={"memlake/trigger": "memlake maintain"},
-        raise_on_error=False,
-    )
+    result = execute_job(SWEEP_JOBS[kind], resources or build_resources(settings), instance,
+                         tags={TRIGGER_TAG: "memlake maintain"},
+                         run_config={"loggers": CONSOLE_INFO, **sweep_run_config(kind, as_of.isoformat())})
     outcome = SweepOutcome(success=result.success, run_id=result.run_id, failure=failure_cause(result))
     for event in result.get_asset_materialization_events():
         metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]

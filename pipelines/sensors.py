@@ -23,14 +23,14 @@ from memlake.parsers import ParseLimits
 from memlake.run_plan import plan_run, read_landing_state
 from memlake.schemas import LANDING_MANIFEST, PENDING
 from pipelines.jobs import facts_job, landing_job, manifest_job, pending_job, rechunk_job
-from pipelines.run_status import landing_in_progress, memlake_run_going
+from pipelines.run_status import SENSOR_TRIGGER, TRIGGER_TAG, landing_in_progress, memlake_run_going
 from resources.lake import LakeResource
 
 
 def landing_run_request(days: AbstractSet[str], known: Sequence[str], new_keys: list[str]) -> dg.RunRequest:
     """One run: the manifest, plus every partition from the first to the last touched day; the same new files
     are asked for once."""
-    tags = {"memlake/new_files": str(len(new_keys)), **range_tags(days, known)}
+    tags = {TRIGGER_TAG: SENSOR_TRIGGER, "memlake/new_files": str(len(new_keys)), **range_tags(days, known)}
     key = hashlib.sha256(json.dumps(sorted(new_keys)).encode()).hexdigest()[:16]
     return dg.RunRequest(run_key=f"landing:{key}", tags=tags)
 
@@ -38,19 +38,23 @@ def landing_run_request(days: AbstractSet[str], known: Sequence[str], new_keys: 
 def unbuilt_run_request(days: AbstractSet[str], known: Sequence[str], manifest_seen: str) -> dg.RunRequest:
     """One landing run over the days the manifest holds but no run built; the same ask is made once."""
     key = hashlib.sha256(json.dumps([manifest_seen, sorted(days)]).encode()).hexdigest()[:16]
-    return dg.RunRequest(run_key=f"unbuilt:{key}", tags={"memlake/new_files": "0", **range_tags(days, known)})
+    return dg.RunRequest(run_key=f"unbuilt:{key}", tags={TRIGGER_TAG: SENSOR_TRIGGER, "memlake/new_files": "0",
+                                                                **range_tags(days, known)})
 
 
 def facts_run_request(entries: str) -> dg.RunRequest:
     """One run folding the facts again; the same log entries under the same profile rules are asked for once."""
     return dg.RunRequest(run_key=f"facts:{entries}:{PROFILE_RULES}",
-                         tags={"memlake/log_entries": entries, "memlake/profile_rules": PROFILE_RULES})
+                         tags={TRIGGER_TAG: SENSOR_TRIGGER, "memlake/log_entries": entries,
+                               "memlake/profile_rules": PROFILE_RULES})
 
 
 def rechunk_run_request(days: Sequence[str], known: Sequence[str], recipe: str) -> dg.RunRequest:
     """One run building `days`' chunks again; the same days and recipe are asked for once."""
     key = hashlib.sha256(json.dumps([recipe, sorted(days)]).encode()).hexdigest()[:16]
-    return dg.RunRequest(run_key=f"rechunk:{key}", tags={"memlake/chunk_recipe": recipe, **range_tags(days, known)})
+    return dg.RunRequest(run_key=f"rechunk:{key}", tags={TRIGGER_TAG: SENSOR_TRIGGER,
+                                                                         "memlake/chunk_recipe": recipe,
+                                                                         **range_tags(days, known)})
 
 
 @dg.sensor(
@@ -116,7 +120,7 @@ def pending_run_request(pending: pl.DataFrame, now: datetime, known: Sequence[st
     return dg.RunRequest(
         run_key=f"pending:{days[0]}:{days[-1]}:{pending.height}:{bucket}",
         run_config={"ops": {"episodes": {"config": {"as_of": now.isoformat()}}}},
-        tags={**range_tags(days, known), "memlake/trigger": "pending_sensor", "memlake/pending": str(pending.height)},
+        tags={**range_tags(days, known), TRIGGER_TAG: "pending_sensor", "memlake/pending": str(pending.height)},
     )
 
 

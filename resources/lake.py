@@ -15,6 +15,10 @@ from memlake.settings import Settings, load_settings
 PARTITION_TAGS = ("dagster/partition", "dagster/asset_partition_range_start", "dagster/asset_partition_range_end")
 
 
+class BadPartitionKey(dg.DagsterError):
+    """A run asked for a partition key that is not a day memlake can hold: the caller's mistake."""
+
+
 class LakeResource(dg.ConfigurableResource):
     """One memlake home: settings, paths and the lake writer/reader.
 
@@ -26,11 +30,12 @@ class LakeResource(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         """Refuse a run for a partition key that is not a day, before any step reads or writes: Dagster takes
         any text as a key of the day partitions (the UI's partition picker, its `addDynamicPartition`)."""
-        tags = context.dagster_run.tags if context.dagster_run is not None else {}
+        tags = context.run.tags if context.run is not None else {}
         for key in (tags[name] for name in PARTITION_TAGS if name in tags):
             problem = day_key_problem(key, datetime.now(UTC).date())
-            if problem is not None:
-                raise dg.Failure(
+            if problem is not None:  # a Dagster error, so the run's failure is this, not "Error executing
+                # resource_fn on ResourceDefinition lake" with the key's problem two causes down
+                raise BadPartitionKey(
                     f"partition key {key!r} {problem}: memlake partitions are days with conversations, so this run "
                     "builds nothing. The key stays in the UI until removed: with DAGSTER_HOME set to the home's "
                     "instance (<home>/dagster_home), `python -c \"import dagster as dg; "
