@@ -196,9 +196,10 @@ def _keep(table: Table, frame: pl.DataFrame, erasure: Erasure, rebuilt: frozense
     gone = pl.lit(False)
     if "conversation_id" in columns:
         gone = gone | pl.col("conversation_id").is_in(sorted(erasure.conversation_ids))
-        if table is TURNS:
+        if "message_id" in columns:  # turns, and the graph's mentions (a name as said in the message)
             gone = gone | pl.col("message_id").is_in(sorted(erasure.message_ids))
-        elif table is not LANDING_MANIFEST:  # the manifest keeps them: the rewritten file holds them still
+        # the manifest keeps the rebuilt conversations: the rewritten landing file holds them still
+        if table is not TURNS and table is not LANDING_MANIFEST:
             gone = gone | pl.col("conversation_id").is_in(sorted(rebuilt))
     if SOURCES in columns:
         gone = gone | _only_from(erasure)
