@@ -350,7 +350,7 @@ def test_python_dash_m_memlake_cli_gives_a_mistake_as_one_error_line_too(setting
 NICENESS_OF_RUN = """
 import os, sys
 from pipelines import cli, runs
-def report_niceness(settings, say, resources=None):  # the run itself is not what is tested
+def report_niceness(settings, say, resources=None, progress=None):  # the run itself is not what is tested
     print("niceness", os.nice(0))
     sys.exit(0)
 runs.run_landing_alone = report_niceness
