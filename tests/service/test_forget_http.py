@@ -4,11 +4,14 @@ from starlette.testclient import TestClient
 
 from memlake.api import Memory
 from service.app import create_app
+from tests import forget_canary
+from tests.forget_canary import CANARY, gone_everywhere
 from tests.forget_scan import files_of, occurrences
-from tests.pipelines.test_forget import CANARY, gone_everywhere, home  # noqa: F401 - `home` is a fixture
+
+home = forget_canary.home  # the fixture: the same canary home as the CLI tests
 
 
-def test_preview_then_forget_a_conversation_over_http_leaves_no_trace_and_a_receipt(home):  # noqa: F811
+def test_preview_then_forget_a_conversation_over_http_leaves_no_trace_and_a_receipt(home):
     other = files_of(home, "B")
     with TestClient(create_app(Memory(home), warm=False)) as client:
         preview = client.post("/v1/memory/forget/preview", json={"agent_id": "A", "query": "Initech"}).json()
@@ -31,7 +34,7 @@ def test_preview_then_forget_a_conversation_over_http_leaves_no_trace_and_a_rece
     gone_everywhere(home, CANARY, other)
 
 
-def test_forget_a_fact_over_http_takes_the_message_it_was_read_from_and_leaves_no_trace(home):  # noqa: F811
+def test_forget_a_fact_over_http_takes_the_message_it_was_read_from_and_leaves_no_trace(home):
     other = files_of(home, "B")
     assert occurrences(home, "Initech") and occurrences(home, CANARY)  # the scanner sees both before
     with TestClient(create_app(Memory(home), warm=False)) as client:
@@ -51,7 +54,7 @@ def test_forget_a_fact_over_http_takes_the_message_it_was_read_from_and_leaves_n
     assert "Got it." in (home / "landing" / "A" / "export.jsonl").read_text()  # the rest of the file is kept
 
 
-def test_forget_by_query_over_http_forgets_exactly_the_previewed_ids_and_leaves_no_trace(home):  # noqa: F811
+def test_forget_by_query_over_http_forgets_exactly_the_previewed_ids_and_leaves_no_trace(home):
     other = files_of(home, "B")
     before = occurrences(home, "Initech")
     assert before
@@ -77,7 +80,7 @@ def test_forget_by_query_over_http_forgets_exactly_the_previewed_ids_and_leaves_
     gone_everywhere(home, "Initech", other)
 
 
-def test_forget_a_whole_agent_over_http_needs_its_id_typed_again_and_leaves_no_trace(home):  # noqa: F811
+def test_forget_a_whole_agent_over_http_needs_its_id_typed_again_and_leaves_no_trace(home):
     other = files_of(home, "B")
     assert occurrences(home, CANARY) and occurrences(home, "Sintra")
     with TestClient(create_app(Memory(home), warm=False)) as client:
