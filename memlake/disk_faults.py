@@ -20,14 +20,11 @@ _BY_ERRNO = {
     errno.EDQUOT: f"{NO_SPACE} (disk quota exceeded)",
     errno.EROFS: READ_ONLY,
 }
-# the strerror texts of those errnos, and SQLite's for a full disk; a quoted path may follow, as Python writes it
-_IN_TEXT = re.compile(
-    r"(?P<what>No space left on device|Disk quota exceeded|Read-only file system|database or disk is full)"
-    r"(?:: '(?P<path>[^']+)')?",
-    re.IGNORECASE,
-)
+# the strerror texts of those errnos, and SQLite's for a full disk
 _ERRNO_OF_TEXT = {"no space left on device": errno.ENOSPC, "disk quota exceeded": errno.EDQUOT,
                   "read-only file system": errno.EROFS, "database or disk is full": errno.ENOSPC}
+# one of those texts in an error message; a quoted path may follow, as Python writes it
+_IN_TEXT = re.compile(rf"(?P<what>{'|'.join(map(re.escape, _ERRNO_OF_TEXT))})(?:: '(?P<path>[^']+)')?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
