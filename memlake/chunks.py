@@ -91,7 +91,7 @@ _EMBED_RANK = "_embed_rank"  # on a passage row while chunks are built: its plac
 # pysbd, measured on LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
 # Not the offline distiller's splitter: that one also cuts at "word: Capital" for its clause rules, and
 # changing it would change what the distiller reads (its version, and every cached result).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9\[])|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9\[])|\n+")
 
 
 def chunk_id(
@@ -107,7 +107,7 @@ def chunk_id(
 def sentences(content: str) -> list[str]:
     """The sentences of a turn worth a key of their own: none unless it has two or more of
     `SENTENCE_MIN_WORDS` words or more (a one-sentence turn is its own key already)."""
-    found = [p.strip() for p in _SENTENCE_END.split(content)]
+    found = [p.strip() for p in SENTENCE_END.split(content)]
     found = [p for p in found if len(p.split()) >= SENTENCE_MIN_WORDS]
     return found if len(found) >= 2 else []
 
@@ -116,7 +116,7 @@ def passages(content: str, most: int) -> list[str]:
     """A long turn's passage keys: its sentences (every one, however short) grouped in order into at most `most`
     passages of about `PASSAGE_WORDS` words or more (more words each when the turn has more than `most` times
     that), so together they say the whole turn once. None when one passage would be the whole turn."""
-    parts = [p.strip() for p in _SENTENCE_END.split(content) if p and p.strip()]
+    parts = [p.strip() for p in SENTENCE_END.split(content) if p and p.strip()]
     total = sum(len(p.split()) for p in parts)
     if most < 1 or total == 0:
         return []
@@ -142,7 +142,7 @@ def distinctive_sentences(content: str, most: int, *, by_rank: bool = False) -> 
     """
     from memlake.text import content_words  # deferred: the chunker's other paths need none of it
 
-    found = [p.strip() for p in _SENTENCE_END.split(content) if p and len(p.split()) >= SENTENCE_MIN_WORDS]
+    found = [p.strip() for p in SENTENCE_END.split(content) if p and len(p.split()) >= SENTENCE_MIN_WORDS]
     said = [content_words(sentence) for sentence in found]
     seen_in: dict[str, int] = {}
     for words in said:

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import polars as pl
 
+from memlake.chunks import SENTENCE_END
 from memlake.distill.models import USER_SUBJECT
 
 # The offline distiller's list of program speakers is the one list of them.
@@ -26,8 +27,6 @@ from memlake.nlp.names import names_in
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
 CUE_WEIGHT = 3
-# A sentence ends at ., ! or ? (and a newline) followed by space.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A capitalised word after a sentence's first word; "I" and its contractions are no names.
 _LATER_CAPITAL = re.compile(r"\s\W*(?!I(?:['’][a-z]+)?\b)[A-Z]")
 
@@ -45,7 +44,7 @@ def may_name(sentence: str) -> bool:
 
 def sentences_naming(text: str) -> Iterator[str]:
     """The sentences of a text that may hold a name."""
-    for sentence in _SENTENCE_END.split(text or ""):
+    for sentence in SENTENCE_END.split(text or ""):
         if may_name(sentence):
             yield sentence
 
