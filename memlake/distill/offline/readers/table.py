@@ -20,7 +20,7 @@ from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
-from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, ROLE, TEMPORARY
+from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, TEMPORARY, WHOLE_ROLE
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ TASTES: tuple[Reading, ...] = (
 
 # Words of a title that say it is new to the user, not what it is ("their new office manager").
 _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
-_A_ROLE = re.compile(rf"(?i)^{ROLE}$")
+_A_ROLE = re.compile(WHOLE_ROLE, re.IGNORECASE)  # the vocabulary's whole job title, matched whole
 
 
 def read_by_table(rule: Rule, since: int = 0) -> None:
@@ -203,7 +203,7 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
             add_home_city(rule, city, f"The user lives in {city}.")
         return
     title = _title(nodes["title"])
-    if not _A_ROLE.match(title):
+    if not _A_ROLE.fullmatch(title):
         return  # "joined the choir as a tenor"? only a job's title is a job title
     add_employer(rule, _name(nodes["employer"]), new=True)
     add_job_title(rule, title)
