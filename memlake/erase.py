@@ -142,12 +142,12 @@ def settle_agent_facts(settings: Settings, agent_id: str, facts: pl.DataFrame, e
     stamps, so the forget entry still reads as pending and folding it again changes nothing."""
     lake = Lake(settings.lake_dir)
     for table, rows in ((FACTS, facts), (FACT_EDGES, edges)):
+        ours = pl.from_arrow(conform(table, rows))  # the same rows for every file: conformed once
+        assert isinstance(ours, pl.DataFrame)
         for path in lake.files(table):
             data = pq.read_table(path)
             frame = pl.from_arrow(data)
             assert isinstance(frame, pl.DataFrame)
-            ours = pl.from_arrow(conform(table, rows))
-            assert isinstance(ours, pl.DataFrame)
             settled = pl.concat([frame.filter(pl.col("agent_id") != agent_id), ours])
             write_parquet_atomically(path, settled.to_arrow().cast(data.schema))
 
@@ -155,10 +155,8 @@ def settle_agent_facts(settings: Settings, agent_id: str, facts: pl.DataFrame, e
 def _derived_facts(lake: Lake, erasure: Erasure) -> set[str]:
     """The fact versions read only from what `erasure` takes (its conversations, its messages): they go with it."""
     facts = lake.read(FACTS).filter(pl.col("agent_id").eq(erasure.agent_id))
-    if erasure.whole_agent:
-        return {f"{f}@{v}" for f, v in facts.select("fact_id", "version").iter_rows()}
-    gone = _only_from(erasure)
-    return {f"{f}@{v}" for f, v in facts.filter(gone).select("fact_id", "version").iter_rows()}
+    gone = facts if erasure.whole_agent else facts.filter(_only_from(erasure))
+    return {f"{f}@{v}" for f, v in gone.select("fact_id", "version").iter_rows()}
 
 
 def _only_from(erasure: Erasure) -> pl.Expr:

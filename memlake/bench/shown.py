@@ -21,8 +21,9 @@ import polars as pl
 from memlake.bench.facts import Extracted, Observation, match_observations
 from memlake.distill.models import Conversation, FactCandidate
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
+from memlake.distill.offline.assistant_chat import is_assistant_chat
 from memlake.embedding import TextEmbedder
-from memlake.facts.confidence import is_assistant_chat, reading_prior, shown
+from memlake.facts.confidence import reading_prior, shown
 from memlake.facts.fold import Candidate, fold
 
 THRESHOLDS = (0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
@@ -33,9 +34,7 @@ def fold_conversations(conversations: Iterable[Conversation],
     """The current facts (status active) the fold makes of these conversations' offline facts."""
     candidates = []
     for conversation in conversations:
-        users = {m.speaker for m in conversation.messages if m.role == "user"}
-        assistant_chat = is_assistant_chat([(m.role, m.speaker) for m in conversation.messages
-                                            if m.role != "user"], users)
+        assistant_chat = is_assistant_chat(conversation)
         said_at = {m.message_id: m.created_at for m in conversation.messages}
         for fact in distill(conversation).fact_candidates:
             candidates.append(candidate_of(conversation, fact, said_at, assistant_chat))

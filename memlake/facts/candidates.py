@@ -16,7 +16,8 @@ from datetime import datetime
 
 import polars as pl
 
-from memlake.facts.confidence import is_assistant_chat, reading_prior
+from memlake.distill.offline.assistant_chat import replies_from_an_assistant
+from memlake.facts.confidence import reading_prior
 from memlake.facts.fold import Candidate
 from memlake.moments import as_utc_if_moment
 from memlake.schemas import FACT_TYPES
@@ -39,14 +40,14 @@ def message_index(turns: pl.DataFrame) -> dict[tuple[str, str, str], tuple[str, 
 
 
 def assistant_chats(turns: pl.DataFrame) -> set[tuple[str, str]]:
-    """The (agent, conversation) pairs of `turns` that are chats with an assistant (`is_assistant_chat`)."""
+    """The (agent, conversation) pairs of `turns` that are chats with an assistant (`replies_from_an_assistant`)."""
     if turns.height == 0:
         return set()
     chats: set[tuple[str, str]] = set()
     for (agent_id, conversation_id), messages in turns.group_by("agent_id", "conversation_id"):
         speakers = messages.select("role", "speaker").rows()
         users = {speaker for role, speaker in speakers if role == "user"}
-        if is_assistant_chat([(role, speaker) for role, speaker in speakers if role != "user"], users):
+        if replies_from_an_assistant([(role, speaker) for role, speaker in speakers if role != "user"], users):
             chats.add((str(agent_id), str(conversation_id)))
     return chats
 

@@ -21,7 +21,7 @@ kept, in history, listed by `memlake facts --candidates`, and shown once said ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import polars as pl
 
@@ -37,8 +37,6 @@ INFERRED_PRIOR = 0.5
 ASSISTANT_CHAT_FACTOR = 0.8
 OFFLINE_DISTILLER = "memlake-offline"  # the prefix of every offline distiller version
 USER_SUBJECTS = frozenset({"", "user", "the user"})
-# Names an assistant answers under in an export (a reply under another capitalised name is a person's).
-ASSISTANT_NAMES = frozenset({"assistant", "chatgpt", "claude", "gpt", "ai", "bot", "gemini", "copilot"})
 
 
 def reading_prior(
@@ -63,14 +61,6 @@ def reading_prior(
 def fact_confidence(prior: float, conversations: int) -> float:
     """A fact's confidence from its best reading's prior and the number of conversations that said it."""
     return round(1.0 - (1.0 - prior) ** max(1, conversations), 6)
-
-
-def is_assistant_chat(replies: Sequence[tuple[str, str | None]], user_speakers: set[str | None]) -> bool:
-    """Whether a conversation is a chat with an assistant: someone replies (`replies`: the role and speaker of every
-    message not the user's), and no reply comes from a person with a name. A statement told alone is no chat."""
-    return bool(replies) and not any(
-        speaker and speaker not in user_speakers and speaker[0].isupper() and speaker.lower() not in ASSISTANT_NAMES
-        for _, speaker in replies)
 
 
 def shown(threshold: float) -> pl.Expr:

@@ -18,9 +18,7 @@ import polars as pl
 
 from memlake.chunks import SENTENCE_END
 from memlake.distill.models import USER_SUBJECT
-
-# The offline distiller's list of program speakers is the one list of them.
-from memlake.distill.offline.entities import _PROGRAM_SPEAKERS as PROGRAM_SPEAKERS
+from memlake.distill.offline.vocabulary import PROGRAM_SPEAKERS
 from memlake.graph.mentions import Mention, Observation
 from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
 from memlake.nlp.names import names_in

@@ -12,12 +12,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from memlake.distill.offline.assistant_chat import replies_from_an_assistant
 from memlake.facts.confidence import (
     ASSISTANT_CHAT_FACTOR,
     SENTENCE_PRIOR,
     SLOT_PRIOR,
     fact_confidence,
-    is_assistant_chat,
     reading_prior,
 )
 from pipelines.cli import app
@@ -118,4 +118,4 @@ def test_a_fact_read_s_confidence_is_its_rule_family_times_the_chat_kind_and_gro
     ([], False),  # a statement told alone is no chat
 ])
 def test_an_assistant_chat_is_one_where_no_reply_comes_from_a_named_person(replies, assistant) -> None:
-    assert is_assistant_chat(replies, {"Ann"}) is assistant
+    assert replies_from_an_assistant(replies, {"Ann"}) is assistant

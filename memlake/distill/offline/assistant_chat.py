@@ -21,6 +21,7 @@ A chat between two people (LoCoMo's speakers name each other) is read as before:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memlake.distill.models import Conversation, FactCandidate, Message
 from memlake.text import content_words
@@ -57,18 +58,25 @@ _OF_THE_MOMENT = re.compile(r"^The user (?!and others\b).*?\b(?:(?:is|are|feels?
 # The head noun after "the"/"this"/"that"/"these"/"those" (one describing word may stand before it).
 _POINTED_THING = re.compile(r"\b(?:the|this|that|these|those)\s+(?:[a-z]+\s+)?([a-z]{3,})\b"
                             r"(?!\s+(?:of|for|to|with|in|at)\b)")
-_ASSISTANT_NAMES = frozenset({"assistant", "chatgpt", "claude", "gpt", "ai", "bot", "gemini", "copilot"})
+# Names an assistant answers under in an export (a reply under another capitalised name is a person's).
+ASSISTANT_NAMES = frozenset({"assistant", "chatgpt", "claude", "gpt", "ai", "bot", "gemini", "copilot"})
 _WE = re.compile(r"^The user and others\b")
 _A_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)? of [A-Z][a-z]+")
 
 
 def is_assistant_chat(conversation: Conversation) -> bool:
-    """Whether the other side is an assistant: someone replies, and no reply comes from a person with a name (a
-    statement told alone, as `remember` tells one, is no chat)."""
+    """Whether the other side of `conversation` is an assistant (`replies_from_an_assistant`)."""
     users = {m.speaker for m in conversation.messages if m.role == "user"}
-    replies = [m for m in conversation.messages if m.role != "user"]
-    return bool(replies) and not any(m.speaker and m.speaker not in users and m.speaker[0].isupper()
-                                     and m.speaker.lower() not in _ASSISTANT_NAMES for m in replies)
+    return replies_from_an_assistant([(m.role, m.speaker) for m in conversation.messages if m.role != "user"], users)
+
+
+def replies_from_an_assistant(replies: Sequence[tuple[str, str | None]], user_speakers: set[str | None]) -> bool:
+    """Whether a conversation is a chat with an assistant: someone replies (`replies`: the role and speaker of every
+    message not the user's), and no reply comes from a person with a name. A statement told alone, as `remember`
+    tells one, is no chat. The one rule both the offline distiller and the facts' confidence read."""
+    return bool(replies) and not any(
+        speaker and speaker not in user_speakers and speaker[0].isupper() and speaker.lower() not in ASSISTANT_NAMES
+        for _, speaker in replies)
 
 
 def spoken_part(message: Message) -> str | None:

@@ -36,6 +36,7 @@ from memlake.distill.offline.vocabulary import (
     OTHER_RELATIVES,
     PARTNER_WORDS,
     PET_WORDS,
+    PROGRAM_SPEAKERS,
     SIBLING_WORDS,
     SKILL_WORDS,
     STOPWORDS,
@@ -47,9 +48,6 @@ _WORD = r"[A-ZÀ-ÖØ-Þ](?:[\w&-]|['’](?!s\b))*"
 _RUN = re.compile(rf"(?<![\w'’.-]){_WORD}(?:\s+(?:(?:of|of the|de|&)\s+)?{_WORD})*")
 _BEFORE_SENTENCE = re.compile(r"(?:^|[.!?:;\"“”(\[…*#>-]|\n)\s*$")
 
-# Speakers that are a program, not a person: their turns are not read for names.
-_PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chatgpt", "claude", "gpt", "gemini",
-                               "copilot", "tool"})
 # Capitalised words that name nothing: greetings, interjections, titles of address, chat shorthand.
 _NOT_ENTITIES = frozenset(NOT_NAMES) | DEMONYMS | SKILL_WORDS | frozenset(
     """Wow Oh Ah Aw Aww Awww Haha Hahaha Lol LOL OMG Omg Yay Yeah Yep Nope Hmm Um Uh Cool Nice Awesome Amazing
@@ -148,7 +146,7 @@ def speaking_people(conversation: Conversation) -> dict[str, str]:
     people: dict[str, str] = {}
     for m in conversation.messages:
         name = (m.speaker or "").strip()
-        if name and name.lower() not in _PROGRAM_SPEAKERS and name[0].isupper():
+        if name and name.lower() not in PROGRAM_SPEAKERS and name[0].isupper():
             people.setdefault(name, m.message_id)
     return people
 
