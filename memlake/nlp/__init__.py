@@ -3,6 +3,7 @@ text hash, and what readers ask of a sentence (clauses with subject, predicate, 
 entities with their types)."""
 
 from memlake.nlp.clauses import Clause, Entity, ParsedSentence, read, tense_of
-from memlake.nlp.language_model import LanguageModelMissing, parse, pipeline
+from memlake.nlp.language_model import LanguageModelMissing, parse, parse_all, pipeline
 
-__all__ = ["Clause", "Entity", "LanguageModelMissing", "ParsedSentence", "parse", "pipeline", "read", "tense_of"]
+__all__ = ["Clause", "Entity", "LanguageModelMissing", "ParsedSentence", "parse", "parse_all", "pipeline", "read",
+           "tense_of"]
