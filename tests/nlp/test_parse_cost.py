@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memlake import nlp
-from memlake.nlp import language_model as the_pipeline
+from tests.nlp.counting import CountingPipeline, count_parses
 
 TEXTS = [
     "My aunt Priya moved from Pune to Toronto in 2019.",
@@ -18,32 +18,9 @@ TEXTS = [
 ]
 
 
-class CountingPipeline:
-    """The real pipeline, counting the texts it parses one at a time and the batches it parses."""
-
-    def __init__(self, real: Any) -> None:
-        self.real, self.one_at_a_time, self.batches, self.texts_in_batches = real, 0, 0, 0
-
-    def __call__(self, text: str, **kwargs: Any) -> Any:
-        self.one_at_a_time += 1
-        return self.real(text, **kwargs)
-
-    def pipe(self, texts: Any, **kwargs: Any) -> Any:
-        texts = list(texts)
-        self.batches += 1
-        self.texts_in_batches += len(texts)
-        return self.real.pipe(texts, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
-
-
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> CountingPipeline:
-    counting = CountingPipeline(nlp.pipeline())
-    monkeypatch.setattr(the_pipeline, "_pipeline", counting)
-    monkeypatch.setattr(the_pipeline, "_parses", type(the_pipeline._parses)())  # nothing parsed yet
-    return counting
+    return count_parses(monkeypatch)
 
 
 def annotations(doc: Any) -> list[tuple[Any, ...]]:

@@ -48,7 +48,7 @@ from memlake.distill.offline.readers.self_statements import (
     with_the_i_left_out,
 )
 from memlake.distill.offline.readers.skills import read_skills
-from memlake.distill.offline.readers.table import read_by_table
+from memlake.distill.offline.readers.table import _may_anchor, read_by_table
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
     QUOTED,
@@ -62,6 +62,7 @@ from memlake.distill.offline.sentences import (
 )
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
+from memlake.nlp import parse_all
 
 OFFLINE_DISTILLER_VERSION = "memlake-offline-21"
 
@@ -86,6 +87,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     other_side = next(iter(addressees)) if len(addressees) == 1 else None  # whom "you" stands for, when named
     for sentence in sentences:
         sentence.text = without_asides(without_telling(without_addressee(sentence.text, addressees)))
+    _parse_what_the_readers_will(sentences)
     found = Found()
     context = Context.build(sentences)
     for sentence in sentences:
@@ -109,6 +111,18 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         fact_candidates=candidates,
         salience=salience_of(candidates, found, conversation),
     )
+
+
+# For each reader that reads the parse: whether it will parse a statement's text (only such texts are parsed).
+_PARSED_BY_READERS = (
+    _may_anchor,  # read_by_table
+)
+
+
+def _parse_what_the_readers_will(sentences: list[Sentence]) -> None:
+    """Parse, in one batch, the statements the readers will ask the parse of: a parse alone costs about four times
+    its share of a batch (memlake.nlp.language_model); the readers' own `parse` calls then find them cached."""
+    parse_all([s.text for s in sentences if not s.question and any(will(s.text) for will in _PARSED_BY_READERS)])
 
 
 def _addressees(conversation: Conversation) -> set[str]:

@@ -1,0 +1,69 @@
+"""What the offline distiller parses: a conversation's statements that a reader will read the parse of, together in
+one batch; nothing when a rerun finds every conversation unchanged. Phrasings written for these tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memlake.bench.distill import _turns_frame
+from memlake.distill.cache import ResultCache
+from memlake.distill.models import Conversation, Message
+from memlake.distill.offline import OfflineDistiller, distill_offline
+from memlake.distill.run import distill_pass
+from memlake.lake import Lake
+from memlake.nlp import language_model
+from memlake.schemas import EPISODES, PENDING
+from tests.nlp.counting import CountingPipeline, count_parses
+
+SAID = datetime(2026, 3, 4, 9, 0, tzinfo=UTC)
+
+# Three statements the table of patterns reads, a question, and two no pattern could anchor on.
+TEXTS = [
+    "Big news, we finally relocated to Aberdeen.",
+    "What should I cook tonight?",
+    "The rain has not stopped for days.",
+    "I got hired by Soylent Labs as a data analyst.",
+    "Anyway, I live in Dundee these days.",
+    "It is what it is.",
+]
+
+
+@pytest.fixture
+def counting(monkeypatch: pytest.MonkeyPatch) -> CountingPipeline:
+    return count_parses(monkeypatch)
+
+
+def conversation(conversation_id: str, texts: list[str]) -> Conversation:
+    return Conversation("ana", conversation_id, None, tuple(
+        Message(f"{conversation_id}-m{i}", "user", text, SAID + timedelta(minutes=i)) for i, text in enumerate(texts)))
+
+
+def test_the_statements_a_reader_will_parse_are_parsed_together_in_one_batch(counting: CountingPipeline) -> None:
+    session = distill_offline(conversation("c1", TEXTS))
+    assert {(c.slot, c.value) for c in session.fact_candidates if c.slot} >= {
+        ("home_city", "Dundee"), ("employer", "Soylent Labs")}  # what the table read
+    assert (counting.batches, counting.texts_in_batches, counting.one_at_a_time) == (1, 3, 0)
+
+
+def test_a_rerun_of_unchanged_conversations_distills_and_parses_nothing(counting: CountingPipeline,
+                                                                         tmp_path: Path) -> None:
+    frame = _turns_frame([conversation("c1", TEXTS), conversation("c2", TEXTS[3:] + ["I moved to Perth."])])
+    lake, days, as_of = Lake(tmp_path), sorted(set(frame["day"].to_list())), datetime(2026, 4, 1, tzinfo=UTC)
+
+    def run() -> tuple[int, int]:
+        cache, distiller = ResultCache.load(lake, days), OfflineDistiller()
+        result = distill_pass(frame, Lake.empty(EPISODES), Lake.empty(PENDING), cache, distiller, as_of=as_of,
+                              debounce_seconds=0, days=days)
+        cache.write(lake, result.live)
+        assert distiller.usage.requests == 0  # the offline distiller calls no model
+        return result.stats.distilled, result.stats.cache_hits
+
+    assert run() == (2, 0)
+    parsed = (counting.batches, counting.one_at_a_time)
+    assert parsed != (0, 0)  # the first pass parsed what the table reads
+    language_model._parses.clear()  # as in a new process: nothing parsed yet
+    assert run() == (0, 2)
+    assert (counting.batches, counting.one_at_a_time) == parsed  # the rerun parsed nothing
