@@ -3,12 +3,13 @@ one batch; nothing when a rerun finds every conversation unchanged. Phrasings wr
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from memlake.bench.distill import _turns_frame
+from memlake.bench.distill import _turns_frame, run_distill_benchmark
 from memlake.distill.cache import ResultCache
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import OfflineDistiller, distill_offline
@@ -67,3 +68,21 @@ def test_a_rerun_of_unchanged_conversations_distills_and_parses_nothing(counting
     language_model._parses.clear()  # as in a new process: nothing parsed yet
     assert run() == (0, 2)
     assert (counting.batches, counting.one_at_a_time) == parsed  # the rerun parsed nothing
+
+
+def test_each_timed_pass_of_the_benchmark_parses_as_a_first_distillation(counting: CountingPipeline,
+                                                                        tmp_path: Path) -> None:
+    """A first distillation finds nothing parsed: a pass timed with the parses of the pass before would be too fast."""
+    turns = [{"speaker": "Ana" if i % 2 == 0 else "Bo", "dia_id": f"D1:{i + 1}", "text": text}
+             for i, text in enumerate(TEXTS)]
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([{"sample_id": "s1", "conversation": {
+        "speaker_a": "Ana", "speaker_b": "Bo", "session_1_date_time": "9:15 am on 4 March, 2026",
+        "session_1": turns}}]))
+
+    report = run_distill_benchmark(data, None, rounds=3, log=lambda _: None)
+
+    parsed_by_a_pass = 2  # Ana's (the user's) turns the table reads: TEXTS[0] and TEXTS[4]
+    assert report["offline"]["rounds"] == 3
+    assert counting.texts_in_batches >= 3 * parsed_by_a_pass  # every timed pass parsed them anew
+    assert counting.one_at_a_time == 0
