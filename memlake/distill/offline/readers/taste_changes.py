@@ -31,6 +31,9 @@ _POINTERS = frozenset({"it", "them", "that", "those", "these", "this"})
 _USER = frozenset({"i", "we"})
 _CUE_WORDS = frozenset({form for lemma in (*LIKING, "stand", "stop", "go") for form in inflections(lemma)}
                        | set(_KEEN) | {"favourite", "favorite", "enough", "off"})
+# Words that tell a taste's time or change: "used to", "never", "gone off", "stopped", "now", "anymore".
+_CHANGE_WORDS = frozenset({"used", "never", "off", "stopped", "stop", "now", "anymore", "nowadays", "lately",
+                           "recently", "days"})
 
 
 @dataclass
@@ -45,11 +48,11 @@ def read_taste_change(rule: Rule, since: int) -> None:
     """The tastes of a sentence whose change the message tells (see the module docstring); `since` is where the
     sentence's findings begin (what was kept of it as said about the same thing is replaced)."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", rule.sentence.text)}
-    if words.isdisjoint(_CUE_WORDS):
-        return  # only a sentence that may tell a taste is parsed
+    said = _tastes_said_in_message(rule, since)
+    if words.isdisjoint(_CUE_WORDS) or words.isdisjoint(_CHANGE_WORDS) and not said:
+        return  # only a sentence that may tell a taste and its change is parsed
     tastes = [t for v in parse(rule.sentence.text) if (t := _taste_of(v)) is not None]
     told_now = any(t.held in ("now", "turned") for t in tastes)
-    said = _tastes_said_in_message(rule, since)
     for taste in tastes:
         named = _words(taste.thing) if taste.thing is not None else None
         thing = named or (said[-1][1] if said else None)  # "... now I love it": the thing of the taste before
@@ -57,7 +60,8 @@ def read_taste_change(rule: Rule, since: int) -> None:
             continue
         if taste.held == "before" and not told_now:
             continue  # "I loved the show as a kid": a past taste alone says nothing of now
-        if taste.held == "now" and named and not any(likes != taste.likes and of == thing for likes, of in said):
+        reverses = any(likes != taste.likes and of == thing for likes, of in said)
+        if taste.held == "now" and not reverses or taste.held == "never" and not named and not reverses:
             continue  # a taste with no change told: the preference readers read it
         _write(rule, taste, thing, since)
         said.append((taste.likes, thing))
@@ -65,7 +69,8 @@ def read_taste_change(rule: Rule, since: int) -> None:
 
 def _taste_of(verb: Token) -> _Taste | None:
     """The taste a clause headed by `verb` states, if it is the user's and said as a fact."""
-    if verb.pos_ not in ("VERB", "AUX", "ADJ") or tense_of(verb) == "future":
+    if verb.pos_ not in ("VERB", "AUX", "ADJ") or verb.dep_ == "relcl" or tense_of(verb) == "future":
+        # ("a beach that I love": the taste of what the clause hangs on, which the preference readers read)
         return None
     before = verb.doc[verb.sent.start:verb.i].text
     if HYPOTHETICAL.search(before) or REPORTED.search(before):
