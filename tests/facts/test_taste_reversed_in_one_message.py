@@ -61,3 +61,16 @@ def test_a_taste_never_held_is_a_current_dislike_and_ends_nothing(text: str, thi
     dislike = about.row(0, named=True)
     assert dislike["type"] == "preference" and "dislike" in dislike["tags"] and dislike["valid_until"] is None, dislike
     assert section_of(dislike) == "preferences"
+
+
+@pytest.mark.parametrize("text, thing", [
+    ("I love green tea. I never liked him though.", "green tea"),
+    ("Pottery is my favourite hobby. I never like to rush it, though.", "pottery"),
+    ("I adore hiking. Lately I can't stand her.", "hiking"),
+])
+def test_a_taste_of_someone_or_of_no_thing_leaves_the_taste_before_it_as_it_was(text: str, thing: str) -> None:
+    """A pronoun for a person, or a taste with no object, is not taken for the thing liked before in the message."""
+    result = fold(said_offline(text, SAID))
+    about = _about(result.facts, thing)
+    assert about.height and not about.filter(pl.col("tags").list.contains("dislike")).height, about["content"]
+    assert about["valid_until"].is_null().all(), about["content"].to_list()

@@ -55,6 +55,8 @@ def read_taste_change(rule: Rule, since: int) -> None:
     told_now = any(t.held in ("now", "turned") for t in tastes)
     for taste in tastes:
         named = _words(taste.thing) if taste.thing is not None else None
+        if taste.thing is not None and named is None and taste.thing.lower_ not in _POINTERS:
+            continue  # "I never liked him": a person, whom only the chat shows
         thing = named or (said[-1][1] if said else None)  # "... now I love it": the thing of the taste before
         if not thing:
             continue
@@ -82,15 +84,16 @@ def _taste_of(verb: Token) -> _Taste | None:
     if lemma in LIKING and _user_says(verb):
         if any(c.lower_ == "never" for c in verb.children):
             held = "never"  # "I never liked horror films": a dislike that holds
-        return _Taste(LIKING[lemma] != denied, _object(verb), held)
-    if lemma == "stand" and denied and _user_says(verb):  # "I can't stand them"
+        return _Taste(LIKING[lemma] != denied, _object(verb), held) if _object(verb) is not None else None
+    if lemma == "stand" and denied and _user_says(verb) and _object(verb) is not None:  # "I can't stand them"
         return _Taste(False, _object(verb), held)
     if lemma == "get" and denied and any(c.lower_ == "enough" for c in verb.children) and _user_says(verb):
         enough = next(c for c in verb.children if c.lower_ == "enough")  # "I can't get enough of them"
         return _Taste(True, _object(enough), "now")
     if lemma == "go" and any(c.lower_ == "off" for c in verb.children) and _user_says(verb):
         off = next(c for c in verb.children if c.lower_ == "off")  # "I've gone off tea", "we went off sourdough"
-        return _Taste(False, _object(off) or _object(verb, bare=True), "turned")
+        thing = _object(off) or _object(verb, bare=True)
+        return _Taste(False, thing, "turned") if thing is not None else None
     if lemma == "stop" and _user_says(verb):  # "I stopped enjoying crime novels"
         liking = next((c for c in verb.children if c.dep_ == "xcomp" and c.lemma_.lower() in LIKING), None)
         return _Taste(not LIKING[liking.lemma_.lower()], _object(liking), "turned") if liking is not None else None
@@ -160,7 +163,8 @@ def _write(rule: Rule, taste: _Taste, thing: str, since: int) -> None:
                 old.valid_until = rule.said.isoformat()
     if taste.held == "turned":
         _add(rule, not taste.likes, thing, ended=True)
-    same = [c for c in mine if c.type == "preference" and ("dislike" not in c.tags) == taste.likes]
+    same = [c for c in mine if c.type == "preference" and ("dislike" not in c.tags) == taste.likes
+            and c.valid_until is None]
     if not same:
         _add(rule, taste.likes, thing, ended=taste.held in ("ended", "before"),
              content=f"The user has gone off {thing}." if taste.held == "turned" and not taste.likes else None)
