@@ -24,6 +24,8 @@ def _about(frame: pl.DataFrame, thing: str) -> pl.DataFrame:
     ("I was really into podcasts for a while, but I've gone off them.", "podcasts", False),
     ("I've gone off tea since the summer.", "tea", False),
     ("We went off sourdough after the holidays.", "sourdough", False),
+    ("I stopped enjoying crime novels after a while.", "crime novels", False),
+    ("I used to adore mushrooms and peppers but these days I can't stand them.", "mushrooms and peppers", False),
     # a dislike, then a like
     ("I never enjoyed opera, but recently I've been loving it.", "opera", True),
     ("I used to hate cycling. Now I love it.", "cycling", True),

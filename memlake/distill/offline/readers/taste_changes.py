@@ -81,7 +81,7 @@ def _taste_of(verb: Token) -> _Taste | None:
     held = "ended" if used_to else "before" if tense_of(verb) == "past" and verb.tag_ == "VBD" else "now"
     denied = any(c.dep_ == "neg" for c in verb.children)
     lemma = verb.lemma_.lower()
-    if lemma in LIKING and _user_says(verb):
+    if lemma in LIKING and _user_says(verb) and not (verb.dep_ == "xcomp" and verb.head.lemma_ == "stop"):
         if any(c.lower_ == "never" for c in verb.children):
             held = "never"  # "I never liked horror films": a dislike that holds
         return _Taste(LIKING[lemma] != denied, _object(verb), held) if _object(verb) is not None else None
@@ -137,13 +137,17 @@ def _object(head: Token | None, *, bare: bool = False) -> Token | None:
 
 
 def _words(thing: Token) -> str | None:
-    """The phrase of what a taste is of ("board games", "crime novels"), or None for a pointer ("them")."""
-    if thing.lower_ in _POINTERS or thing.pos_ == "PRON":
+    """The phrase of what a taste is of ("the beach", "crime novels", "the idea of moving"), without a clause hanging
+    on it; None for a pointer ("them", "that show": what only the chat shows)."""
+    if thing.lower_ in _POINTERS or thing.pos_ == "PRON" or any(
+            c.dep_ == "det" and c.lower_ in _POINTERS for c in thing.children):
         return None
-    kept = [t for t in thing.subtree if t.dep_ not in ("det", "punct", "prep", "pobj", "relcl", "acl")
-            or t.i == thing.i]
+    left_out = {u.i for t in thing.subtree if t.dep_ in ("relcl", "acl", "punct") for u in t.subtree}
+    kept = [t for t in thing.subtree if t.i not in left_out]
     words = " ".join(t.text for t in kept)
-    return third_person(words if thing.pos_ == "PROPN" and thing.tag_ != "NNP" or thing.i else words.lower())
+    if kept[0].i == kept[0].sent.start and kept[0].pos_ != "PROPN":
+        words = words[:1].lower() + words[1:]  # "Anchovies used to be ...": no name, no capital
+    return third_person(words)
 
 
 def _tastes_said_in_message(rule: Rule, since: int) -> list[tuple[bool, str]]:
