@@ -31,9 +31,12 @@ _POINTERS = frozenset({"it", "them", "that", "those", "these", "this"})
 _USER = frozenset({"i", "we"})
 _CUE_WORDS = frozenset({form for lemma in (*LIKING, "stand", "stop", "go") for form in inflections(lemma)}
                        | set(_KEEN) | {"favourite", "favorite", "enough", "off"})
-# Words that tell a taste's time or change: "used to", "never", "gone off", "stopped", "now", "anymore".
-_CHANGE_WORDS = frozenset({"used", "never", "off", "stopped", "stop", "now", "anymore", "nowadays", "lately",
-                           "recently", "days"})
+# Words that tell a taste's change: "used to", "never", "gone off", "stopped"; and words of now ("now", "anymore"),
+# which tell one only after a taste said in the past ("I always disliked board games but now I enjoy them").
+_CHANGE_WORDS = frozenset({"used", "never", "stopped", "stop"})
+_GO = frozenset(inflections("go")) | {"went", "gone"}
+_NOW_WORDS = frozenset({"now", "anymore", "nowadays", "lately", "recently", "days"})
+_PAST_TASTE = frozenset({form for lemma in LIKING for form in inflections(lemma) if form.endswith("ed")} | {"was"})
 
 
 @dataclass
@@ -49,8 +52,11 @@ def read_taste_change(rule: Rule, since: int) -> None:
     sentence's findings begin (what was kept of it as said about the same thing is replaced)."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", rule.sentence.text)}
     said = _tastes_said_in_message(rule, since)
-    if words.isdisjoint(_CUE_WORDS) or words.isdisjoint(_CHANGE_WORDS) and not said:
-        return  # only a sentence that may tell a taste and its change is parsed
+    tasted = not words.isdisjoint(_CUE_WORDS - _GO - {"off"})
+    changed = not words.isdisjoint(_CHANGE_WORDS) or not words.isdisjoint(_NOW_WORDS) and (
+        bool(said) or not words.isdisjoint(_PAST_TASTE))
+    if not (tasted and changed or "off" in words and not words.isdisjoint(_GO)):
+        return  # only a sentence that may tell a taste and its change is parsed ("gone off tea" tells both)
     tastes = [t for v in parse(rule.sentence.text) if (t := _taste_of(v)) is not None]
     told_now = any(t.held in ("now", "turned") for t in tastes)
     for taste in tastes:
