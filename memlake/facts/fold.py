@@ -955,7 +955,8 @@ class Folder:
         matches = self._matches(obs, skey, statuses=("active",))
         # Rule 2: duplicate. What the user tells memory (an override) confirms a fact only if it says nothing more:
         # "My sister Giulia moved to York" reads like "The user's sister is Giulia", but the move is news.
-        duplicates = [m for m in matches if self._is_duplicate(m) and not (
+        # (the opposite taste of the same thing is never a duplicate: "disliked board games" beside "likes them now")
+        duplicates = [m for m in matches if self._is_duplicate(m) and not reverses(obs, m.fact) and not (
             obs.is_override and not words_loosely_in(self._content_words(obs.content),
                                                      self._content_words(m.fact.content)))]
         if duplicates:

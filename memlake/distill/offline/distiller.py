@@ -49,6 +49,7 @@ from memlake.distill.offline.readers.self_statements import (
 )
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.readers.table import _may_anchor, read_by_table
+from memlake.distill.offline.readers.taste_changes import read_taste_change
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
     QUOTED,
@@ -186,6 +187,7 @@ def _read_sentence(sentence: Sentence, context: Context, found: Found, other_sid
             if len(found.candidates) == read_by_rules:  # what no rule names, said plainly about the user's life
                 read_self_statement(rule, clause)
         read_by_table(rule, since=before)  # the patterns over the parse, wherever the sentence puts the clause
+        read_taste_change(rule, since=before)  # a taste told with its change: the one now current, the old ended
         if len(found.candidates) == before:  # no clause alone said enough: the sentence as a whole may
             read_self_sentence(rule)
         if len(found.candidates) == before:  # ... once its titles, "you" and "it" are resolved from the message

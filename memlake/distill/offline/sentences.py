@@ -341,10 +341,16 @@ def with_the_rest_of_a_list(obj: str, rest: str) -> str:
 
 
 def third_person(text: str) -> str:
-    swaps = {"my": "their", "me": "them", "i": "they", "myself": "themselves", "mine": "theirs", "our": "their",
-             "us": "them", "we": "they", "i'm": "they're", "i've": "they've"}
-    return re.sub(r"\b(my|me|I|myself|mine|our|us|we|I'm|I've)\b",
-                  lambda m: swaps[m.group(1).lower()], text)
+    """`text` with the user's first person as the third: "my sister and I" -> "their sister and they", "I am" -> "they
+    are". Case matters: "us" is the user and others, "US" a country; "We" opens a sentence."""
+    return _FIRST_PERSON.sub(lambda m: _THIRD_PERSON.get(m.group(1).lower(), "their"), text)
+
+
+_THIRD_PERSON = {"me": "them", "myself": "themselves", "mine": "theirs", "us": "them", "we": "they", "ours": "theirs",
+                 "ourselves": "themselves", "i": "they", "i'm": "they're", "i am": "they are", "i've": "they've",
+                 "i was": "they were", "we're": "they're", "we've": "they've"}  # (my, our: their)
+_FIRST_PERSON = re.compile(r"\b(my|My|me|myself|mine|our|Our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|We're|"
+                           r"we've|We've|we|We)\b")
 
 
 def sentence_case(text: str) -> str:

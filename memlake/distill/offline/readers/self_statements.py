@@ -19,7 +19,7 @@ import re
 from memlake.distill.dates import with_dates_resolved
 from memlake.distill.models import KIN_OR_PET, USER_SUBJECT
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case
+from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case, third_person
 from memlake.distill.offline.vocabulary import (
     CAP,
     DIETS,
@@ -31,6 +31,7 @@ from memlake.distill.offline.vocabulary import (
     TEMPORARY,
 )
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
+from memlake.nlp import parse
 from memlake.text import content_words
 
 # A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
@@ -95,27 +96,27 @@ _DEICTIC = re.compile(r"\b(?:it|its|it's|" + _THAT_OPENS_WHAT
                       r"those)(?! (?:week|weekend|month|year|summer|winter|spring|"
                       r"fall|autumn|morning|evening|afternoon|semester|season)s?\b)|there|here|too|same|one|ones|"
                       r"they|them|their|he|she|him|her|his|hers|so much|such)\b", re.I)
-# "they"/"them"/"their" after a plural noun of the same clause stand for it, not for something only the chat shows:
-# "I mentor young dancers to help them reach their potential". (A plural noun: a word in -s that is no function word.)
-_PLURAL_NOUN = re.compile(r"\b(?!(?:always|sometimes|perhaps|towards|afterwards|news|yes|this|his|was|has|does|is|us|"
-                          r"as|plus|thus|unless|across|besides|whereas|lots|its|it's|hers|yours|ours|theirs|"
-                          r"less|loss|miss|guess|class|across|\w+selves)\b)(?:[a-z]{3,}[^s\W']s|people|children|men|women)\b")
-_THEIR_OWN = re.compile(r"\b(?:they|them|their|theirs|themselves)\b", re.I)
 # A "that" after a noun opening a relative clause with the user as its subject: "a pottery studio that I love".
 # (Not "that we": "a concert that we all enjoyed" would say "they all enjoyed", and who they are only the chat says.)
 _RELATIVE_THAT = re.compile(r"(?<=[a-z] )that(?= (?:I|my)\b)")
 
 
+_THEIRS = frozenset({"they", "them", "their", "theirs", "themselves"})
+
+
 class _PointsAtChat:
-    """`_DEICTIC`, with the pronouns whose thing the clause itself names set aside first."""
+    """`_DEICTIC`, with "they", "them", "their" set aside after a plural noun of the clause, which they stand for: "I
+    mentor young dancers to help them reach their potential" (not in a phrase hanging on the noun: "the smiles on
+    their faces" are someone else's). The parse tags the plural noun."""
 
     @staticmethod
     def search(text: str) -> re.Match[str] | None:
-        plural = _PLURAL_NOUN.search(text)
-        # ("the smiles on their faces": a pronoun in a phrase hanging on the noun is someone else's)
-        if plural and not re.match(r"\s+(?:on|in|of|at|from|with|for|to)\s+(?:they|them|their)\b", text[plural.end():]):
-            head, tail = text[: plural.end()], text[plural.end():]
-            text = head + _THEIR_OWN.sub("", tail)
+        if not _THEIRS.isdisjoint(text.lower().split()):
+            doc = parse(text)
+            plural = next((t for t in doc if t.tag_ in ("NNS", "NNPS")), None)
+            if plural is not None and not (plural.i + 2 < len(doc) and doc[plural.i + 1].dep_ == "prep"
+                                           and doc[plural.i + 2].lower_ in _THEIRS):
+                text = "".join(t.text_with_ws for t in doc if t.i <= plural.i or t.lower_ not in _THEIRS)
         return _DEICTIC.search(_RELATIVE_THAT.sub("", text))
 
 
@@ -203,13 +204,16 @@ def read_self_statement(rule: Rule, clause: str) -> None:
     who, rest = m.group("who"), cut_trailing(m.group("rest"))
     if any(g.search(f"{m.group('lead')} {rest}") for g in _NOT_LASTING):
         return
-    lead = m.group("lead").strip(" ,")
-    if _subordinate(lead, rest):
-        return  # "Since we chatted last": a clause that hangs on another
+    if not _subordinate(m.group("lead").strip(" ,"), rest):  # "Since we chatted last": it hangs on another clause
+        _add_said_by(rule, who, rest, m.group("lead").strip(" ,"), others, longest=24)
+
+
+def _add_said_by(rule: Rule, who: str, rest: str, lead: str, others: str, longest: int) -> None:
+    """The fact of a statement whose subject is `who` (I, we, my, our) and predicate `rest`, in the third person."""
     if who.lower() in ("my", "our"):
         _read_possession(rule, who.lower(), rest, lead)
         return
-    predicate = _predicate(who, rest)
+    predicate = _predicate(who, rest, longest)
     if predicate is None:
         return
     if who.lower().startswith("we") and others == "others" \
@@ -217,8 +221,7 @@ def read_self_statement(rule: Rule, clause: str) -> None:
             and not _HAS_KIN_OR_PET.match(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
-    said = f"{subject_words} {predicate}"
-    _add(rule, said, lead, predicate, USER_SUBJECT)
+    _add(rule, f"{subject_words} {predicate}", lead, predicate, USER_SUBJECT)
 
 
 # An ask of the assistant, opening with the verb of what it is to do (a past has its -ed: "Helped my mum move").
@@ -302,31 +305,26 @@ def read_self_sentence(rule: Rule) -> None:
         if named is None:
             return  # "I'm thinking of asking her out": whom, only the chat shows
         lead, rest = _with_the_name(lead, named), _with_the_name(rest, named)
-    if who.lower() in ("my", "our"):
-        _read_possession(rule, who.lower(), rest, lead.strip(" ,"))
-        return
-    predicate = _predicate(who, rest, longest=40)
-    if predicate is None:
-        return
-    if who.lower().startswith("we") and others == "others" \
-            and _type_of(rule, predicate) not in ("event", "preference", "commitment"):
-        return  # a "we" of nobody named: only what they did, like or plan together
-    subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
-    _add(rule, f"{subject_words} {predicate}", lead.strip(" ,"), predicate, USER_SUBJECT)
+    _add_said_by(rule, who, rest, lead.strip(" ,"), others, longest=40)
 
 
 _PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
-# "her" before a word it owns ("her phone") is "Sara's"; before a particle or the end ("asking her out") "Sara".
-_HER_AS_OBJECT = re.compile(r"\bher\b(?=\s*(?:$|[,.!?;:]|(?:out|up|back|over|down|off|on|in|at|to|for|with|from|"
-                            r"about|a|an|the|that|this|and|but|so|too|again|yet|when|if|because)\b))", re.I)
 
 
 def _with_the_name(text: str, name: str) -> str:
-    text = re.sub(r"\b(?:he|she)\b", name, text, flags=re.I)
-    text = re.sub(r"\b(?:he's|she's)\b", f"{name} is", text, flags=re.I)
-    text = _HER_AS_OBJECT.sub(name, text)
-    text = re.sub(r"\b(?:his|her)\b", f"{name}'s", text, flags=re.I)
-    return re.sub(r"\bhim\b", name, text, flags=re.I)
+    """"he", "she", "him" and "her" as an object as the name; "his" and "her" before what it owns as the name's;
+    which "her" is, and whether "'s" is "is", the parse says ("asking her out", "her phone", "she's a nurse")."""
+    out = []
+    for t in parse(text):
+        if t.lower_ in ("he", "she", "him") or t.lower_ == "her" and t.tag_ == "PRP":
+            word = name
+        elif t.lower_ in ("his", "her"):
+            word = f"{name}'s"
+        else:
+            word = " is" if t.lower_ == "'s" and t.lemma_ == "be" and t.i and t.nbor(-1).lower_ in ("he", "she") \
+                else t.text
+        out.append(word + t.whitespace_)
+    return "".join(out)
 
 
 _COMPANION = re.compile(rf"^(?P<name>{CAP}(?: {CAP})?|[Mm]y (?:[a-z-]+ ){{0,2}}?[a-z-]+) and I (?P<rest>.+)$")
@@ -412,9 +410,9 @@ def _me_as_user(text: str) -> str:
     if not first:
         return text
     if first.group(1) == "myself":  # "Painting's great for expressing myself": the user expresses themselves
-        return f"For the user, {text[0].lower()}{text[1:first.start()]}{third_person_words(text[first.start():])}"
+        return f"For the user, {text[0].lower()}{text[1:first.start()]}{third_person(text[first.start():])}"
     named = {"me": "the user", "my": "the user's", "mine": "the user's"}[first.group(1)]
-    return text[: first.start()] + named + third_person_words(text[first.end():])
+    return text[: first.start()] + named + third_person(text[first.end():])
 
 
 def cut_trailing(rest: str) -> str:
@@ -527,24 +525,15 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, open
         return  # "goes there now and then", "learned a new skill": it does not stand alone, or names nothing
     if _passing_promise(rule, predicate, lead):
         return
-    content = sentence_case(third_person_words(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
+    content = sentence_case(third_person(f"{lead}, {said[0].lower()}{said[1:]}" if lead else said))
     content = with_dates_resolved(re.sub(r"\bgonna\b", "going to", content), rule.sentence.message.created_at)
-    value = cut_object(third_person_words(predicate)) or predicate
+    value = cut_object(third_person(predicate)) or predicate
     type_ = _type_of(rule, predicate)
     if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
         return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
     # a relative or a pet the user has is one of their people, not who they are (the profile lists it with them)
     tags = ("said", KIN_OR_PET) if _HAS_KIN_OR_PET.match(re.sub(rf"^{_ADVERBS}+", "", predicate)) else ("said",)
     rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=tags)
-
-
-def third_person_words(text: str) -> str:
-    swaps = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "our": "their", "us": "them",
-             "we": "they", "ours": "theirs", "ourselves": "themselves", "i": "they", "i'm": "they're",
-             "i am": "they are", "i've": "they've", "i was": "they were", "we're": "they're", "we've": "they've"}
-    # Case matters: "us" is the user and others, "US" a country; "We" opens a sentence.
-    return re.sub(r"\b(my|My|me|myself|mine|our|Our|us|ours|ourselves|I'm|I am|I've|I was|I|we're|We're|we've|"
-                  r"We've|we|We)\b", lambda m: swaps[m.group(1).lower()], text)
 
 
 def _type_of(rule: Rule, predicate: str) -> str:
