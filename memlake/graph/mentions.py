@@ -12,6 +12,7 @@ import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
 from memlake.facts.fold import chain_id, slot_of
+from memlake.nlp.names import CHAT_ROLE_WORDS
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
 # The distiller's entity types, as the graph's (GRAPH_ENTITY_TYPES).
@@ -147,14 +148,14 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
         types: dict[str, str] = {}
         for entity in entities or []:
             name = (entity.get("name") or "").strip()
-            if not name or name.lower() == USER_SUBJECT:
-                continue
+            if not name or name.lower() == USER_SUBJECT or name.lower() in CHAT_ROLE_WORDS:
+                continue  # the user is their own entity; "Assistant" is a side of the chat, no one in it
             types[name.lower()] = graph_type(entity.get("type"))
             said_in = tuple(entity.get("message_ids") or ()) or _messages_naming(candidates, name)
             mentions.append(Mention(agent, name, types[name.lower()], conversation, started, said_in))
         for r in relations or []:
             source, target = (r.get("source") or "").strip(), (r.get("target") or "").strip()
-            if not source or not target or not (r.get("relation") or "").strip():
+            if not source or not target or not (r.get("relation") or "").strip() or _a_role(source, target):
                 continue
             relation = normalize_relation(r["relation"])
             observations.append(Observation(
@@ -163,6 +164,11 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
                 _day(r.get("valid_from"), started), _day(r.get("valid_until"), started) if r.get("valid_until")
                 else None, started, conversation, _messages_naming(candidates, target)))
     return mentions, observations
+
+
+def _a_role(*names: str) -> bool:
+    """Whether a relation's end is a chat's side other than the user ("assistant"): no one in the user's world."""
+    return any(n.lower() in CHAT_ROLE_WORDS and n.lower() != USER_SUBJECT for n in names)
 
 
 def _type_of(name: str, types: dict[str, str], default: str | None) -> str:
