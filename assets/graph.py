@@ -11,6 +11,7 @@ from assets.facts import FACTS_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns as turns_asset
 from memlake.graph.build import Graph, build_home_graph, counts_by_type
+from memlake.graph.picture import neighbourhood_markdown
 from memlake.graph.quality import validate_graph
 from memlake.graph.reads import named
 from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, MENTIONS, RELATIONS, TURN_READS, TURNS
@@ -77,6 +78,7 @@ def _results(built: Graph, closed_now: int, embedder: str):  # type: ignore[no-u
         "by_status": dg.MetadataValue.json(dict(Counter(relations["status"].to_list()))),
         "by_relation": dg.MetadataValue.json(dict(Counter(relations["relation"].to_list()).most_common(20))),
         "closed_this_run": closed_now,
+        "neighbourhood": dg.MetadataValue.md(neighbourhood_markdown(entities, relations)),
         "preview": markdown_preview(named(relations, entities).sort("valid_from", descending=True).select(
             "agent_id", "source_name", "relation", "target_name", "status", "valid_from", "valid_until")),
     })

@@ -82,3 +82,17 @@ def test_a_changed_day_reads_only_its_changed_turn_again(home, parsed) -> None: 
     assert parsed == ["I'm reading Pratchett now."]
     names = set(lake.read(ENTITIES)["name"].to_list())
     assert "Pratchett" in names and "Rothfuss" not in names and {"Shelly", "Inception"} <= names
+
+
+def test_the_graph_assets_metadata_show_counts_and_a_picture_a_person_reads(home) -> None:  # type: ignore[no-untyped-def]
+    settings, _ = home
+    result = dg.materialize([graph_assets.graph], resources={
+        "lake": LakeResource(home=str(settings.home)), "embedder": HashEmbedderResource()})
+    shown = {m.asset_key: m.metadata for m in result.asset_materializations_for_node("graph")}
+    entities, relations = shown[graph_assets.ENTITIES_KEY], shown[graph_assets.RELATIONS_KEY]
+    assert entities["by_type"].value["animal"] == 1 and entities["by_type"].value["person"] >= 3
+    assert relations["by_relation"].value["has_pet"] == 1
+    picture = relations["neighbourhood"]
+    assert isinstance(picture, dg.MarkdownMetadataValue)
+    assert "```mermaid\ngraph LR\n" in picture.value and '"Shelly (animal)"' in picture.value
+    assert "-->|has pet|" in picture.value
