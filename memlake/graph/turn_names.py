@@ -8,13 +8,14 @@ so most chat ("haha yes, so fun!") costs no parse.
 
 A turn's reading (its names and stated relations, `read_turn`) depends on its text and the readers' code alone, so
 it is kept by the text's hash (`graph/turn_reads`): a rerun over unchanged turns parses none of them, and a changed
-day reads only its turns whose text is new. A change to the readers' code (`READER_VERSION`) reads every turn again.
+day reads only its turns whose text is new. A change to the readers' code (`_readers_version`) reads every turn again.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import inspect
 import json
 import re
@@ -66,7 +67,10 @@ def sentences_naming(text: str) -> Iterator[str]:
 def _readers_version() -> str:
     """A hash of the readers' code (this module, the names and the stated relations) and the language model's
     package: what a turn's reading depends on besides its text."""
-    code = "".join(inspect.getsource(m) for m in (sys.modules[__name__], names_module, stated_module))
+    try:
+        code = "".join(inspect.getsource(m) for m in (sys.modules[__name__], names_module, stated_module))
+    except OSError:  # installed without its sources: the package's version stands for its code
+        code = importlib.metadata.version("memlake")
     return hashlib.sha256(f"{MODEL_PACKAGE}\x1f{code}".encode()).hexdigest()[:16]
 
 

@@ -85,7 +85,7 @@ def test_a_changed_day_reads_only_its_changed_turn_again(home, parsed) -> None: 
 
 
 def test_the_graph_assets_metadata_show_counts_and_a_picture_a_person_reads(home) -> None:  # type: ignore[no-untyped-def]
-    settings, _ = home
+    settings, lake = home
     result = dg.materialize([graph_assets.graph], resources={
         "lake": LakeResource(home=str(settings.home)), "embedder": HashEmbedderResource()})
     shown = {m.asset_key: m.metadata for m in result.asset_materializations_for_node("graph")}
@@ -94,5 +94,6 @@ def test_the_graph_assets_metadata_show_counts_and_a_picture_a_person_reads(home
     assert relations["by_relation"].value["has_pet"] == 1
     picture = relations["neighbourhood"]
     assert isinstance(picture, dg.MarkdownMetadataValue)
-    assert "```mermaid\ngraph LR\n" in picture.value and '"Shelly (animal)"' in picture.value
-    assert "-->|has pet|" in picture.value
+    shelly = lake.read(ENTITIES).filter(pl.col("name") == "Shelly")["entity_id"][0]
+    assert "```mermaid\ngraph LR\n" in picture.value and f'["animal {shelly}"]' in picture.value
+    assert "-->|has pet|" in picture.value and "Shelly" not in picture.value
