@@ -12,7 +12,7 @@ import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
 from memlake.facts.fold import chain_id, slot_of
-from memlake.nlp.names import CHAT_ROLE_WORDS
+from memlake.nlp.names import CHAT_ROLE_WORDS, only_a_verb
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
 # The distiller's entity types, as the graph's (GRAPH_ENTITY_TYPES).
@@ -232,6 +232,14 @@ def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime])
     return forgotten_at is not None and o.at <= forgotten_at
 
 
+def _without_request_verbs(listed: list[Mention], read_in_turns: list[Mention]) -> list[Mention]:
+    """An episode's untyped one-word name that is only a verb ("Summarise": the offline distiller lists a sentence's
+    capitalised first word) and that no person's turn of the agent reads as a name, left out."""
+    named = {(m.agent_id, m.name.lower()) for m in read_in_turns}
+    return [m for m in listed if not (m.type == "concept" and " " not in m.name.strip() and only_a_verb(m.name)
+                                      and (m.agent_id, m.name.lower()) not in named)]
+
+
 def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
               forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
               said_in_turns: tuple[list[Mention], list[Observation]] = ([], [])) -> Said:
@@ -245,6 +253,7 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
     for agent, fact_id, at in forgotten_facts:
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
+    ep_mentions = _without_request_verbs(ep_mentions, said_in_turns[0])
     ep_mentions += said_in_turns[0]
     ep_observations += said_in_turns[1]
     fact_mentions, fact_observations, user_names = from_facts(facts)

@@ -138,10 +138,21 @@ def _request_verbs(doc: Doc) -> list[Token]:
     return found
 
 
-@functools.cache
+def only_a_verb(word: str) -> bool:
+    """Whether a word is one the lemmatizer knows as a verb and not as a noun ("summarise", "explain"; not "draft",
+    "mark"): capitalised alone, it is a request's first word more likely than a name."""
+    return word.lower() in _base_verbs() and word.lower() not in _lemma_index("noun")
+
+
 def _base_verbs() -> frozenset[str]:
     """The English verbs the pipeline's lemmatizer knows, in their base forms (its lookup index, ~8,700)."""
-    return frozenset(pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")["verb"])
+    return _lemma_index("verb")
+
+
+@functools.cache
+def _lemma_index(part_of_speech: str) -> frozenset[str]:
+    """The base forms the pipeline's lemmatizer knows for a part of speech ("verb", "noun"): its lookup index."""
+    return frozenset(pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")[part_of_speech])
 
 
 def _candidates(doc) -> list[Span]:  # type: ignore[no-untyped-def]

@@ -66,3 +66,17 @@ def test_a_chats_role_words_and_request_verbs_are_no_entities_and_an_organisatio
     assert ("Monzo", "organization") in types and names.count("Monzo") == 1
     assert not {"Summarise", "Assistant", "User"} & set(names)
     assert ("Dana", "person") in types
+
+
+def test_a_request_verb_a_distiller_listed_as_an_untyped_name_is_no_entity() -> None:
+    """The offline distiller lists a capitalised sentence opener ("Summarise this for me.") as an entity of type
+    other; a word only a verb, that no person's turn reads as a name, is none."""
+    chat = turns("a4", "c4", "2024-05-05",
+                 ("user", "Summarise this for me."), ("user", "Explain it like I'm five."),
+                 ("user", "Rob says hi, and Draft is our dog's name."))
+    listed = episodes(episode("a4", "c4", "2024-05-05",
+                              entities=[("Summarise", "other"), ("Explain", "other"), ("Rob", "other"),
+                                        ("Berlin", "place"), ("Kafka", "other")]))
+    names = build_graph(listed, no_facts(), None, 0.85, turns=chat).entities["name"].to_list()
+    assert "Summarise" not in names and "Explain" not in names
+    assert {"Rob", "Berlin", "Kafka"} <= set(names)  # a verb a turn names ("Rob says hi"), a place, a noun
