@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memlake.nlp.language_model import parse, pipeline
 
@@ -152,7 +152,8 @@ def _base_verbs() -> frozenset[str]:
 @functools.cache
 def _lemma_index(part_of_speech: str) -> frozenset[str]:
     """The base forms the pipeline's lemmatizer knows for a part of speech ("verb", "noun"): its lookup index."""
-    return frozenset(pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")[part_of_speech])
+    lemmatizer: Any = pipeline().get_pipe("lemmatizer")  # spaCy's Lemmatizer, typed as a plain pipe
+    return frozenset(lemmatizer.lookups.get_table("lemma_index")[part_of_speech])
 
 
 def _candidates(doc) -> list[Span]:  # type: ignore[no-untyped-def]
