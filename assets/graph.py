@@ -11,9 +11,10 @@ from assets.facts import FACTS_KEY
 from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns as turns_asset
 from memlake.graph.build import Graph, build_home_graph, counts_by_type
+from memlake.graph.picture import neighbourhood_markdown
 from memlake.graph.quality import validate_graph
 from memlake.graph.reads import named
-from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, MENTIONS, RELATIONS, TURNS
+from memlake.schemas import ENTITIES, ENTITY_MERGES, EPISODES, FACTS, MENTIONS, RELATIONS, TURN_READS, TURNS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
 
@@ -43,12 +44,14 @@ def graph(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embed
     forget log and the splits users made."""
     core = embedder.core()
     built = build_home_graph(lake.settings, lake.lake.read(EPISODES), lake.lake.read(FACTS),
-                             core.embed if core is not None else None, lake.lake.read(TURNS))
+                             core.embed if core is not None else None, lake.lake.read(TURNS),
+                             lake.lake.read(TURN_READS))
     closed_now = _closed_since(lake.lake.read(RELATIONS), built.relations)
     lake.lake.write(ENTITIES, built.entities)
     lake.lake.write(RELATIONS, built.relations)
     lake.lake.write(ENTITY_MERGES, built.merges)
     lake.lake.write(MENTIONS, built.mentions)
+    lake.lake.write(TURN_READS, built.turn_reads)  # the readings of today's turns only: a forgotten turn's go
     yield from _results(built, closed_now, core.name if core is not None else "none (names and aliases only)")
 
 
@@ -75,6 +78,7 @@ def _results(built: Graph, closed_now: int, embedder: str):  # type: ignore[no-u
         "by_status": dg.MetadataValue.json(dict(Counter(relations["status"].to_list()))),
         "by_relation": dg.MetadataValue.json(dict(Counter(relations["relation"].to_list()).most_common(20))),
         "closed_this_run": closed_now,
+        "neighbourhood": dg.MetadataValue.md(neighbourhood_markdown(entities, relations)),
         "preview": markdown_preview(named(relations, entities).sort("valid_from", descending=True).select(
             "agent_id", "source_name", "relation", "target_name", "status", "valid_from", "valid_until")),
     })

@@ -495,6 +495,26 @@ MENTIONS = Table(
     key=("entity_id", "message_id", "name"),
 )
 
+# One row per person's turn the graph read (issue 39): the names and stated relations its text gave, as JSON, kept by
+# the text's hash and the readers' version, so a rerun over unchanged turns parses none of them again (written by
+# the graph asset only; rows of turns gone from turns go with the next build).
+TURN_READS = Table(
+    "graph",
+    "turn_reads",
+    pa.schema(
+        [
+            ("agent_id", pa.string()),
+            ("conversation_id", pa.string()),
+            ("message_id", pa.string()),
+            ("content_sha256", pa.string()),
+            ("reader_version", pa.string()),  # a hash of the readers' code and the language model's name
+            ("names", pa.string()),  # JSON list of memlake.nlp.names.Name fields
+            ("stated", pa.string()),  # JSON list of memlake.graph.stated.Stated fields
+        ]
+    ),
+    key=("agent_id", "message_id"),
+)
+
 # One row per merge entity resolution made: which two forms became one entity, why, with what score. A user
 # undoes one by its merge_id (`memlake graph split`, the graph_splits log); the row then stays, undone.
 ENTITY_MERGES = Table(
@@ -747,6 +767,7 @@ TABLES: dict[str, Table] = {
         ENTITIES,
         RELATIONS,
         MENTIONS,
+        TURN_READS,
         ENTITY_MERGES,
         FACT_STATUS,
         REPORTS,

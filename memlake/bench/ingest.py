@@ -5,7 +5,8 @@
 every turn, windows over every pair of turns). Each build runs in a fresh process (spawned), so its peak
 resident memory (`resource.getrusage`) is its own and no model or table cache carries over from the last.
 Turns a second end to end: turns over the seconds of the steps from landing to a searchable chunk index
-(manifest, turns and their checks, chunks, chunk index); the whole run (episodes, facts, ... too) beside it.
+(manifest, turns and their checks, chunks, chunk index); the whole run (episodes, facts, ... too) beside it. The
+graph's build (its step: entities, relations, merges, mentions from turns, episodes and facts) per 1,000 turns too.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from memlake.settings import write_home_setting
 # settings over the defaults: today's (the issue's: no bound on long turns, every window's and turn's text
 # embedded), the default with every turn's text embedded, the default, the fast one (a sentence's vector read from
 # its turn's pass: only turns and questions are embedded)
+# The graph multi-asset's step in a run's step timings.
+GRAPH_STEP = "graph"
 CHUNKINGS: dict[str, dict[str, int | bool]] = {
     "today": {"chunk_long_turn_keys": 0, "chunk_pool_windows": False, "chunk_pool_turns": False},
     "own_turns": {"chunk_pool_turns": False}, "budget": {}, "fast": {"chunk_span_sentences": True},
@@ -78,8 +81,17 @@ def build_home(build: Build, pipeline: HomePipeline) -> dict[str, Any]:
         "index_bytes": folder_bytes(build.home / "lancedb"),
         "chunks_bytes": folder_bytes(build.home / "lake" / "transcripts" / "chunks"),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),  # Linux: KB
+        "graph_seconds_per_1000_turns": graph_seconds_per_1000_turns(figures["step_seconds"], turns),
         **figures,
     }
+
+
+def graph_seconds_per_1000_turns(step_seconds: dict[str, float], turns: int) -> float | None:
+    """The graph step's seconds per 1,000 turns (None with no turns); a run without the step is an error, so a
+    renamed step cannot drop out of the figure unseen."""
+    if GRAPH_STEP not in step_seconds:
+        raise RuntimeError(f"step {GRAPH_STEP!r} not in the run; steps were {sorted(step_seconds)}")
+    return round(step_seconds[GRAPH_STEP] / turns * 1000, 2) if turns else None
 
 
 def selection_of(dataset: str, locomo_limit: int | None, personas: Sequence[int] | None) -> tuple[int, ...]:
@@ -155,10 +167,10 @@ def render_markdown(report: dict[str, Any]) -> str:
              "chunk index. Each build is a fresh process and home (no embedding cache).", "",
              markdown_table(
                  ["data", "chunking", "turns", "turns/s end to end", "turns/s whole run", "texts embedded per turn",
-                  "index MB", "peak RSS MB"],
+                  "index MB", "peak RSS MB", "graph s per 1,000 turns"],
                  [[dataset, chunking, row["turns"], row["turns_per_second_end_to_end"],
                    row["turns_per_second_whole_run"], row["texts_embedded_per_turn"],
-                   round(row["index_bytes"] / 1e6, 1), row["peak_rss_mb"]]
+                   round(row["index_bytes"] / 1e6, 1), row["peak_rss_mb"], row.get("graph_seconds_per_1000_turns")]
                   for dataset in ("locomo", "realmem") for chunking in CHUNKINGS
                   if (row := report.get(dataset, {}).get(chunking))])]
     lines += ["", "`today`: a key per sentence of every turn and every window's and turn's text embedded "
@@ -167,5 +179,7 @@ def render_markdown(report: dict[str, Any]) -> str:
               "2026-11-26); `budget`: the default (long turns get at most `chunk_long_turn_keys` passage keys, which "
               "embed at most `chunk_long_turn_tokens` word pieces in all, a window's vector is its turns' mean, a "
               "turn with sentence keys the mean of its sentences'); `fast`: "
-              "the default with `chunk_span_sentences` (a sentence's vector read from its turn's model pass)."]
+              "the default with `chunk_span_sentences` (a sentence's vector read from its turn's model pass). "
+              "Graph s per 1,000 turns: the graph step's seconds (names and relations read from every person's "
+              "turn, with episodes' and facts', resolved and written) over the turns, in thousands."]
     return "\n".join(lines + [""])

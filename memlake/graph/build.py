@@ -16,19 +16,20 @@ from memlake.graph.resolve import Embed, Merge, Node, Split, normalize_name, res
 from memlake.graph.splits import read_splits
 from memlake.graph.turn_names import from_turns
 from memlake.graph.versions import fold_versions
-from memlake.lake import conform
-from memlake.schemas import ENTITIES, ENTITY_MERGES, MENTIONS, RELATIONS, Table
+from memlake.lake import Lake, conform
+from memlake.schemas import ENTITIES, ENTITY_MERGES, MENTIONS, RELATIONS, TURNS, Table
 from memlake.settings import Settings
 
 
 @dataclass(frozen=True)
 class Graph:
-    """The three graph tables, in their schemas."""
+    """The graph tables, in their schemas; `turn_reads`: every read turn's reading, kept for the next build."""
 
     entities: pl.DataFrame
     relations: pl.DataFrame
     merges: pl.DataFrame
     mentions: pl.DataFrame
+    turn_reads: pl.DataFrame
 
 
 def _frame(table: Table, rows: list[dict[str, object]]) -> pl.DataFrame:
@@ -62,11 +63,13 @@ def build_graph(
     splits: Iterable[Split] = (),
     forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
     turns: pl.DataFrame | None = None,
+    turn_reads: pl.DataFrame | None = None,
 ) -> Graph:
     """Entities, relation versions, merges and mentions of every agent; the same inputs give the same tables.
     `forgotten` and `forgotten_facts` are the forget log's entries (see `read_said`); `turns`, when given, add
-    the names every person's turn says (`turn_names`)."""
-    said = read_said(episodes, facts, forgotten, forgotten_facts, from_turns(turns) if turns is not None else ([], []))
+    the names every person's turn says (`turn_names`), reusing the readings `turn_reads` kept of the same texts."""
+    in_turns = from_turns(turns if turns is not None else Lake.empty(TURNS), turn_reads)
+    said = read_said(episodes, facts, forgotten, forgotten_facts, (in_turns.mentions, in_turns.observations))
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []
@@ -103,11 +106,12 @@ def build_graph(
         relations=_frame(RELATIONS, [v.row() for v in versions]).sort("agent_id", "relation_id", "version"),
         merges=_frame(ENTITY_MERGES, [_merge_row(m, id_of) for m in resolution.merges]).sort("agent_id", "merge_id"),
         mentions=_frame(MENTIONS, list(mention_rows.values())).sort("agent_id", "entity_id", "said_at", "message_id"),
+        turn_reads=in_turns.reads,
     )
 
 
 def build_home_graph(settings: Settings, episodes: pl.DataFrame, facts: pl.DataFrame, embed: Embed | None,
-                     turns: pl.DataFrame | None = None) -> Graph:
+                     turns: pl.DataFrame | None = None, turn_reads: pl.DataFrame | None = None) -> Graph:
     """`build_graph` of a home's episodes, facts and turns, leaving out what its forget log names and keeping apart the
     merges its users split."""
     forgets = read_forgets(settings)
@@ -115,7 +119,7 @@ def build_home_graph(settings: Settings, episodes: pl.DataFrame, facts: pl.DataF
                  for f in forgets if f.scope in ("agent", "conversation")]
     forgotten_facts = [(f.agent_id, f.target, f.written_at) for f in forgets if f.scope == "fact" and f.target]
     return build_graph(episodes, facts, embed, settings.graph_entity_cosine, forgotten, read_splits(settings),
-                       forgotten_facts, turns)
+                       forgotten_facts, turns, turn_reads)
 
 
 def _form(name: str, type_: str) -> tuple[str, str]:

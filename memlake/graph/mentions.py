@@ -12,6 +12,7 @@ import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
 from memlake.facts.fold import chain_id, slot_of
+from memlake.nlp.names import CHAT_ROLE_WORDS, only_a_verb
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
 # The distiller's entity types, as the graph's (GRAPH_ENTITY_TYPES).
@@ -147,14 +148,14 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
         types: dict[str, str] = {}
         for entity in entities or []:
             name = (entity.get("name") or "").strip()
-            if not name or name.lower() == USER_SUBJECT:
-                continue
+            if not name or name.lower() == USER_SUBJECT or name.lower() in CHAT_ROLE_WORDS:
+                continue  # the user is their own entity; "Assistant" is a side of the chat, no one in it
             types[name.lower()] = graph_type(entity.get("type"))
             said_in = tuple(entity.get("message_ids") or ()) or _messages_naming(candidates, name)
             mentions.append(Mention(agent, name, types[name.lower()], conversation, started, said_in))
         for r in relations or []:
             source, target = (r.get("source") or "").strip(), (r.get("target") or "").strip()
-            if not source or not target or not (r.get("relation") or "").strip():
+            if not source or not target or not (r.get("relation") or "").strip() or _a_role(source, target):
                 continue
             relation = normalize_relation(r["relation"])
             observations.append(Observation(
@@ -163,6 +164,11 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
                 _day(r.get("valid_from"), started), _day(r.get("valid_until"), started) if r.get("valid_until")
                 else None, started, conversation, _messages_naming(candidates, target)))
     return mentions, observations
+
+
+def _a_role(*names: str) -> bool:
+    """Whether a relation's end is a chat's side other than the user ("assistant"): no one in the user's world."""
+    return any(n.lower() in CHAT_ROLE_WORDS and n.lower() != USER_SUBJECT for n in names)
 
 
 def _type_of(name: str, types: dict[str, str], default: str | None) -> str:
@@ -226,6 +232,14 @@ def _forgotten_fact(o: Observation, facts_gone: dict[tuple[str, str], datetime])
     return forgotten_at is not None and o.at <= forgotten_at
 
 
+def _without_request_verbs(listed: list[Mention], read_in_turns: list[Mention]) -> list[Mention]:
+    """An episode's untyped one-word name that is only a verb ("Summarise": the offline distiller lists a sentence's
+    capitalised first word) and that no person's turn of the agent reads as a name, left out."""
+    named = {(m.agent_id, m.name.lower()) for m in read_in_turns}
+    return [m for m in listed if not (m.type == "concept" and " " not in m.name.strip() and only_a_verb(m.name)
+                                      and (m.agent_id, m.name.lower()) not in named)]
+
+
 def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
               forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
               said_in_turns: tuple[list[Mention], list[Observation]] = ([], [])) -> Said:
@@ -239,6 +253,7 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
     for agent, fact_id, at in forgotten_facts:
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
+    ep_mentions = _without_request_verbs(ep_mentions, said_in_turns[0])
     ep_mentions += said_in_turns[0]
     ep_observations += said_in_turns[1]
     fact_mentions, fact_observations, user_names = from_facts(facts)

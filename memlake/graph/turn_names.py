@@ -5,23 +5,39 @@ Both people of a chat are read (the user, and a named person on the other side, 
 an AI assistant's own prose is not, since it names products and headings rather than the user's world. Only the
 sentences that may hold a name are parsed: a sentence with a capitalised word after its first, other than "I",
 so most chat ("haha yes, so fun!") costs no parse.
+
+A turn's reading (its names and stated relations, `read_turn`) depends on its text and the readers' code alone, so
+it is kept by the text's hash (`graph/turn_reads`): a rerun over unchanged turns parses none of them, and a changed
+day reads only its turns whose text is new. A change to the readers' code (`_readers_version`) reads every turn again.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.metadata
+import inspect
+import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 
 import polars as pl
 
+import memlake.graph.stated as stated_module
+import memlake.nlp.names as names_module
 from memlake.chunks import SENTENCE_END
 from memlake.distill.models import USER_SUBJECT
 from memlake.distill.offline.vocabulary import PROGRAM_SPEAKERS
 from memlake.graph.mentions import Mention, Observation
 from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
-from memlake.nlp.names import names_in
+from memlake.lake import Lake, conform
+from memlake.nlp.language_model import MODEL_PACKAGE
+from memlake.nlp.names import Name, names_in
+from memlake.schemas import TURN_READS
+from memlake.transcripts import content_sha256
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
 CUE_WEIGHT = 3
@@ -47,30 +63,93 @@ def sentences_naming(text: str) -> Iterator[str]:
             yield sentence
 
 
-def from_turns(turns: pl.DataFrame) -> tuple[list[Mention], list[Observation]]:
+@functools.cache
+def _readers_version() -> str:
+    """A hash of the readers' code (this module, the names and the stated relations) and the language model's
+    package: what a turn's reading depends on besides its text."""
+    try:
+        code = "".join(inspect.getsource(m) for m in (sys.modules[__name__], names_module, stated_module))
+    except OSError:  # installed without its sources: the package's version stands for its code
+        code = importlib.metadata.version("memlake")
+    return hashlib.sha256(f"{MODEL_PACKAGE}\x1f{code}".encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class TurnRead:
+    """What one turn's text says: its names (offsets within their sentences) and the relations it states."""
+
+    names: tuple[Name, ...]
+    stated: tuple[Stated, ...]
+
+
+def read_turn(content: str) -> TurnRead:
+    """The names and stated relations of a turn's text, sentence by sentence (the parse: the costly part)."""
+    names: list[Name] = []
+    stated: list[Stated] = []
+    for sentence in sentences_naming(content):
+        said = names_in(sentence)
+        names += said
+        stated += relations_in(sentence, said)
+    return TurnRead(tuple(names), tuple(stated))
+
+
+@dataclass(frozen=True)
+class TurnsSaid:
+    """The mentions and relations people's turns say, and every read turn's reading (rows of graph/turn_reads)."""
+
+    mentions: list[Mention]
+    observations: list[Observation]
+    reads: pl.DataFrame
+
+
+def _stored(reads: pl.DataFrame | None, version: str) -> dict[str, TurnRead]:
+    """The readings kept from earlier builds by the readers of `version`, by the text's hash."""
+    if reads is None or reads.is_empty():
+        return {}
+    kept = {}
+    for sha, names, stated in reads.filter(pl.col("reader_version") == version).select(
+            "content_sha256", "names", "stated").iter_rows():
+        kept[sha] = TurnRead(tuple(Name(**n) for n in json.loads(names)),
+                             tuple(Stated(**s) for s in json.loads(stated)))
+    return kept
+
+
+def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) -> TurnsSaid:
     """One mention per name a person said, per message, with the message's time; a name has one type in an
-    agent's chats (`agreed_types`); and the relations they stated, said (and valid from) then."""
+    agent's chats (`agreed_types`); and the relations they stated, said (and valid from) then. A turn whose text
+    `stored_reads` (graph/turn_reads) holds is not parsed again."""
     mentions: list[Mention] = []
     observations: list[Observation] = []
     votes: dict[tuple[str, str], Counter[str]] = {}
+    version = _readers_version()
+    stored = _stored(stored_reads, version)
+    rows: list[dict[str, object]] = []
     columns = ("agent_id", "conversation_id", "message_id", "role", "speaker", "content", "created_at")
     for agent, conversation, message, role, speaker, content, at in turns.sort(
             "agent_id", "conversation_id", "turn_index").select(columns).iter_rows():
         if not read_by_a_person(role, speaker):
             continue
+        sha = content_sha256(content or "")
+        read = stored.get(sha)
+        if read is None:
+            read = stored[sha] = read_turn(content or "")
+        rows.append({"agent_id": agent, "conversation_id": conversation, "message_id": message,
+                     "content_sha256": sha, "reader_version": version,
+                     "names": json.dumps([asdict(n) for n in read.names], ensure_ascii=False),
+                     "stated": json.dumps([asdict(s) for s in read.stated], ensure_ascii=False)})
         speaker_is = USER_SUBJECT if role == "user" else speaker
         seen: set[tuple[str, str]] = set()
-        for sentence in sentences_naming(content):
-            names = names_in(sentence)
-            for name in names:
-                votes.setdefault((agent, name.text.lower()), Counter())[name.type] += CUE_WEIGHT if name.cued else 1
-                if (name.text, name.type) not in seen:
-                    seen.add((name.text, name.type))
-                    mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))
-            observations += [_observation(s, agent, speaker_is, conversation, message, at)
-                             for s in relations_in(sentence, names)]
+        for name in read.names:
+            votes.setdefault((agent, name.text.lower()), Counter())[name.type] += CUE_WEIGHT if name.cued else 1
+            if (name.text, name.type) not in seen:
+                seen.add((name.text, name.type))
+                mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))
+        observations += [_observation(s, agent, speaker_is, conversation, message, at) for s in read.stated]
     speakers = _speakers(turns)
-    return agreed_types(mentions, votes, speakers), agreed_ends(observations, votes, speakers)
+    reads = pl.from_arrow(conform(TURN_READS, rows)) if rows else Lake.empty(TURN_READS)
+    assert isinstance(reads, pl.DataFrame)
+    return TurnsSaid(agreed_types(mentions, votes, speakers), agreed_ends(observations, votes, speakers),
+                     reads.sort("agent_id", "message_id"))
 
 
 def _observation(stated: Stated, agent: str, speaker: str, conversation: str, message: str, at) -> Observation:  # type: ignore[no-untyped-def]

@@ -13,32 +13,51 @@ name decides, in this order:
   Labradors"), is a kind of thing, not a name; so are calendar words ("Fri", "Sept"), a word with a capital inside
   ("KeyError", "PgBouncer": code and software) and an acronym with no cue ("STEM", "API"; "works at NASA" keeps
   it, an organization).
-A name's own word "project" ("Project Heron") makes it a project. A name with no label and no cue is not kept:
+A name's own word "project" ("Project Heron") makes it a project. An organisation named once is read from its
+sentence, not from a list of companies: banked with ("I bank with Monzo"), joined, worked at or for, or a noun of an
+organisation beside it ("Monzo, the banking app", "the Monzo app"). A name with no label and no cue is not kept:
 precision first.
+
+Two kinds of capitalised word are never names: a chat's role words ("User", "Assistant"), and a request verb that
+opens a sentence ("Summarise this for Anna", "Describe Lisbon"): the first word of a sentence, a verb the
+lemmatizer knows, that is the sentence's command (tagged a base-form verb, or the sentence has no other verb). Such
+a sentence is read again with that word in lower case, so the pipeline does not take it into the name after it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from memlake.nlp.language_model import parse
+from memlake.nlp.language_model import parse, pipeline
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span, Token
+    from spacy.tokens import Doc, Span, Token
 
 # The pipeline's labels that are names, as the graph's types (GRAPH_ENTITY_TYPES); other labels (DATE, NORP,
 # CARDINAL, ...) are not entities unless a cue below types them.
 TYPE_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place", "FAC": "place",
                  "EVENT": "event", "WORK_OF_ART": "work", "PRODUCT": "tool"}
 
-# Kinds of animal a pet's name follows: the lemma of the noun before the name.
+# Kinds of animal a pet's name follows: the lemma of the noun before the name. The project's one list of the
+# animals people keep (the offline distiller's `PET_WORDS` is to become this list; "guinea pig" is for its phrases).
 ANIMAL_NOUNS = frozenset(
     """dog puppy pup cat kitten kitty pet horse pony foal bird parrot budgie cockatiel canary finch parakeet macaw
     hamster gerbil rabbit bunny turtle tortoise fish goldfish snake python lizard gecko iguana chameleon ferret
     chicken hen rooster goat donkey cow pig piglet sheep lamb mouse rat chinchilla hedgehog frog axolotl
-    spider tarantula alpaca llama duck""".split())  # noqa: SIM905
+    spider tarantula alpaca llama duck""".split()) | {"guinea pig"}  # noqa: SIM905
+# Nouns of organisations a name beside them names ("Monzo, the banking app", "the Monzo app", "Revolut, the company").
+ORGANIZATION_NOUNS = frozenset(
+    """app bank company startup firm business brand charity nonprofit agency employer organisation organization
+    platform store shop retailer chain provider insurer airline fintech studio lab school university college
+    hospital club""".split())  # noqa: SIM905
+# (verb lemma, preposition or "" for a direct object) whose object is an organisation: "banks with Monzo", "joined
+# Stripe" (a person joined is no organisation: "joined Anna for lunch" keeps the pipeline's PERSON).
+ORGANIZATION_VERBS = frozenset({("bank", "with"), ("join", "")})
+# The words a chat calls its two sides by ("User:", "the Assistant said"): roles, never names.
+CHAT_ROLE_WORDS = frozenset({"user", "assistant", "human", "ai", "bot", "chatbot", "system"})
 # Nouns of works a name can name ("the Harry Potter books") or be the author of ("Rothfuss's novels").
 WORK_NOUNS = frozenset(
     """book novel series trilogy saga film movie show sitcom documentary game videogame album song track record
@@ -72,19 +91,69 @@ class Name:
 
 def names_in(text: str) -> list[Name]:
     """The names `text` holds, typed by their sentences, in the order said."""
-    doc = parse(text)
+    doc = _without_request_verbs(text)
     found: list[Name] = []
     taken: set[int] = set()
     for span in _candidates(doc):
         said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
         if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
+        if said.text.lower() in CHAT_ROLE_WORDS:
+            continue
         cue = _cue_of(span, span.root)
         kind = cue if cue is not None else _type_of(span)
         if kind:
-            found.append(Name(said.text, kind, said.start_char, said.end_char, cue is not None))
+            found.append(Name(text[said.start_char:said.end_char], kind, said.start_char, said.end_char,
+                              cue is not None))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)
+
+
+def _without_request_verbs(text: str) -> Doc:
+    """The parse of `text`, read again with each sentence's opening request verb in lower case when it has one
+    ("Summarise this for Anna" is read as "summarise this for Anna"): same length, so the offsets hold."""
+    doc = parse(text)
+    starts = [t.idx for t in _request_verbs(doc)]
+    if not starts:
+        return doc
+    chars = list(text)
+    for i in starts:
+        chars[i] = chars[i].lower()
+    return parse("".join(chars))
+
+
+def _request_verbs(doc: Doc) -> list[Token]:
+    """The capitalised verbs that open a sentence as its command: "Summarise ...", "Describe Lisbon"; not "Mark
+    called me" (Mark is the subject) nor "Will and I went" (another verb is the sentence's)."""
+    found = []
+    for sentence in doc.sents:
+        first = next((t for t in sentence if not t.is_punct and not t.is_space), None)
+        if first is None or not first.text[:1].isupper() or first.lower_ not in _base_verbs():
+            continue
+        if first.dep_ in ("nsubj", "nsubjpass") or any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children):
+            continue
+        others = [t for t in sentence if t.i != first.i and t.pos_ in ("VERB", "AUX")]
+        if first.tag_ == "VB" or not others:
+            found.append(first)
+    return found
+
+
+def only_a_verb(word: str) -> bool:
+    """Whether a word is one the lemmatizer knows as a verb and not as a noun ("summarise", "explain"; not "draft",
+    "mark"): capitalised alone, it is a request's first word more likely than a name."""
+    return word.lower() in _base_verbs() and word.lower() not in _lemma_index("noun")
+
+
+def _base_verbs() -> frozenset[str]:
+    """The English verbs the pipeline's lemmatizer knows, in their base forms (its lookup index, ~8,700)."""
+    return _lemma_index("verb")
+
+
+@functools.cache
+def _lemma_index(part_of_speech: str) -> frozenset[str]:
+    """The base forms the pipeline's lemmatizer knows for a part of speech ("verb", "noun"): its lookup index."""
+    lemmatizer: Any = pipeline().get_pipe("lemmatizer")  # spaCy's Lemmatizer, typed as a plain pipe
+    return frozenset(lemmatizer.lookups.get_table("lemma_index")[part_of_speech])
 
 
 def _candidates(doc) -> list[Span]:  # type: ignore[no-untyped-def]
@@ -127,11 +196,18 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return "work"
     if head.dep_ == "poss" and head.head.lemma_.lower() in WORK_NOUNS:
         return "person"  # "Rothfuss's novels": the one who wrote them
+    if _beside_an_organization_noun(head):
+        return "organization"
     verb = head.head if head.dep_ in ("dobj", "pobj") else None
     if verb is not None and head.dep_ == "pobj" and verb.head.pos_ == "VERB" and verb.lower_ == "to":
         verb = verb.head  # "listening to Folklore"
     if verb is not None and verb.lower_ in ("at", "for") and verb.head.lemma_.lower() in WORK_AT_VERBS:
         return "organization"
+    if verb is not None and head.dep_ == "pobj" and (verb.head.lemma_.lower(), verb.lower_) in ORGANIZATION_VERBS:
+        return "organization"  # "I bank with Monzo"
+    if (verb is not None and head.dep_ == "dobj" and (verb.lemma_.lower(), "") in ORGANIZATION_VERBS
+            and span.label_ != "PERSON"):
+        return "organization"  # "I joined Stripe"
     if verb is not None and verb.pos_ == "VERB":
         lemma = verb.lemma_.lower()
         if lemma in WORK_VERBS and head.dep_ == "dobj" and span.label_ not in ("ORG", "GPE", "LOC", "FAC"):
@@ -141,6 +217,13 @@ def _cue_of(span: Span, head: Token) -> str | None:
         if lemma in AUTHOR_VERBS and head.dep_ == "dobj" and span.label_ != "WORK_OF_ART":
             return "person" if len(span) == 1 else "work"
     return None
+
+
+def _beside_an_organization_noun(head: Token) -> bool:
+    """ "the Monzo app" (the name modifies the noun), "Monzo, the banking app" (the noun is set beside the name)."""
+    if head.dep_ == "compound" and head.head.lemma_.lower() in ORGANIZATION_NOUNS:
+        return True
+    return any(c.dep_ == "appos" and c.lemma_.lower() in ORGANIZATION_NOUNS for c in head.children)
 
 
 def _word_before(span: Span) -> Token | None:

@@ -7,6 +7,7 @@ runs of the commands themselves).
 
 from datetime import UTC, datetime
 
+import pytest
 from typer.testing import CliRunner
 
 from memlake.bench import ingest, realmem
@@ -76,14 +77,23 @@ def test_ingest_ratios_are_the_default_chunking_over_todays():
     assert ratios(today, budget)["texts_embedded_per_turn"] == 0.333
 
 
+def test_bench_ingest_gives_the_graph_build_time_per_1000_turns() -> None:
+    assert ingest.graph_seconds_per_1000_turns({"graph": 13.0, "transcripts__turns": 4.0}, 5000) == 2.6
+    assert ingest.graph_seconds_per_1000_turns({"graph": 1.0}, 0) is None
+    with pytest.raises(RuntimeError, match="graph"):  # a renamed step would silently drop out of the figure
+        ingest.graph_seconds_per_1000_turns({"transcripts__turns": 4.0}, 5000)
+
+
 def test_the_markdown_sections_show_each_run_and_where_memlake_is_not_ahead_of_bm25():
     machine = {"cores": 2, "load_average_1m": 0.5}
     built = {"turns": 100, "turns_per_second_end_to_end": 80.0, "turns_per_second_whole_run": 60.0,
-             "texts_embedded_per_turn": 3.1, "index_bytes": 2_500_000, "peak_rss_mb": 900.0}
+             "texts_embedded_per_turn": 3.1, "index_bytes": 2_500_000, "peak_rss_mb": 900.0,
+             "graph_seconds_per_1000_turns": 2.6}
     report = {"date": "2026-11-25", "machine": machine, "load_average_1m_after": 0.7,
               "locomo": {"today": built, "budget": {**built, "turns_per_second_end_to_end": 95.5}}}
     markdown = ingest.render_markdown(report)
-    assert "| locomo | budget | 100 | 95.5 | 60.0 | 3.1 | 2.5 | 900.0 |" in markdown
+    assert "| locomo | budget | 100 | 95.5 | 60.0 | 3.1 | 2.5 | 900.0 | 2.6 |" in markdown
+    assert "graph s per 1,000 turns" in markdown
     assert "realmem |" not in markdown  # a dataset not run has no row
 
     row = {"n": 10, "session_any@5": 0.9, "session_all@5": 0.8, "words750_share": 0.7, "words750_all": 0.6,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from memlake.graph.build import build_graph
-from tests.graph.helpers import episodes, no_facts, turns
+from tests.graph.helpers import episode, episodes, no_facts, turns
 
 CHAT = turns("a1", "c1", "2024-05-02",
              ("Mia", "I got my tortoise Shelly last spring, and our snake Susie is shy."),
@@ -49,3 +49,34 @@ def test_a_name_gets_one_type_per_agent_the_cue_over_the_pipelines_guess() -> No
     types = build_graph(episodes(), no_facts(), None, 0.85, turns=chat).entities.select("name", "type").rows()
     assert ("Pepper", "animal") in types and [n for n, _ in types].count("Pepper") == 1
     assert ("Mia", "person") in types
+
+
+def test_a_chats_role_words_and_request_verbs_are_no_entities_and_an_organisation_is_read_from_its_turn() -> None:
+    """As a trial's ChatGPT export read: the distiller listed "Summarise", "Assistant" and "Monzo" (untyped); the
+    turns say what each is."""
+    chat = turns("a3", "c3", "2024-05-04",
+                 ("user", "Summarise the call I had with Dana for Tom."),
+                 ("assistant", "Sure, here is the summary."),
+                 ("user", "Also: I bank with Monzo, and the Assistant said Monzo is fine."))
+    listed = episodes(episode("a3", "c3", "2024-05-04",
+                              entities=[("Monzo", "other"), ("Assistant", "person"), ("User", "person"),
+                                        ("Dana", "person")]))
+    types = build_graph(listed, no_facts(), None, 0.85, turns=chat).entities.select("name", "type").rows()
+    names = [n for n, _ in types]
+    assert ("Monzo", "organization") in types and names.count("Monzo") == 1
+    assert not {"Summarise", "Assistant", "User"} & set(names)
+    assert ("Dana", "person") in types
+
+
+def test_a_request_verb_a_distiller_listed_as_an_untyped_name_is_no_entity() -> None:
+    """The offline distiller lists a capitalised sentence opener ("Summarise this for me.") as an entity of type
+    other; a word only a verb, that no person's turn reads as a name, is none."""
+    chat = turns("a4", "c4", "2024-05-05",
+                 ("user", "Summarise this for me."), ("user", "Explain it like I'm five."),
+                 ("user", "Rob says hi, and Draft is our dog's name."))
+    listed = episodes(episode("a4", "c4", "2024-05-05",
+                              entities=[("Summarise", "other"), ("Explain", "other"), ("Rob", "other"),
+                                        ("Berlin", "place"), ("Kafka", "other")]))
+    names = build_graph(listed, no_facts(), None, 0.85, turns=chat).entities["name"].to_list()
+    assert "Summarise" not in names and "Explain" not in names
+    assert {"Rob", "Berlin", "Kafka"} <= set(names)  # a verb a turn names ("Rob says hi"), a place, a noun

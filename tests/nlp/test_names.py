@@ -76,3 +76,49 @@ def test_an_acronym_with_a_cue_is_kept() -> None:
 def test_a_name_that_says_project_is_a_project() -> None:
     assert _types("I'm leading Project Heron at work.").get("Project Heron") == "project"
 
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Summarise this thread for the team in Slack.", "Summarise"),
+    ("Explain Kubernetes to me like I am five.", "Explain"),
+    ("Describe Lisbon in May.", "Describe"),
+    ("Compare Postgres and MySQL for me.", "Compare"),
+    ("Draft a reply to Sarah. Summarise it for Tom.", "Summarise"),
+])
+def test_a_request_verb_that_opens_a_sentence_is_no_name(text: str, word: str) -> None:
+    assert not any(word in name for name in _types(text))
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("Draft a reply to Sarah.", "Sarah", "person"),
+    ("Plan a weekend in Paris for us.", "Paris", "place"),
+    ("I joined Anna for lunch.", "Anna", "person"),
+    ("Mark called me about the trip.", "Mark", "person"),
+    ("Bill sent me the photos from Rome.", "Bill", "person"),
+])
+def test_the_names_after_a_request_verb_and_first_names_that_are_verbs_keep_their_types(
+        text: str, name: str, kind: str) -> None:
+    assert _types(text).get(name) == kind
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("The User wants a summary of the call.", "User"),
+    ("Hi Assistant, can you help Anna with this?", "Assistant"),
+    ("As the Assistant said, Berlin is big.", "Assistant"),
+    ("Human: what should I cook for Priya?", "Human"),
+])
+def test_chat_role_words_are_no_names(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I bank with Monzo.", "Monzo"),
+    ("I moved my savings to Monzo, the banking app.", "Monzo"),
+    ("I pay for everything with Starling, an app my sister recommended.", "Starling"),
+    ("Revolut, the company I joined, is hiring.", "Revolut"),
+    ("I joined Stripe in March.", "Stripe"),
+    ("I work for Stripe now.", "Stripe"),
+    ("Our rent goes through the Monzo app.", "Monzo"),
+])
+def test_an_organisation_named_once_is_read_from_its_sentence(text: str, name: str) -> None:
+    assert _types(text).get(name) == "organization"
