@@ -25,13 +25,26 @@ from memlake.nlp.names import names_in
 # The graph's types the distiller's entity list has no word for.
 _ENTITY_TYPE = {"animal": "other", "work": "other", "tool": "product"}
 
-# A name's own last word that says what it is, where the pipeline's label says otherwise ("the Berlin Marathon" is
-# no place; "the Nova project" no organisation).
+# A name's own last word that says what it is, where the pipeline's label says otherwise ("Northwind Labs" is no
+# place, "the Berlin Marathon" no place, "Berlin Wall Trail" no person): the words of kinds of organisation, place and
+# event that names end in; and "the Nova project", the word right after it.
 _OWN_WORD_TYPES = {
-    **dict.fromkeys("insurance bank university college school hospital clinic inc ltd llc corp".split(),  # noqa: SIM905
-                    "organization"),
-    **dict.fromkeys("festival fest conference summit marathon tournament championship cup expo parade".split(),  # noqa: SIM905
-                    "event"),
+    **dict.fromkeys(
+        """inc ltd llc gmbh corp corporation company co labs lab group bank systems technologies solutions industries
+        enterprises partners capital ventures studio studios media robotics university college school academy
+        hospital clinic agency institute foundation consulting software motors airlines insurance association
+        society club team church records press bakery restaurant cafe café shelter gallery theater theatre museum
+        library center centre council department magazine network union charity""".split(),  # noqa: SIM905
+        "organization"),
+    **dict.fromkeys(
+        """city town village county state province park lake river mountain mountains beach bay island islands valley
+        canyon falls street avenue road square coast forest desert trail hills peak gardens springs harbor
+        harbour""".split(),  # noqa: SIM905
+        "place"),
+    **dict.fromkeys(
+        """festival fest conference summit marathon tournament championship championships cup olympics fair expo
+        parade concert gala retreat convention competition hackathon ceremony workshop race""".split(),  # noqa: SIM905
+        "event"),
     "project": "project",
 }
 
@@ -45,17 +58,18 @@ def named_entities(conversation: Conversation) -> list[Entity]:
     for m in read:
         if read_by_a_person("", m.speaker):
             speakers.setdefault((m.speaker or "").strip(), m.message_id)
-    speaking = {word for name in speakers for word in name.split()}
+    known = {word for name in speakers for word in name.split()}  # words of names typed already: no parse for them
     votes: dict[str, Counter[str]] = {}
     said: dict[str, str] = {}  # lowercased -> as first said
     for message in read:
         for sentence in sentences_naming(rule_text(message.content)):
-            for name in names_in(sentence) if _names_another(sentence, speaking) else ():
+            for name in names_in(sentence) if _names_another(sentence, known) else ():
                 if name.text in NOT_PLACES:
                     continue  # a tool or service the vocabulary knows ("Slack", "GitHub"): no entity of the user's
                 key = said.setdefault(name.text.lower(), name.text).lower()
                 kind = _own_word_type(name.text, sentence[name.end:])
                 votes.setdefault(key, Counter())[kind or name.type] += CUE_WEIGHT if kind or name.cued else 1
+                known.update(name.text.split())
     for speaker in speakers:
         said.setdefault(speaker.lower(), speaker)
     out = []
@@ -66,11 +80,12 @@ def named_entities(conversation: Conversation) -> list[Entity]:
     return out
 
 
-def _names_another(sentence: str, speaking: set[str]) -> bool:
-    """Whether a sentence has a capitalised word past its first that is no speaker's name and no "I": only such a
-    sentence is parsed (in a chat between two people most capitals are the other's name: "Thanks, Joanna!")."""
+def _names_another(sentence: str, known: set[str]) -> bool:
+    """Whether a sentence has a capitalised word past its first that is no speaker's name, no name typed already in
+    the conversation and no "I": only such a sentence is parsed (in a chat between two people most capitals are the
+    other's name, "Thanks, Joanna!", or a name said again)."""
     words = [word.strip(".,;:!?\"'()“”‘’") for word in sentence.split()[1:]]
-    return any(word[:1].isupper() and word not in speaking and word.split("'")[0].split("’")[0] != "I"
+    return any(word[:1].isupper() and word not in known and word.split("'")[0].split("’")[0] != "I"
                for word in words)
 
 
