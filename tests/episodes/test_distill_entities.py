@@ -82,3 +82,29 @@ def test_an_ai_assistants_own_prose_gives_no_entities() -> None:
 def test_identifiers_are_no_names() -> None:
     found = entities("parse_ledger_v2 crashes with KeyError: 'currency' on order ORD-58213 for Globex.")
     assert set(found) == {"Globex"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("I'm reading Rothfuss again, his prose is great.", "Rothfuss", "person"),
+        ("I binge-watched a show with Tom last night.", "Tom", "person"),
+        ("I have a meeting with the team from Initech on Friday.", "Initech", "organization"),
+    ],
+)
+def test_a_name_is_typed_by_its_sentences_parse(text: str, name: str, kind: str) -> None:
+    """The same reading of names as the graph's (memlake.nlp.names): an author read, a person met, a company."""
+    assert entities(text)[name][0] == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("My Labrador loves the snow.", "Labrador"),  # a kind of thing, owned
+        ("I bought a Prius last year.", "Prius"),
+        ("Sept was busy, see you Fri!", "Fri"),  # calendar words
+        ("The whole STEM thing is hard.", "STEM"),  # an acronym with no cue
+    ],
+)
+def test_a_capitalised_kind_calendar_word_or_bare_acronym_is_no_entity(text: str, word: str) -> None:
+    assert word not in entities(text)

@@ -161,3 +161,17 @@ def test_the_users_age_is_kept_with_the_day_it_holds(text: str, fact: tuple[str,
                                   "I'll be 40 soon."])
 def test_a_number_after_i_am_that_is_no_age_or_an_age_with_no_day_is_no_age(text: str) -> None:
     assert not [c for c in said(text).fact_candidates if "as of" in c.content or "turns" in c.content]
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("I'm turning 30 next month.", ("event", "The user turns 30 in June 2026.")),  # a birthday ahead, in -ing
+    ("I'm turning forty-one on 20 June!", ("event", "The user turns forty-one on 2026-06-20.")),
+])
+def test_an_age_the_user_is_turning_is_read_as_one_to_come(text: str, fact: tuple[str, str]) -> None:
+    assert [(c.type, c.content) for c in said(text).fact_candidates if c.subject == "user"] == [fact]
+
+
+@pytest.mark.parametrize("text", ["I'm 30 weeks pregnant.", "My son is 5.", "I was 12 when we moved to Leeds.",
+                                  "I'm not 40, I'm 39."[:11]])
+def test_a_number_that_counts_something_else_or_anothers_age_is_not_the_users_age(text: str) -> None:
+    assert not [c for c in said(text).fact_candidates if "The user is" in c.content and "as of" in c.content]

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from memlake.distill.dates import find_dates
-from memlake.distill.models import Conversation, DistilledSession, Usage
+from memlake.distill.models import Conversation, DistilledSession, Entity, Usage
 from memlake.distill.offline.assistant_chat import without_chat_talk
 from memlake.distill.offline.dedupe import (
     dedupe_candidates,
@@ -134,8 +134,12 @@ def _addressees(conversation: Conversation) -> set[str]:
 
 
 def _add_named_entities(conversation: Conversation, found: Found) -> None:
-    """The names both speakers say, beside those the rules typed: a rule's type stands, every message naming it
-    is kept."""
+    """The names both speakers say, beside those the rules typed: a rule's type stands (the name the user gives as
+    their own is a person's), every message naming it is kept."""
+    for told in found.candidates:
+        if told.slot == "name" and told.value:
+            found.entities.setdefault(told.value.lower(), Entity(name=told.value, type="person",
+                                                                 message_ids=list(told.message_ids)))
     for entity in named_entities(conversation):
         known = found.entities.setdefault(entity.name.lower(), entity)
         if known is not entity:

@@ -56,14 +56,17 @@ def _with_especially(obj: str, rest: str) -> str:
     return f"{obj}, especially {(m.group('a') or m.group('b')).strip()}"
 
 
+# What a liked thing is about, by its words: a tag per kind.
+_TAG_WORDS = {
+    "food": frozenset({"tea", "coffee", "food", "dish", "cuisine", "meat", "fish", "wine", "beer", "chocolate",
+                       "spicy", "sweet", "cheese"}),
+    "communication": frozenset({"answer", "answers", "response", "responses", "explanation", "explanations",
+                                "example", "examples", "code", "replies", "tone"}),
+    "hobby": frozenset({"cycling", "running", "hiking", "swimming", "climbing", "yoga", "football", "tennis", "sport",
+                        "pottery", "reading"}),
+}
+
+
 def preference_tags(obj: str) -> tuple[str, ...]:
-    lowered = obj.lower()
-    tags = []
-    if re.search(r"\b(?:tea|coffee|food|dish|cuisine|meat|fish|wine|beer|chocolate|spicy|sweet|cheese)\b", lowered):
-        tags.append("food")
-    if re.search(r"\b(?:answers?|responses?|explanations?|examples?|code|replies|tone)\b", lowered):
-        tags.append("communication")
-    if re.search(r"\b(?:cycling|running|hiking|swimming|climbing|yoga|football|tennis|sport|pottery|reading)\b",
-                 lowered):
-        tags.append("hobby")
-    return tuple(tags)
+    words = {w.strip(".,;:!?'\"()") for w in obj.lower().replace("-", " ").replace("/", " ").split()}
+    return tuple(tag for tag, kinds in _TAG_WORDS.items() if not kinds.isdisjoint(words))
