@@ -26,7 +26,8 @@ def main(home: Path, floors: list[float], budgets: list[int], halves_asked: str 
     _, samples, qs = read_questions(DATA, None, "context", lambda line: print(line, file=sys.stderr))
     wanted = {"tune": TUNE, "held": HELD, "both": TUNE + HELD}[halves_asked]
     qs = [q for q in qs if q.sample_index in wanted][::stride]
-    built_home(samples, home, "", True, IN_PROCESS, lambda line: print(line, file=sys.stderr))
+    # raw_rate off: the floor needs the home, not the raw embedder's speed (timing it embeds every text again)
+    built_home(samples, home, "", True, IN_PROCESS, lambda line: print(line, file=sys.stderr), raw_rate=False)
     out = {}
     for floor in floors:
         memory = Memory(settings=load_settings(home, context_relevance_floor=floor))

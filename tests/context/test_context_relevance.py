@@ -83,8 +83,59 @@ def test_a_relevance_floor_leaves_out_hits_scoring_far_under_the_best(home_with)
     memory = home_with(FRIEND_CHAT, MOVE_CHAT)
     current = memory.facts("ann")
     gate = decide("cello tomatoes marathon York", "off", current["subject"].unique().to_list(), [])
-    every = Ask(memory, "cello tomatoes marathon York", "ann", gate, current, None).search("facts")
+    unfloored = Memory(settings=memory.settings.model_copy(update={"context_relevance_floor": 0.0}))
+    every = Ask(unfloored, "cello tomatoes marathon York", "ann", gate, current, None).search("facts")
     floored = Memory(settings=memory.settings.model_copy(update={"context_relevance_floor": 1.0}))
     best = Ask(floored, "cello tomatoes marathon York", "ann", gate, current, None).search("facts")
     assert every.height > best.height >= 1
     assert best["score"].min() == pytest.approx(every["score"].max(), rel=1e-6)  # recency moves with the clock
+
+
+# One user's past chats: one says what the questions below ask about, the others share no word with them.
+GARDEN_CHATS = [
+    ("boat", "We finally repainted the sailing dinghy, bright yellow this time."),
+    ("cook", "Tonight I tried a Sichuan recipe with far too many chillies."),
+    ("run", "My knee hurts after the long run along the canal."),
+    ("film", "Saw an old Kurosawa film at the cinema club, wonderful print."),
+    ("tax", "Filed the quarterly tax return with the accountant this morning."),
+    ("bike", "The bicycle chain snapped on the way to work."),
+    ("choir", "Choir rehearsal moved to Thursdays because the hall is booked."),
+    ("phone", "My phone screen cracked when it fell off the desk."),
+    ("piano", "Practising Chopin nocturnes every evening before dinner."),
+    ("flat", "The landlord promised to fix the boiler next week."),
+    ("wedding", "My sister Priya's wedding is in Lisbon on the 14th of June."),
+]
+
+
+@pytest.fixture
+def chats_home(settings, run_pipeline):  # type: ignore[no-untyped-def]
+    """A `Memory` of the home's chats at a relevance floor: `chats_home(floor)`."""
+    from memlake.api import Memory
+    from tests.conftest import land
+    from tests.transcripts.helpers import jsonl, msg
+
+    rows = [msg(name, 0, "user", said, f"2024-03-{day:02d}") for day, (name, said) in enumerate(GARDEN_CHATS, 1)]
+    land(settings, "ann", "chats.jsonl", jsonl(*rows))
+    assert run_pipeline().success
+    return lambda floor: Memory(settings=settings.model_copy(
+        update={"embedding_model": "hash", "context_relevance_floor": floor}))
+
+
+def excerpt_ids(block) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m for row in block.provenance if row["kind"] == "turn" for m in row["message_ids"]]
+
+
+QUESTIONS = ("when is Priya's wedding?", "where is my sister getting married, the wedding in June?",
+             "remind me about the wedding in Lisbon")
+
+
+def test_with_a_relevance_floor_a_narrow_question_gets_the_turn_it_needs_and_a_short_block(chats_home) -> None:
+    floored = chats_home(0.4)  # the floor chosen on LoCoMo 0-4 (not the default: docs/decisions.md, 2026-11-28)
+    for question in QUESTIONS:
+        block = floored.context(question, "ann", as_of="2024-04-01")
+        turns = excerpt_ids(block)
+        assert "wedding-m0" in turns, (question, turns)
+        assert set(turns) <= {"wedding-m0"}, (question, turns)  # none of the ten unrelated chats
+        assert block.token_count < block.budget / 4, (question, block.token_count)
+        # what the floor left out: with none, the nearest unrelated turns fill the block
+        assert len(excerpt_ids(chats_home(0.0).context(question, "ann", as_of="2024-04-01"))) > 5
