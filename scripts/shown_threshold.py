@@ -4,14 +4,18 @@
 0-4 how many current facts each threshold shows (no judgements there: the count says what an assistant-chat
 user would be shown). `judged THRESHOLD`: the held-out judged samples (LoCoMo 5-9, RealMem 5-9), which of their
 judged facts are shown at THRESHOLD and the share right, before (every fact) and after (shown ones); run once the
-threshold is chosen. Writes JSON to stdout.
+threshold is chosen. `sample THRESHOLD SEED N`: a seeded sample of N facts shown at THRESHOLD from each held-out
+half, beside their source messages, into docs/benchmarks/facts_shown_{locomo,realmem}_5_9.jsonl for judging by hand
+(judgements already in the files are kept); `scored THRESHOLD`: those files' judged precision, counting a judged
+fact no longer shown as stale. Draw the sample once, after the last rule. Writes JSON to stdout.
 
-Usage: python scripts/shown_threshold.py dev | judged 0.7
+Usage: python scripts/shown_threshold.py dev | judged 0.7 | sample 0.65 4242 50 | scored 0.65
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -19,7 +23,16 @@ from pathlib import Path
 import polars as pl
 
 from memlake.bench.distill import locomo_conversations
-from memlake.bench.facts import DEV_SAMPLES, HELD_OUT_SAMPLES, REALMEM_HELD_BACK, read_sample, user_observations
+from memlake.bench.facts import (
+    DEV_SAMPLES,
+    HELD_OUT_SAMPLES,
+    REALMEM_HELD_BACK,
+    read_sample,
+    sample_precision,
+    source_excerpt,
+    user_observations,
+    write_keeping_judgements,
+)
 from memlake.bench.realmem import landing_rows, persona_files
 from memlake.bench.shown import THRESHOLDS, fold_conversations, judged_shown, threshold_sweep
 from memlake.distill.models import Conversation, Message
@@ -43,7 +56,7 @@ def realmem_conversations(picked: range) -> list[Conversation]:
     return out
 
 
-def main(mode: str, threshold: float | None) -> dict:
+def main(mode: str, threshold: float | None, seed: int = 0, size: int = 0) -> dict:
     samples = json.loads((BENCHMARKS / "locomo" / "locomo10.json").read_text())
     sample_of = {s["sample_id"]: i for i, s in enumerate(samples)}
     if mode == "dev":
@@ -56,8 +69,22 @@ def main(mode: str, threshold: float | None) -> dict:
                 "realmem_dev_current": realmem.height}
     assert threshold is not None
     held = [s for i, s in enumerate(samples) if i in HELD_OUT_SAMPLES]
-    locomo = fold_conversations(locomo_conversations(held))
-    realmem = fold_conversations(realmem_conversations(REALMEM_HELD_BACK))
+    locomo_conversations_held = locomo_conversations(held)
+    realmem_conversations_held = realmem_conversations(REALMEM_HELD_BACK)
+    locomo = fold_conversations(locomo_conversations_held)
+    realmem = fold_conversations(realmem_conversations_held)
+    if mode in ("sample", "scored"):
+        report = {"threshold": threshold}
+        for name, facts, conversations in (("locomo", locomo, locomo_conversations_held),
+                                           ("realmem", realmem, realmem_conversations_held)):
+            path = DOCS / f"facts_shown_{name}_5_9.jsonl"
+            shown_facts = facts.filter(shown(threshold))
+            if mode == "sample":
+                write_shown_sample(path, shown_facts, conversations, seed, size)
+            current = {(r["agent_id"], ",".join(r["source_message_ids"] or ()), r["content"])
+                       for r in shown_facts.iter_rows(named=True)}
+            report[name] = {**sample_precision(path, current), "shown_facts": shown_facts.height}
+        return report
     return {"threshold": threshold,
             "locomo_5_9": judged_shown(read_sample(DOCS / "facts_sample.jsonl"), locomo, threshold),
             "realmem_5_9": judged_shown(read_sample(DOCS / "facts_realmem_sample.jsonl"), realmem, threshold),
@@ -66,6 +93,28 @@ def main(mode: str, threshold: float | None) -> dict:
                             "realmem_5_9": realmem.filter(shown(threshold)).height}}
 
 
+def write_shown_sample(path: Path, shown_facts: pl.DataFrame, conversations: list[Conversation], seed: int,
+                       size: int) -> None:
+    """A seeded sample of shown facts beside their source messages (each cut around the sentence the fact came from);
+    rows are keyed as the other judged samples are (agent, message ids, content), so `sample_precision` reads them."""
+    said = {(c.agent_id, m.message_id): (m.speaker or m.role, m.content) for c in conversations for m in c.messages}
+    rows = list(shown_facts.iter_rows(named=True))
+    chosen = random.Random(seed).sample(rows, min(size, len(rows)))
+    out = []
+    for fact in chosen:
+        ids = list(fact["source_message_ids"] or ())
+        sources = [said.get((fact["agent_id"], m)) for m in ids]
+        out.append({"sample": fact["agent_id"], "conversation_id": (fact["source_conversation_ids"] or [""])[0],
+                       "message_ids": ids, "type": fact["type"], "subject": fact["subject"], "slot": fact["slot"],
+                       "value": fact["value"], "content": fact["content"],
+                       "confidence": round(float(fact["confidence"]), 3), "seed": seed,
+                       "source": [f"{who}: {source_excerpt(text, fact['content'])}" for who, text in
+                                  (s for s in sources if s is not None)],
+                       "correct": None, "note": ""})
+    write_keeping_judgements(path, out)
+
+
 if __name__ == "__main__":
     pl.Config.set_tbl_rows(50)
-    print(json.dumps(main(sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else None), indent=1))
+    args = sys.argv[1:]
+    print(json.dumps(main(args[0], float(args[1]) if len(args) > 1 else None, *map(int, args[2:4])), indent=1))

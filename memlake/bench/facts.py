@@ -269,7 +269,7 @@ def write_sample(path: Path, samples: Sequence[dict[str, Any]], extracted: Seque
     held_out = [e for e in extracted if e.sample_index in HELD_OUT_SAMPLES]
     chosen = random.Random(SAMPLE_SEED).sample(held_out, min(size, len(held_out)))
     turns = _turn_texts(samples)
-    _write_keeping_judgements(path, [
+    write_keeping_judgements(path, [
         _sample_row(samples[e.sample_index]["sample_id"], e.conversation_id, e.fact,
                     [turns.get((e.sample_index, m), "") for m in e.fact.message_ids]) for e in chosen])
 
@@ -280,7 +280,7 @@ def _sample_row(sample: str, conversation_id: str, fact: FactCandidate, source: 
             "source": source, "correct": None, "note": ""}
 
 
-def _write_keeping_judgements(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_keeping_judgements(path: Path, rows: list[dict[str, Any]]) -> None:
     """Write the sample's rows, each with the judgement and note the file already had for the same fact."""
     judged = {_sample_key(r): r for r in read_sample(path)}
     for row in rows:
@@ -351,7 +351,7 @@ def write_realmem_sample(path: Path, facts: Sequence[tuple[str, Conversation, Fa
         said = {m.message_id: m.content for m in conversation.messages}
         rows.append(_sample_row(persona, conversation.conversation_id, fact,
                                 [source_excerpt(said.get(m, ""), fact.content) for m in fact.message_ids]))
-    _write_keeping_judgements(path, rows)
+    write_keeping_judgements(path, rows)
 
 
 def realmem_sample_report(path: Path, realmem: Path, sample_size: int) -> dict[str, Any]:
