@@ -18,49 +18,22 @@ import hashlib
 import importlib.metadata
 import inspect
 import json
-import re
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 
 import polars as pl
 
 import memlake.graph.stated as stated_module
 import memlake.nlp.names as names_module
-from memlake.chunks import SENTENCE_END
 from memlake.distill.models import USER_SUBJECT
-from memlake.distill.offline.vocabulary import PROGRAM_SPEAKERS
 from memlake.graph.mentions import Mention, Observation
 from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
 from memlake.lake import Lake, conform
 from memlake.nlp.language_model import MODEL_PACKAGE
-from memlake.nlp.names import Name, names_in
+from memlake.nlp.names import CUE_WEIGHT, Name, names_in, read_by_a_person, sentences_naming
 from memlake.schemas import TURN_READS
 from memlake.transcripts import content_sha256
-
-# What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
-CUE_WEIGHT = 3
-# A capitalised word after a sentence's first word; "I" and its contractions are no names.
-_LATER_CAPITAL = re.compile(r"\s\W*(?!I(?:['’][a-z]+)?\b)[A-Z]")
-
-
-def read_by_a_person(role: str, speaker: str | None) -> bool:
-    """Whether a turn is a person's: the user's, or a named speaker's that is no program."""
-    name = (speaker or "").strip()
-    return role == "user" or (bool(name) and name[0].isupper() and name.lower() not in PROGRAM_SPEAKERS)
-
-
-def may_name(sentence: str) -> bool:
-    """Whether a sentence is worth a parse: it has a capitalised word past its first."""
-    return bool(_LATER_CAPITAL.search(sentence))
-
-
-def sentences_naming(text: str) -> Iterator[str]:
-    """The sentences of a text that may hold a name."""
-    for sentence in SENTENCE_END.split(text or ""):
-        if may_name(sentence):
-            yield sentence
 
 
 @functools.cache

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memlake.chunks import SENTENCE_END
 from memlake.nlp.language_model import parse, pipeline
 
 if TYPE_CHECKING:
@@ -233,3 +235,31 @@ def _word_before(span: Span) -> Token | None:
     while i >= 0 and doc[i].lower_ in ("named", "called", ",", "the"):
         i -= 1
     return doc[i] if i >= 0 else None
+
+
+# Speakers that are programs, not people: their turns name products and headings rather than the user's world.
+PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chatgpt", "claude", "gpt", "gemini",
+                              "copilot", "tool"})
+
+# What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
+CUE_WEIGHT = 3
+# A capitalised word after a sentence's first word; "I" and its contractions are no names.
+_LATER_CAPITAL = re.compile(r"\s\W*(?!I(?:['’][a-z]+)?\b)[A-Z]")
+
+
+def read_by_a_person(role: str, speaker: str | None) -> bool:
+    """Whether a turn is a person's: the user's, or a named speaker's that is no program."""
+    name = (speaker or "").strip()
+    return role == "user" or (bool(name) and name[0].isupper() and name.lower() not in PROGRAM_SPEAKERS)
+
+
+def may_name(sentence: str) -> bool:
+    """Whether a sentence is worth a parse: it has a capitalised word past its first."""
+    return bool(_LATER_CAPITAL.search(sentence))
+
+
+def sentences_naming(text: str) -> Iterator[str]:
+    """The sentences of a text that may hold a name."""
+    for sentence in SENTENCE_END.split(text or ""):
+        if may_name(sentence):
+            yield sentence

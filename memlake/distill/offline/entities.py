@@ -51,7 +51,7 @@ _OWN_WORD_TYPES = {
 
 def named_entities(conversation: Conversation) -> list[Entity]:
     """The named entities of a conversation, typed, each with the ids of the messages naming it, first said first."""
-    from memlake.graph.turn_names import CUE_WEIGHT, read_by_a_person, sentences_naming  # deferred: it imports us
+    from memlake.nlp.names import CUE_WEIGHT, read_by_a_person, sentences_naming
 
     read = [m for m in conversation.messages if read_by_a_person(m.role, m.speaker)]
     speakers: dict[str, str] = {}  # each person who speaks -> their first message

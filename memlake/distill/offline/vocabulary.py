@@ -23,10 +23,6 @@ OTHER_RELATIVES = (
 )
 # The words of a relative or a partner, longest first, as one alternation ("my dad", "my best friend", "my wife").
 RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
-# Speakers that are a program, not a person: their turns are not read for names (by the offline distiller and the
-# graph's names of turns).
-PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chatgpt", "claude", "gpt", "gemini",
-                              "copilot", "tool"})
 # The animals people keep, as they name them ("my tortoise Biscuit", "our dog Pepper"): a name said after one is a pet,
 # not a person.
 PET_WORDS = ("dog", "puppy", "pup", "cat", "kitten", "kitty", "pet", "horse", "pony", "bird", "parrot", "budgie",
