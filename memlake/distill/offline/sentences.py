@@ -231,12 +231,13 @@ def split_clauses(text: str) -> list[str]:
     pieces = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text) if c and c.strip(" ,")]
     joined: list[str] = []
     for piece in pieces:
-        # "Sam and I got engaged": a coordinated subject, not two clauses
-        said_so = re.search(rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text) if joined else None
-        # ("My colleagues and I went": the same, with the user's people)
+        # "Sam and I got engaged" ("My colleagues and I went"): a coordinated subject, not two clauses. The check
+        # of the text is built per clause, so only when the rest holds: built for every clause, its one-off patterns
+        # evicted the readers' compiled ones from `re`'s cache (a pass compiled 2,101 times; docs/decisions.md).
         companion = joined and (re.fullmatch(NAME, joined[-1]) and joined[-1].split()[0] not in NOT_NAMES
                                 or re.fullmatch(r"[Mm]y (?:[a-z-]+ ){0,2}[a-z-]+", joined[-1]))
-        if companion and re.match(r"I\b", piece) and said_so:
+        if companion and re.match(r"I\b", piece) and re.search(
+                rf"\b{re.escape(joined[-1])},? and {re.escape(piece[:12])}", text):
             joined[-1] = f"{joined[-1]} and {piece}"
         elif joined and _TIME_LEAD.fullmatch(joined[-1]):  # "Last week, we had a blast": when, not a clause
             joined[-1] = f"{joined[-1]}, {piece}"

@@ -16,9 +16,13 @@ _EVENT_VERBS = (
 )
 
 
+_DATED_EVENT = re.compile(r"\b(?P<who>I|[Ww]e) (?:just |finally )?(?P<verb>"
+                          + "|".join(re.escape(v) for v in sorted(_EVENT_VERBS, key=len, reverse=True))
+                          + r")\b(?!')(?P<obj>[^,.;!?]*)")
+
+
 def read_dated_event(rule: Rule, clause: str) -> None:
-    verbs = "|".join(re.escape(v) for v in sorted(_EVENT_VERBS, key=len, reverse=True))
-    m = re.search(rf"\b(?P<who>I|[Ww]e) (?:just |finally )?(?P<verb>{verbs})\b(?!')(?P<obj>[^,.;!?]*)", clause)
+    m = _DATED_EVENT.search(clause)
     if m and not guarded(clause, m):
         when = rule.date_in(m.group("obj"))
         if when is None:
