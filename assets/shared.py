@@ -70,3 +70,8 @@ def _cell(value: object, width: int = 160) -> str:
 
 # The folds (facts, profiles) and the indexes follow a table that was rebuilt alone (a UI click, pending retries).
 EAGER = dg.AutomationCondition.eager()
+# A day's chunks and episodes follow its turns when that day is rebuilt alone (the UI's "Materialize" on one day),
+# so its indexes and the folds never read stale rows (issue 40); not when the turns' blocking check failed, which
+# a run would have stopped at. The distill cache keeps an unchanged conversation from costing a model call.
+EAGER_AFTER_CHECKS = (EAGER & dg.AutomationCondition.all_deps_blocking_checks_passed()).with_label(
+    "eager, once the parents' blocking checks passed")
