@@ -47,6 +47,7 @@ def test_a_day_whose_turns_are_rebuilt_alone_gets_its_chunks_episodes_and_indexe
 
     # the automation follows the day, one layer per tick as the sensor would, until it asks for nothing more
     asked: dict[str, set[str | None]] = {key: set() for key in PER_DAY}
+    ticks: list[set[str]] = []  # what each tick asked for
     cursor, distilled, cache_hits = fresh.cursor, 0, 0
     for _ in range(5):
         result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
@@ -56,6 +57,7 @@ def test_a_day_whose_turns_are_rebuilt_alone_gets_its_chunks_episodes_and_indexe
         by_key = {key: days for key, days in by_key.items() if days}
         if not by_key:
             break
+        ticks.append(set(by_key))
         for key, days in by_key.items():
             asked.setdefault(key, set()).update(days)
         for days in {frozenset(d) for d in by_key.values()}:
@@ -69,6 +71,10 @@ def test_a_day_whose_turns_are_rebuilt_alone_gets_its_chunks_episodes_and_indexe
                     cache_hits += materialization.metadata["cache_hits"].value
     assert all(asked[key] == {DAY} for key in PER_DAY), asked
     assert "transcripts/turns" not in asked and "transcripts/landing_manifest" not in asked
-    assert asked["facts/facts"] == {None}  # the folds follow the day's new episodes, once
+    # the folds follow the day's new episodes: once, and after them, never on the old ones beside them
+    episodes_tick = next(i for i, keys in enumerate(ticks) if "episodes/episodes" in keys)
+    for fold in ("facts/facts", "graph/entities", "profile/profiles"):
+        folded = [i for i, keys in enumerate(ticks) if fold in keys]
+        assert len(folded) == 1 and folded[0] > episodes_tick, (fold, ticks)
     # only the changed conversation is distilled again; the day's other one comes from the cache
     assert (distilled, cache_hits) == (1, 1)
