@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
+from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from assets.transcripts import turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_options, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
@@ -23,6 +23,7 @@ from resources.lake import LakeResource
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,
+    automation_condition=EAGER_AFTER_CHECKS,  # follows a day's turns rebuilt alone
 )
 def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource) -> dg.MaterializeResult:
     """One row per retrieval unit, per day of turns: a turn, a conversation, a window, a sentence, a passage or a

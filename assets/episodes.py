@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
+from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from assets.transcripts import turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.pending import default_as_of
@@ -39,6 +39,7 @@ class DistillConfig(dg.Config):
             group_name="episodes",
             kinds={"polars", "parquet", "openai"},
             deps=[turns],
+            automation_condition=EAGER_AFTER_CHECKS,  # follows a day's turns rebuilt alone
             description="One row per conversation: summary, topics, decisions, action items, key dates, entities, "
             "relations, fact candidates and salience, with provenance, the distiller and the prompt version.",
         ),
@@ -47,6 +48,7 @@ class DistillConfig(dg.Config):
             group_name="episodes",
             kinds={"polars", "parquet"},
             deps=[turns],
+            automation_condition=EAGER_AFTER_CHECKS,  # one step with the episodes: asked for together
             description="One row per conversation waiting for distillation, with the reason.",
         ),
     ],

@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.episodes import EPISODES_KEY
-from assets.shared import EAGER, LAKE_WRITERS, markdown_preview
+from assets.shared import EAGER, EAGER_AFTER_THE_DAYS, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.erase import forgotten_content_left, read_receipts
 from memlake.facts.candidates import candidates_from_episodes
@@ -33,7 +33,7 @@ EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
             deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
-            automation_condition=EAGER,
+            automation_condition=EAGER_AFTER_THE_DAYS,
             description="One row per fact version, per agent: typed, verified, with validity and provenance.",
         ),
         dg.AssetSpec(
@@ -41,7 +41,7 @@ EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
             deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
-            automation_condition=EAGER,
+            automation_condition=EAGER_AFTER_THE_DAYS,
             description="One row per typed edge between fact versions (update, contradict).",
         ),
     ],

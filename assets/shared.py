@@ -70,3 +70,16 @@ def _cell(value: object, width: int = 160) -> str:
 
 # The folds (facts, profiles) and the indexes follow a table that was rebuilt alone (a UI click, pending retries).
 EAGER = dg.AutomationCondition.eager()
+# A day's chunks and episodes follow its turns when that day is rebuilt alone (the UI's "Materialize" on one day),
+# so its indexes and the folds never read stale rows (issue 40); not when the turns' blocking check failed, which
+# a run would have stopped at. The distill cache keeps an unchanged conversation from costing a model call.
+EAGER_AFTER_CHECKS = (EAGER & dg.AutomationCondition.all_deps_blocking_checks_passed()).with_label(
+    "eager, once the parents' blocking checks passed")
+# A fold over every day (facts, graph) waits while a day table it reads is itself due (its own condition holds this
+# tick): the day's turns rebuilt alone asked for its episodes and the facts at once, and the facts folded the old
+# episodes, then again after the new ones. A day table is asked for in a run of its own (its partitions), so
+# `will_be_requested` (same run only) cannot say it.
+DAY_TABLES = dg.AssetSelection.assets(["transcripts", "chunks"], ["episodes", "episodes"])
+EAGER_AFTER_THE_DAYS = (
+    EAGER & ~dg.AutomationCondition.any_deps_match(EAGER_AFTER_CHECKS).allow(DAY_TABLES)
+).with_label("eager, after the day tables it reads")

@@ -7,6 +7,7 @@ from memlake.settings import Settings, load_settings
 from pipelines.executor import memlake_in_process_executor
 from pipelines.jobs import ASSETS, CHECKS, JOBS
 from pipelines.lineage import described_assets
+from pipelines.run_status import AUTOMATION_TRIGGER, TRIGGER_TAG
 from pipelines.schedules import SCHEDULES
 from pipelines.sensors import SENSORS
 from resources import build_resources
@@ -16,6 +17,7 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
     "memlake_automation",
     target=dg.AssetSelection.all(),
     default_status=dg.DefaultSensorStatus.RUNNING,
+    run_tags={TRIGGER_TAG: AUTOMATION_TRIGGER},  # its runs' job is Dagster's implicit one: the tag says who
     description="Keeps the facts, profiles and search indexes fresh when what they are built from was "
     "rematerialized on its own (their eager automation conditions).",
 )

@@ -97,7 +97,10 @@ def test_the_assets_are_unpartitioned_eager_lake_writers_with_a_blocking_suite()
 
     for asset in (fact_assets.facts, fact_assets.profiles):
         assert asset.partitions_def is None and asset.op.pool == LAKE_WRITERS
-        assert {c.get_label() for c in asset.automation_conditions_by_key.values()} == {"eager"}
+    # the facts wait for the day tables they read to be rebuilt first (tests/pipelines/test_days_in_step.py)
+    labels = {c.get_label() for c in fact_assets.facts.automation_conditions_by_key.values()}
+    assert labels == {"eager, after the day tables it reads"}
+    assert {c.get_label() for c in fact_assets.profiles.automation_conditions_by_key.values()} == {"eager"}
     assert set(fact_assets.facts.keys) == {fact_assets.FACTS_KEY, fact_assets.EDGES_KEY}
     assert [c.blocking for c in fact_assets.facts_expectations.check_specs] == [True]
 

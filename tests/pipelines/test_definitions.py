@@ -294,3 +294,25 @@ def test_every_check_runs_on_its_own_as_the_uis_execute_button_runs_it(settings,
         [evaluation] = result.get_asset_check_evaluations()
         assert result.success and evaluation.passed and not result.get_asset_materialization_events(), key
         assert evaluation.metadata.get("rows_checked", dg.MetadataValue.int(2)).value >= 2, key  # every day
+
+
+def test_the_uis_materialize_runs_in_a_job_named_for_it_not_dagsters_asset_job():
+    """The UI's "Materialize" (dagster-webserver 1.13, `getCommonJob`) launches its run in the first of the jobs
+    that hold every selected asset, in the order the code location lists an asset's jobs (sorted by name); that was
+    Dagster's `__ASSET_JOB`, so a click's run was named by accident (issue 40). It must be a job that says the UI
+    started it, and tags the run so, for every asset: one asset, a day of a partitioned one, or the sweep."""
+    from dagster._core.remote_representation.external_data import asset_node_snaps_from_repo
+
+    from pipelines.run_status import TRIGGER_TAG
+
+    snaps = asset_node_snaps_from_repo(defs.get_repository_def())
+    chosen = {snap.asset_key.to_user_string(): snap.job_names[0] for snap in snaps if snap.job_names}
+    assert {"transcripts/turns", "maintenance/reports", "search/fact_index"} <= set(chosen)
+    assert set(chosen.values()) == {"UI_materialize"}, chosen
+    job = defs.resolve_job_def("UI_materialize")
+    assert job.tags[TRIGGER_TAG] == "ui"
+    assert job.executor_def.name == "memlake_in_process"
+    # a backfill picked in the UI is one run, as the assets' own single-run policy made it before
+    assert job.backfill_policy == dg.BackfillPolicy.single_run()
+    # the automation sensor's runs keep Dagster's implicit job; their tag says who started them
+    assert defs.resolve_sensor_def("memlake_automation").run_tags[TRIGGER_TAG] == "memlake_automation"
