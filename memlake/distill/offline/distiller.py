@@ -49,7 +49,7 @@ from memlake.distill.offline.readers.self_statements import (
 )
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.readers.table import _may_anchor, read_by_table
-from memlake.distill.offline.readers.taste_changes import read_taste_change
+from memlake.distill.offline.readers.taste_changes import may_tell_a_taste_change, read_taste_change
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
     QUOTED,
@@ -117,6 +117,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
 # For each reader that reads the parse: whether it will parse a statement's text (only such texts are parsed).
 _PARSED_BY_READERS = (
     _may_anchor,  # read_by_table
+    may_tell_a_taste_change,  # read_taste_change
 )
 
 

@@ -29,7 +29,7 @@ LIKING = {"like": True, "love": True, "enjoy": True, "adore": True, "prefer": Tr
 _KEEN = {"into": None, "obsessed": "with", "crazy": "about", "mad": "about", "fond": "of", "keen": "on"}
 _POINTERS = frozenset({"it", "them", "that", "those", "these", "this"})
 _USER = frozenset({"i", "we"})
-_CUE_WORDS = frozenset({form for lemma in (*LIKING, "stand", "stop", "go") for form in inflections(lemma)}
+_CUE_WORDS = frozenset({form for lemma in (*LIKING, "stand", "go") for form in inflections(lemma)}
                        | set(_KEEN) | {"favourite", "favorite", "enough", "off"})
 # Words that tell a taste's change: "used to", "never", "gone off", "stopped"; and words of now ("now", "anymore"),
 # which tell one only after a taste said in the past ("I always disliked board games but now I enjoy them").
@@ -47,15 +47,22 @@ class _Taste:
     # and the opposite taste ended
 
 
+def may_tell_a_taste_change(text: str, after_a_taste: bool = True) -> bool:
+    """Whether a sentence may tell a taste and its change, by its words alone; a word of now tells one only after a
+    taste said before it in the message (`after_a_taste`) or said in the past in the same sentence. With the default,
+    whether it may in some message: the distiller parses such sentences in its one batch."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    tasted = not words.isdisjoint(_CUE_WORDS - _GO - {"off"})
+    changed = not words.isdisjoint(_CHANGE_WORDS) or not words.isdisjoint(_NOW_WORDS) and (
+        after_a_taste or not words.isdisjoint(_PAST_TASTE))
+    return tasted and changed or "off" in words and not words.isdisjoint(_GO)
+
+
 def read_taste_change(rule: Rule, since: int) -> None:
     """The tastes of a sentence whose change the message tells (see the module docstring); `since` is where the
     sentence's findings begin (what was kept of it as said about the same thing is replaced)."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", rule.sentence.text)}
     said = _tastes_said_in_message(rule, since)
-    tasted = not words.isdisjoint(_CUE_WORDS - _GO - {"off"})
-    changed = not words.isdisjoint(_CHANGE_WORDS) or not words.isdisjoint(_NOW_WORDS) and (
-        bool(said) or not words.isdisjoint(_PAST_TASTE))
-    if not (tasted and changed or "off" in words and not words.isdisjoint(_GO)):
+    if not may_tell_a_taste_change(rule.sentence.text, after_a_taste=bool(said)):
         return  # only a sentence that may tell a taste and its change is parsed ("gone off tea" tells both)
     tastes = [t for v in parse(rule.sentence.text) if (t := _taste_of(v)) is not None]
     told_now = any(t.held in ("now", "turned") for t in tastes)
