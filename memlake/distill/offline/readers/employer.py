@@ -28,7 +28,8 @@ from memlake.distill.offline.vocabulary import (
 
 
 def read_employer_tenure_or_start(rule: Rule, clause: str) -> None:
-    """"I've been at <org> for four years", "I started a new job at <org>", "I joined <org>"."""
+    """"I've been at <org> for four years", "I joined <org>" (kept beside the table's rows for the clauses the
+    distiller rewrites: "Initech hired me" read as "I joined Initech", "I started there" with "there" named)."""
     m = re.search(rf"\bI(?:'ve| have) been (?:working )?at (?P<org>{ORG}) for (?P<n>\w+) (?P<unit>years?|months?)\b",
                   clause)
     if m and not guarded(clause, m):
@@ -50,9 +51,6 @@ def read_employer_tenure_or_start(rule: Rule, clause: str) -> None:
 
 # Employers said plainly: (pattern, whether it says a new job starts).
 _EMPLOYER_PATTERNS = (
-    # "I'm employed by Globex", "I'm working for Initech now"
-    (rf"\bI(?:'m| am) (?:now |currently |still )?(?:employed|working) (?:by|at|for) (?P<org>{ORG}){AFTER_ORG}",
-     False),
     # "I'm an employee of Globex now"
     (rf"\bI(?:'m| am) (?:now |currently |still )?(?:a|an) (?:new |full-time |permanent )?employee (?:of|at) "
      rf"(?P<org>{ORG}){AFTER_ORG}", False),
@@ -63,19 +61,15 @@ _EMPLOYER_PATTERNS = (
      rf"{AFTER_ORG}", True),
     # "My employer is Globex", "My new employer is ..."
     (rf"\b[Mm]y (?:new |current )?employer is (?:now )?(?P<org>{ORG}){AFTER_ORG}", False),
-    # "I've worked for Globex since 2020", "I've been working at Hooli for two years"
+    # "I've worked for Globex since 2020", "I've been working there since Monday" ("there" named: the table reads
+    # only the sentence as said)
     (rf"\bI(?:'ve| have) (?:worked|been working|been employed) (?:at|for|by) (?P<org>{ORG}){SINCE_FOR}", False),
-    # "I've just started at Globex", "I started work at Hooli on Monday"
+    # "I've just started at Globex", "Started at Hooli on Monday" (the "I" left out), "I started there last Monday"
     (rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:work(?:ing)? )?at "
      rf"(?P<org>{ORG}){AFTER_ORG}", True),
     # "Today was my first day at Globex", "My first week at Hooli was intense"
     (rf"\b[Mm]y first (?:day|week) (?:of work |on the job )?at (?P<org>{ORG})(?:{AFTER_ORG}|(?=\s+(?:was|is|went|"
      r"felt|has|starts|started|begins)\b))", True),
-    # "I got a job at Globex", "I landed a new position with Hooli", "I got hired at Initech"
-    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten|found) (?:a |the |my )?(?:new )?"
-     rf"(?:job|position|role) (?:at|with) (?P<org>{ORG}){AFTER_ORG}", True),
-    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{ORG})"
-     rf"{AFTER_ORG}", True),
 )
 
 
