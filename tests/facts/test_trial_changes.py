@@ -126,7 +126,9 @@ def test_a_new_title_said_with_the_new_job_gives_employer_and_title(text: str, e
     ("I've joined Ocado as head of logistics.", "Ocado", "head of logistics"),
     ("I took a post as lead analyst with Barclays.", "Barclays", "lead analyst"),
     ("I began work as a junior architect with Foster Partners in March.", "Foster Partners", "junior architect"),
-    ("I've just landed a role as a senior accountant at Grant Thornton.", "Grant Thornton", "senior accountant"),
+    ("I've been taken on as a trainee accountant at Mazars.", "Mazars", "trainee accountant"),
+    ("I accepted a post as deputy head of science with Kingsmead Academy.", "Kingsmead Academy",
+     "deputy head of science"),
 ])
 def test_a_start_told_with_title_and_employer_in_one_clause_ends_the_old_job(text: str, employer: str,
                                                                              title: str) -> None:

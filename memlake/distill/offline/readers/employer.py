@@ -106,14 +106,6 @@ def _joined_company(rule: Rule, org: str, rest: str) -> bool:
 _SOCIAL = re.compile(r"\b(?:for|on|at) (?:a |an |the |some )?(?:lunch|dinner|breakfast|brunch|drinks?|coffee|tea|walk|"
                      r"run|hike|trip|ride|game|party|movie|concert|show|picnic|call|chat|meeting|swim|beer|wedding)\b",
                      re.I)
-# Teams one plays or volunteers in, not teams one is employed in ("I'm on the rowing team at Harvard").
-_HOBBY_TEAM = re.compile(
-    r"\b(?:football|soccer|rugby|hockey|basketball|baseball|softball|volleyball|cricket|rowing|swim(?:ming)?|track|"
-    r"cross-country|debate|chess|quiz|trivia|bowling|cheer(?:leading)?|dance|running|cycling|climbing|tennis|golf|"
-    r"netball|lacrosse|handball|badminton|ski(?:ing)?|varsity|church|choir|band|book|reading|hiking|volunteer(?:ing)?|"
-    r"pub|sports?|intramural|fantasy|darts|poker|gaming|esports|alumni|parents?|pta|fan)\b",
-    re.I,
-)
 _TEAM = r"(?:team|squad|group|department|division|unit|org|organization|practice)"
 _SCHOOL = re.compile(r"\b(?:University|College|School|Academy|Institute|Kindergarten|Nursery)\b")
 _SPAN = re.compile(r"\bfor (?:a|an|one|two|three|four|\d+|a few|a couple of) (?:days?|weeks?|months?)\b", re.I)
@@ -174,40 +166,6 @@ def _signed_with(rule: Rule, clause: str) -> _Said | None:
     if m and re.search(r"^,? (?:and (?:I )?(?:will |'ll )?(?:start|begin)|starting|beginning)\b|"
                        r"\band (?:I )?(?:will |'ll )?(?:start|begin)\b", m.group("rest")):
         return m, "offer"
-    return None
-
-
-def _team_at(rule: Rule, clause: str) -> _Said | None:
-    # "I'm on the platform team at Hooli", "I work in the data group at Globex", "I lead the design team at Initech",
-    # "I'm on Globex's platform team"
-    m = re.search(rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still |also )?(?:on|in|part of|a member of) "
-                  rf"(?:the |a |an |our )?(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at|for) "
-                  rf"(?P<org>{ORG}){AFTER_ORG}", clause) or re.search(
-        rf"\bI (?:now |currently |still )?(?:work|lead|manage|run|head) (?:on |in |with )?(?:the |a |an |our )?"
-        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|for) (?P<org>{ORG}){AFTER_ORG}", clause) or re.search(
-        rf"\bI(?:'m| am) (?:now |currently |still |also )?(?:on|in|part of) (?P<org>{ORG})'s "
-        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM}\b", clause)
-    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
-        return m, ""
-    return None
-
-
-def _joined_team_at(rule: Rule, clause: str) -> _Said | None:
-    # "I joined the payments team at Pied Piper" (not "the rowing team at Harvard")
-    m = re.search(rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the |a |an )?"
-                  rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at) (?P<org>{ORG}){AFTER_ORG}", clause)
-    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
-        return m, "joined"
-    return None
-
-
-def _contracting_for(rule: Rule, clause: str) -> _Said | None:
-    # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
-    m = re.search(rf"\bI(?:'m| am)? (?:now |currently |still |mostly )?(?:contract(?:ing)?|freelanc(?:e|ing)|"
-                  rf"consult(?:ing)?|do (?:contract|freelance|consulting) work) (?:for|at) (?P<org>{ORG}){AFTER_ORG}",
-                  clause)
-    if m:
-        return m, ""
     return None
 
 
@@ -383,9 +341,6 @@ def add_employer(rule: Rule, org: str, valid_from: date | None = None, new: bool
 _PHRASINGS = (
     _accepted_offer,
     _signed_with,
-    _team_at,
-    _joined_team_at,
-    _contracting_for,
     _job_is_at,
     _starting_at,
     _been_with,

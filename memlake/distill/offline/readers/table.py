@@ -64,6 +64,7 @@ def _home_named_before(home: str) -> Pattern:
 _STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ"]
 _JOBS = ["job", "role", "position", "post", "work", "offer"]
 _TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}}
+_ATS = ("at", "with", "for")
 
 
 def _as_title(left: str) -> Pattern:
@@ -72,6 +73,19 @@ def _as_title(left: str) -> Pattern:
 
 def _at_employer(left: str, *words: str) -> Pattern:
     return [_prep(left, "at", *(words or ("at", "with"))), _child("at", "employer", DEP="pobj", **_NAME)]
+
+
+# A team one works in ("the platform team at Hooli"); one played in is no job ("the rowing team at Harvard").
+_TEAMS = ["team", "squad", "group", "department", "division", "unit", "org", "organization", "practice"]
+_HOBBY_TEAMS = frozenset("""football soccer rugby hockey basketball baseball softball volleyball cricket rowing swim
+    swimming track cross-country debate chess quiz trivia bowling cheer cheerleading dance running cycling climbing
+    tennis golf netball lacrosse handball badminton ski skiing varsity church choir band book reading hiking
+    volunteer volunteering pub sport sports intramural fantasy darts poker gaming esports alumni parent parents pta
+    fan""".split())  # noqa: SIM905
+
+
+def _team(left: str, dep: str) -> dict[str, Any]:
+    return _child(left, "team", DEP=dep, LEMMA={"IN": _TEAMS})
 
 
 def _a_job(*verbs: str) -> list[dict[str, Any]]:
@@ -83,7 +97,7 @@ class Reading:
     """One row: a pattern over a sentence's parse, and the slot its values fill."""
 
     name: str
-    slot: str | None  # home_city, employer (with job_title when the pattern names a title); None for a taste
+    slot: str | None  # home_city, employer, job_title; None for a taste
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
     taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
@@ -144,6 +158,9 @@ TABLE: tuple[Reading, ...] = (
         [_verb(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
         [*_a_job(*_STARTS), *_as_title("job"), *_at_employer("title")],
         [*_a_job(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
+        # "I joined the payments team at Pied Piper"
+        [_verb("join"), _team("anchor", "dobj"), *_at_employer("anchor", "at", "with")],
+        [_verb("join"), _team("anchor", "dobj"), *_at_employer("team", "at", "with")],
     ), change=True),
     # "I work as a nurse", "I'm employed as a security analyst", "I have a new job as a paramedic"
     Reading("works as", "job_title", ([_verb("work", "employ"), *_as_title("anchor")],
@@ -154,6 +171,16 @@ TABLE: tuple[Reading, ...] = (
         [_verb("work"), *_as_title("anchor"), *_at_employer("title", "at", "for", "with")],
         [_verb("employ"), _child("anchor", "by", DEP={"IN": ["agent", "prep"]}, LOWER={"IN": ["by", "at"]}),
          _child("by", "employer", DEP="pobj", **_NAME)],
+        # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
+        [_verb("contract", "freelance", "consult"), *_at_employer("anchor", "for", "at")],
+        # a team at a place: "I'm on the platform team at Soylent Foods", "I lead the design team at Initech", "I work
+        # in the data group at Globex", "I'm on Globex's platform team"
+        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("team", *_ATS)],
+        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("anchor", *_ATS)],
+        [_verb("be"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"),
+         _child("team", "employer", DEP="poss", **_NAME)],
+        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("anchor", *_ATS)],
+        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("team", *_ATS)],
     )),
 )
 
@@ -200,7 +227,7 @@ def read_by_table(rule: Rule, since: int = 0) -> None:
         return
     count = len(rule.found.candidates)
     doc = parse(rule.sentence.text)
-    for match_id, tokens in _matcher()(doc):
+    for match_id, tokens in sorted(_matcher()(doc), key=lambda match: match[1][-1]):  # in the order said
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
         nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
         denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
@@ -243,12 +270,13 @@ def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
                                       and t.dep_ not in ("det", "poss") and t.lower_ not in _NOT_OF_THE_TITLE)):
             add_job_title(rule, title)
         return
-    employer = _name(nodes["employer"])
-    company = anchor.lemma_ == "join" and any(c.dep_ == "prep" and c.lower_ in ("for", "at", "on")
-                                              for c in anchor.children)
+    if "team" in nodes and any(t.lower_ in _HOBBY_TEAMS for t in nodes["team"].lefts):
+        return
+    employer, asides = _name(nodes["employer"]), _asides(anchor, nodes)
+    company = anchor.lemma_ == "join" and bool(asides & {"for", "at", "on"})
     if employer in rule.context.people or employer.split()[0] in rule.context.people or company:
         return
-    rest, asides = _rest_of_clause(anchor, nodes["employer"]), _asides(anchor, nodes)
+    rest = _rest_of_clause(anchor, nodes["employer"])
     if ("for" in asides) if reading.change else (FOR_A_WHILE.search(rest) or "on" in asides):
         return  # "I started at Globex for a trial"; "I'm working at Acme this week", "At Starbucks I work on my novel"
     since = rule.past_start_in(rest) if reading.change else None
@@ -379,9 +407,10 @@ def _matcher() -> DependencyMatcher:
 
 # Past forms the regular endings miss.
 _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",), "find": ("found",),
-               "begin": ("began", "begun"), "take": ("took", "taken"),
+              "begin": ("began", "begun"), "take": ("took", "taken"),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
-              "transfer": ("transferred", "transferring")}
+              "transfer": ("transferred", "transferring"),
+              "be": ("m", "am", "is", "are", "re", "was", "were", "been")}
 
 
 def inflections(lemma: str) -> set[str]:
