@@ -54,19 +54,10 @@ _TITLE_PATTERNS = (
     rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) (?:made|named|appointed)|"
     rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
     rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
-    # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",
-    # "I moved into a role as product manager" (not "I switched to a new manager": a person, not a role)
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:a |an |the )(?:new )?"
-    rf"(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
+    # "I've transitioned to data scientist", "I moved into a role as product manager" (a title with no article: not "I
+    # switched to a new manager"; "switched to a designer role" is a row of readers/table.py)
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:(?:a |an |the )?(?:new )?"
     rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
-    # "I got the tech lead job", "I landed a product manager role at Hooli"
-    rf"\bI(?:'ve| have)? (?:just |finally |recently |officially )?(?:got|gotten|landed|accepted|took|taken) "
-    rf"(?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:role|job|position)\b{AT_ORG}",
-    # "I've taken on the tech lead role", "I stepped up as engineering manager", "I was hired as a designer"
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?(?:took on|taken on|stepped into|assumed) "
-    rf"(?:the |a |an )(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?stepped up as {_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
     rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
     rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",

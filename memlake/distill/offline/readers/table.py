@@ -61,7 +61,8 @@ def _home_named_before(home: str) -> Pattern:
 
 # --- work: the employer and the job title (readers/employer.py and job_title.py write them) ---
 # Verbs of a start somewhere, and what one is taken on into ("joined Globex as ...", "took a post as ...").
-_STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ"]
+_STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ", "step"]
+_ROLES = ["job", "role", "position", "post"]
 _JOBS = ["job", "role", "position", "post", "work", "offer"]
 _TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}}
 _ATS = ("at", "with", "for")
@@ -147,6 +148,12 @@ TABLE: tuple[Reading, ...] = (
          _child("to", "title", DEP="pobj", **_TITLE)],
         [_verb("become"), _child("anchor", "title", DEP="attr", **_TITLE)],
         [_verb("make", "name", "appoint"), _child("anchor", "title", DEP="oprd", **_TITLE)],
+        # a role named by its title: "I got the tech lead job", "I've taken on the tech lead role", "I switched to a
+        # designer role", "I stepped into the team lead position"
+        [_verb("get", "land", "accept", "take", "assume", "find"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
+        [_verb("switch", "step", "move", "transition"), _prep("anchor", "to", "to", "into"),
+         _child("to", "job", DEP="pobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
     ), change=True),
     Reading("started at", "employer", (
         [_verb("start", "begin"), *_at_employer("anchor")],
@@ -409,7 +416,7 @@ def _matcher() -> DependencyMatcher:
 _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",), "find": ("found",),
               "begin": ("began", "begun"), "take": ("took", "taken"),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
-              "transfer": ("transferred", "transferring"),
+              "transfer": ("transferred", "transferring"), "step": ("stepped",),
               "be": ("m", "am", "is", "are", "re", "was", "were", "been")}
 
 
