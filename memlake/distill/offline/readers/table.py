@@ -329,10 +329,15 @@ def _name(token: Token) -> str:
     return token.doc[start:token.i + 1].text
 
 
+# What hangs on a title without being part of it: "..., not a nurse", "... and part-time tutor", "..., which I love".
+_NOT_OF_A_TITLE = frozenset({"conj", "cc", "punct", "appos", "neg", "relcl", "acl"})
+
+
 def _title(token: Token) -> str:
-    """A title as said, without its article, owner, "new" and the place it is at: "head of design", "office
-    manager" (of "their new office manager at Initech")."""
-    at = [t for c in token.children if c.dep_ == "prep" and c.lower_ != "of" for t in c.subtree]
+    """A title as said, without its article, owner, "new", the place it is at and what is said beside it: "head of
+    design", "office manager" (of "their new office manager at Initech")."""
+    at = [t for c in token.children if (c.dep_ == "prep" and c.lower_ != "of") or c.dep_ in _NOT_OF_A_TITLE
+          for t in c.subtree]
     kept = [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
             and t.lower_ not in _NOT_OF_THE_TITLE]
     return " ".join(t.text for t in kept)
