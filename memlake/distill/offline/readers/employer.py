@@ -67,6 +67,9 @@ _EMPLOYER_PATTERNS = (
     # "I've just started at Globex", "Started at Hooli on Monday" (the "I" left out), "I started there last Monday"
     (rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:work(?:ing)? )?at "
      rf"(?P<org>{ORG}){AFTER_ORG}", True),
+    # "Got a job at Globex!" (the "I" left out, which the table does not read)
+    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten|found) (?:a |the |my )?(?:new )?"
+     rf"(?:job|position|role) (?:at|with) (?P<org>{ORG}){AFTER_ORG}", True),
     # "Today was my first day at Globex", "My first week at Hooli was intense"
     (rf"\b[Mm]y first (?:day|week) (?:of work |on the job )?at (?P<org>{ORG})(?:{AFTER_ORG}|(?=\s+(?:was|is|went|"
      r"felt|has|starts|started|begins)\b))", True),

@@ -44,6 +44,10 @@ _TITLE_PATTERNS = (
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I now hold the title of tech lead"
     rf"\bI (?:now |currently |officially )?(?:hold|have) the (?:title|position|role) of {_TITLE}{_AFTER_TITLE}{AT_ORG}",
+    # "I got promoted to tech lead", "Got promoted to staff engineer yesterday!" (the "I" left out, which the table
+    # does not read), "I was promoted to engineering manager last month" (kept: its day as the bench's changes want)
+    rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
+    rf"(?:promoted|bumped up|moved up) to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
     # "I've been a designer for five years", "I've worked as a nurse since 2019"
     rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{SINCE_FOR}",
     # "I'm the new tech lead", "I'm our team's engineering manager"
@@ -58,6 +62,10 @@ _TITLE_PATTERNS = (
     # switched to a new manager"; "switched to a designer role" is a row of readers/table.py)
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:(?:a |an |the )?(?:new )?"
     rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
+    # "I got the tech lead job" (kept beside the table's row: the bench's changes lost "I got the <title> job I applied
+    # for" without it)
+    rf"\bI(?:'ve| have)? (?:just |finally |recently |officially )?(?:got|gotten|landed|accepted|took|taken) "
+    rf"(?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:role|job|position)\b{AT_ORG}",
     # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
     rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
     rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
