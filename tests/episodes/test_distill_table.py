@@ -63,3 +63,14 @@ def test_a_sentence_no_pattern_could_match_is_not_parsed() -> None:
     read("haha that sounds like so much fun, tell me more about the dogs at the shelter!")
     read("we should totally catch up soon, it has been ages")
     assert language_model.parses_cached() == before
+
+
+@pytest.mark.parametrize("text, slot, value", [
+    ("Actually, I work for Initech, not Globex.", "employer", "Initech"),
+    ("Actually, I work as a pharmacist, not a nurse.", "job_title", "pharmacist"),
+])
+def test_a_correction_of_where_or_as_what_the_user_works_is_read_by_the_table(text: str, slot: str,
+                                                                                value: str) -> None:
+    """(The regexes that read "I work at/as ..." went; the work rows read the corrected clause.)"""
+    corrections = [c for c in read(text) if c.type == "correction"]
+    assert [(c.slot, c.value) for c in corrections] == [(slot, value)]

@@ -119,3 +119,24 @@ def test_a_new_title_said_with_the_new_job_gives_employer_and_title(text: str, e
     now = current(result, "2026-03-03")
     assert slot_values(now, "employer") == [employer]
     assert slot_values(now, "job_title") == [title]
+
+
+@pytest.mark.parametrize("text, employer, title", [
+    ("Last week I started as a Principal Engineer at Revolut.", "Revolut", "Principal Engineer"),
+    ("I've joined Ocado as head of logistics.", "Ocado", "head of logistics"),
+    ("I took a post as lead analyst with Barclays.", "Barclays", "lead analyst"),
+    ("I began work as a junior architect with Foster Partners in March.", "Foster Partners", "junior architect"),
+    ("I've been taken on as a trainee accountant at Mazars.", "Mazars", "trainee accountant"),
+    ("I accepted a post as deputy head of science with Kingsmead Academy.", "Kingsmead Academy",
+     "deputy head of science"),
+])
+def test_a_start_told_with_title_and_employer_in_one_clause_ends_the_old_job(text: str, employer: str,
+                                                                             title: str) -> None:
+    result = told(("I work at Hooli as a support engineer.", "2026-01-05"), (text, "2026-03-02"))
+    now = current(result, "2026-03-03")
+    assert slot_values(now, "employer") == [employer]
+    assert slot_values(now, "job_title") == [title]
+    ended = result.facts.filter(pl.col("value").is_in(["Hooli", "support engineer"]))
+    assert sorted(ended["status"].to_list()) == ["superseded", "superseded"]  # in history, no longer current
+    session = distill_offline(Conversation("ann", "c", None, (Message("m", "user", text, at("2026-03-02")),)))
+    assert {(e.name, e.type) for e in session.entities} >= {(employer, "organization")}

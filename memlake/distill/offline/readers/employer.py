@@ -28,7 +28,8 @@ from memlake.distill.offline.vocabulary import (
 
 
 def read_employer_tenure_or_start(rule: Rule, clause: str) -> None:
-    """"I've been at <org> for four years", "I started a new job at <org>", "I joined <org>"."""
+    """"I've been at <org> for four years", "I joined <org>" (kept beside the table's rows for the clauses the
+    distiller rewrites: "Initech hired me" read as "I joined Initech", "I started there" with "there" named)."""
     m = re.search(rf"\bI(?:'ve| have) been (?:working )?at (?P<org>{ORG}) for (?P<n>\w+) (?P<unit>years?|months?)\b",
                   clause)
     if m and not guarded(clause, m):
@@ -50,9 +51,6 @@ def read_employer_tenure_or_start(rule: Rule, clause: str) -> None:
 
 # Employers said plainly: (pattern, whether it says a new job starts).
 _EMPLOYER_PATTERNS = (
-    # "I'm employed by Globex", "I'm working for Initech now"
-    (rf"\bI(?:'m| am) (?:now |currently |still )?(?:employed|working) (?:by|at|for) (?P<org>{ORG}){AFTER_ORG}",
-     False),
     # "I'm an employee of Globex now"
     (rf"\bI(?:'m| am) (?:now |currently |still )?(?:a|an) (?:new |full-time |permanent )?employee (?:of|at) "
      rf"(?P<org>{ORG}){AFTER_ORG}", False),
@@ -63,19 +61,18 @@ _EMPLOYER_PATTERNS = (
      rf"{AFTER_ORG}", True),
     # "My employer is Globex", "My new employer is ..."
     (rf"\b[Mm]y (?:new |current )?employer is (?:now )?(?P<org>{ORG}){AFTER_ORG}", False),
-    # "I've worked for Globex since 2020", "I've been working at Hooli for two years"
+    # "I've worked for Globex since 2020", "I've been working there since Monday" ("there" named: the table reads
+    # only the sentence as said)
     (rf"\bI(?:'ve| have) (?:worked|been working|been employed) (?:at|for|by) (?P<org>{ORG}){SINCE_FOR}", False),
-    # "I've just started at Globex", "I started work at Hooli on Monday"
+    # "I've just started at Globex", "Started at Hooli on Monday" (the "I" left out), "I started there last Monday"
     (rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:work(?:ing)? )?at "
      rf"(?P<org>{ORG}){AFTER_ORG}", True),
+    # "Got a job at Globex!" (the "I" left out, which the table does not read)
+    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten|found) (?:a |the |my )?(?:new )?"
+     rf"(?:job|position|role) (?:at|with) (?P<org>{ORG}){AFTER_ORG}", True),
     # "Today was my first day at Globex", "My first week at Hooli was intense"
     (rf"\b[Mm]y first (?:day|week) (?:of work |on the job )?at (?P<org>{ORG})(?:{AFTER_ORG}|(?=\s+(?:was|is|went|"
      r"felt|has|starts|started|begins)\b))", True),
-    # "I got a job at Globex", "I landed a new position with Hooli", "I got hired at Initech"
-    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|landed|gotten|found) (?:a |the |my )?(?:new )?"
-     rf"(?:job|position|role) (?:at|with) (?P<org>{ORG}){AFTER_ORG}", True),
-    (rf"\bI(?:'ve| have)? (?:just |finally |recently )?(?:got|been|was) hired (?:at|by) (?P<org>{ORG})"
-     rf"{AFTER_ORG}", True),
 )
 
 
@@ -112,14 +109,6 @@ def _joined_company(rule: Rule, org: str, rest: str) -> bool:
 _SOCIAL = re.compile(r"\b(?:for|on|at) (?:a |an |the |some )?(?:lunch|dinner|breakfast|brunch|drinks?|coffee|tea|walk|"
                      r"run|hike|trip|ride|game|party|movie|concert|show|picnic|call|chat|meeting|swim|beer|wedding)\b",
                      re.I)
-# Teams one plays or volunteers in, not teams one is employed in ("I'm on the rowing team at Harvard").
-_HOBBY_TEAM = re.compile(
-    r"\b(?:football|soccer|rugby|hockey|basketball|baseball|softball|volleyball|cricket|rowing|swim(?:ming)?|track|"
-    r"cross-country|debate|chess|quiz|trivia|bowling|cheer(?:leading)?|dance|running|cycling|climbing|tennis|golf|"
-    r"netball|lacrosse|handball|badminton|ski(?:ing)?|varsity|church|choir|band|book|reading|hiking|volunteer(?:ing)?|"
-    r"pub|sports?|intramural|fantasy|darts|poker|gaming|esports|alumni|parents?|pta|fan)\b",
-    re.I,
-)
 _TEAM = r"(?:team|squad|group|department|division|unit|org|organization|practice)"
 _SCHOOL = re.compile(r"\b(?:University|College|School|Academy|Institute|Kindergarten|Nursery)\b")
 _SPAN = re.compile(r"\bfor (?:a|an|one|two|three|four|\d+|a few|a couple of) (?:days?|weeks?|months?)\b", re.I)
@@ -180,40 +169,6 @@ def _signed_with(rule: Rule, clause: str) -> _Said | None:
     if m and re.search(r"^,? (?:and (?:I )?(?:will |'ll )?(?:start|begin)|starting|beginning)\b|"
                        r"\band (?:I )?(?:will |'ll )?(?:start|begin)\b", m.group("rest")):
         return m, "offer"
-    return None
-
-
-def _team_at(rule: Rule, clause: str) -> _Said | None:
-    # "I'm on the platform team at Hooli", "I work in the data group at Globex", "I lead the design team at Initech",
-    # "I'm on Globex's platform team"
-    m = re.search(rf"\bI(?:'m| am|'ve been| have been) (?:now |currently |still |also )?(?:on|in|part of|a member of) "
-                  rf"(?:the |a |an |our )?(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at|for) "
-                  rf"(?P<org>{ORG}){AFTER_ORG}", clause) or re.search(
-        rf"\bI (?:now |currently |still )?(?:work|lead|manage|run|head) (?:on |in |with )?(?:the |a |an |our )?"
-        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|for) (?P<org>{ORG}){AFTER_ORG}", clause) or re.search(
-        rf"\bI(?:'m| am) (?:now |currently |still |also )?(?:on|in|part of) (?P<org>{ORG})'s "
-        rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM}\b", clause)
-    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
-        return m, ""
-    return None
-
-
-def _joined_team_at(rule: Rule, clause: str) -> _Said | None:
-    # "I joined the payments team at Pied Piper" (not "the rowing team at Harvard")
-    m = re.search(rf"\bI(?:'ve| have)? (?:just |recently |finally )?joined (?:the |a |an )?"
-                  rf"(?P<team>(?:[\w&-]+ ){{0,3}}){_TEAM} (?:at|with|over at) (?P<org>{ORG}){AFTER_ORG}", clause)
-    if m and not _HOBBY_TEAM.search(m.group("team") or ""):
-        return m, "joined"
-    return None
-
-
-def _contracting_for(rule: Rule, clause: str) -> _Said | None:
-    # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
-    m = re.search(rf"\bI(?:'m| am)? (?:now |currently |still |mostly )?(?:contract(?:ing)?|freelanc(?:e|ing)|"
-                  rf"consult(?:ing)?|do (?:contract|freelance|consulting) work) (?:for|at) (?P<org>{ORG}){AFTER_ORG}",
-                  clause)
-    if m:
-        return m, ""
     return None
 
 
@@ -389,9 +344,6 @@ def add_employer(rule: Rule, org: str, valid_from: date | None = None, new: bool
 _PHRASINGS = (
     _accepted_offer,
     _signed_with,
-    _team_at,
-    _joined_team_at,
-    _contracting_for,
     _job_is_at,
     _starting_at,
     _been_with,

@@ -7,32 +7,17 @@ import re
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import guarded, trim_org
-from memlake.distill.offline.vocabulary import AFTER_ORG, AT_ORG, ORG, ROLE, SINCE_FOR
+from memlake.distill.offline.vocabulary import AT_ORG, ROLE, SINCE_FOR
 
 
 def read_role_at_employer(rule: Rule, clause: str) -> None:
-    """"I'm a <role> (at <org>)", "I work as a <role>", "I work at <org> (as a <role>)"."""
+    """"I'm a <role> (at <org>)" (working at or as one, and a start as one, are rows of readers/table.py)."""
     m = re.search(rf"\bI(?:'m| am) (?:now |officially |finally |currently |also |already |still )*(?:a|an) "
                   rf"(?P<title>{ROLE})\b{AT_ORG}", clause)
     if m and not guarded(clause, m):
         add_job_title(rule, m.group("title"))
         if m.group("org"):
             add_employer(rule, trim_org(m.group("org")))
-    m = re.search(rf"\b(?:I (?:now |currently |still )?work|I(?:'m| am) (?:now |currently |still )?"
-                  rf"(?:working|employed)) (?:remotely |full[- ]time |part[- ]time )?as (?:a|an) (?P<title>{ROLE})\b"
-                  rf"{AT_ORG}", clause)
-    if m and not guarded(clause, m):
-        add_job_title(rule, m.group("title"))
-        if m.group("org"):
-            add_employer(rule, trim_org(m.group("org")))
-    # ("I work in marketing at Globex": the department said before the place)
-    m = re.search(rf"\bI (?:currently |now )?work (?:remotely |full[- ]time |part[- ]time )?(?:(?:in|on) (?:the )?"
-                  rf"[a-z]+(?: [a-z]+)? )?(?:at|for) (?:the )?"
-                  rf"(?P<org>{ORG}){AFTER_ORG}(?: as (?:a|an) (?P<title>{ROLE})\b)?", clause)
-    if m and not guarded(clause, m):
-        add_employer(rule, trim_org(m.group("org")))
-        if m.group("title"):
-            add_job_title(rule, m.group("title"))
 
 
 _TITLE = rf"(?:a |an |the )?(?P<title>{ROLE})\b"
@@ -41,11 +26,6 @@ _AFTER_TITLE = (r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|too|since|for|at|with|in|on
                 r"recently)\b)")
 # After "I'm the <role>": only the end, "now" or a place of work ("I'm the tester on this PR" is no job).
 _AFTER_THE_TITLE = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|here|at|and|but|since|on (?:my|our|the) team)\b)"
-# The time a start is told with, between the place and the title ("last Monday", "on the 3rd", "back in May").
-_START_TIME = (r"(?: (?!(?:and|but|so|then|after|before|while|when|because|since|where|who|which|working|worked|"
-               r"as)\b)[\w'-]+){0,4}?")
-# A title one starts as: "a senior data engineer", "their new engineering manager".
-_NEW_TITLE = rf"(?:a |an |the |their |our |its )?(?:new )?(?P<title>{ROLE})\b"
 _ROLE_CHANGE = r"(?:moved|stepped|switched|transitioned|changed|shifted) (?:roles? |careers? |jobs? )?(?:in)?to"
 
 
@@ -64,15 +44,10 @@ _TITLE_PATTERNS = (
     rf"(?:that of )?{_TITLE}{_AFTER_TITLE}{AT_ORG}",
     # "I now hold the title of tech lead"
     rf"\bI (?:now |currently |officially )?(?:hold|have) the (?:title|position|role) of {_TITLE}{_AFTER_TITLE}{AT_ORG}",
-    # "I got promoted to tech lead", "I was promoted to engineering manager last month"
+    # "I got promoted to tech lead", "Got promoted to staff engineer yesterday!" (the "I" left out, which the table
+    # does not read), "I was promoted to engineering manager last month" (kept: its day as the bench's changes want)
     rf"\bI(?:'ve| have)? (?:just |finally |recently |been |got |was |just got |just been |finally got )*"
     rf"(?:promoted|bumped up|moved up) to (?:the (?:role|position) of )?{_TITLE}{AT_ORG}",
-    # "I became a data scientist", "I've become the team's tech lead"
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |now |officially )?(?:became|become) "
-    rf"(?:a|an|the|our|the team's) (?:new )?(?P<title>{ROLE})\b{AT_ORG}",
-    # "I took a new role as designer", "I started as a tech lead", "I accepted a position as ..."
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:took|taken|accepted|started|got|landed|began|begun|have) "
-    rf"(?:(?:a|an|the|my) )?(?:new )?(?:(?:role|position|job) )?as {_TITLE}{AT_ORG}",
     # "I've been a designer for five years", "I've worked as a nurse since 2019"
     rf"\bI(?:'ve| have) (?:been|worked as|been working as) {_TITLE}{SINCE_FOR}",
     # "I'm the new tech lead", "I'm our team's engineering manager"
@@ -83,27 +58,17 @@ _TITLE_PATTERNS = (
     rf"\b(?:I(?:'ve| have)? (?:just |finally |recently |officially )?(?:been|was|got) (?:made|named|appointed)|"
     rf"(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?made me) "
     rf"(?:a |an |the |our )?(?:new )?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
-    # "I switched to a designer role", "I stepped into the tech lead role", "I've transitioned to data scientist",
-    # "I moved into a role as product manager" (not "I switched to a new manager": a person, not a role)
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:a |an |the )(?:new )?"
-    rf"(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
+    # "I've transitioned to data scientist", "I moved into a role as product manager" (a title with no article: not "I
+    # switched to a new manager"; "switched to a designer role" is a row of readers/table.py)
     rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?{_ROLE_CHANGE} (?:(?:a |an |the )?(?:new )?"
     rf"(?:role|position|job) (?:as|of) (?:a |an )?)?(?P<title>{ROLE})\b{_AFTER_TITLE}{AT_ORG}",
-    # "I got the tech lead job", "I landed a product manager role at Hooli"
+    # "I got the tech lead job" (kept beside the table's row: the bench's changes lost "I got the <title> job I applied
+    # for" without it)
     rf"\bI(?:'ve| have)? (?:just |finally |recently |officially )?(?:got|gotten|landed|accepted|took|taken) "
     rf"(?:the|a|an) (?:new )?(?P<title>{ROLE}) (?:role|job|position)\b{AT_ORG}",
-    # "I've taken on the tech lead role", "I stepped up as engineering manager", "I was hired as a designer"
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?(?:took on|taken on|stepped into|assumed) "
-    rf"(?:the |a |an )(?:new )?(?P<title>{ROLE}) (?:role|position|job)\b{AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )?stepped up as {_TITLE}{_AFTER_TITLE}{AT_ORG}",
-    rf"\bI(?:'ve| have)? (?:just |recently |finally )?(?:been|was|got) hired as {_TITLE}{AT_ORG}",
     # "I'm starting as a designer on Monday", "I start as tech lead next week", "I joined Hooli as a designer"
     rf"\bI(?:'m| am) starting (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
     rf"\bI (?:start|begin) (?:(?:a |my )?new (?:job|role|position) )?as {_TITLE}{AT_ORG}",
-    # "I joined Hooli as a designer", "I started at Northwind last Monday as a senior data engineer": the title a
-    # start somewhere gives, with the start's time (no other verb or clause) between
-    rf"\bI(?:'ve| have)? (?:just |recently |finally |officially )*(?:joined|(?:started|began|begun)(?: work(?:ing)?)? "
-    rf"(?:at|with)) {ORG}{AFTER_ORG}{_START_TIME} as {_NEW_TITLE}{AT_ORG}",
     # "They promoted me to tech lead", "I got the promotion to engineering manager", "My title changed to ..."
     rf"\b(?:[Tt]hey|[Mm]y (?:boss|manager|company|team)) (?:just |finally |officially )?promoted me to {_TITLE}"
     rf"{AT_ORG}",
@@ -119,9 +84,6 @@ _TITLE_PATTERNS = (
     rf"(?=\s*(?:$|[,.;:!)])|\s+(?:now|these days)\b)",
     # "New role: tech lead!"
     rf"^[Nn]ew (?:role|title|job title|position)\s*[:-]\s*(?:a |an )?(?P<title>{ROLE})\s*[.!]*$",
-    # "I work as backend engineer" (no article)
-    rf"\bI work (?:remotely |full[- ]time |part[- ]time )?as (?!(?:a|an|the|my|our|part of) )(?P<title>{ROLE})\b"
-    rf"{_AFTER_TITLE}",
     # "I'm tech lead now" (no article, "now" after it)
     rf"\bI(?:'m| am) (?:now |officially )?(?P<bare_title>{ROLE}) now\b",
 )

@@ -20,7 +20,7 @@ from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
-from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, TEMPORARY, WHOLE_ROLE
+from memlake.distill.offline.vocabulary import FOR_A_WHILE, HYPOTHETICAL, NOT_NAMES, REPORTED, TEMPORARY, WHOLE_ROLE
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ Pattern = list[dict[str, Any]]
 HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", "loft", "cottage", "townhouse",
               "bungalow", "terrace"]
 _MOVE = ["move", "relocate", "transfer"]
-# What one is taken on as ("joined Globex as a product designer").
-_JOBS = ["job", "role", "position", "post"]
 _NAME = {"POS": "PROPN"}
 
 
@@ -61,8 +59,38 @@ def _home_named_before(home: str) -> Pattern:
             _child("home", "value", DEP="compound", **_NAME)]
 
 
-def _title_as(left: str) -> Pattern:
-    return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", POS="NOUN")]
+# --- work: the employer and the job title (readers/employer.py and job_title.py write them) ---
+# Verbs of a start somewhere, and what one is taken on into ("joined Globex as ...", "took a post as ...").
+_STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ", "step"]
+_ROLES = ["job", "role", "position", "post"]
+_JOBS = ["job", "role", "position", "post", "work", "offer"]
+_TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}}
+_ATS = ("at", "with", "for")
+
+
+def _as_title(left: str) -> Pattern:
+    return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", **_TITLE)]
+
+
+def _at_employer(left: str, *words: str) -> Pattern:
+    return [_prep(left, "at", *(words or ("at", "with"))), _child("at", "employer", DEP="pobj", **_NAME)]
+
+
+# A team one works in ("the platform team at Hooli"); one played in is no job ("the rowing team at Harvard").
+_TEAMS = ["team", "squad", "group", "department", "division", "unit", "org", "organization", "practice"]
+_HOBBY_TEAMS = frozenset("""football soccer rugby hockey basketball baseball softball volleyball cricket rowing swim
+    swimming track cross-country debate chess quiz trivia bowling cheer cheerleading dance running cycling climbing
+    tennis golf netball lacrosse handball badminton ski skiing varsity church choir band book reading hiking
+    volunteer volunteering pub sport sports intramural fantasy darts poker gaming esports alumni parent parents pta
+    fan""".split())  # noqa: SIM905
+
+
+def _team(left: str, dep: str) -> dict[str, Any]:
+    return _child(left, "team", DEP=dep, LEMMA={"IN": _TEAMS})
+
+
+def _a_job(*verbs: str) -> list[dict[str, Any]]:
+    return [_verb(*verbs), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS})]
 
 
 @dataclass(frozen=True)
@@ -70,7 +98,7 @@ class Reading:
     """One row: a pattern over a sentence's parse, and the slot its values fill."""
 
     name: str
-    slot: str | None  # home_city, employer (with job_title when the pattern names a title); None for a taste
+    slot: str | None  # home_city, employer, job_title; None for a taste
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
     taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
@@ -108,27 +136,59 @@ TABLE: tuple[Reading, ...] = (
          _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]}),
          _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
     ), change=True),
-    # "I started at Acme as a data engineer", "I joined Globex as a product designer", "hired by Initech as ...",
-    # "I accepted a job at Umbrella Corp as a lab manager", "I just started a new role at Wayne Enterprises as ..."
-    Reading("joined as", "employer", (
-        [_verb("start", "begin"), _prep("anchor", "at", "at", "with"),
-         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
-        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME), *_title_as("anchor")],
-        [_verb("hire", "employ", "take"), _prep("anchor", "by", "by", "at", "on"),
-         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "hire", "TAG": "VBN"}},
-         {"LEFT_ID": "anchor", "REL_OP": ">", "RIGHT_ID": "by", "RIGHT_ATTRS": {"DEP": "agent"}},
-         _child("by", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
-        [_verb("accept", "start", "begin", "take", "land", "get"),
-         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
-         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
-        [_verb("accept", "start", "begin", "take", "land", "get"),
-         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("job", "at", "at", "with"),
-         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("job")],
-        [_verb("accept", "start", "begin", "take", "land", "get"),
-         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS}), _prep("anchor", "at", "at", "with"),
-         _child("at", "employer", DEP="pobj", **_NAME), *_title_as("anchor")],
+    # --- work (s11-employer): each row reads the employer or the title; a clause saying both matches one of each.
+    # A start: "I started at Globex", "I've joined Ocado as head of logistics", "took a post as lead analyst with
+    # Barclays", "I was hired as a designer at Hooli", "began work as a junior architect with Foster Partners"
+    Reading("started as", "job_title", (
+        [_verb(*_STARTS), *_as_title("anchor")],
+        [*_a_job(*_STARTS), *_as_title("job")],
+        # "I've been promoted to engineering manager", "I became a data scientist", "I've been made tech lead"
+        [_verb("promote", "bump"), _prep("anchor", "to", "to"), _child("to", "title", DEP="pobj", **_TITLE)],
+        [_verb("bump"), _child("anchor", "up", DEP="prt"), _prep("up", "to", "to"),
+         _child("to", "title", DEP="pobj", **_TITLE)],
+        [_verb("become"), _child("anchor", "title", DEP="attr", **_TITLE)],
+        [_verb("make", "name", "appoint"), _child("anchor", "title", DEP="oprd", **_TITLE)],
+        # a role named by its title: "I got the tech lead job", "I've taken on the tech lead role", "I switched to a
+        # designer role", "I stepped into the team lead position"
+        [_verb("get", "land", "accept", "take", "assume", "find"),
+         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
+        [_verb("switch", "step", "move", "transition"), _prep("anchor", "to", "to", "into"),
+         _child("to", "job", DEP="pobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
     ), change=True),
+    Reading("started at", "employer", (
+        [_verb("start", "begin"), *_at_employer("anchor")],
+        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME)],
+        [_verb("hire", "employ"), _child("anchor", "by", DEP={"IN": ["agent", "prep"]}, LOWER={"IN": ["by", "at"]}),
+         _child("by", "employer", DEP="pobj", **_NAME)],
+        [*_a_job(*_STARTS), *_at_employer("job")],
+        [*_a_job(*_STARTS), *_at_employer("anchor")],
+        [_verb(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
+        [*_a_job(*_STARTS), *_as_title("job"), *_at_employer("title")],
+        [*_a_job(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
+        # "I joined the payments team at Pied Piper"
+        [_verb("join"), _team("anchor", "dobj"), *_at_employer("anchor", "at", "with")],
+        [_verb("join"), _team("anchor", "dobj"), *_at_employer("team", "at", "with")],
+    ), change=True),
+    # "I work as a nurse", "I'm employed as a security analyst", "I have a new job as a paramedic"
+    Reading("works as", "job_title", ([_verb("work", "employ"), *_as_title("anchor")],
+                                      [*_a_job("have"), *_as_title("job")])),
+    # The job one has: "I work at Globex", "I'm employed by Initech", "I've been working for Hooli for two years"
+    Reading("works at", "employer", (
+        [_verb("work"), *_at_employer("anchor", "at", "for", "with")],
+        [_verb("work"), *_as_title("anchor"), *_at_employer("title", "at", "for", "with")],
+        [_verb("employ"), _child("anchor", "by", DEP={"IN": ["agent", "prep"]}, LOWER={"IN": ["by", "at"]}),
+         _child("by", "employer", DEP="pobj", **_NAME)],
+        # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
+        [_verb("contract", "freelance", "consult"), *_at_employer("anchor", "for", "at")],
+        # a team at a place: "I'm on the platform team at Soylent Foods", "I lead the design team at Initech", "I work
+        # in the data group at Globex", "I'm on Globex's platform team"
+        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("team", *_ATS)],
+        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("anchor", *_ATS)],
+        [_verb("be"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"),
+         _child("team", "employer", DEP="poss", **_NAME)],
+        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("anchor", *_ATS)],
+        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("team", *_ATS)],
+    )),
 )
 
 _TASTE_VERBS = ["like", "love", "enjoy", "adore", "prefer"]
@@ -174,11 +234,11 @@ def read_by_table(rule: Rule, since: int = 0) -> None:
         return
     count = len(rule.found.candidates)
     doc = parse(rule.sentence.text)
-    for match_id, tokens in _matcher()(doc):
+    for match_id, tokens in sorted(_matcher()(doc), key=lambda match: match[1][-1]):  # in the order said
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
         nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
         denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
-        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes["anchor"]) and not (
+        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes) and not (
                 _moves_another(nodes["anchor"])):
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
@@ -202,11 +262,37 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         elif not TEMPORARY.match(rest):  # "I'm living in Oslo for a month"
             add_home_city(rule, city, f"The user lives in {city}.")
         return
-    title = _title(nodes["title"])
-    if not _A_ROLE.fullmatch(title):
-        return  # "joined the choir as a tenor"? only a job's title is a job title
-    add_employer(rule, _name(nodes["employer"]), new=True)
-    add_job_title(rule, title)
+    _write_work(rule, reading, nodes)
+
+
+def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    """An employer (not a person, nor company kept: "I joined Sam for dinner") or a job's title (not "joined the choir
+    as a tenor"); a start's employer holds from the past day its clause names ("in March 2018")."""
+    anchor = nodes["anchor"]
+    if _subject(anchor) == "we" or any(c.lemma_ in ("leave", "quit") for c in anchor.children if c.dep_ == "conj"):
+        return  # "we work at ...": whose job?; "I started at Stanford in 2019 and left in 2022": a job that was
+    if reading.slot == "job_title":
+        title = _title(nodes["title"])
+        if _A_ROLE.fullmatch(" ".join(t.text for t in nodes["title"].subtree if t.i <= nodes["title"].i
+                                      and t.dep_ not in ("det", "poss") and t.lower_ not in _NOT_OF_THE_TITLE)):
+            add_job_title(rule, title)
+        return
+    if "team" in nodes and any(t.lower_ in _HOBBY_TEAMS for t in nodes["team"].lefts):
+        return
+    employer, asides = _name(nodes["employer"]), _asides(anchor, nodes)
+    company = anchor.lemma_ == "join" and bool(asides & {"for", "at", "on"})
+    if employer in rule.context.people or employer.split()[0] in rule.context.people or company:
+        return
+    rest = _rest_of_clause(anchor, nodes["employer"])
+    if ("for" in asides) if reading.change else (FOR_A_WHILE.search(rest) or "on" in asides):
+        return  # "I started at Globex for a trial"; "I'm working at Acme this week", "At Starbucks I work on my novel"
+    since = rule.past_start_in(rest) if reading.change else None
+    add_employer(rule, employer, valid_from=since, new=reading.change)
+
+
+def _asides(anchor: Token, nodes: dict[str, Token]) -> set[str]:
+    """The prepositions on the verb that the pattern did not name ("for a trial" in "I started at Globex for ...")."""
+    return {c.lower_ for c in anchor.children if c.dep_ == "prep" and c not in nodes.values()}
 
 
 # Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
@@ -243,9 +329,17 @@ def _name(token: Token) -> str:
     return token.doc[start:token.i + 1].text
 
 
+# What hangs on a title without being part of it: "..., not a nurse", "... and part-time tutor", "..., which I love".
+_NOT_OF_A_TITLE = frozenset({"conj", "cc", "punct", "appos", "neg", "relcl", "acl"})
+
+
 def _title(token: Token) -> str:
-    """A title as said, without its article, owner and "new": "head of design", "office manager"."""
-    kept = [t for t in token.subtree if t.dep_ not in ("det", "poss", "punct") and t.lower_ not in _NOT_OF_THE_TITLE]
+    """A title as said, without its article, owner, "new", the place it is at and what is said beside it: "head of
+    design", "office manager" (of "their new office manager at Initech")."""
+    at = [t for c in token.children if (c.dep_ == "prep" and c.lower_ != "of") or c.dep_ in _NOT_OF_A_TITLE
+          for t in c.subtree]
+    kept = [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
+            and t.lower_ not in _NOT_OF_THE_TITLE]
     return " ".join(t.text for t in kept)
 
 
@@ -268,16 +362,17 @@ _LEFT_OUT = "(I left out)"
 _LEADING = frozenset({"advmod", "intj", "punct", "cc"})
 
 
-def _in_its_time(reading: Reading, anchor: Token) -> bool:
+def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
     nor one said with its end: "I live in Berlin until then")."""
+    anchor = nodes["anchor"]
     if anchor.pos_ not in ("VERB", "AUX") or reading.taste:
         return True  # "since the move to Derby": the noun says it happened; a taste come to holds now
     tense = tense_of(anchor)
     if reading.change:
         return tense == "past"
-    preps = {c.lower_ for c in anchor.children if c.dep_ == "prep"}
+    preps = _asides(anchor, nodes)  # "since 2020", not the "for" of "worked for Acme"
     if "until" in preps:
         return False
     return tense == "present" or (anchor.tag_ == "VBN" and bool(preps & {"since", "for"}))
@@ -323,9 +418,11 @@ def _matcher() -> DependencyMatcher:
 
 
 # Past forms the regular endings miss.
-_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
+_IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",), "find": ("found",),
+              "begin": ("began", "begun"), "take": ("took", "taken"),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
-              "transfer": ("transferred", "transferring")}
+              "transfer": ("transferred", "transferring"), "step": ("stepped",),
+              "be": ("m", "am", "is", "are", "re", "was", "were", "been")}
 
 
 def inflections(lemma: str) -> set[str]:
