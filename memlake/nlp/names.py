@@ -44,7 +44,7 @@ TYPE_OF_LABEL = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC
                  "EVENT": "event", "WORK_OF_ART": "work", "PRODUCT": "tool"}
 
 # Kinds of animal a pet's name follows: the lemma of the noun before the name. The project's one list of the
-# animals people keep (the offline distiller's `PET_WORDS` is to become this list; "guinea pig" is for its phrases).
+# animals people keep (also the offline distiller's list of pets: `distill/offline/kinds.py`).
 ANIMAL_NOUNS = frozenset(
     """dog puppy pup cat kitten kitty pet horse pony foal bird parrot budgie cockatiel canary finch parakeet macaw
     hamster gerbil rabbit bunny turtle tortoise fish goldfish snake python lizard gecko iguana chameleon ferret

@@ -1,16 +1,17 @@
 """What kind of being a word said before a name is ("my beagle Biscuit", "a cockatiel called Kiwi"): an animal
 or not, by the packaged embedding model's nearest prototypes, so that a pet of any kind is no person.
 
-The common pets (`vocabulary.PET_WORDS`) are known without the model; any other word is compared, as "a <word>",
-with a few animals, people and things (none of them a word the trials used), and is an animal when the animals are
-nearest on mean cosine by `ANIMAL_MARGIN`. With no embedding model only the common pets are animals.
+The animals people keep (`memlake.nlp.names.ANIMAL_NOUNS`, the list the graph types names by) are known without the
+model; any other word is compared, as "a <word>", with a few animals, people and things (none of them a word the
+trials used), and is an animal when the animals are nearest on mean cosine by `ANIMAL_MARGIN`. With no embedding
+model only those listed are animals.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from memlake.distill.offline.vocabulary import PET_WORDS
+from memlake.nlp.names import ANIMAL_NOUNS
 from memlake.prototypes import kind_scores, packaged_embedder
 
 # How much nearer the animals must be than people or things (all-MiniLM-L6-v2: "a beagle" 0.24, "an alpaca" 0.04,
@@ -27,7 +28,7 @@ KIND_PROTOTYPES: dict[str, tuple[str, ...]] = {
 def is_animal(word: str) -> bool:
     """Whether `word` ("tortoise", "beagle", "axolotl"; not "car", "friend") names a kind of animal."""
     word = word.strip().lower()
-    if word in PET_WORDS or word.rstrip("s") in PET_WORDS:
+    if word in ANIMAL_NOUNS or word.rstrip("s") in ANIMAL_NOUNS:
         return True
     embedder = packaged_embedder()
     if embedder is None or not word.isalpha():

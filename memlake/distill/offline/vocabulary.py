@@ -23,11 +23,6 @@ OTHER_RELATIVES = (
 )
 # The words of a relative or a partner, longest first, as one alternation ("my dad", "my best friend", "my wife").
 RELATIVES = "|".join(sorted(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES, key=len, reverse=True))
-# The animals people keep, as they name them ("my tortoise Biscuit", "our dog Pepper"): a name said after one is a pet,
-# not a person.
-PET_WORDS = ("dog", "puppy", "pup", "cat", "kitten", "kitty", "pet", "horse", "pony", "bird", "parrot", "budgie",
-             "hamster", "rabbit", "bunny", "turtle", "tortoise", "fish", "snake", "lizard", "guinea pig", "gecko",
-             "ferret", "chicken", "hen", "goat", "donkey", "cow", "pig")
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "kosher", "halal", "gluten-free",
          "lactose-free", "keto", "paleo", "plant-based")
 SIBLING_ADJECTIVES = r"(?:(?:older|younger|little|big|baby|elder|kid|twin|half-|step-?|only) ?)?"
