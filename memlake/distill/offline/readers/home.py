@@ -193,9 +193,6 @@ _HOME_PATTERNS = (
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
     r"home\b",
     rf"\bI(?:'m| am|'ve been| have been) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
-    # "The move to Porto went smoothly", "Our move to Oslo is done" (a move over; not "is next month")
-    rf"^(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move to (?P<city>{NAME}) (?:went|was|is (?:done|complete|over|finished)|"
-    r"has been)\b",
     # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat" or "signed the lease on a
     # flat": a home not yet lived in)
     rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "

@@ -61,6 +61,15 @@ def _home_named_before(home: str) -> Pattern:
             _child("home", "value", DEP="compound", **_NAME)]
 
 
+def _move_noun(**attrs: Any) -> dict[str, Any]:
+    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": ["move", "relocation"]}, "POS": "NOUN", **attrs}}
+
+
+def _owner() -> dict[str, Any]:
+    """The user's move ("my", "our") or the one the chat is about ("the"); not "a move", "my sister's move"."""
+    return _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]})
+
+
 def _title_as(left: str) -> Pattern:
     return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", POS="NOUN")]
 
@@ -102,11 +111,17 @@ TABLE: tuple[Reading, ...] = (
         [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
          _prep("keys", "to", "to", "for"), *_place_of_a_home("to")],
     ), change=True),
-    # "since the move to Derby last month", "our move to Oslo went well"
+    # "we finally made the move to Lisbon", "our move to Denver happened last week", "the move to Bristol is done",
+    # "after the big move to Cork we ...", "the relocation to Ghent went fine": the noun says it, whatever the verb
     Reading("the move to", "home_city", (
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "move", "POS": "NOUN"}},
-         _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]}),
-         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_move_noun(), _owner(), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        # (the parse may hang "to <place>" on the verb the move is the object of: "made the move | to Prague")
+        [_move_noun(DEP="dobj"), _owner(), {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "verb",
+                                            "RIGHT_ATTRS": {"POS": "VERB"}},
+         _prep("verb", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        # (... or take the place for a verb, its "to" for an infinitive's: "made the move to Reykjavik")
+        [_move_noun(), _owner(), _child("anchor", "value", DEP="acl", **_NAME), _child("value", "to", DEP="aux",
+                                                                                      LOWER="to")],
     ), change=True),
     # "I started at Acme as a data engineer", "I joined Globex as a product designer", "hired by Initech as ...",
     # "I accepted a job at Umbrella Corp as a lab manager", "I just started a new role at Wayne Enterprises as ..."
@@ -232,7 +247,7 @@ def _write_taste(rule: Rule, taste: str, value: Token) -> None:
 
 def _rest_of_clause(anchor: Token, value: Token) -> str:
     """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
-    end = max(t.i for t in anchor.subtree) + 1
+    end = max(t.i for t in (_verb_of(anchor) or anchor).subtree) + 1
     return anchor.doc[value.i + 1:end].text
 
 
@@ -249,12 +264,18 @@ def _title(token: Token) -> str:
     return " ".join(t.text for t in kept)
 
 
+def _verb_of(anchor: Token) -> Token | None:
+    """The verb of the clause the anchor is in: itself, or the verb a noun hangs on ("made the move")."""
+    return anchor if anchor.pos_ in ("VERB", "AUX") else next(
+        (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
+
+
 def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
     """The user's own (I or we, also a subject shared with the clause before), not denied (unless the denial is
     what the pattern says), not ahead, not a wish, a condition or someone else's words."""
-    verb = anchor if anchor.pos_ in ("VERB", "AUX") else next(
-        (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
-    if verb is None or _subject(verb) not in ("i", "we", _LEFT_OUT):
+    verb = _verb_of(anchor)
+    # (a move said as the subject of its own clause, "our move to Oslo went well", is the user's by its owner)
+    if verb is None or (_subject(verb) not in ("i", "we", _LEFT_OUT) and anchor.dep_ not in ("nsubj", "nsubjpass")):
         return False
     if (any(c.dep_ == "neg" for c in verb.children) and not denied_as_said) or tense_of(verb) == "future":
         return False
@@ -268,12 +289,20 @@ _LEFT_OUT = "(I left out)"
 _LEADING = frozenset({"advmod", "intj", "punct", "cc"})
 
 
+# What says a move is behind the user ("the move to Bristol is done"; not "is next month").
+_DONE = frozenset({"do", "done", "complete", "over", "finish", "finished"})
+
+
 def _in_its_time(reading: Reading, anchor: Token) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
     nor one said with its end: "I live in Berlin until then")."""
-    if anchor.pos_ not in ("VERB", "AUX") or reading.taste:
-        return True  # "since the move to Derby": the noun says it happened; a taste come to holds now
+    if reading.taste:
+        return True  # a taste come to holds now
+    if anchor.pos_ not in ("VERB", "AUX"):  # a move as a noun: made ("made the move", "since the move") or done
+        verb = _verb_of(anchor)
+        return verb is not None and (tense_of(verb) == "past" or bool(
+            {verb.lemma_, *(c.lemma_ for c in verb.children if c.dep_ == "acomp")} & _DONE))
     tense = tense_of(anchor)
     if reading.change:
         return tense == "past"
