@@ -10,6 +10,7 @@ from memlake.distill.offline.readers.diet import read_diet
 from memlake.distill.offline.readers.employer import read_employer_tenure_or_start
 from memlake.distill.offline.readers.home import read_home
 from memlake.distill.offline.readers.job_title import read_role_at_employer
+from memlake.distill.offline.readers.table import read_by_table
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, split_clauses, third_person
 
@@ -28,6 +29,7 @@ def read_correction(rule: Rule) -> bool:
         for reader in (read_home, read_role_at_employer, read_employer_tenure_or_start,
                        read_leaving_and_interviews, read_diet):
             reader(rule, clause)
+    read_by_table(rule, since=before, text=rest)  # ("Actually, we live in Porto, not Lisbon")
     slot_candidates = [c for c in rule.found.candidates[before:] if c.slot]
     if slot_candidates:
         rule.found.candidates[before:] = [

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from memlake.distill.dates import WEEKDAYS
 from memlake.distill.offline.readers.employer import add_employer
-from memlake.distill.offline.readers.home import add_home_city, add_move
+from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.reading import Rule
@@ -50,10 +51,22 @@ def _prep(left: str, right: str, *words: str) -> dict[str, Any]:
     return _child(left, right, DEP="prep", LOWER={"IN": list(words)})
 
 
+def _mine(home: str) -> dict[str, Any]:
+    return _child(home, "owner", DEP="poss", LOWER={"IN": ["my", "our"]})
+
+
+def _in_a_place(prep: str) -> dict[str, Any]:
+    return _child(prep, "value", DEP="pobj", **_NAME)
+
+
+def _place_of(home: str) -> Pattern:
+    """The city a home is in: "a flat in Bristol"."""
+    return [_prep(home, "in_city", "in"), _in_a_place("in_city")]
+
+
 def _place_of_a_home(home: str) -> Pattern:
     """A home noun and the city it is in: "a flat in Bristol", "the Manchester flat"."""
-    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("home", "in_city", "in"),
-            _child("in_city", "value", DEP="pobj", **_NAME)]
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")]
 
 
 def _home_named_before(home: str) -> Pattern:
@@ -86,9 +99,53 @@ class Reading:
 
 
 TABLE: tuple[Reading, ...] = (
-    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019"
+    # --- home_city (issue 37, s11-home): where the user lives, and a move made ---
+    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019", "we're based in Lisbon", "I'm
+    # renting in Porto", "I rent a flat in Oslo", "I'm based out of Prague"
     Reading("lives in", "home_city", (
-        [_verb("live", "reside"), _prep("anchor", "in", "in"), _child("in", "value", DEP="pobj", **_NAME)],)),
+        [_verb("live", "reside", "base", "rent"), _prep("anchor", "in", "in"), _in_a_place("in")],
+        [_verb("base"), _prep("anchor", "out", "out"), _prep("out", "of", "of"), _in_a_place("of")],
+        [_verb("rent"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")],
+        # "Lisbon, where I live, is lovely", "Porto is where I live now"
+        [_verb("live"), _child("anchor", "where", LOWER="where"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _NAME}],
+        [_verb("live"), _child("anchor", "where", LOWER="where"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "is", "RIGHT_ATTRS": {"LEMMA": "be"}},
+         _child("is", "value", DEP="nsubj", **_NAME)],
+        # "We call Lisbon home now", "I've called Oslo home for years"
+        [_verb("call"), _child("anchor", "value", DEP="dobj", **_NAME), _child("anchor", "home", LOWER="home")],
+        # "I'm a Porto resident now", "we're officially Warsaw residents", "I've been a Prague local for ages"
+        [_verb("be"), _child("anchor", "resident", DEP="attr", LEMMA={"IN": ["resident", "local"]}),
+         _child("resident", "value", DEP="compound", **_NAME)],
+        # "I've been in Oslo for two years now", "we've been in Porto since 2019" (a stay of days: `TEMPORARY`)
+        [_verb("be"), _prep("anchor", "in", "in"), _in_a_place("in"), _prep("anchor", "span", "for", "since"),
+         _child("span", "when", LOWER={"NOT_IN": [*WEEKDAYS, "week", "weekend", "yesterday"]})],
+    )),
+    # Home said as the user's ("my", "our", or "home" opening the sentence): "Porto is our home now", "my home is in
+    # Prague", "Home is Oslo these days", "my new address is in Bristol", "our flat in Porto is tiny", "hello from our
+    # new flat in Porto!"
+    Reading("my home is", "home_city", (
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_NAME),
+         _child("anchor", "home", DEP="attr", LEMMA="home"), _mine("home")],
+        [_verb("be"), _child("anchor", "home", DEP="nsubj", LEMMA={"IN": ["home", "address"]}),
+         _mine("home"), _prep("anchor", "in", "in"),
+         _in_a_place("in")],
+        [_verb("be"), _child("anchor", "owner", DEP="nsubj", LOWER="home", IS_SENT_START=True),
+         _child("anchor", "value", DEP="attr", **_NAME)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": HOME_NOUNS}, "DEP": {"IN": ["nsubj", "pobj"]}}},
+         _mine("anchor"), *_place_of("anchor")],
+    )),
+    # "We've settled in Dublin now", "I've finally settled down in Porto", "We've made Lisbon our home", "we bought a
+    # house in Porto"
+    Reading("settled in", "home_city", (
+        [_verb("settle"), _prep("anchor", "in", "in"), _in_a_place("in")],
+        [_verb("make"), _child("anchor", "home", LEMMA="home"), _child("home", "value", DEP="nsubj", **_NAME),
+         _mine("home")],
+        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
+         *_place_of("home")],
+        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
+         _prep("anchor", "in", "in"), _in_a_place("in")],
+    ), change=True),
     # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway", "I got
     # transferred to Copenhagen"
     Reading("moved to", "home_city", (
@@ -181,19 +238,20 @@ _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
 _A_ROLE = re.compile(WHOLE_ROLE, re.IGNORECASE)  # the vocabulary's whole job title, matched whole
 
 
-def read_by_table(rule: Rule, since: int = 0) -> None:
-    """Every row of the table on the sentence, when its words could match one (only such sentences are parsed). What
-    a row reads replaces what the sentence's clauses were kept as said about the same value (`rule.found.candidates`
-    from `since` on: "The user moved to Leeds in spring 2026." beside the home city it gives)."""
-    if not _may_anchor(rule.sentence.text):
+def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
+    """Every row of the table on the sentence (or on `text`, a part of it: what a correction says is so), when its
+    words could match one (only such sentences are parsed). What a row reads replaces what the sentence's clauses
+    were kept as said about the same value (`rule.found.candidates` from `since` on: "The user moved to Leeds in
+    spring 2026." beside the home city it gives)."""
+    text = rule.sentence.text if text is None else text
+    if not _may_anchor(text):
         return
     count = len(rule.found.candidates)
-    doc = parse(rule.sentence.text)
+    doc = parse(text)
     for match_id, tokens in _matcher()(doc):
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
         nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
-        denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
-        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes["anchor"]) and not (
+        if _said_as_a_fact(nodes) and _in_its_time(reading, nodes["anchor"]) and not (
                 _moves_another(nodes["anchor"])):
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
@@ -214,8 +272,9 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         city, rest = _name(nodes["value"]), _rest_of_clause(nodes["anchor"], nodes["value"])
         if reading.change:
             add_move(rule, city, rest)  # (which leaves out a stay: "moved to Oslo for the summer")
-        elif not TEMPORARY.match(rest):  # "I'm living in Oslo for a month"
-            add_home_city(rule, city, f"The user lives in {city}.")
+        elif not TEMPORARY.match(rest) and not _other_than_new(nodes.get("home", nodes["anchor"])):
+            until = home_until(rule, rest)
+            add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
         return
     title = _title(nodes["title"])
     if not _A_ROLE.fullmatch(title):
@@ -226,6 +285,12 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
 
 # Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
 _NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
+
+
+def _other_than_new(home: Token) -> bool:
+    """A home said with a word other than "new": another home than where the user lives ("my second home", "our old
+    flat in Leeds"). (A stay is said by the words after the city: "I'm living in Oslo for a month", `TEMPORARY`.)"""
+    return any(c.dep_ == "amod" and c.lower_ != "new" for c in home.children)
 
 
 def _write_taste(rule: Rule, taste: str, value: Token) -> None:
@@ -264,27 +329,36 @@ def _title(token: Token) -> str:
     return " ".join(t.text for t in kept)
 
 
+def _owned(nodes: dict[str, Token]) -> bool:
+    """Whether the pattern's owner says it is the user's: "my" or "our" ("our move to Oslo", "my home is in Prague",
+    "Home is Oslo"), or "the" on a move the clause is about ("the move to Bristol is done"; not "after the move my
+    sister ...")."""
+    owner = nodes.get("owner")
+    return owner is not None and (owner.lower_ != "the" or nodes["anchor"].dep_ in ("nsubj", "nsubjpass"))
+
+
 def _verb_of(anchor: Token) -> Token | None:
     """The verb of the clause the anchor is in: itself, or the verb a noun hangs on ("made the move")."""
     return anchor if anchor.pos_ in ("VERB", "AUX") else next(
         (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
 
 
-def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
-    """The user's own (I or we, also a subject shared with the clause before), not denied (unless the denial is
-    what the pattern says), not ahead, not a wish, a condition or someone else's words."""
-    verb = _verb_of(anchor)
-    # (a move said as the subject of its own clause, "our move to Oslo went well", is the user's by its owner)
-    if verb is None or (_subject(verb) not in ("i", "we", _LEFT_OUT) and anchor.dep_ not in ("nsubj", "nsubjpass")):
+def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
+    """The user's own (I or we, also a subject shared with the clause before, or a home or move the pattern says is
+    theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
+    condition or someone else's words."""
+    anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
+    if not (_owned(nodes) or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
         return False
-    if (any(c.dep_ == "neg" for c in verb.children) and not denied_as_said) or tense_of(verb) == "future":
+    if verb is not None and ((any(c.dep_ == "neg" for c in verb.children) and "not" not in nodes)
+                             or tense_of(verb) == "future"):
         return False
     before = anchor.doc[anchor.sent.start:anchor.i].text
     return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
 
 
-# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally
-# moved to Seattle!"): what may come before the verb.
+# A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
+# Seattle!", "Now living in Oslo"): what may come before the verb.
 _LEFT_OUT = "(I left out)"
 _LEADING = frozenset({"advmod", "intj", "punct", "cc"})
 
@@ -295,29 +369,30 @@ _DONE = frozenset({"do", "done", "complete", "over", "finish", "finished"})
 
 def _in_its_time(reading: Reading, anchor: Token) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
-    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
-    nor one said with its end: "I live in Berlin until then")."""
+    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
     if reading.taste:
         return True  # a taste come to holds now
-    if anchor.pos_ not in ("VERB", "AUX"):  # a move as a noun: made ("made the move", "since the move") or done
-        verb = _verb_of(anchor)
+    verb = _verb_of(anchor)
+    if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
         return verb is not None and (tense_of(verb) == "past" or bool(
             {verb.lemma_, *(c.lemma_ for c in verb.children if c.dep_ == "acomp")} & _DONE))
-    tense = tense_of(anchor)
+    if verb is None:
+        return True  # "Hello from our new flat in Porto!"
+    tense = tense_of(verb)
     if reading.change:
         return tense == "past"
-    preps = {c.lower_ for c in anchor.children if c.dep_ == "prep"}
-    if "until" in preps:
-        return False
-    return tense == "present" or (anchor.tag_ == "VBN" and bool(preps & {"since", "for"}))
+    # (a span may hang on what the verb says the user is: "I've been a Prague resident for ages")
+    preps = {c.lower_ for t in (verb, *verb.children) for c in t.children if c.dep_ == "prep"}
+    return tense == "present" or (verb.tag_ == "VBN" and bool(preps & {"since", "for"}))
 
 
-# What one moves that is the user's household, not something else ("relocated the meeting to Porto").
-_HOUSEHOLD = frozenset({"house", "home", "family", "household", "we", "us", "everyone", "kid", "child", "i", "me"})
+# What one moves or rents that is the user's household or home, not something else ("relocated the meeting to
+# Porto", "I rent a car in Lisbon").
+_HOUSEHOLD = frozenset({"family", "household", "we", "us", "everyone", "kid", "child", "i", "me", *HOME_NOUNS})
 
 
 def _moves_another(anchor: Token) -> bool:
-    return anchor.lemma_ in _MOVE and any(
+    return anchor.lemma_ in (*_MOVE, "rent") and any(
         c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
 
 
@@ -328,7 +403,7 @@ def _subject(verb: Token) -> str | None:
         if subject is not None:  # "My husband and I were relocated": the user with another, as "we"
             return "we" if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children) else (
                 subject.lower_)
-        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN") and all(
+        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN", "VBG") and all(
                 t.dep_ in _LEADING for t in token.doc[token.sent.start:token.i]):
             return _LEFT_OUT
         if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
@@ -352,7 +427,8 @@ def _matcher() -> DependencyMatcher:
 
 
 # Past forms the regular endings miss.
-_IRREGULAR = {"get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
+_IRREGULAR = {"be": ("is", "am", "are", "was", "were", "been", "m", "re", "s"), "buy": ("bought",), "make": ("made",),
+              "get": ("got", "gotten"), "begin": ("began", "begun"), "take": ("took", "taken"),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring")}
 
@@ -370,6 +446,8 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
     for key, forms in (("LOWER", lambda w: {w}), ("LEMMA", inflections)):
         allowed = attrs.get(key)
         if allowed is not None:
+            if isinstance(allowed, dict) and "IN" not in allowed:
+                return None  # ("NOT_IN": any word but those)
             words = allowed["IN"] if isinstance(allowed, dict) else [allowed]
             return frozenset(form for word in words for form in forms(word))
     return None
@@ -385,9 +463,9 @@ def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
 
 def _may_anchor(text: str) -> bool:
     """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
-    after the first word when its value is a name. Only such sentences are parsed."""
+    when its value is a name (the first word too: "Porto is our home now"). Only such sentences are parsed."""
     words = re.findall(r"[A-Za-z]+", text)
-    named = any(w[0].isupper() and w not in NOT_NAMES for w in words[1:])
+    named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
                for needs_a_name, needs in _needs())
