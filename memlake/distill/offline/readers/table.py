@@ -19,9 +19,19 @@ from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
+from memlake.distill.offline.readers.relationships import add_kin
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
-from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED, TEMPORARY, WHOLE_ROLE
+from memlake.distill.offline.vocabulary import (
+    HYPOTHETICAL,
+    NOT_NAMES,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    REPORTED,
+    SIBLING_WORDS,
+    TEMPORARY,
+    WHOLE_ROLE,
+)
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
@@ -233,6 +243,52 @@ TASTES: tuple[Reading, ...] = (
     ), taste="dislikes"),
 )
 
+# --- people (issue 37, s11-home): the people the user names and how they relate ---
+# Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
+_KIN = [w for w in (*PARTNER_WORDS, *SIBLING_WORDS, *OTHER_RELATIVES) if " " not in w]
+
+
+def _kin(left: str, dep: str) -> Pattern:
+    """The user's partner, sibling or other relative: "my sister", "our son"."""
+    return [_child(left, "kin", DEP=dep, LEMMA={"IN": _KIN}), _mine("kin")]
+
+
+PEOPLE: tuple[Reading, ...] = (
+    # "my partner Jonas cooked", "I went hiking with my sister Leela", "my colleague Tomás Ruiz sent it", "my sister,
+    # Leela, ...", "My partner is Sam", "my wife's name is Ines", "Sam is my partner", "Noor is my girlfriend now"
+    Reading("my kin", "kin", (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
+         _child("anchor", "value", DEP="appos", **_NAME)],
+        [_verb("be"), *_kin("anchor", "nsubj"), _child("anchor", "value", DEP="attr", **_NAME)],
+        [_verb("be"), _child("anchor", "name", DEP="nsubj", LEMMA="name"), *_kin("name", "poss"),
+         _child("anchor", "value", DEP="attr", **_NAME)],
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_NAME), *_kin("anchor", "attr")],
+        # (where the small model takes "'s" for a possessive, "Sam's my partner", or the kin for an adverb's noun, "my
+        # new boyfriend Sam is great")
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
+         _child("anchor", "value", DEP="poss", **_NAME), _child("value", "is", DEP="case", LEMMA="be")],
+        [_verb("be"), *_kin("anchor", "npadvmod"), _child("anchor", "value", DEP="nsubj", **_NAME)],
+    )),
+    # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
+    Reading("have kin", "kin", (
+        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
+         _child("kin", "named", DEP="acl", LEMMA={"IN": ["name", "call"]}),
+         _child("named", "value", DEP="oprd", **_NAME)],
+        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
+         _child("kin", "value", DEP="appos", **_NAME)],
+    )),
+    # "I married Noor in 2019", "I'm dating Chen now", "I'm married to Sam", "I got engaged to Noor", "Sam and I got
+    # engaged"
+    Reading("married", "partner", (
+        [_verb("marry", "date"), _child("anchor", "value", DEP="dobj", **_NAME)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}}, _prep("anchor", "to", "to"),
+         _child("to", "value", DEP="pobj", **_NAME)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}},
+         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_NAME),
+         _child("value", "i", DEP="conj", LOWER="i")],
+    )),
+)
+
 # Words of a title that say it is new to the user, not what it is ("their new office manager").
 _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
 _A_ROLE = re.compile(WHOLE_ROLE, re.IGNORECASE)  # the vocabulary's whole job title, matched whole
@@ -266,6 +322,11 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if reading.taste:
         _write_taste(rule, reading.taste, nodes["value"])
         return
+    if reading.slot in ("kin", "partner"):
+        if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
+            kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
+            add_kin(rule, kin, _name(nodes["value"]))
+        return
     if reading.slot == "home_city":
         if any(c.dep_ == "det" for c in nodes["value"].children):
             return  # "moved to the US", "living in the Netherlands": a country, no home city
@@ -285,6 +346,21 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
 
 # Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
 _NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
+
+
+def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
+    """A name in a list ("my girlfriend, Toby and I": two people), or a kin word said of a role ("Sam is my partner in
+    crime", "my partner at the law firm")."""
+    kin = nodes.get("kin", nodes["anchor"])
+    return any(c.dep_ in ("cc", "conj") for c in nodes["value"].children) or (
+        kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" for c in kin.children))
+
+
+def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
+    """A partner said in the past of being ("I was married to Tom for ten years", "Sam was my boyfriend")."""
+    verb = _verb_of(nodes["anchor"])
+    return (reading.slot == "partner" or nodes.get("kin", nodes["anchor"]).lemma_ in PARTNER_WORDS) and (
+        verb is not None and verb.lemma_ == "be" and tense_of(verb) == "past")
 
 
 def _other_than_new(home: Token) -> bool:
@@ -354,7 +430,7 @@ def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
                              or tense_of(verb) == "future"):
         return False
     before = anchor.doc[anchor.sent.start:anchor.i].text
-    return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
+    return not (HYPOTHETICAL.search(before) or REPORTED.search(before) or before.count('"') % 2)  # (or quoted)
 
 
 # A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
@@ -370,8 +446,8 @@ _DONE = frozenset({"do", "done", "complete", "over", "finish", "finished"})
 def _in_its_time(reading: Reading, anchor: Token) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
-    if reading.taste:
-        return True  # a taste come to holds now
+    if reading.taste or reading.slot in ("kin", "partner"):
+        return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
     verb = _verb_of(anchor)
     if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
         return verb is not None and (tense_of(verb) == "past" or bool(
@@ -412,7 +488,7 @@ def _subject(verb: Token) -> str | None:
 
 
 # Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
-_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES)
+_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES, *PEOPLE)
            for n, pattern in enumerate(reading.patterns)}
 
 
