@@ -49,7 +49,6 @@ _AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|next|this|since|back|re
                   r"five|six|seven|eight|nine|ten)\b)|(?=\s+for (?:(?:a|an|the past|over|almost|nearly|about|several|"
                   r"many|a few|a couple of|one|two|three|four|five|six|seven|eight|nine|ten|\d+) )*(?:while|days?|"
                   r"weeks?|months?|years?|decades?)\b))")
-_SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 # A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)

@@ -124,11 +124,17 @@ TABLE: tuple[Reading, ...] = (
          _child("is", "value", DEP="nsubj", **_NAME)],
         # "We call Lisbon home now", "I've called Oslo home for years"
         [_verb("call"), _child("anchor", "value", DEP="dobj", **_NAME), _child("anchor", "home", LOWER="home")],
+        # (the city as a compound of "home": said with how long or "now", not "I call Sam home every Sunday")
+        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
+         _prep("anchor", "span", "for", "since")],
+        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
+         _child("anchor", "now", LOWER="now")],
         # "I'm a Porto resident now", "we're officially Warsaw residents", "I've been a Prague local for ages"
         [_verb("be"), _child("anchor", "resident", DEP="attr", LEMMA={"IN": ["resident", "local"]}),
          _child("resident", "value", DEP="compound", **_NAME)],
         # "I've been in Oslo for two years now", "we've been in Porto since 2019" (a stay of days: `TEMPORARY`)
-        [_verb("be"), _prep("anchor", "in", "in"), _in_a_place("in"), _prep("anchor", "span", "for", "since"),
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "be", "TAG": "VBN"}}, _prep("anchor", "in", "in"),
+         _in_a_place("in"), _prep("anchor", "span", "for", "since"),
          _child("span", "when", LOWER={"NOT_IN": [*WEEKDAYS, "week", "weekend", "yesterday"]})],
     )),
     # Home said as the user's ("my", "our", or "home" opening the sentence): "Porto is our home now", "my home is in
@@ -253,38 +259,44 @@ def _kin(left: str, dep: str) -> Pattern:
     return [_child(left, "kin", DEP=dep, LEMMA={"IN": _KIN}), _mine("kin")]
 
 
+# A person's name, which the small model may tag as a noun ("Tomasz is my partner").
+_PERSON = {"POS": {"IN": ["PROPN", "NOUN"]}, "IS_TITLE": True}
+
 PEOPLE: tuple[Reading, ...] = (
     # "my partner Jonas cooked", "I went hiking with my sister Leela", "my colleague Tomás Ruiz sent it", "my sister,
     # Leela, ...", "My partner is Sam", "my wife's name is Ines", "Sam is my partner", "Noor is my girlfriend now"
     Reading("my kin", "kin", (
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
-         _child("anchor", "value", DEP="appos", **_NAME)],
-        [_verb("be"), *_kin("anchor", "nsubj"), _child("anchor", "value", DEP="attr", **_NAME)],
+         _child("anchor", "value", DEP="appos", **_PERSON)],
+        [_verb("be"), *_kin("anchor", "nsubj"), _child("anchor", "value", DEP="attr", **_PERSON)],
         [_verb("be"), _child("anchor", "name", DEP="nsubj", LEMMA="name"), *_kin("name", "poss"),
-         _child("anchor", "value", DEP="attr", **_NAME)],
-        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_NAME), *_kin("anchor", "attr")],
-        # (where the small model takes "'s" for a possessive, "Sam's my partner", or the kin for an adverb's noun, "my
-        # new boyfriend Sam is great")
+         _child("anchor", "value", DEP="attr", **_PERSON)],
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_PERSON), *_kin("anchor", "attr")],
+        # (where the small model takes "'s" for a possessive, "Sam's my partner", or the kin for an adverb's noun or a
+        # compound, "my new boyfriend Sam is great", "my fiancé Sam proposed")
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
-         _child("anchor", "value", DEP="poss", **_NAME), _child("value", "is", DEP="case", LEMMA="be")],
-        [_verb("be"), *_kin("anchor", "npadvmod"), _child("anchor", "value", DEP="nsubj", **_NAME)],
+         _child("anchor", "value", DEP="poss", **_PERSON), _child("value", "is", DEP="case", LEMMA="be")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}}, *_kin("anchor", "npadvmod"),
+         _child("anchor", "value", DEP="nsubj", **_PERSON)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}}, _mine("anchor"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
     )),
     # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
     Reading("have kin", "kin", (
         [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
          _child("kin", "named", DEP="acl", LEMMA={"IN": ["name", "call"]}),
-         _child("named", "value", DEP="oprd", **_NAME)],
+         _child("named", "value", DEP="oprd", **_PERSON)],
         [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
-         _child("kin", "value", DEP="appos", **_NAME)],
+         _child("kin", "value", DEP="appos", **_PERSON)],
     )),
     # "I married Noor in 2019", "I'm dating Chen now", "I'm married to Sam", "I got engaged to Noor", "Sam and I got
     # engaged"
     Reading("married", "partner", (
-        [_verb("marry", "date"), _child("anchor", "value", DEP="dobj", **_NAME)],
+        [_verb("marry", "date"), _child("anchor", "value", DEP="dobj", **_PERSON)],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}}, _prep("anchor", "to", "to"),
-         _child("to", "value", DEP="pobj", **_NAME)],
+         _child("to", "value", DEP="pobj", **_PERSON)],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}},
-         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_NAME),
+         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
          _child("value", "i", DEP="conj", LOWER="i")],
     )),
 )
@@ -304,11 +316,16 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
         return
     count = len(rule.found.candidates)
     doc = parse(text)
+    matches = []
     for match_id, tokens in _matcher()(doc):
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
-        nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
-        if _said_as_a_fact(nodes) and _in_its_time(reading, nodes["anchor"]) and not (
+        matches.append((reading, {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}))
+    read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
+    for reading, nodes in sorted(matches, key=lambda match: match[1].get("value", match[1]["anchor"]).i):
+        key = (reading.slot or reading.taste, nodes["anchor"].i)
+        if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes["anchor"]) and not (
                 _moves_another(nodes["anchor"])):
+            read.add(key)
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
     values = [c.value.lower() for c in made if c.slot]
@@ -349,10 +366,11 @@ _NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
 
 
 def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
-    """A name in a list ("my girlfriend, Toby and I": two people), or a kin word said of a role ("Sam is my partner in
-    crime", "my partner at the law firm")."""
+    """A name in a list after a comma ("my girlfriend, Toby and I": three people; not "my partner Sam and I"), or a
+    kin word said of a role ("Sam is my partner in crime", "my partner at the law firm")."""
     kin = nodes.get("kin", nodes["anchor"])
-    return any(c.dep_ in ("cc", "conj") for c in nodes["value"].children) or (
+    value = nodes["value"]
+    return (value.i > 0 and value.nbor(-1).text == "," and any(c.dep_ in ("cc", "conj") for c in value.children)) or (
         kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" for c in kin.children))
 
 
@@ -363,10 +381,14 @@ def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
         verb is not None and verb.lemma_ == "be" and tense_of(verb) == "past")
 
 
+# Words that make a home another than where the user lives: "my second home", "our old flat in Leeds".
+_ANOTHER_HOME = frozenset({"second", "old", "former", "previous", "holiday", "summer", "weekend", "childhood"})
+
+
 def _other_than_new(home: Token) -> bool:
-    """A home said with a word other than "new": another home than where the user lives ("my second home", "our old
-    flat in Leeds"). (A stay is said by the words after the city: "I'm living in Oslo for a month", `TEMPORARY`.)"""
-    return any(c.dep_ == "amod" and c.lower_ != "new" for c in home.children)
+    """A home said as another than where the user lives (`_ANOTHER_HOME`). (A stay is said by the words after the
+    city: "I'm living in Oslo for a month", `TEMPORARY`.)"""
+    return any(c.dep_ in ("amod", "compound") and c.lower_ in _ANOTHER_HOME for c in home.children)
 
 
 def _write_taste(rule: Rule, taste: str, value: Token) -> None:
@@ -450,6 +472,8 @@ def _in_its_time(reading: Reading, anchor: Token) -> bool:
         return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
     verb = _verb_of(anchor)
     if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
+        if anchor.dep_ == "pobj" and anchor.head.lower_ in ("since", "after"):
+            return True  # "since the move to Bristol", "after the big move to Cork"
         return verb is not None and (tense_of(verb) == "past" or bool(
             {verb.lemma_, *(c.lemma_ for c in verb.children if c.dep_ == "acomp")} & _DONE))
     if verb is None:
@@ -532,7 +556,8 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
 @cache
 def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
     """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
-    return tuple((any(node["RIGHT_ATTRS"] == _NAME or node["RIGHT_ATTRS"].get("POS") == "PROPN" for node in pattern),
+    return tuple((any(node["RIGHT_ATTRS"] in (_NAME, _PERSON) or node["RIGHT_ATTRS"].get("POS") == "PROPN"
+                      for node in pattern),
                   tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
                  for _, pattern in _BY_KEY.values())
 
@@ -540,7 +565,7 @@ def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
 def _may_anchor(text: str) -> bool:
     """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
     when its value is a name (the first word too: "Porto is our home now"). Only such sentences are parsed."""
-    words = re.findall(r"[A-Za-z]+", text)
+    words = re.findall(r"[^\W\d_]+", text)  # (letters, accented too: "fiancé")
     named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
