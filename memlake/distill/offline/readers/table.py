@@ -280,6 +280,8 @@ PEOPLE: tuple[Reading, ...] = (
          _child("anchor", "value", DEP="nsubj", **_PERSON)],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}}, _mine("anchor"),
          {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}},
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}, _mine("value")],
     )),
     # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
     Reading("have kin", "kin", (
@@ -342,7 +344,7 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if reading.slot in ("kin", "partner"):
         if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
             kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
-            add_kin(rule, kin, _name(nodes["value"]))
+            add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
         return
     if reading.slot == "home_city":
         if any(c.dep_ == "det" for c in nodes["value"].children):
@@ -375,10 +377,12 @@ def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
 
 
 def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
-    """A partner said in the past of being ("I was married to Tom for ten years", "Sam was my boyfriend")."""
+    """A partner said in the past of being ("I was married to Tom for ten years", "Sam was my boyfriend"; not "have
+    been together six years")."""
     verb = _verb_of(nodes["anchor"])
     return (reading.slot == "partner" or nodes.get("kin", nodes["anchor"]).lemma_ in PARTNER_WORDS) and (
-        verb is not None and verb.lemma_ == "be" and tense_of(verb) == "past")
+        verb is not None and verb.lemma_ == "be"
+        and "VBD" in {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ == "aux")})
 
 
 # Words that make a home another than where the user lives: "my second home", "our old flat in Leeds".
