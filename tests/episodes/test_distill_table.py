@@ -74,3 +74,31 @@ def test_a_correction_of_where_or_as_what_the_user_works_is_read_by_the_table(te
     """(The regexes that read "I work at/as ..." went; the work rows read the corrected clause.)"""
     corrections = [c for c in read(text) if c.type == "correction"]
     assert [(c.slot, c.value) for c in corrections] == [(slot, value)]
+
+
+@pytest.mark.parametrize("text, city", [
+    ("Big news, we finally made the move to Prague!", "Prague"),
+    ("We finally made the move to Melbourne over the long weekend.", "Melbourne"),
+    ("I made the big move to Copenhagen in March.", "Copenhagen"),
+    ("We finally made the move to Reykjavik.", "Reykjavik"),
+    ("The move to Dublin is done, boxes everywhere.", "Dublin"),
+    ("Our move to Madrid happened last week.", "Madrid"),
+    ("After the big move to Oslo we slept for two days straight.", "Oslo"),
+    ("The relocation to Ghent went better than expected.", "Ghent"),
+])
+def test_a_move_told_with_move_as_a_noun_gives_the_home_city(text: str, city: str) -> None:
+    """"made the move to X", "the move to X is done": the noun says the move, whatever the verb, and wherever the
+    parse hangs "to X" (on the noun, or on the verb the move is the object of)."""
+    assert ("home_city", city) in slots(text), [c.content for c in read(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "We're planning the move to Leeds for next spring.",  # a plan
+    "The move to Leeds is next month.",  # ahead
+    "My sister's move to Leeds went well.",  # someone else's
+    "I'm dreading the move to Leeds.",  # not made
+    "We made the move to Kubernetes last quarter.",  # no place
+    "We never made the move to Leeds in the end.",  # denied
+])
+def test_a_move_noun_not_told_as_the_users_move_made_gives_no_home(text: str) -> None:
+    assert "home_city" not in {slot for slot, _ in slots(text)}, [c.content for c in read(text)]

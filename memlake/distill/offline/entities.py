@@ -61,12 +61,14 @@ def named_entities(conversation: Conversation) -> list[Entity]:
     known = {word for name in speakers for word in name.split()}  # words of names typed already: no parse for them
     votes: dict[str, Counter[str]] = {}
     said: dict[str, str] = {}  # lowercased -> as first said
+    first_said: dict[str, str] = {}  # lowercased -> the message that first named it
     for message in read:
         for sentence in sentences_naming(rule_text(message.content)):
             for name in names_in(sentence) if _names_another(sentence, known) else ():
                 if name.text in NOT_PLACES:
                     continue  # a tool or service the vocabulary knows ("Slack", "GitHub"): no entity of the user's
                 key = said.setdefault(name.text.lower(), name.text).lower()
+                first_said.setdefault(key, message.message_id)
                 kind = _own_word_type(name.text, sentence[name.end:])
                 votes.setdefault(key, Counter())[kind or name.type] += CUE_WEIGHT if kind or name.cued else 1
                 known.update(name.text.split())
@@ -74,7 +76,9 @@ def named_entities(conversation: Conversation) -> list[Entity]:
         said.setdefault(speaker.lower(), speaker)
     out = []
     for key, name in said.items():
-        ids = [m.message_id for m in read if _says(m.content, name)] or [speakers[name]]
+        # (the name as read: a message's curly apostrophes are straight in it, "St James’s" read "St James's")
+        ids = [m.message_id for m in read if _says(rule_text(m.content), name)] or [
+            first_said.get(key) or speakers[name]]
         kind = "person" if name in speakers else votes[key].most_common(1)[0][0]
         out.append(Entity(name=name, type=_ENTITY_TYPE.get(kind, kind), message_ids=ids))
     return out

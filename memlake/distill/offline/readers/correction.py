@@ -29,8 +29,8 @@ def read_correction(rule: Rule) -> bool:
         for reader in (read_home, read_role_at_employer, read_employer_tenure_or_start,
                        read_leaving_and_interviews, read_diet):
             reader(rule, clause)
-    if not any(c.slot for c in rule.found.candidates[before:]):  # the work rows: "Actually, I work at Globex, not ..."
-        read_by_table(rule, since=before)
+    if not any(c.slot for c in rule.found.candidates[before:]):  # "Actually, I work at Globex, not ...",
+        read_by_table(rule, since=before, text=rest)  # "Actually, we live in Porto, not Lisbon"
     slot_candidates = [c for c in rule.found.candidates[before:] if c.slot]
     if slot_candidates:
         rule.found.candidates[before:] = [

@@ -1,6 +1,6 @@
-"""The user's home city: "I live in ...", "we've settled in ...", "we're moving from ... to ..." (a move made, "I
-moved to ...", "we've moved into a flat in ...", is read by the table of patterns, `readers/table.py`, which writes
-it with `add_move` here)."""
+"""The user's home city: a move planned ("we're moving from ... to ..."), a move on a day ahead, a city of work. Where
+the user lives and a move made ("I live in ...", "we've settled in ...", "I moved to ...") are read by the table of
+patterns, `readers/table.py`, which writes them with `add_home_city` and `add_move` here."""
 
 from __future__ import annotations
 
@@ -21,15 +21,12 @@ from memlake.distill.offline.sentences import (
     with_we_as_i,
 )
 from memlake.distill.offline.vocabulary import (
-    FOR_A_WHILE,
     NAME,
     NOT_NAMES,
     NOT_PLACES,
     ORG,
     ORG_WORDS,
     ROLE,
-    SINCE_FOR,
-    SINCE_WHEN,
     SKILL_WORDS,
     TEMPORARY,
 )
@@ -38,54 +35,18 @@ from memlake.distill.offline.vocabulary import (
 def read_home(rule: Rule, clause: str) -> None:
     """The user's home city, a move made and a move planned."""
     clause = with_we_as_i(clause)  # "We've been living in Oslo since May": the household's home is the user's
-    _lives_in(rule, clause)
-    _home_in_other_words(rule, clause)
-    _home_named_as_subject(rule, clause)
     _moving_to(rule, clause)
     _moving_on_a_day(rule, clause)
     _city_of_work(rule, clause)
 
 
-def _lives_in(rule: Rule, clause: str) -> None:
-    """"I live in Oslo (until then)", "I've lived in Porto since 2019", "We're based in Lisbon"."""
-    # ("reside" is "live" in other words)
-    m = re.search(rf"\b(?:I|[Ww]e) (?:now |currently |still )?(?:live|reside) in (?P<city>{NAME})",
-                  clause) or re.search(
-        rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?(?:living|residing) in (?P<city>{NAME})",
-        clause)
-    if m and not guarded(clause, m):
-        city = trim_name(m.group("city"))
-        until = None
-        rest = clause[m.end():]
-        if re.match(r"\s+until then\b", rest):
-            earlier = [d for d in rule.dates if d.start < rule.sentence.text.find(clause)]
-            until = earlier[-1] if earlier else _previous_date(rule)
-        elif re.match(r"\s+until\b", rest):
-            until = rule.date_in(rest)
-        if not TEMPORARY.match(rest):
-            add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
-    # "I've been living in Oslo for a few years", "I've lived in Porto since 2019" (not "I've lived in Rome" alone)
-    m = re.search(rf"\bI(?:'ve| have) (?:been living|been residing|lived|resided) in (?P<city>{NAME}){SINCE_FOR}",
-                  clause) or re.search(
-        rf"\bI(?:'ve| have) been (?:living|residing) in (?P<city>{NAME})(?=\s*(?:$|[,.;!]|\s+(?:now|these days)\b))",
-        clause)
-    if m and not guarded(clause, m):
-        city = trim_name(m.group("city"))
-        add_home_city(rule, city, f"The user lives in {city}.")
-    m = re.search(rf"\b(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?based (?:in|out of) "
-                  rf"(?P<city>{NAME})", clause)
-    if m and not guarded(clause, m):
-        city = trim_name(m.group("city"))
-        add_home_city(rule, city, f"The user lives in {city}.")
-
-
-def _home_named_as_subject(rule: Rule, clause: str) -> None:
-    """"Our flat in Porto is tiny": the user's home, as the subject of a present-tense clause."""
-    m = re.match(rf"^(?:[Mm]y|[Oo]ur) (?:new )?(?:flat|apartment|house|home|place) in (?P<city>{NAME}) "
-                 r"(?:is|has|feels|looks|gets)\b", clause)
-    if m:
-        city = trim_name(m.group("city"))
-        add_home_city(rule, city, f"The user lives in {city}.", confidence=0.8)
+def home_until(rule: Rule, rest: str) -> DateMention | None:
+    """The day a home is said to hold until: "I live in Berlin until then" (the last date said before it), "... until
+    the end of June"."""
+    if re.match(r"\s*until then\b", rest):
+        earlier = [d for d in rule.dates if d.start < rule.sentence.text.find(rest.strip())]
+        return earlier[-1] if earlier else _previous_date(rule)
+    return rule.date_in(rest) if re.match(r"\s*until\b", rest) else None
 
 
 # A home one moves into: "the Manchester flat", "my new place in Leeds", "a Porto apartment".
@@ -164,67 +125,6 @@ def _moving_to(rule: Rule, clause: str) -> None:
                 rule.entity(place, "place")
         if when:
             rule.key_date(when, f"The user plans to {what}.")
-
-
-# A month a home began in ("since January"; not "since Monday": a stay).
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-# What may follow a city that ends a statement of home: the end, punctuation, "now", "these days".
-_AFTER_HOME = r"(?=\s*(?:$|[,.;:!)]|-\s)|\s+(?:now|these days|nowadays|for good|permanently|for|since)\b)"
-_HOME_PATTERNS = (
-    # "We've settled in Dublin now", "I've finally settled down in Porto" (not "We settled in for the movie")
-    rf"\b(?:I|[Ww]e)(?:'ve| have|'re| are|'m| am)? (?:now |finally |just |all |fully |happily |officially |"
-    rf"properly |been )*settled (?:down )?(?:in|into (?:life|(?:my|our) new (?:flat|apartment|house|home|place)) in) "
-    rf"(?P<city>{NAME})",
-    # "Now living in Oslo", "Living in Rome these days" (a sentence of its own, not "Living in Rome must be nice")
-    rf"^(?:(?:[Nn]ow|[Cc]urrently|[Ss]till|[Ff]inally|[A-Za-z]+ly) )?(?:[Ll]iving|[Bb]ased) in (?P<city>{NAME})"
-    rf"{_AFTER_HOME}",
-    # "I rent a flat in Lisbon", "We're renting in Porto now"
-    rf"\b(?:(?:I|[Ww]e) (?:now |currently |still )?rent|(?:I(?:'m| am)|[Ww]e(?:'re| are)) (?:now |currently |still )?"
-    rf"renting) (?:(?:a|an|our|my) )?(?:(?:new |small |little |tiny |big |nice )?(?:flat|apartment|place|house|room|"
-    rf"studio|condo|loft) )?in (?P<city>{NAME})",
-    # "We call Lisbon home now", "Porto is our home now", "Home is Oslo these days", "My home is in Prague" (not "Sam
-    # is home now": a person at home)
-    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |proudly |happily )?call(?:ed)? (?P<city>{NAME}) home{_AFTER_HOME}",
-    rf"^(?P<city>{NAME}) has been (?:my |our )?home{_AFTER_HOME}",
-    rf"^(?P<city>{NAME}) is (?:now )?(?:my|our) (?:new )?home{_AFTER_HOME}",
-    rf"^(?:(?:[Mm]y|[Oo]ur) )?(?:new )?[Hh]ome(?: for (?:me|us)| base)? is (?:now )?(?:in )?(?P<city>{NAME})"
-    rf"{_AFTER_HOME}",
-    # "We've made Lisbon our home", "I'm a Porto resident now"
-    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:now |finally |just )?made (?P<city>{NAME}) (?:my|our) (?:new |permanent )?"
-    r"home\b",
-    rf"\bI(?:'m| am|'ve been| have been) (?:now |officially )*(?:(?:a|an) )?(?P<city>{NAME}) (?:resident|local)s?\b",
-    # "The move to Porto went smoothly", "Our move to Oslo is done" (a move over; not "is next month")
-    rf"^(?:[Tt]he|[Oo]ur|[Mm]y) (?:big )?move to (?P<city>{NAME}) (?:went|was|is (?:done|complete|over|finished)|"
-    r"has been)\b",
-    # "We bought a house in Porto", "I've bought my first flat in Oslo" (not "found a flat" or "signed the lease on a
-    # flat": a home not yet lived in)
-    rf"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |finally |recently )?(?:bought|purchased|got|rented) (?:a|an|our|my) "
-    rf"(?:new |first |own )?{_HOME_NOUN} in (?P<city>{NAME})",
-    # "Hello from our new flat in Porto!", "We got the keys to our new place in Oslo" (a new home, said as such)
-    rf"\b(?:[Mm]y|[Oo]ur) new (?:flat|apartment|house|home|place|condo|studio) in (?P<city>{NAME})",
-    # "Lisbon, where I live, is lovely"
-    rf"(?:^|\bin )(?P<city>{NAME}),? (?:is )?where (?:I|we) (?:now |currently )?live\b",
-    # "I've been in Oslo for two years now", "We've been in Porto since 2019" (not "for two weeks": a stay)
-    rf"\b(?:I|[Ww]e)(?:'ve| have) been (?:living |based )?in (?P<city>{NAME}) (?:now )?(?:for (?:a|one|two|three|four|"
-    rf"five|six|seven|eight|nine|ten|many|several|a few|a couple of|\d+|over a|almost a|nearly a|more than a) "
-    rf"(?:years?|decades?)|for (?:years|decades|ages)|since (?:\d{{4}}|last (?:year|spring|summer|autumn|fall|winter)|"
-    rf"childhood|{_MONTH}))\b",
-)
-
-
-def _home_in_other_words(rule: Rule, clause: str) -> None:
-    """Home cities said in other words than live / moved to / based in (see `_HOME_PATTERNS`)."""
-    for pattern in _HOME_PATTERNS:
-        m = re.search(pattern, clause)
-        if not m or guarded(clause, m):
-            continue
-        rest = SINCE_WHEN.sub(" ", clause[m.end():])
-        city = trim_name(m.group("city"))
-        if TEMPORARY.match(rest) or FOR_A_WHILE.search(rest) or city in rule.context.people or "'s" in m.group(
-                "city"):
-            continue
-        add_home_city(rule, city, f"The user lives in {city}.")
-        return
 
 
 def _when_phrase(mention: DateMention) -> str:

@@ -16,10 +16,8 @@ from memlake.distill.offline.vocabulary import (
     NOT_NAMES,
     NOT_PLACES,
     ORG_WORDS,
-    OTHER_RELATIVES,
     PARTNER_WORDS,
     ROLE,
-    SIBLING_ADJECTIVES,
     SIBLING_WORDS,
     SINCE_FOR,
     SKILL_WORDS,
@@ -27,29 +25,12 @@ from memlake.distill.offline.vocabulary import (
 
 
 def read_relationships(rule: Rule, clause: str) -> None:
-    """The people the user names and how they relate: "my partner Jonas", "my sister Leela", "Sam is my partner",
-    "I'm with Sam now" (after a break-up), "my colleague Tomás", "Tomás Ruiz is the tech lead"."""
-    for m in re.finditer(rf"\b[Mm]y (?:new )?(?P<rel>{'|'.join(PARTNER_WORDS)}) (?P<name>{NAME})", clause):
-        name = trim_name(m.group("name"))
-        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m) and not _ended(rule, clause):
-            _partner(rule, name)
-    for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{'|'.join(SIBLING_WORDS)}) (?P<name>{NAME})", clause):
-        name = trim_name(m.group("name"))
-        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
-            _sibling(rule, m.group("rel").lower(), name)
+    """The people the user names in other words than the table's ("my partner Jonas", "my sister Leela", "Sam is my
+    partner", "I married Sam": `readers/table.py`, which writes them with `add_kin`): "I'm with Sam now" (after a
+    break-up), "we've been together since June, Sam and I", "Tomás Ruiz is the tech lead"."""
     _partner_named(rule, clause)
-    _sibling_named(rule, clause)
     _partner_with(rule, clause)
     _couple_in_the_sentence(rule, clause)
-    for m in re.finditer(rf"\b[Mm]y (?P<rel>{'|'.join(OTHER_RELATIVES)}) (?P<name>{NAME})", clause):
-        name = trim_name(m.group("name"))
-        if name and name.split()[0] not in NOT_NAMES and not guarded(clause, m):
-            rel = m.group("rel").lower()
-            rule.add("relationship", f"{rel}: {name}", f"{name} is the user's {rel}.", subject=name,
-                     importance=0.6, tags=("people",))
-            rule.entity(name, "person")
-            rule.relation(USER_SUBJECT, "works_with" if rel in ("colleague", "coworker", "co-worker", "manager",
-                                                                "boss", "mentor") else "knows", name)
     for m in re.finditer(rf"(?P<name>{NAME}) is (?P<det>the|our|my) (?P<role>{ROLE})\b", clause):
         name = trim_name(m.group("name"))
         if not name or name.split()[0] in NOT_NAMES or guarded(clause, m):
@@ -68,7 +49,6 @@ _AFTER_PARTNER = (rf"(?:{AFTER_NAME}|(?=\s+(?:in|on|last|next|this|since|back|re
                   r"five|six|seven|eight|nine|ten)\b)|(?=\s+for (?:(?:a|an|the past|over|almost|nearly|about|several|"
                   r"many|a few|a couple of|one|two|three|four|five|six|seven|eight|nine|ten|\d+) )*(?:while|days?|"
                   r"weeks?|months?|years?|decades?)\b))")
-_SIBLING = "(?:" + "|".join(SIBLING_WORDS) + ")"
 # A relationship that is over, said in the same sentence ("I married Sam in 2019 but we divorced in 2022").
 _ENDED = re.compile(r"\b(?:divorced?|divorcing|broke up|break up|breaking up|split up|separated|separating|passed away|"
                     r"died|widow(?:ed|er)?|ex-\w+|late (?:wife|husband|partner))\b", re.I)
@@ -103,15 +83,10 @@ def _partner_with(rule: Rule, clause: str) -> None:
 
 # Partners named in other words than "my partner Jonas" (first match only).
 _PARTNER_PATTERNS = (
-    # "My partner is Sam", "My wife's name is Ines", "My new girlfriend is Noor"
-    rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: now)?(?:'s name is | is (?:now |called )?)(?P<name>{NAME}){AFTER_NAME}",
     # "My boyfriend, Sam, is a chef", "my wife of ten years, Ines, ..." (an apposition closed by a comma; "my
     # girlfriend, Toby and I" is a list); closed by the end of the sentence: see `_partner_in_apposition`
     rf"\b[Mm]y (?:new |current )?{_PARTNER}(?: of (?:\w+ ){{1,2}}(?:years?|months?))?, (?P<name>{NAME}), "
     r"(?!and\b|or\b)",
-    # "Sam is my partner", "Noor is my girlfriend now" (not "my partner's brother", "my partner in crime")
-    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME})(?: is|'s) (?:now )?my (?:new |current )?{_PARTNER}"
-    r"(?=\s*(?:$|[,.;!)]|\s+(?:now|and|but|of \w+ years)\b))",
     # "I'm married to Sam", "I'm dating Chen now", "I've been in a relationship with Ines for two years"
     rf"\bI(?:'m| am|'ve been| have been) (?:now |happily |currently |still )?(?:{_RELATIONSHIP_VERBS}) "
     rf"(?P<name>{NAME}){_AFTER_PARTNER}",
@@ -130,9 +105,6 @@ _PARTNER_PATTERNS = (
     # "I have a boyfriend now, his name is Sam"
     rf"\bI(?:'ve got| have got| have|'ve) a (?:new )?{_PARTNER}(?: now)?,? (?:and )?(?:her|his|their) name(?:'s| is) "
     rf"(?P<name>{NAME}){AFTER_NAME}",
-    # "I have a new girlfriend, Noor", "I've got a boyfriend named Sam"
-    rf"\bI(?:'ve| have)? (?:got |now have |have )?a (?:new )?{_PARTNER}(?:,| named| called) (?P<name>{NAME})"
-    rf"{_AFTER_PARTNER}",
     # "Sam and I got engaged", "Chen and I have been together for six years"
     rf"^(?P<name>{NAME}) and I (?:just |recently |finally )?(?:got engaged|got married|are engaged|are married|"
     r"are dating|have been together|'ve been together|have been dating|'ve been dating|moved in together|"
@@ -144,18 +116,6 @@ _PARTNER_PATTERNS = (
     r"(?:are|are back|got back) together(?=\s*(?:$|[,.;!)])|\s+(?:now|again|since|these days|officially)\b)|"
     r"got together (?:in \d{4}|\w+ years? ago)(?=\s*(?:$|[,.;!)])))\b",
 )
-# Siblings named in other words than "my sister Leela" (first match only).
-_SIBLING_PATTERNS = (
-    # "I have a younger sister named Leela", "I've got a twin brother, Sam"
-    rf"\bI(?:'ve got| have got| have|'ve) (?:a|an) {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:,| named| called) "
-    rf"(?P<name>{NAME}){AFTER_NAME}",
-    rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})(?:'s name is | is (?:called )?)(?P<name>{NAME})"
-    rf"{AFTER_NAME}",
-    rf"(?:^|\b(?:and|but|so) )(?P<name>{NAME}) is my {SIBLING_ADJECTIVES}(?P<rel>{_SIBLING})"
-    r"(?=\s*(?:$|[,.;!)]|\s+(?:and|but)\b))",
-)
-
-
 def _partner_named(rule: Rule, clause: str) -> None:
     """A partner named in other words than "my partner Jonas" (see `_PARTNER_PATTERNS`), or in an apposition."""
     for pattern in _PARTNER_PATTERNS:
@@ -167,17 +127,6 @@ def _partner_named(rule: Rule, clause: str) -> None:
             break
     else:
         _partner_in_apposition(rule, clause)
-
-
-def _sibling_named(rule: Rule, clause: str) -> None:
-    """A sibling named in other words than "my sister Leela" (see `_SIBLING_PATTERNS`)."""
-    for pattern in _SIBLING_PATTERNS:
-        m = re.search(pattern, clause)
-        if m and not guarded(clause, m) and "'s" not in m.group("name"):
-            name = trim_name(m.group("name"))
-            if _a_person(name):
-                _sibling(rule, m.group("rel").lower(), name)
-            break
 
 
 def _partner_in_apposition(rule: Rule, clause: str) -> None:
@@ -255,6 +204,28 @@ def _ended_with_another(rule: Rule, name: str) -> bool:
     text = rule.sentence.text
     others = [m.group("who") for m in _SOMEONE_AND_I.finditer(text) if _ENDED.match(text, m.end())]
     return bool(others) and all(trim_name(who) != name for who in others)
+
+
+# Who the user works with, of the people a sentence names ("my colleague Tomás"); the rest the user knows.
+_AT_WORK = frozenset({"colleague", "coworker", "co-worker", "manager", "boss", "mentor"})
+
+
+def add_kin(rule: Rule, kin: str, name: str) -> None:
+    """A person named as the user's partner, sibling or other relative, friend or colleague (`kin`, the word that
+    says it); no partner when the sentence says the relationship is over ("I married Sam in 2019 but we divorced")."""
+    if not _a_person(name) or name in rule.context.organizations:
+        return
+    kin = kin.lower()
+    if kin in PARTNER_WORDS:
+        if not _ENDED.search(rule.sentence.text):
+            _partner(rule, name)
+    elif kin in SIBLING_WORDS:
+        _sibling(rule, kin, name)
+    else:
+        rule.add("relationship", f"{kin}: {name}", f"{name} is the user's {kin}.", subject=name, importance=0.6,
+                 tags=("people",))
+        rule.entity(name, "person")
+        rule.relation(USER_SUBJECT, "works_with" if kin in _AT_WORK else "knows", name)
 
 
 def _a_person(name: str) -> bool:

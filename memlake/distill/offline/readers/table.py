@@ -14,13 +14,25 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from memlake.distill.dates import WEEKDAYS
 from memlake.distill.offline.readers.employer import add_employer
-from memlake.distill.offline.readers.home import add_home_city, add_move
+from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
+from memlake.distill.offline.readers.relationships import add_kin
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
-from memlake.distill.offline.vocabulary import FOR_A_WHILE, HYPOTHETICAL, NOT_NAMES, REPORTED, TEMPORARY, WHOLE_ROLE
+from memlake.distill.offline.vocabulary import (
+    FOR_A_WHILE,
+    HYPOTHETICAL,
+    NOT_NAMES,
+    OTHER_RELATIVES,
+    PARTNER_WORDS,
+    REPORTED,
+    SIBLING_WORDS,
+    TEMPORARY,
+    WHOLE_ROLE,
+)
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
@@ -48,15 +60,36 @@ def _prep(left: str, right: str, *words: str) -> dict[str, Any]:
     return _child(left, right, DEP="prep", LOWER={"IN": list(words)})
 
 
+def _mine(home: str) -> dict[str, Any]:
+    return _child(home, "owner", DEP="poss", LOWER={"IN": ["my", "our"]})
+
+
+def _in_a_place(prep: str) -> dict[str, Any]:
+    return _child(prep, "value", DEP="pobj", **_NAME)
+
+
+def _place_of(home: str) -> Pattern:
+    """The city a home is in: "a flat in Bristol"."""
+    return [_prep(home, "in_city", "in"), _in_a_place("in_city")]
+
+
 def _place_of_a_home(home: str) -> Pattern:
     """A home noun and the city it is in: "a flat in Bristol", "the Manchester flat"."""
-    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("home", "in_city", "in"),
-            _child("in_city", "value", DEP="pobj", **_NAME)]
+    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")]
 
 
 def _home_named_before(home: str) -> Pattern:
     return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}),
             _child("home", "value", DEP="compound", **_NAME)]
+
+
+def _move_noun(**attrs: Any) -> dict[str, Any]:
+    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": ["move", "relocation"]}, "POS": "NOUN", **attrs}}
+
+
+def _owner() -> dict[str, Any]:
+    """The user's move ("my", "our") or the one the chat is about ("the"); not "a move", "my sister's move"."""
+    return _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]})
 
 
 # --- work: the employer and the job title (readers/employer.py and job_title.py write them) ---
@@ -105,9 +138,59 @@ class Reading:
 
 
 TABLE: tuple[Reading, ...] = (
-    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019"
+    # --- home_city (issue 37, s11-home): where the user lives, and a move made ---
+    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019", "we're based in Lisbon", "I'm
+    # renting in Porto", "I rent a flat in Oslo", "I'm based out of Prague"
     Reading("lives in", "home_city", (
-        [_verb("live", "reside"), _prep("anchor", "in", "in"), _child("in", "value", DEP="pobj", **_NAME)],)),
+        [_verb("live", "reside", "base", "rent"), _prep("anchor", "in", "in"), _in_a_place("in")],
+        [_verb("base"), _prep("anchor", "out", "out"), _prep("out", "of", "of"), _in_a_place("of")],
+        [_verb("rent"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")],
+        # "Lisbon, where I live, is lovely", "Porto is where I live now"
+        [_verb("live"), _child("anchor", "where", LOWER="where"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _NAME}],
+        [_verb("live"), _child("anchor", "where", LOWER="where"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "is", "RIGHT_ATTRS": {"LEMMA": "be"}},
+         _child("is", "value", DEP="nsubj", **_NAME)],
+        # "We call Lisbon home now", "I've called Oslo home for years"
+        [_verb("call"), _child("anchor", "value", DEP="dobj", **_NAME), _child("anchor", "home", LOWER="home")],
+        # (the city as a compound of "home": said with how long or "now", not "I call Sam home every Sunday")
+        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
+         _prep("anchor", "span", "for", "since")],
+        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
+         _child("anchor", "now", LOWER="now")],
+        # "I'm a Porto resident now", "we're officially Warsaw residents", "I've been a Prague local for ages"
+        [_verb("be"), _child("anchor", "resident", DEP="attr", LEMMA={"IN": ["resident", "local"]}),
+         _child("resident", "value", DEP="compound", **_NAME)],
+        # "I've been in Oslo for two years now", "we've been in Porto since 2019" (a stay of days: `TEMPORARY`)
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "be", "TAG": "VBN"}}, _prep("anchor", "in", "in"),
+         _in_a_place("in"), _prep("anchor", "span", "for", "since"),
+         _child("span", "when", LOWER={"NOT_IN": [*WEEKDAYS, "week", "weekend", "yesterday"]})],
+    )),
+    # Home said as the user's ("my", "our", or "home" opening the sentence): "Porto is our home now", "my home is in
+    # Prague", "Home is Oslo these days", "my new address is in Bristol", "our flat in Porto is tiny", "hello from our
+    # new flat in Porto!"
+    Reading("my home is", "home_city", (
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_NAME),
+         _child("anchor", "home", DEP="attr", LEMMA="home"), _mine("home")],
+        [_verb("be"), _child("anchor", "home", DEP="nsubj", LEMMA={"IN": ["home", "address"]}),
+         _mine("home"), _prep("anchor", "in", "in"),
+         _in_a_place("in")],
+        [_verb("be"), _child("anchor", "owner", DEP="nsubj", LOWER="home", IS_SENT_START=True),
+         _child("anchor", "value", DEP="attr", **_NAME)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": HOME_NOUNS}, "DEP": {"IN": ["nsubj", "pobj"]}}},
+         _mine("anchor"), *_place_of("anchor")],
+    )),
+    # "We've settled in Dublin now", "I've finally settled down in Porto", "We've made Lisbon our home", "we bought a
+    # house in Porto"
+    Reading("settled in", "home_city", (
+        [_verb("settle"), _prep("anchor", "in", "in"), _in_a_place("in")],
+        [_verb("make"), _child("anchor", "home", LEMMA="home"), _child("home", "value", DEP="nsubj", **_NAME),
+         _mine("home")],
+        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
+         *_place_of("home")],
+        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
+         _prep("anchor", "in", "in"), _in_a_place("in")],
+    ), change=True),
     # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway", "I got
     # transferred to Copenhagen"
     Reading("moved to", "home_city", (
@@ -130,11 +213,17 @@ TABLE: tuple[Reading, ...] = (
         [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
          _prep("keys", "to", "to", "for"), *_place_of_a_home("to")],
     ), change=True),
-    # "since the move to Derby last month", "our move to Oslo went well"
+    # "we finally made the move to Lisbon", "our move to Denver happened last week", "the move to Bristol is done",
+    # "after the big move to Cork we ...", "the relocation to Ghent went fine": the noun says it, whatever the verb
     Reading("the move to", "home_city", (
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "move", "POS": "NOUN"}},
-         _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]}),
-         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_move_noun(), _owner(), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        # (the parse may hang "to <place>" on the verb the move is the object of: "made the move | to Prague")
+        [_move_noun(DEP="dobj"), _owner(), {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "verb",
+                                            "RIGHT_ATTRS": {"POS": "VERB"}},
+         _prep("verb", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        # (... or take the place for a verb, its "to" for an infinitive's: "made the move to Reykjavik")
+        [_move_noun(), _owner(), _child("anchor", "value", DEP="acl", **_NAME), _child("value", "to", DEP="aux",
+                                                                                      LOWER="to")],
     ), change=True),
     # --- work (s11-employer): each row reads the employer or the title; a clause saying both matches one of each.
     # A start: "I started at Globex", "I've joined Ocado as head of logistics", "took a post as lead analyst with
@@ -221,25 +310,85 @@ TASTES: tuple[Reading, ...] = (
     ), taste="dislikes"),
 )
 
+# --- people (issue 37, s11-home): the people the user names and how they relate ---
+# Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
+_KIN = [w for w in (*PARTNER_WORDS, *SIBLING_WORDS, *OTHER_RELATIVES) if " " not in w]
+
+
+def _kin(left: str, dep: str) -> Pattern:
+    """The user's partner, sibling or other relative: "my sister", "our son"."""
+    return [_child(left, "kin", DEP=dep, LEMMA={"IN": _KIN}), _mine("kin")]
+
+
+# A person's name, which the small model may tag as a noun ("Tomasz is my partner").
+_PERSON = {"POS": {"IN": ["PROPN", "NOUN"]}, "IS_TITLE": True}
+
+PEOPLE: tuple[Reading, ...] = (
+    # "my partner Jonas cooked", "I went hiking with my sister Leela", "my colleague Tomás Ruiz sent it", "my sister,
+    # Leela, ...", "My partner is Sam", "my wife's name is Ines", "Sam is my partner", "Noor is my girlfriend now"
+    Reading("my kin", "kin", (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
+         _child("anchor", "value", DEP="appos", **_PERSON)],
+        [_verb("be"), *_kin("anchor", "nsubj"), _child("anchor", "value", DEP="attr", **_PERSON)],
+        [_verb("be"), _child("anchor", "name", DEP="nsubj", LEMMA="name"), *_kin("name", "poss"),
+         _child("anchor", "value", DEP="attr", **_PERSON)],
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_PERSON), *_kin("anchor", "attr")],
+        # (where the small model takes "'s" for a possessive, "Sam's my partner", or the kin for an adverb's noun or a
+        # compound, "my new boyfriend Sam is great", "my fiancé Sam proposed")
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
+         _child("anchor", "value", DEP="poss", **_PERSON), _child("value", "is", DEP="case", LEMMA="be")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}}, *_kin("anchor", "npadvmod"),
+         _child("anchor", "value", DEP="nsubj", **_PERSON)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}}, _mine("anchor"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}},
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}, _mine("value")],
+    )),
+    # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
+    Reading("have kin", "kin", (
+        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
+         _child("kin", "named", DEP="acl", LEMMA={"IN": ["name", "call"]}),
+         _child("named", "value", DEP="oprd", **_PERSON)],
+        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
+         _child("kin", "value", DEP="appos", **_PERSON)],
+    )),
+    # "I married Noor in 2019", "I'm dating Chen now", "I'm married to Sam", "I got engaged to Noor", "Sam and I got
+    # engaged"
+    Reading("married", "partner", (
+        [_verb("marry", "date"), _child("anchor", "value", DEP="dobj", **_PERSON)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}}, _prep("anchor", "to", "to"),
+         _child("to", "value", DEP="pobj", **_PERSON)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}},
+         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
+         _child("value", "i", DEP="conj", LOWER="i")],
+    )),
+)
+
 # Words of a title that say it is new to the user, not what it is ("their new office manager").
 _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
 _A_ROLE = re.compile(WHOLE_ROLE, re.IGNORECASE)  # the vocabulary's whole job title, matched whole
 
 
-def read_by_table(rule: Rule, since: int = 0) -> None:
-    """Every row of the table on the sentence, when its words could match one (only such sentences are parsed). What
-    a row reads replaces what the sentence's clauses were kept as said about the same value (`rule.found.candidates`
-    from `since` on: "The user moved to Leeds in spring 2026." beside the home city it gives)."""
-    if not _may_anchor(rule.sentence.text):
+def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
+    """Every row of the table on the sentence (or on `text`, a part of it: what a correction says is so), when its
+    words could match one (only such sentences are parsed). What a row reads replaces what the sentence's clauses
+    were kept as said about the same value (`rule.found.candidates` from `since` on: "The user moved to Leeds in
+    spring 2026." beside the home city it gives)."""
+    text = rule.sentence.text if text is None else text
+    if not _may_anchor(text):
         return
     count = len(rule.found.candidates)
-    doc = parse(rule.sentence.text)
-    for match_id, tokens in sorted(_matcher()(doc), key=lambda match: match[1][-1]):  # in the order said
+    doc = parse(text)
+    matches = []
+    for match_id, tokens in _matcher()(doc):
         reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
-        nodes = {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}
-        denied_as_said = "not" in nodes  # "can't stand": the denial is the taste
-        if _said_as_a_fact(nodes["anchor"], denied_as_said) and _in_its_time(reading, nodes) and not (
+        matches.append((reading, {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}))
+    read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
+    for reading, nodes in sorted(matches, key=_where_said):  # in the order said
+        key = (reading.slot or reading.taste, nodes["anchor"].i)
+        if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes) and not (
                 _moves_another(nodes["anchor"])):
+            read.add(key)
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
     values = [c.value.lower() for c in made if c.slot]
@@ -253,14 +402,20 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if reading.taste:
         _write_taste(rule, reading.taste, nodes["value"])
         return
+    if reading.slot in ("kin", "partner"):
+        if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
+            kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
+            add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
+        return
     if reading.slot == "home_city":
         if any(c.dep_ == "det" for c in nodes["value"].children):
             return  # "moved to the US", "living in the Netherlands": a country, no home city
         city, rest = _name(nodes["value"]), _rest_of_clause(nodes["anchor"], nodes["value"])
         if reading.change:
             add_move(rule, city, rest)  # (which leaves out a stay: "moved to Oslo for the summer")
-        elif not TEMPORARY.match(rest):  # "I'm living in Oslo for a month"
-            add_home_city(rule, city, f"The user lives in {city}.")
+        elif not TEMPORARY.match(rest) and not _other_than_new(nodes.get("home", nodes["anchor"])):
+            until = home_until(rule, rest)
+            add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
         return
     _write_work(rule, reading, nodes)
 
@@ -299,6 +454,34 @@ def _asides(anchor: Token, nodes: dict[str, Token]) -> set[str]:
 _NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
 
 
+def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
+    """A name in a list after a comma ("my girlfriend, Toby and I": three people; not "my partner Sam and I"), or a
+    kin word said of a role ("Sam is my partner in crime", "my partner at the law firm")."""
+    kin = nodes.get("kin", nodes["anchor"])
+    value = nodes["value"]
+    return (value.i > 0 and value.nbor(-1).text == "," and any(c.dep_ in ("cc", "conj") for c in value.children)) or (
+        kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" for c in kin.children))
+
+
+def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
+    """A partner said in the past of being ("I was married to Tom for ten years", "Sam was my boyfriend"; not "have
+    been together six years")."""
+    verb = _verb_of(nodes["anchor"])
+    return (reading.slot == "partner" or nodes.get("kin", nodes["anchor"]).lemma_ in PARTNER_WORDS) and (
+        verb is not None and verb.lemma_ == "be"
+        and "VBD" in {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ == "aux")})
+
+
+# Words that make a home another than where the user lives: "my second home", "our old flat in Leeds".
+_ANOTHER_HOME = frozenset({"second", "old", "former", "previous", "holiday", "summer", "weekend", "childhood"})
+
+
+def _other_than_new(home: Token) -> bool:
+    """A home said as another than where the user lives (`_ANOTHER_HOME`). (A stay is said by the words after the
+    city: "I'm living in Oslo for a month", `TEMPORARY`.)"""
+    return any(c.dep_ in ("amod", "compound") and c.lower_ in _ANOTHER_HOME for c in home.children)
+
+
 def _write_taste(rule: Rule, taste: str, value: Token) -> None:
     """A like or a dislike of what the value's phrase names, unless a reader read a taste of it in this message;
     it replaces what was kept of the sentence as said ("The user has come round to olives")."""
@@ -318,7 +501,7 @@ def _write_taste(rule: Rule, taste: str, value: Token) -> None:
 
 def _rest_of_clause(anchor: Token, value: Token) -> str:
     """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
-    end = max(t.i for t in anchor.subtree) + 1
+    end = max(t.i for t in (_verb_of(anchor) or anchor).subtree) + 1
     return anchor.doc[value.i + 1:end].text
 
 
@@ -343,47 +526,93 @@ def _title(token: Token) -> str:
     return " ".join(t.text for t in kept)
 
 
-def _said_as_a_fact(anchor: Token, denied_as_said: bool = False) -> bool:
-    """The user's own (I or we, also a subject shared with the clause before), not denied (unless the denial is
-    what the pattern says), not ahead, not a wish, a condition or someone else's words."""
-    verb = anchor if anchor.pos_ in ("VERB", "AUX") else next(
+def _owned(nodes: dict[str, Token]) -> bool:
+    """Whether the pattern's owner says it is the user's: "my" or "our" ("our move to Oslo", "my home is in Prague",
+    "Home is Oslo"), or "the" on a move the clause is about ("the move to Bristol is done"; not "after the move my
+    sister ...")."""
+    owner = nodes.get("owner")
+    return owner is not None and (owner.lower_ != "the" or nodes["anchor"].dep_ in ("nsubj", "nsubjpass"))
+
+
+def _verb_of(anchor: Token) -> Token | None:
+    """The verb of the clause the anchor is in: itself, or the verb a noun hangs on ("made the move")."""
+    return anchor if anchor.pos_ in ("VERB", "AUX") else next(
         (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
-    if verb is None or _subject(verb) not in ("i", "we", _LEFT_OUT):
+
+
+def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
+    """The user's own (I or we, also a subject shared with the clause before, or a home or move the pattern says is
+    theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
+    condition or someone else's words."""
+    anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
+    if not (_owned(nodes) or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
         return False
-    if (any(c.dep_ == "neg" for c in verb.children) and not denied_as_said) or tense_of(verb) == "future":
+    if verb is not None and ((any(c.dep_ == "neg" for c in verb.children) and "not" not in nodes)
+                             or tense_of(verb) == "future"):
         return False
     before = anchor.doc[anchor.sent.start:anchor.i].text
-    return not (HYPOTHETICAL.search(before) or REPORTED.search(before))
+    if HYPOTHETICAL.search(before) or REPORTED.search(before):
+        return False
+    # Nor quoted, nor a value in quotes: a quoted name is a title ("joined "Trail Blazers", a hiking club"), which
+    # the clause readers leave out too (sentences.QUOTED).
+    values = [nodes[k] for k in ("anchor", "value", "employer", "title") if k in nodes]
+    return not any(_quoted(token) for token in values)
 
 
-# A sentence opening on its past verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally
-# moved to Seattle!"): what may come before the verb.
+def _quoted(token: Token) -> bool:
+    """Whether a token is inside straight or curly double quotes of its sentence."""
+    before = token.doc[token.sent.start:token.i].text
+    return bool(before.count('"') % 2 or before.count("“") > before.count("”"))
+
+
+# A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
+# Seattle!", "Now living in Oslo"): what may come before the verb.
 _LEFT_OUT = "(I left out)"
 _LEADING = frozenset({"advmod", "intj", "punct", "cc"})
 
 
+# What says a move is behind the user ("the move to Bristol is done"; not "is next month").
+_DONE = frozenset({"do", "done", "complete", "over", "finish", "finished"})
+
+
 def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
-    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto",
-    nor one said with its end: "I live in Berlin until then")."""
+    holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
     anchor = nodes["anchor"]
-    if anchor.pos_ not in ("VERB", "AUX") or reading.taste:
-        return True  # "since the move to Derby": the noun says it happened; a taste come to holds now
-    tense = tense_of(anchor)
+    if reading.taste or reading.slot in ("kin", "partner"):
+        return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
+    verb = _verb_of(anchor)
+    if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
+        if anchor.dep_ == "pobj" and anchor.head.lower_ in ("since", "after"):
+            return True  # "since the move to Bristol", "after the big move to Cork"
+        return verb is not None and (tense_of(verb) == "past" or bool(
+            {verb.lemma_, *(c.lemma_ for c in verb.children if c.dep_ == "acomp")} & _DONE))
+    if verb is None:
+        return True  # "Hello from our new flat in Porto!"
+    tense = tense_of(verb)
     if reading.change:
         return tense == "past"
-    preps = _asides(anchor, nodes)  # "since 2020", not the "for" of "worked for Acme"
-    if "until" in preps:
-        return False
-    return tense == "present" or (anchor.tag_ == "VBN" and bool(preps & {"since", "for"}))
+    # the prepositions of a span ("since 2020", "for ages"; not the "for" of "worked for Acme", which holds the
+    # value); a span may hang on what the verb says the user is: "I've been a Prague resident for ages"
+    values = {nodes[k] for k in ("value", "employer", "title") if k in nodes}
+    preps = {c.lower_ for t in (verb, *verb.children) for c in t.children
+             if c.dep_ == "prep" and values.isdisjoint(c.children)}
+    return tense == "present" or (verb.tag_ == "VBN" and bool(preps & {"since", "for"}))
 
 
-# What one moves that is the user's household, not something else ("relocated the meeting to Porto").
-_HOUSEHOLD = frozenset({"house", "home", "family", "household", "we", "us", "everyone", "kid", "child", "i", "me"})
+def _where_said(match: tuple[Reading, dict[str, Token]]) -> int:
+    """Where a match's value is in the sentence (its verb's place when it names none), to write them in that order."""
+    nodes = match[1]
+    return min((nodes[k].i for k in ("value", "employer", "title") if k in nodes), default=nodes["anchor"].i)
+
+
+# What one moves or rents that is the user's household or home, not something else ("relocated the meeting to
+# Porto", "I rent a car in Lisbon").
+_HOUSEHOLD = frozenset({"family", "household", "we", "us", "everyone", "kid", "child", "i", "me", *HOME_NOUNS})
 
 
 def _moves_another(anchor: Token) -> bool:
-    return anchor.lemma_ in _MOVE and any(
+    return anchor.lemma_ in (*_MOVE, "rent") and any(
         c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
 
 
@@ -394,7 +623,7 @@ def _subject(verb: Token) -> str | None:
         if subject is not None:  # "My husband and I were relocated": the user with another, as "we"
             return "we" if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children) else (
                 subject.lower_)
-        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN") and all(
+        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN", "VBG") and all(
                 t.dep_ in _LEADING for t in token.doc[token.sent.start:token.i]):
             return _LEFT_OUT
         if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
@@ -403,7 +632,7 @@ def _subject(verb: Token) -> str | None:
 
 
 # Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
-_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES)
+_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES, *PEOPLE)
            for n, pattern in enumerate(reading.patterns)}
 
 
@@ -419,10 +648,10 @@ def _matcher() -> DependencyMatcher:
 
 # Past forms the regular endings miss.
 _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",), "find": ("found",),
-              "begin": ("began", "begun"), "take": ("took", "taken"),
+              "begin": ("began", "begun"), "take": ("took", "taken"), "buy": ("bought",),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
-              "be": ("m", "am", "is", "are", "re", "was", "were", "been")}
+              "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been")}
 
 
 def inflections(lemma: str) -> set[str]:
@@ -438,6 +667,8 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
     for key, forms in (("LOWER", lambda w: {w}), ("LEMMA", inflections)):
         allowed = attrs.get(key)
         if allowed is not None:
+            if isinstance(allowed, dict) and "IN" not in allowed:
+                return None  # ("NOT_IN": any word but those)
             words = allowed["IN"] if isinstance(allowed, dict) else [allowed]
             return frozenset(form for word in words for form in forms(word))
     return None
@@ -446,16 +677,17 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
 @cache
 def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
     """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
-    return tuple((any(node["RIGHT_ATTRS"] == _NAME or node["RIGHT_ATTRS"].get("POS") == "PROPN" for node in pattern),
+    return tuple((any(node["RIGHT_ATTRS"] in (_NAME, _PERSON) or node["RIGHT_ATTRS"].get("POS") == "PROPN"
+                      for node in pattern),
                   tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
                  for _, pattern in _BY_KEY.values())
 
 
 def _may_anchor(text: str) -> bool:
     """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
-    after the first word when its value is a name. Only such sentences are parsed."""
-    words = re.findall(r"[A-Za-z]+", text)
-    named = any(w[0].isupper() and w not in NOT_NAMES for w in words[1:])
+    when its value is a name (the first word too: "Porto is our home now"). Only such sentences are parsed."""
+    words = re.findall(r"[^\W\d_]+", text)  # (letters, accented too: "fiancé")
+    named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
                for needs_a_name, needs in _needs())
