@@ -46,10 +46,11 @@ HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", 
               "bungalow", "terrace"]
 _MOVE = ["move", "relocate", "transfer"]
 _NAME = {"POS": "PROPN"}
+_VERB_POS = {"IN": ["VERB", "AUX"]}
 
 
 def _verb(*lemmas: str) -> dict[str, Any]:
-    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": list(lemmas)}, "POS": {"IN": ["VERB", "AUX"]}}}
+    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": list(lemmas)}, "POS": _VERB_POS}}
 
 
 def _child(left: str, right: str, **attrs: Any) -> dict[str, Any]:
@@ -632,8 +633,19 @@ def _subject(verb: Token) -> str | None:
 
 
 # Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
-_BY_KEY = {f"{reading.name}#{n}": (reading, pattern) for reading in (*TABLE, *TASTES, *PEOPLE)
-           for n, pattern in enumerate(reading.patterns)}
+def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
+    """A pattern, and, when it hangs on a verb, the same with that verb tagged a noun after "and" ("I live in Porto
+    and work at Farfetch": the small pipeline often tags the second verb NN), its head a verb."""
+    anchor = pattern[0]["RIGHT_ATTRS"]
+    if anchor.get("POS") != _VERB_POS:
+        return (pattern,)
+    misread = {**pattern[0], "RIGHT_ATTRS": {**anchor, "POS": "NOUN", "DEP": "conj"}}
+    head = {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "conj_head", "RIGHT_ATTRS": {"POS": _VERB_POS}}
+    return pattern, [misread, head, *pattern[1:]]
+
+
+_BY_KEY = {f"{reading.name}#{n}.{m}": (reading, variant) for reading in (*TABLE, *TASTES, *PEOPLE)
+           for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
 
 
 @cache
