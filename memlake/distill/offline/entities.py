@@ -20,7 +20,7 @@ from collections import Counter
 from memlake.distill.models import Conversation, Entity
 from memlake.distill.offline.sentences import rule_text
 from memlake.distill.offline.vocabulary import NOT_PLACES
-from memlake.nlp.names import names_in
+from memlake.nlp.names import CUE_WEIGHT, names_in, read_by_a_person, sentences_naming
 
 # The graph's types the distiller's entity list has no word for.
 _ENTITY_TYPE = {"animal": "other", "work": "other", "tool": "product"}
@@ -51,7 +51,6 @@ _OWN_WORD_TYPES = {
 
 def named_entities(conversation: Conversation) -> list[Entity]:
     """The named entities of a conversation, typed, each with the ids of the messages naming it, first said first."""
-    from memlake.nlp.names import CUE_WEIGHT, read_by_a_person, sentences_naming
 
     read = [m for m in conversation.messages if read_by_a_person(m.role, m.speaker)]
     speakers: dict[str, str] = {}  # each person who speaks -> their first message
