@@ -65,7 +65,7 @@ from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-21"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-22"
 
 
 class OfflineDistiller:
