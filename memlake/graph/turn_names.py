@@ -30,7 +30,7 @@ from memlake.distill.models import USER_SUBJECT
 from memlake.graph.mentions import Mention, Observation
 from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
 from memlake.lake import Lake, conform
-from memlake.nlp.language_model import MODEL_PACKAGE
+from memlake.nlp.language_model import MODEL_PACKAGE, parse_all
 from memlake.nlp.names import CUE_WEIGHT, Name, names_in, read_by_a_person, sentences_naming
 from memlake.schemas import TURN_READS
 from memlake.transcripts import content_sha256
@@ -98,11 +98,11 @@ def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) ->
     stored = _stored(stored_reads, version)
     rows: list[dict[str, object]] = []
     columns = ("agent_id", "conversation_id", "message_id", "role", "speaker", "content", "created_at")
-    for agent, conversation, message, role, speaker, content, at in turns.sort(
-            "agent_id", "conversation_id", "turn_index").select(columns).iter_rows():
-        if not read_by_a_person(role, speaker):
-            continue
-        sha = content_sha256(content or "")
+    said = [(row, content_sha256(row[5] or "")) for row in turns.sort(
+        "agent_id", "conversation_id", "turn_index").select(columns).iter_rows() if read_by_a_person(row[3], row[4])]
+    for at_turn, ((agent, conversation, message, role, speaker, content, at), sha) in enumerate(said):
+        if at_turn % PARSED_AHEAD == 0:
+            _parse_ahead(said[at_turn:at_turn + PARSED_AHEAD], stored)
         read = stored.get(sha)
         if read is None:
             read = stored[sha] = read_turn(content or "")
@@ -123,6 +123,17 @@ def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) ->
     assert isinstance(reads, pl.DataFrame)
     return TurnsSaid(agreed_types(mentions, votes, speakers), agreed_ends(observations, votes, speakers),
                      reads.sort("agent_id", "message_id"))
+
+
+# How many turns' sentences are parsed in one batch before they are read: a batch costs a quarter of parsing them
+# one at a time (memlake.nlp.language_model), and this many stay well inside the parse cache.
+PARSED_AHEAD = 256
+
+
+def _parse_ahead(said: list[tuple[tuple, str]], stored: dict[str, TurnRead]) -> None:
+    """Parse, in one batch, the sentences of these turns that `read_turn` will parse (those no stored reading holds)."""
+    parse_all([sentence for (*_, content, _at), sha in said if sha not in stored
+               for sentence in sentences_naming(content or "")])
 
 
 def _observation(stated: Stated, agent: str, speaker: str, conversation: str, message: str, at) -> Observation:  # type: ignore[no-untyped-def]

@@ -48,7 +48,7 @@ from memlake.distill.offline.readers.self_statements import (
     with_the_i_left_out,
 )
 from memlake.distill.offline.readers.skills import read_skills
-from memlake.distill.offline.readers.table import _may_anchor, read_by_table
+from memlake.distill.offline.readers.table import may_anchor, read_by_table
 from memlake.distill.offline.readers.taste_changes import may_tell_a_taste_change, read_taste_change
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
@@ -116,7 +116,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
 
 # For each reader that reads the parse: whether it will parse a statement's text (only such texts are parsed).
 _PARSED_BY_READERS = (
-    _may_anchor,  # read_by_table
+    may_anchor,  # read_by_table
     may_tell_a_taste_change,  # read_taste_change
 )
 

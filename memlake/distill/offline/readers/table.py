@@ -376,7 +376,7 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
     were kept as said about the same value (`rule.found.candidates` from `since` on: "The user moved to Leeds in
     spring 2026." beside the home city it gives)."""
     text = rule.sentence.text if text is None else text
-    if not _may_anchor(text):
+    if not may_anchor(text):
         return
     count = len(rule.found.candidates)
     doc = parse(text)
@@ -695,10 +695,15 @@ def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
                  for _, pattern in _BY_KEY.values())
 
 
-def _may_anchor(text: str) -> bool:
+def words_of(text: str) -> list[str]:
+    """The words of a text as the patterns' word checks read them: runs of letters, accented too ("fiancé")."""
+    return re.findall(r"[^\W\d_]+", text)
+
+
+def may_anchor(text: str) -> bool:
     """Whether some pattern could match `text`: its words hold one of each word set the pattern names, and a name
     when its value is a name (the first word too: "Porto is our home now"). Only such sentences are parsed."""
-    words = re.findall(r"[^\W\d_]+", text)  # (letters, accented too: "fiancé")
+    words = words_of(text)
     named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)

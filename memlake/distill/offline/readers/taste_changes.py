@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memlake.distill.offline.readers.preferences import preference_tags
-from memlake.distill.offline.readers.table import inflections
+from memlake.distill.offline.readers.table import inflections, words_of
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
 from memlake.distill.offline.vocabulary import HYPOTHETICAL, REPORTED
@@ -51,7 +51,7 @@ def may_tell_a_taste_change(text: str, after_a_taste: bool = True) -> bool:
     """Whether a sentence may tell a taste and its change, by its words alone; a word of now tells one only after a
     taste said before it in the message (`after_a_taste`) or said in the past in the same sentence. With the default,
     whether it may in some message: the distiller parses such sentences in its one batch."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    words = {w.lower() for w in words_of(text)}
     tasted = not words.isdisjoint(_CUE_WORDS - _GO - {"off"})
     changed = not words.isdisjoint(_CHANGE_WORDS) or not words.isdisjoint(_NOW_WORDS) and (
         after_a_taste or not words.isdisjoint(_PAST_TASTE))
