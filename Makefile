@@ -13,7 +13,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export DAGSTER_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install browser run test dev bench lint clean
+.PHONY: install browser postgres run test dev bench lint clean
 
 install: $(STAMP)
 
@@ -21,6 +21,10 @@ install: $(STAMP)
 # `playwright install`, which downloads a browser)
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+# Debian's postgresql for the test of a Dagster instance on PostgreSQL (a throwaway `initdb` cluster on loopback)
+postgres:
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends postgresql)
 
 $(STAMP): pyproject.toml constraints.txt requirements-model.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,7 +37,7 @@ run: install
 	$(BIN)/memlake ingest-samples
 	$(BIN)/memlake run
 
-test: install browser
+test: install browser postgres
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 dev: install

@@ -281,6 +281,13 @@ class Settings(BaseSettings):
         "(sensors, schedules, the UI) lower themselves to (at least; 0 = as started): on a machine that also serves "
         "reads, `memlake serve` then gets the cores first and a run takes the rest.")
 
+    # Where Dagster keeps its runs, events and schedules
+    dagster_postgres_url: str = Field(
+        "", description="A PostgreSQL URL (postgresql://user:password@host:5432/db) for the Dagster instance's runs, "
+        "events and schedules, shared by every machine that runs `memlake run` or `memlake dev` on this home; "
+        "empty = SQLite files under the home's dagster_home. The URL stays in the environment of the processes "
+        "(MEMLAKE_DAGSTER_POSTGRES_URL), never in dagster.yaml.")
+
     @property
     def landing_dir(self) -> Path:
         return self.home / "landing"

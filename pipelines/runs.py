@@ -66,6 +66,29 @@ run_monitoring:
   enabled: true
   free_slots_after_run_end_seconds: 0
 """
+# With `dagster_postgres_url` set, runs, events and schedules live in PostgreSQL: several machines share one
+# instance. The URL is read from the environment (ensure_dagster_home puts it there), so no password is written;
+# with psycopg2 named, the driver dagster-postgres is built on (SQLAlchemy 2.1 would pick psycopg 3 otherwise).
+POSTGRES_STORAGE_URL_VARIABLE = "DAGSTER_POSTGRES_STORAGE_URL"
+POSTGRES_STORAGE = f"""\
+storage:
+  postgres:
+    postgres_url:
+      env: {POSTGRES_STORAGE_URL_VARIABLE}
+"""
+
+
+def with_psycopg2(url: str) -> str:
+    """`url` with the psycopg2 driver named: postgresql://... or postgres://... -> postgresql+psycopg2://..."""
+    scheme, _, rest = url.partition("://")
+    return f"postgresql+psycopg2://{rest}" if scheme in ("postgresql", "postgres") else url
+
+
+def dagster_yaml(settings: Settings) -> str:
+    """The dagster.yaml memlake writes for this home: SQLite under the home, or PostgreSQL when configured."""
+    return DAGSTER_YAML + (POSTGRES_STORAGE if settings.dagster_postgres_url else "")
+
+
 DAEMON_GONE_SECONDS = 120  # a daemon heartbeat older than this: `memlake dev` is not running (it beats every ~30 s)
 
 
@@ -75,10 +98,13 @@ def ensure_dagster_home(settings: Settings) -> Path:
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
     written = config.read_text() if config.exists() else None
-    # written anew when an older memlake wrote it; a file someone else wrote is theirs
-    if written is None or (written.startswith(DAGSTER_HEADER) and written != DAGSTER_YAML):
-        write_text_atomically(config, DAGSTER_YAML)
+    wanted = dagster_yaml(settings)
+    # written anew when an older memlake, or other settings, wrote it; a file someone else wrote is theirs
+    if written is None or (written.startswith(DAGSTER_HEADER) and written != wanted):
+        write_text_atomically(config, wanted)
     os.environ["DAGSTER_HOME"] = str(dagster_home)
+    if settings.dagster_postgres_url:  # Dagster reads it from here, in this process and those it starts
+        os.environ[POSTGRES_STORAGE_URL_VARIABLE] = with_psycopg2(settings.dagster_postgres_url)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     return dagster_home
 
