@@ -104,12 +104,28 @@ class ChunkingSettings(BaseModel):
     )
 
 
-class Settings(LimitsSettings, ChunkingSettings, BaseSettings):
+class FoldSettings(BaseModel):
+    """How the facts fold compares a statement with the facts it holds (`memlake.facts.fold.FoldConfig` is this
+    group)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    duplicate_jaccard: float = Field(0.6, description="Jaccard at or above which two facts are duplicates.")
+    duplicate_cosine: float = Field(0.85, description="Cosine at or above which two facts are duplicates.")
+    near_duplicate_cosine: float = Field(
+        0.8, description="Cosine at or above which two facts that share words (Jaccard >= contradict_jaccard) "
+        "are duplicates rather than a contradiction."
+    )
+    contradict_jaccard: float = Field(0.3, description="Lower Jaccard bound of a contradict candidate.")
+    contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
+
+
+class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
     """Every tunable of memlake, with its default and what it means.
 
-    The settings the code takes together are typed once, in a group (`LimitsSettings`, `ChunkingSettings`), and
-    handed out whole (`settings.chunking`). Their fields are Settings' own, so a home's memlake.toml and the
-    MEMLAKE_* variables name them flat, as before the groups (docs/decisions.md, 2026-11-28)."""
+    The settings the code takes together are typed once, in a group (`LimitsSettings`, `ChunkingSettings`,
+    `FoldSettings`), and handed out whole (`settings.chunking`). Their fields are Settings' own, so a home's
+    memlake.toml and the MEMLAKE_* variables name them flat, as before the groups (docs/decisions.md, 2026-11-28)."""
 
     model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="forbid", frozen=True)
 
@@ -161,14 +177,6 @@ class Settings(LimitsSettings, ChunkingSettings, BaseSettings):
     )
 
     # Facts
-    duplicate_jaccard: float = Field(0.6, description="Jaccard at or above which two facts are duplicates.")
-    duplicate_cosine: float = Field(0.85, description="Cosine at or above which two facts are duplicates.")
-    near_duplicate_cosine: float = Field(
-        0.8, description="Cosine at or above which two facts that share words (Jaccard >= contradict_jaccard) "
-        "are duplicates rather than a contradiction."
-    )
-    contradict_jaccard: float = Field(0.3, description="Lower Jaccard bound of a contradict candidate.")
-    contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
     half_life_days: dict[str, float] = Field(
         default_factory=lambda: {
             "identity": 180.0,
@@ -303,6 +311,11 @@ class Settings(LimitsSettings, ChunkingSettings, BaseSettings):
     def limits(self) -> LimitsSettings:
         """The landing-file limits, as one group."""
         return _group(self, LimitsSettings)
+
+    @property
+    def fold(self) -> FoldSettings:
+        """The facts fold's thresholds and policy, as one group."""
+        return _group(self, FoldSettings)
 
     @property
     def chunking(self) -> ChunkingSettings:

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from memlake.moments import as_utc_or_none
+from memlake.settings import FoldSettings
 from memlake.text import words
 
 USER = "user"
@@ -120,25 +121,12 @@ class Forget:
 Event = Candidate | Override | Forget
 
 
-@dataclass(frozen=True)
-class FoldConfig:
-    """The fold's thresholds and policy (from `Settings`)."""
-
-    duplicate_jaccard: float = 0.6
-    duplicate_cosine: float = 0.85
-    near_duplicate_cosine: float = 0.8
-    contradict_jaccard: float = 0.3
-    contradiction_policy: str = "flag"
+class FoldConfig(FoldSettings):
+    """The fold's thresholds and policy: the settings' fold group (`FoldSettings`, where their defaults live)."""
 
     @classmethod
-    def from_settings(cls, settings: Any) -> FoldConfig:
-        return cls(
-            duplicate_jaccard=settings.duplicate_jaccard,
-            duplicate_cosine=settings.duplicate_cosine,
-            near_duplicate_cosine=getattr(settings, "near_duplicate_cosine", cls.near_duplicate_cosine),
-            contradict_jaccard=settings.contradict_jaccard,
-            contradiction_policy=settings.contradiction_policy,
-        )
+    def from_settings(cls, settings: FoldSettings) -> FoldConfig:
+        return cls(**{name: getattr(settings, name) for name in FoldSettings.model_fields})
 
 
 # ------------------------------------------------------------------------------------------------ keys

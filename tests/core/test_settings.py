@@ -82,7 +82,7 @@ def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_
     home.mkdir()
     (home / "memlake.toml").write_text(
         "chunk_window_size = 3\nchunk_sentences = false\nchunk_long_turn_tokens = 96\n"
-        "max_message_chars = 5000\nmmr_lambda = 0.8\n")
+        "max_message_chars = 5000\nmmr_lambda = 0.8\ncontradiction_policy = \"supersede\"\n")
     monkeypatch.setenv("MEMLAKE_CHUNK_LONG_TURN_KEYS", "4")
 
     settings = load_settings(home)
@@ -91,6 +91,8 @@ def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_
     assert (settings.chunking.chunk_long_turn_tokens, settings.chunking.chunk_long_turn_keys) == (96, 4)
     assert settings.chunking.chunk_questions is Settings.model_fields["chunk_questions"].default
     assert settings.limits.max_message_chars == 5000 and settings.mmr_lambda == 0.8
+    assert settings.fold.contradiction_policy == "supersede"
+    assert settings.fold.duplicate_jaccard == Settings.model_fields["duplicate_jaccard"].default
     assert settings.chunk_window_size == 3  # the flat name still reads
     # a group holds its own settings only: it is the staleness key of what it builds
     assert set(type(settings.chunking).model_fields) < set(Settings.model_fields)
