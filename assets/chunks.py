@@ -9,7 +9,7 @@ import polars as pl
 from assets.partitions import day_partitions, run_days
 from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from assets.transcripts import turns
-from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_options, chunk_recipe
+from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
@@ -36,11 +36,11 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     settings = lake.settings
     source = lake.lake.read(TURNS, days=days)
     existing = set(lake.lake.partitions(CHUNKS))
-    by_day = build_chunks_by_day(source, embedder.count_tokens, **chunk_options(settings))
+    by_day = build_chunks_by_day(source, embedder.count_tokens, settings.chunking)
     # No turns, no chunks file; an existing one is emptied rather than left with stale rows.
     empty = lake.lake.empty(CHUNKS)
     to_write = {day: by_day.get(day, empty) for day in days if day in by_day or day in existing}
-    recipe = chunk_recipe(settings)
+    recipe = chunk_recipe(settings.chunking)
     frame = lake.lake.write_partitions(CHUNKS, to_write, stamp={RECIPE_STAMP: recipe})
     per_day_metadata(context, frame, to_write, _chunks_of_a_day)
     return dg.MaterializeResult(

@@ -97,7 +97,7 @@ def chunk_index(
     embed, name, dim, why = _embedding(embedder, vectors, CHUNK_INDEX)
     days = _whole_if(why, days, lake.lake.partitions(CHUNKS), CHUNK_INDEX, name, context)
     frame = lake.lake.read(CHUNKS, days=days)
-    result = vectors.upsert(
+    result = vectors.core().sync(
         CHUNK_INDEX,
         frame,
         base_schema=CHUNKS.schema,
@@ -107,9 +107,9 @@ def chunk_index(
         embedder=name,
         dim=dim,
         pool_by="conversation_id",
-        pooled_kinds=pooled_chunk_kinds(lake.settings),
+        pooled_kinds=pooled_chunk_kinds(lake.settings.chunking),
         cache=embedder.cache(),
-        spanned_kinds=spanned_chunk_kinds(lake.settings),
+        spanned_kinds=spanned_chunk_kinds(lake.settings.chunking),
         embed_spans=getattr(embedder.core(), "embed_spans", None),  # the onnx backend's; others embed the text
     )
     if result.embedder == NO_EMBEDDER:
@@ -139,7 +139,7 @@ def episode_index(
     embed, name, dim, why = _embedding(embedder, vectors, EPISODE_INDEX)
     days = _whole_if(why, days, lake.lake.partitions(EPISODES), EPISODE_INDEX, name, context)
     frame = episode_index_rows(lake.lake.read(EPISODES, days=days))
-    result = vectors.upsert(
+    result = vectors.core().sync(
         EPISODE_INDEX,
         frame,
         base_schema=EPISODE_INDEX_SCHEMA,
@@ -167,7 +167,7 @@ def fact_index(
     """One row per fact version in LanceDB; search returns active facts unless asked otherwise."""
     embed, name, dim, _ = _embedding(embedder, vectors, FACT_INDEX)
     frame = fact_index_rows(lake.lake.read(FACTS))
-    result = vectors.upsert(
+    result = vectors.core().sync(
         FACT_INDEX,
         frame,
         base_schema=FACT_INDEX_SCHEMA,

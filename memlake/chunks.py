@@ -44,19 +44,22 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from memlake.lake import Lake, conform
 from memlake.schemas import CHUNKS, PROXY_ORIGIN
-
-if TYPE_CHECKING:
-    from memlake.settings import Settings
+from memlake.settings import ChunkingSettings
 
 KINDS = ("turn", "session", "window", "sentence", "passage", "question")
+# The keys every turn gets and no more (a turn key per turn, a session key per conversation): what `build_chunks`
+# cuts when not told otherwise. A home cuts as its settings say (`settings.chunking`).
+BARE_CHUNKING = ChunkingSettings(
+    chunk_window_size=0, chunk_sentences=False, chunk_questions=False, chunk_long_turn_keys=0, chunk_long_turn_tokens=0,
+    chunk_pool_windows=False, chunk_pool_turns=False, chunk_span_sentences=False,
+)
 # What built a day's chunks is stamped on its file (`chunk_recipe`). CHUNKER changes whenever
 # `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys,
 # 4: passage keys of long turns, 5: sessions' hashes marked as pooled, so that the sessions pooled across agents
@@ -234,28 +237,20 @@ def session_text(title: str | None, day: datetime | None, lines: Sequence[tuple[
 
 
 def build_chunks(
-    turns: pl.DataFrame,
-    count_tokens: Callable[[list[str]], list[int]],
-    *,
-    window_size: int = 0,
-    sentence_keys: bool = False,
-    question_keys: bool = False,
-    long_turn_words: int = 100,
-    long_turn_keys: int = 0,
-    long_turn_tokens: int = 0,
-    pooled_kinds: Sequence[str] = (),
-    spanned_kinds: Sequence[str] = (),
+    turns: pl.DataFrame, count_tokens: Callable[[list[str]], list[int]], chunking: ChunkingSettings = BARE_CHUNKING
 ) -> pl.DataFrame:
-    """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape.
+    """The chunks of `turns` (any number of conversations), in `transcripts/chunks` shape, cut as `chunking` says
+    (a home's: `settings.chunking`).
 
-    A turn of more than `long_turn_words` words gets at most `long_turn_keys` passage keys instead of a key
-    per sentence (0: no bound, a key per sentence as for every turn); with `long_turn_tokens` its passages past
-    that many tokens of embedded text hash with `TEXT_ONLY_MARK` (no vector of their own). The rows of
-    `pooled_kinds` (see `pooled_chunk_kinds`) hash their text with `POOLED_MARK`, those of `spanned_kinds` with
-    `SPAN_MARK` and their turn's text.
+    A turn of more than `chunk_long_turn_words` words gets at most `chunk_long_turn_keys` passage keys instead of a
+    key per sentence (0: no bound, a key per sentence as for every turn); with `chunk_long_turn_tokens` its
+    passages past that many tokens of embedded text hash with `TEXT_ONLY_MARK` (no vector of their own). The rows
+    of the pooled kinds (`pooled_chunk_kinds`) hash their text with `POOLED_MARK`, those of the spanned kinds
+    (`spanned_chunk_kinds`) with `SPAN_MARK` and their turn's text.
     Deterministic: the same turns give the same chunks, ids and order.
     """
-    budget = KeyBudget(sentence_keys, question_keys, long_turn_words, long_turn_keys, long_turn_tokens)
+    long_turn_tokens = chunking.chunk_long_turn_tokens
+    pooled_kinds, spanned_kinds = pooled_chunk_kinds(chunking), spanned_chunk_kinds(chunking)
     if "origin" in turns.columns:  # a frame of the lake's turns (some callers build turns of their own)
         # an answer the proxy landed is the agent's own output: never a retrieval unit, so search and the
         # context block cannot give it back as what was said (docs/decisions.md)
@@ -268,7 +263,7 @@ def build_chunks(
     for (agent_id, conversation_id), group in ordered.group_by(
         "agent_id", "conversation_id", maintain_order=True
     ):
-        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, window_size, budget))
+        rows.extend(_conversation_chunks(str(agent_id), str(conversation_id), group, chunking))
     counts = count_tokens([r["text"] for r in rows])
     text_only = _past_budget(rows, count_tokens, long_turn_tokens) if long_turn_tokens > 0 else set()
     # a long turn's vector is the mean of its passages embedded: the budget that chose them goes into its hash
@@ -311,38 +306,31 @@ def _past_budget(rows: list[dict[str, Any]], count_tokens: Callable[[list[str]],
     return past
 
 
-@dataclass(frozen=True)
-class KeyBudget:
-    """Which keys a turn gets beside its own: sentences, the questions it replies to, a long turn's passages."""
+def is_long_turn(content: str, chunking: ChunkingSettings) -> bool:
+    """Whether a turn is long: it gets passage keys (see `is_long`)."""
+    return is_long(content, chunking.chunk_long_turn_words, chunking.chunk_long_turn_keys)
 
-    sentence_keys: bool = False
-    question_keys: bool = False
-    long_turn_words: int = 100
-    long_turn_keys: int = 0
-    long_turn_tokens: int = 0  # what a long turn's passages embed in all (0: every passage is embedded)
 
-    def is_long(self, content: str) -> bool:
-        return is_long(content, self.long_turn_words, self.long_turn_keys)
-
-    def parts(self, content: str) -> tuple[str, list[str], list[int]]:
-        """The kind and texts of a turn's part keys: a long turn's passages (runs, then its most distinctive
-        sentences; `long_turn_keys` at most), else its sentences (if asked for); and their positions in the order
-        they are embedded under `long_turn_tokens`: the distinctive sentences, most distinctive first, then the
-        runs in order."""
-        if not self.is_long(content):
-            found = sentences(content) if self.sentence_keys else []
-            return "sentence", found, list(range(len(found)))
-        runs = passages(content, self.long_turn_keys - self.long_turn_keys // 3)
-        if not self.sentence_keys:
-            return "passage", runs, list(range(len(runs)))
-        ranked = [s for s in distinctive_sentences(content, self.long_turn_keys // 3, by_rank=True) if s not in runs]
-        alone = [s for s in distinctive_sentences(content, self.long_turn_keys // 3) if s in ranked]
-        order = [len(runs) + alone.index(s) for s in ranked] + list(range(len(runs)))
-        return "passage", [*runs, *alone], order
+def part_keys(content: str, chunking: ChunkingSettings) -> tuple[str, list[str], list[int]]:
+    """The kind and texts of a turn's part keys: a long turn's passages (runs, then its most distinctive
+    sentences; `chunk_long_turn_keys` at most), else its sentences (if asked for); and their positions in the order
+    they are embedded under `chunk_long_turn_tokens`: the distinctive sentences, most distinctive first, then the
+    runs in order."""
+    if not is_long_turn(content, chunking):
+        found = sentences(content) if chunking.chunk_sentences else []
+        return "sentence", found, list(range(len(found)))
+    most = chunking.chunk_long_turn_keys
+    runs = passages(content, most - most // 3)
+    if not chunking.chunk_sentences:
+        return "passage", runs, list(range(len(runs)))
+    ranked = [s for s in distinctive_sentences(content, most // 3, by_rank=True) if s not in runs]
+    alone = [s for s in distinctive_sentences(content, most // 3) if s in ranked]
+    order = [len(runs) + alone.index(s) for s in ranked] + list(range(len(runs)))
+    return "passage", [*runs, *alone], order
 
 
 def _conversation_chunks(
-    agent_id: str, conversation_id: str, group: pl.DataFrame, window_size: int, budget: KeyBudget
+    agent_id: str, conversation_id: str, group: pl.DataFrame, chunking: ChunkingSettings
 ) -> list[dict[str, Any]]:
     turns = group.to_dicts()
     started = turns[0].get("conversation_started_at") or turns[0]["created_at"]
@@ -356,7 +344,7 @@ def _conversation_chunks(
                 role=t["role"], speaker=t["speaker"],
             )
         )
-        part_kind, parts, order = budget.parts(t["content"])
+        part_kind, parts, order = part_keys(t["content"], chunking)
         for part, said in enumerate(parts):
             rows.append(
                 _row(
@@ -368,7 +356,7 @@ def _conversation_chunks(
             )
             if part_kind == "passage":
                 rows[-1][_EMBED_RANK] = order.index(part)
-        if budget.question_keys and before is not None:
+        if chunking.chunk_questions and before is not None:
             for part, question in enumerate(questions_answered(before, t)):
                 rows.append(  # the asker's words, standing for the reply: filters on role or speaker see the reply's
                     _row(
@@ -380,13 +368,14 @@ def _conversation_chunks(
     lines = [(speaker_label(t["speaker"], t["role"]), t["content"]) for t in turns]
     text = session_text(turns[0].get("title"), started, lines)
     rows.append(_row(agent_id, conversation_id, "session", turns, text, text))
+    window_size = chunking.chunk_window_size
     if window_size > 1 and len(turns) > 1:
         step = max(1, window_size - 1)
         for start in range(0, max(1, len(turns) - 1), step):
             window = turns[start : start + window_size]
             if len(window) < 2:
                 break
-            if any(budget.is_long(t["content"]) for t in window):
+            if any(is_long_turn(t["content"], chunking) for t in window):
                 continue
             body = "\n".join(turn_embed_text(t["speaker"], t["role"], t["content"]) for t in window)
             text = f"Conversation of {human_date(started)}\n{body}"
@@ -422,44 +411,27 @@ def _row(
     }
 
 
-def pooled_chunk_kinds(settings: Settings) -> tuple[str, ...]:
+def pooled_chunk_kinds(chunking: ChunkingSettings) -> tuple[str, ...]:
     """The kinds whose vector the index pools from other rows' instead of embedding their text: sessions always
     (from their turns), windows from their turns with `chunk_pool_windows`, and turns with sentence keys from
     their sentences with `chunk_pool_turns` (unless sentences are read from their turn's pass, which embeds the
     turn anyway: `chunk_span_sentences`)."""
-    windows = ("window",) if settings.chunk_pool_windows else ()
-    turns = ("turn",) if settings.chunk_pool_turns and not spanned_chunk_kinds(settings) else ()
+    windows = ("window",) if chunking.chunk_pool_windows else ()
+    turns = ("turn",) if chunking.chunk_pool_turns and not spanned_chunk_kinds(chunking) else ()
     return ("session", *windows, *turns)
 
 
-def spanned_chunk_kinds(settings: Settings) -> tuple[str, ...]:
+def spanned_chunk_kinds(chunking: ChunkingSettings) -> tuple[str, ...]:
     """The kinds whose vector the index reads from their turn's model pass (a span of its token vectors) instead
     of embedding their own text: sentences with `chunk_span_sentences`."""
-    return ("sentence",) if settings.chunk_span_sentences else ()
+    return ("sentence",) if chunking.chunk_span_sentences else ()
 
 
-def chunk_options(settings: Settings) -> dict[str, Any]:
-    """The chunker's keyword arguments (`build_chunks`, `build_chunks_by_day`) as `settings` set them."""
-    return {
-        "window_size": settings.chunk_window_size,
-        "sentence_keys": settings.chunk_sentences,
-        "question_keys": settings.chunk_questions,
-        "long_turn_words": settings.chunk_long_turn_words,
-        "long_turn_keys": settings.chunk_long_turn_keys,
-        "long_turn_tokens": settings.chunk_long_turn_tokens,
-        "pooled_kinds": pooled_chunk_kinds(settings),
-        "spanned_kinds": spanned_chunk_kinds(settings),
-    }
-
-
-def chunk_recipe(settings: Settings) -> str:
-    """How `settings` have chunks built: the chunker's version and the settings that change its rows."""
-    return (f"{CHUNKER} window={settings.chunk_window_size} sentences={settings.chunk_sentences} "
-            f"questions={settings.chunk_questions} long_turn={settings.chunk_long_turn_words}:"
-            f"{settings.chunk_long_turn_keys}"
-            + (f":{settings.chunk_long_turn_tokens}" if settings.chunk_long_turn_tokens else "")
-            + f" pooled={','.join(pooled_chunk_kinds(settings))}"
-            + (f" spanned={','.join(spanned_chunk_kinds(settings))}" if spanned_chunk_kinds(settings) else "")).lower()
+def chunk_recipe(chunking: ChunkingSettings) -> str:
+    """How chunks are built: the chunker's version and every setting of the chunking group (each changes the
+    rows), taken from the group, so a setting added to it is in the recipe unlisted."""
+    values = chunking.model_dump(include=set(ChunkingSettings.model_fields))
+    return " ".join([CHUNKER, *(f"{name}={value}" for name, value in values.items())]).lower()
 
 
 def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
@@ -471,27 +443,13 @@ def stale_chunk_days(lake: Lake, recipe: str) -> list[str]:
 
 
 def build_chunks_by_day(
-    turns: pl.DataFrame,
-    count_tokens: Callable[[list[str]], list[int]],
-    *,
-    window_size: int = 0,
-    sentence_keys: bool = False,
-    question_keys: bool = False,
-    long_turn_words: int = 100,
-    long_turn_keys: int = 0,
-    long_turn_tokens: int = 0,
-    pooled_kinds: Sequence[str] = (),
-    spanned_kinds: Sequence[str] = (),
+    turns: pl.DataFrame, count_tokens: Callable[[list[str]], list[int]], chunking: ChunkingSettings
 ) -> dict[str, pl.DataFrame]:
     """`build_chunks` of turns spanning many days (a `day` column), split by the conversation's day.
 
     One build for every day: the tokenizer and polars pay their per-call cost once, not once per day.
     """
-    built = build_chunks(
-        turns, count_tokens, window_size=window_size, sentence_keys=sentence_keys, question_keys=question_keys,
-        long_turn_words=long_turn_words, long_turn_keys=long_turn_keys, long_turn_tokens=long_turn_tokens,
-        pooled_kinds=pooled_kinds, spanned_kinds=spanned_kinds,
-    )
+    built = build_chunks(turns, count_tokens, chunking)
     if built.height == 0:
         return {}
     day_of = turns.select("agent_id", "conversation_id", "day").unique()

@@ -87,7 +87,7 @@ def read_landing_state(
         new_days=frozenset(plan_days(settings, fresh, manifest)),
         unbuilt_days=frozenset(unbuilt_days(lake, manifest)),
         unfinished_days=None if unfinished_days is None else frozenset(unfinished_days),
-        stale_chunk_days=frozenset(stale_chunk_days(lake, chunk_recipe(settings))),
+        stale_chunk_days=frozenset(stale_chunk_days(lake, chunk_recipe(settings.chunking))),
         entries_unfolded=entries_unfolded(settings, lake),
         profiles_outdated=profiles_outdated(lake),
         ignored=tuple(ignored),

@@ -13,14 +13,119 @@ import tomllib
 from contextvars import ContextVar
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 
-class Settings(BaseSettings):
-    """Every tunable of memlake, with its default and what it means."""
+class LimitsSettings(BaseModel):
+    """How much one landing file may hold (`memlake.parsers.ParseLimits` is this group): over a limit, the file is
+    quarantined with the setting named. They guard memory: a parsed file is held whole, and a zip of a few KB can
+    hold gigabytes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_file_bytes: int = Field(
+        256 << 20, gt=0, description="Largest landing file read, in bytes (256 MiB); a larger one is quarantined."
+    )
+    max_decompressed_bytes: int = Field(
+        256 << 20, gt=0,
+        description="Largest conversations.json read out of a zip, in bytes (256 MiB): checked against the zip's "
+        "header, and reading stops past it whatever the header says.",
+    )
+    max_message_chars: int = Field(
+        1_000_000, gt=0, description="Longest message, in characters (about 250k tokens: a long pasted log)."
+    )
+    max_messages_per_conversation: int = Field(
+        100_000, gt=0, description="Most messages in one conversation of a file, skipped ones included."
+    )
+
+
+class ChunkingSettings(BaseModel):
+    """How turns are cut into search keys: `memlake.chunks.build_chunks` takes the group whole, and every setting
+    of it changes the chunks' rows, so the group is their staleness key (`memlake.chunks.chunk_recipe`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    chunk_window_size: int = Field(
+        2, description="Turns per window chunk; consecutive windows share one turn (0 or 1 = no window chunks)."
+    )
+    chunk_pool_windows: bool = Field(
+        True,
+        description="A window's vector is the normalised mean of its turns' vectors, not an embedding of its text: "
+        "windows were 44 % of the tokens LoCoMo embeds. On LoCoMo it holds recall (turn any@10 tune 0.861 -> 0.858, "
+        "held back 0.857 -> 0.862; docs/decisions.md); false embeds each window's text.",
+    )
+    chunk_pool_turns: bool = Field(
+        True,
+        description="A turn with sentence keys gets the normalised mean of its sentences' vectors instead of an "
+        "embedding of its own text, which says the same words again: LoCoMo embeds 40 % fewer tokens, and recall "
+        "holds (turn any@10 tune 0.858 -> 0.853, held back 0.862 -> 0.863; RealMem evidence in 750 words held back "
+        "0.524 -> 0.519; docs/decisions.md). False embeds every turn's text.",
+    )
+    chunk_span_sentences: bool = Field(
+        False,
+        description="A sentence key's vector is read from its turn's model pass (the mean of its tokens' vectors "
+        "there, with the speaker's name) instead of an embedding of its own text: one pass per turn embeds the turn "
+        "and all its sentences (onnx backend; others embed the text). Off: on LoCoMo it costs turn any@10 (tune "
+        "0.861 -> 0.849, held back 0.857 -> 0.845; docs/decisions.md); with chunk_pool_windows it is the fast "
+        "chunking of `memlake bench ingest`.",
+    )
+    chunk_sentences: bool = Field(
+        True,
+        description="A chunk per sentence of turns with two sentences or more: a sentence's own vector ranks its "
+        "turn (a long turn's vector is the mean of all it says, cut at the model's input limit).",
+    )
+    chunk_questions: bool = Field(
+        True,
+        description="A chunk per question a turn replies to (the previous turn's, by another speaker, with 'you' "
+        "turned into the replier's name): a memory query matches the question asked better than the reply.",
+    )
+    chunk_long_turn_words: int = Field(
+        100, ge=1,
+        description="A turn of more words is long: it gets passage keys (at most chunk_long_turn_keys) instead of "
+        "a key per sentence, and a hit on it returns the passage that matched. LoCoMo's longest turn has 96.",
+    )
+    chunk_long_turn_keys: int = Field(
+        6, ge=0,
+        description="Most passage keys a long turn gets: two thirds runs of its sentences in order (~80 words or "
+        "more each; the turn's own vector the mean of theirs), one third its most distinctive sentences alone. "
+        "0 = no bound: a key per sentence, as short turns get.",
+    )
+    chunk_long_turn_tokens: int = Field(
+        160, ge=0,
+        description="Most word pieces a long turn's passage keys embed in all: its most distinctive sentences "
+        "first, then its runs, each that still fits (the first always); the other passages are full-text keys "
+        "with no vector, still returned as the part that matched, and the turn's vector is the mean of those "
+        "embedded. RealMem sends the model 91 word pieces a turn instead of 219, and tune-half recall holds "
+        "(session any@5 0.726 -> 0.719, evidence in 750 words 0.548 -> 0.562; docs/decisions.md). LoCoMo has no "
+        "long turn. 0 = every passage is embedded.",
+    )
+
+
+class FoldSettings(BaseModel):
+    """How the facts fold compares a statement with the facts it holds (`memlake.facts.fold.FoldConfig` is this
+    group)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    duplicate_jaccard: float = Field(0.6, description="Jaccard at or above which two facts are duplicates.")
+    duplicate_cosine: float = Field(0.85, description="Cosine at or above which two facts are duplicates.")
+    near_duplicate_cosine: float = Field(
+        0.8, description="Cosine at or above which two facts that share words (Jaccard >= contradict_jaccard) "
+        "are duplicates rather than a contradiction."
+    )
+    contradict_jaccard: float = Field(0.3, description="Lower Jaccard bound of a contradict candidate.")
+    contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
+
+
+class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
+    """Every tunable of memlake, with its default and what it means.
+
+    The settings the code takes together are typed once, in a group (`LimitsSettings`, `ChunkingSettings`,
+    `FoldSettings`), and handed out whole (`settings.chunking`). Their fields are Settings' own, so a home's
+    memlake.toml and the MEMLAKE_* variables name them flat, as before the groups (docs/decisions.md, 2026-11-28)."""
 
     model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="forbid", frozen=True)
 
@@ -36,23 +141,6 @@ class Settings(BaseSettings):
     def _a_day(cls, value: str) -> str:  # checked when read, not when the first run parses it
         date.fromisoformat(value)
         return value
-
-    # Landing-file limits: over one, the file is quarantined with the setting named (they guard memory:
-    # a parsed file is held whole, and a zip of a few KB can hold gigabytes).
-    max_file_bytes: int = Field(
-        256 << 20, gt=0, description="Largest landing file read, in bytes (256 MiB); a larger one is quarantined."
-    )
-    max_decompressed_bytes: int = Field(
-        256 << 20, gt=0,
-        description="Largest conversations.json read out of a zip, in bytes (256 MiB): checked against the zip's "
-        "header, and reading stops past it whatever the header says.",
-    )
-    max_message_chars: int = Field(
-        1_000_000, gt=0, description="Longest message, in characters (about 250k tokens: a long pasted log)."
-    )
-    max_messages_per_conversation: int = Field(
-        100_000, gt=0, description="Most messages in one conversation of a file, skipped ones included."
-    )
 
     # Embeddings
     embedding_model: str = Field(
@@ -89,14 +177,6 @@ class Settings(BaseSettings):
     )
 
     # Facts
-    duplicate_jaccard: float = Field(0.6, description="Jaccard at or above which two facts are duplicates.")
-    duplicate_cosine: float = Field(0.85, description="Cosine at or above which two facts are duplicates.")
-    near_duplicate_cosine: float = Field(
-        0.8, description="Cosine at or above which two facts that share words (Jaccard >= contradict_jaccard) "
-        "are duplicates rather than a contradiction."
-    )
-    contradict_jaccard: float = Field(0.3, description="Lower Jaccard bound of a contradict candidate.")
-    contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
     half_life_days: dict[str, float] = Field(
         default_factory=lambda: {
             "identity": 180.0,
@@ -190,60 +270,6 @@ class Settings(BaseSettings):
     search_mention_weight: float = Field(
         1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )
-    chunk_window_size: int = Field(
-        2, description="Turns per window chunk; consecutive windows share one turn (0 or 1 = no window chunks)."
-    )
-    chunk_pool_windows: bool = Field(
-        True,
-        description="A window's vector is the normalised mean of its turns' vectors, not an embedding of its text: "
-        "windows were 44 % of the tokens LoCoMo embeds. On LoCoMo it holds recall (turn any@10 tune 0.861 -> 0.858, "
-        "held back 0.857 -> 0.862; docs/decisions.md); false embeds each window's text.",
-    )
-    chunk_pool_turns: bool = Field(
-        True,
-        description="A turn with sentence keys gets the normalised mean of its sentences' vectors instead of an "
-        "embedding of its own text, which says the same words again: LoCoMo embeds 40 % fewer tokens, and recall "
-        "holds (turn any@10 tune 0.858 -> 0.853, held back 0.862 -> 0.863; RealMem evidence in 750 words held back "
-        "0.524 -> 0.519; docs/decisions.md). False embeds every turn's text.",
-    )
-    chunk_span_sentences: bool = Field(
-        False,
-        description="A sentence key's vector is read from its turn's model pass (the mean of its tokens' vectors "
-        "there, with the speaker's name) instead of an embedding of its own text: one pass per turn embeds the turn "
-        "and all its sentences (onnx backend; others embed the text). Off: on LoCoMo it costs turn any@10 (tune "
-        "0.861 -> 0.849, held back 0.857 -> 0.845; docs/decisions.md); with chunk_pool_windows it is the fast "
-        "chunking of `memlake bench ingest`.",
-    )
-    chunk_sentences: bool = Field(
-        True,
-        description="A chunk per sentence of turns with two sentences or more: a sentence's own vector ranks its "
-        "turn (a long turn's vector is the mean of all it says, cut at the model's input limit).",
-    )
-    chunk_questions: bool = Field(
-        True,
-        description="A chunk per question a turn replies to (the previous turn's, by another speaker, with 'you' "
-        "turned into the replier's name): a memory query matches the question asked better than the reply.",
-    )
-    chunk_long_turn_words: int = Field(
-        100, ge=1,
-        description="A turn of more words is long: it gets passage keys (at most chunk_long_turn_keys) instead of "
-        "a key per sentence, and a hit on it returns the passage that matched. LoCoMo's longest turn has 96.",
-    )
-    chunk_long_turn_keys: int = Field(
-        6, ge=0,
-        description="Most passage keys a long turn gets: two thirds runs of its sentences in order (~80 words or "
-        "more each; the turn's own vector the mean of theirs), one third its most distinctive sentences alone. "
-        "0 = no bound: a key per sentence, as short turns get.",
-    )
-    chunk_long_turn_tokens: int = Field(
-        160, ge=0,
-        description="Most word pieces a long turn's passage keys embed in all: its most distinctive sentences "
-        "first, then its runs, each that still fits (the first always); the other passages are full-text keys "
-        "with no vector, still returned as the part that matched, and the turn's vector is the mean of those "
-        "embedded. RealMem sends the model 91 word pieces a turn instead of 219, and tune-half recall holds "
-        "(session any@5 0.726 -> 0.719, evidence in 750 words 0.548 -> 0.562; docs/decisions.md). LoCoMo has no "
-        "long turn. 0 = every passage is embedded.",
-    )
     search_question_weight: float = Field(
         0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )
@@ -287,6 +313,21 @@ class Settings(BaseSettings):
         "events and schedules, shared by every machine that runs `memlake run` or `memlake dev` on this home; "
         "empty = SQLite files under the home's dagster_home. The URL stays in the environment of the processes "
         "(MEMLAKE_DAGSTER_POSTGRES_URL), never in dagster.yaml.")
+
+    @property
+    def limits(self) -> LimitsSettings:
+        """The landing-file limits, as one group."""
+        return _group(self, LimitsSettings)
+
+    @property
+    def fold(self) -> FoldSettings:
+        """The facts fold's thresholds and policy, as one group."""
+        return _group(self, FoldSettings)
+
+    @property
+    def chunking(self) -> ChunkingSettings:
+        """The chunker's settings, as one group (its fields only)."""
+        return _group(self, ChunkingSettings)
 
     @property
     def landing_dir(self) -> Path:
@@ -354,6 +395,14 @@ class Settings(BaseSettings):
             _check_names(toml_file, source.toml_data, settings_cls.model_fields)
             sources.append(source)
         return tuple(sources)
+
+
+Group = TypeVar("Group", bound=BaseModel)
+
+
+def _group(settings: Settings, group: type[Group]) -> Group:
+    """`settings`' values of `group`'s fields (already checked when `settings` were read)."""
+    return group.model_construct(**{name: getattr(settings, name) for name in group.model_fields})
 
 
 def _check_names(path: Path, data: dict[str, Any], known: dict[str, Any]) -> None:

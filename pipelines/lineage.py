@@ -76,6 +76,6 @@ def code_versions(settings: Settings) -> dict[dg.AssetKey, str]:
         distiller = OFFLINE_DISTILLER_VERSION if settings.offline_distiller else "none"
     return {
         EPISODES: distiller,
-        dg.AssetKey(["transcripts", "chunks"]): chunk_recipe(settings),
+        dg.AssetKey(["transcripts", "chunks"]): chunk_recipe(settings.chunking),
         dg.AssetKey(["profile", "profiles"]): PROFILE_RULES,
     }

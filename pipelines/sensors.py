@@ -99,7 +99,7 @@ def landing_sensor(context: dg.SensorEvaluationContext, lake: LakeResource) -> d
         return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=landing_job.name)],
                                dynamic_partitions_requests=add_requests(plan.days, known))
     if plan.rechunk_days:
-        request = rechunk_run_request(sorted(plan.rechunk_days), known, chunk_recipe(settings))
+        request = rechunk_run_request(sorted(plan.rechunk_days), known, chunk_recipe(settings.chunking))
         return dg.SensorResult(run_requests=[request.with_replaced_attrs(job_name=rechunk_job.name)])
     if plan.refold:
         request = facts_run_request(log_entries(settings)).with_replaced_attrs(job_name=facts_job.name)

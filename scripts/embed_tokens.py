@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 from tokenizers import Tokenizer
 
-from memlake.chunks import build_chunks, chunk_options, pooled_chunk_kinds, text_only_sha256
+from memlake.chunks import build_chunks, pooled_chunk_kinds, text_only_sha256
 from memlake.embedding import default_model_path
 from memlake.lake import Lake
 from memlake.schemas import TURNS
@@ -44,8 +44,8 @@ def main(home: Path, overrides: dict[str, object], agents: list[str]) -> None:
     def count(texts: list[str]) -> list[int]:
         return [len(e.ids) for e in counter.encode_batch_fast(texts, add_special_tokens=False)]
 
-    pooled = pooled_chunk_kinds(settings)
-    chunks = build_chunks(turns, count, **chunk_options(settings))
+    pooled = pooled_chunk_kinds(settings.chunking)
+    chunks = build_chunks(turns, count, settings.chunking)
     pooled_turns = _pooled_turns(chunks, "conversation_id", pooled)
     seen: set[str] = set()
     embedded: list[tuple[str, str, str]] = []  # (kind, role, text)

@@ -8,37 +8,30 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from memlake.parsers.parsed import ParsedConversation, ParseError, joined_location
-from memlake.settings import Settings
+from memlake.settings import LimitsSettings
 
 
-@dataclass(frozen=True)
-class ParseLimits:
-    """The limits of one parse; the settings of the same names document them."""
-
-    max_file_bytes: int
-    max_decompressed_bytes: int
-    max_message_chars: int
-    max_messages_per_conversation: int
+class ParseLimits(LimitsSettings):
+    """The limits of one parse: the settings' landing-file limits group (its fields document them)."""
 
     @classmethod
-    def of(cls, settings: Any) -> ParseLimits:
+    def of(cls, settings: LimitsSettings) -> ParseLimits:
         """The limits a `Settings` object sets."""
-        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+        return cls(**{name: getattr(settings, name) for name in LimitsSettings.model_fields})
 
     @classmethod
     def defaults(cls) -> ParseLimits:
-        """The limits the settings set by default (defaults live in one place: `Settings`)."""
-        return cls(**{f.name: Settings.model_fields[f.name].default for f in fields(cls)})
+        """The limits the settings set by default (defaults live in one place: `LimitsSettings`)."""
+        return cls()
 
     @classmethod
     def none(cls) -> ParseLimits:
         """No limits: for a file the manifest already accepted under the limits of its day."""
-        return cls(**{f.name: sys.maxsize for f in fields(cls)})
+        return cls(**dict.fromkeys(LimitsSettings.model_fields, sys.maxsize))
 
 
 class OverLimitError(ParseError):

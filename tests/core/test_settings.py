@@ -72,3 +72,28 @@ def test_a_negative_search_weight_is_refused_naming_the_setting(tmp_path: Path, 
     monkeypatch.setenv("MEMLAKE_SEARCH_RECENCY_WEIGHT", "-1")  # the variable the user set, named by its setting
     with pytest.raises(pydantic.ValidationError, match="search_recency_weight"):
         load_settings(tmp_path / "home")
+
+
+def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_path: Path, monkeypatch):
+    """A memlake.toml of flat names (as every home has one) still loads: each setting lands in its typed group,
+    which the code takes whole (`settings.chunking`, `settings.limits`), and an environment variable still wins."""
+    monkeypatch.delenv("MEMLAKE_SETTINGS_FILE", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "memlake.toml").write_text(
+        "chunk_window_size = 3\nchunk_sentences = false\nchunk_long_turn_tokens = 96\n"
+        "max_message_chars = 5000\nmmr_lambda = 0.8\ncontradiction_policy = \"supersede\"\n")
+    monkeypatch.setenv("MEMLAKE_CHUNK_LONG_TURN_KEYS", "4")
+
+    settings = load_settings(home)
+
+    assert (settings.chunking.chunk_window_size, settings.chunking.chunk_sentences) == (3, False)
+    assert (settings.chunking.chunk_long_turn_tokens, settings.chunking.chunk_long_turn_keys) == (96, 4)
+    assert settings.chunking.chunk_questions is Settings.model_fields["chunk_questions"].default
+    assert settings.limits.max_message_chars == 5000 and settings.mmr_lambda == 0.8
+    assert settings.fold.contradiction_policy == "supersede"
+    assert settings.fold.duplicate_jaccard == Settings.model_fields["duplicate_jaccard"].default
+    assert settings.chunk_window_size == 3  # the flat name still reads
+    # a group holds its own settings only: it is the staleness key of what it builds
+    assert set(type(settings.chunking).model_fields) < set(Settings.model_fields)
+    assert "mmr_lambda" not in type(settings.chunking).model_fields

@@ -12,7 +12,7 @@ from memlake.schemas import CHUNK_INDEX, CHUNKS
 from memlake.vectors import VectorStore, day_scope
 from tests.conftest import land
 from tests.search.helpers import ALICE, hash_memory
-from tests.transcripts.helpers import jsonl, msg
+from tests.transcripts.helpers import cut, jsonl, msg
 
 
 def index_frame(settings) -> pl.DataFrame:
@@ -230,7 +230,7 @@ def test_spanned_sentences_take_their_vectors_from_their_turns_pass_and_a_reinde
               "speaker": "Alice", "content": content, "created_at": when, "conversation_started_at": when,
               "title": None} for i, content in enumerate(["Noted, thanks.", f"I moved to Porto in May. {second}"])]
         )
-        return build_chunks(turns, embedder.count_tokens, sentence_keys=True, spanned_kinds=("sentence",))
+        return build_chunks(turns, embedder.count_tokens, cut(chunk_sentences=True, chunk_span_sentences=True))
 
     def sync(store: VectorStore, frame: pl.DataFrame, cache: EmbeddingCache):
         return store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true",
@@ -279,7 +279,7 @@ def test_two_agents_with_the_same_conversation_id_never_pool_each_others_turns(t
           "role": "user", "speaker": "Sam", "content": content, "created_at": when, "conversation_started_at": when,
           "title": None} for agent, contents in said.items() for i, content in enumerate(contents)]
     )
-    frame = build_chunks(turns, embedder.count_tokens, sentence_keys=True, spanned_kinds=("sentence",))
+    frame = build_chunks(turns, embedder.count_tokens, cut(chunk_sentences=True, chunk_span_sentences=True))
     store = VectorStore(tmp_path / "lancedb")
     result = store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true",
                         embed=embedder.embed, embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id",
@@ -319,8 +319,8 @@ def test_a_long_answer_embeds_at_most_its_token_budget_and_its_other_passages_ha
 
     def sync(tokens: int, store: VectorStore, cache: EmbeddingCache):
         sent.clear()
-        frame = build_chunks(turns, embedder.count_tokens, sentence_keys=True, long_turn_words=100, long_turn_keys=6,
-                             long_turn_tokens=tokens)
+        frame = build_chunks(turns, embedder.count_tokens, cut(chunk_sentences=True, chunk_long_turn_words=100,
+                                                               chunk_long_turn_keys=6, chunk_long_turn_tokens=tokens))
         result = store.sync(CHUNK_INDEX, frame, base_schema=SPEC.schema, key="chunk_id", scope="true", embed=embed,
                             embedder=embedder.name, dim=embedder.dim, pool_by="conversation_id", cache=cache)
         return frame, result

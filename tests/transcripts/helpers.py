@@ -5,8 +5,15 @@ import json
 
 import polars as pl
 
+from memlake.chunks import BARE_CHUNKING
 from memlake.lake import Lake
 from memlake.schemas import TURNS
+from memlake.settings import ChunkingSettings
+
+
+def cut(**fields: object) -> ChunkingSettings:
+    """The bare chunking (a key per turn and one per conversation) with `fields` of the chunking group set."""
+    return BARE_CHUNKING.model_copy(update=fields)
 
 
 def jsonl(*rows: dict) -> str:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from memlake.chunks import build_chunks, chunk_id, human_date, questions_answered, sentences
 from memlake.embedding import HashEmbedder
 from memlake.schemas import CHUNKS
+from tests.transcripts.helpers import cut
 
 START = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -88,14 +89,14 @@ def test_ids_are_stable_and_hashes_follow_the_text():
 @pytest.mark.parametrize(("size", "expected"), [(0, []), (1, []), (2, [(0, 1), (1, 2), (2, 3)]), (3, [(0, 2), (2, 3)])])
 def test_window_chunks_overlap_by_one_turn(size, expected):
     frame = turns_frame({"s1": [("user", "A", f"t{i}") for i in range(4)]})
-    windows = build_chunks(frame, count_words, window_size=size).filter(pl.col("kind") == "window")
+    windows = build_chunks(frame, count_words, cut(chunk_window_size=size)).filter(pl.col("kind") == "window")
     assert list(zip(windows["turn_start"], windows["turn_end"], strict=True)) == expected
 
 
 def test_a_turn_of_several_sentences_gets_a_chunk_per_sentence_under_its_own_range():
     long_turn = "Hi Mel! Last Friday I went to an LGBTQ counseling workshop. So moving. [shares a photo of a hall]"
     frame = turns_frame({"s1": [("user", "Caroline", long_turn), ("assistant", "Melanie", "How was it? Tell me!")]})
-    chunks = build_chunks(frame, count_words, sentence_keys=True)
+    chunks = build_chunks(frame, count_words, cut(chunk_sentences=True))
 
     parts = chunks.filter(pl.col("kind") == "sentence")
     # "Hi Mel!" and "So moving." are too short to stand alone; "How was it? Tell me!" has no sentence
@@ -109,7 +110,7 @@ def test_a_turn_of_several_sentences_gets_a_chunk_per_sentence_under_its_own_ran
     assert set(zip(parts["turn_start"], parts["turn_end"], strict=True)) == {(0, 0)}
     assert parts["chunk_id"].n_unique() == 2 and not set(parts["chunk_id"]) & set(chunks.filter(
         pl.col("kind") == "turn")["chunk_id"])
-    again = build_chunks(frame, count_words, sentence_keys=True).filter(pl.col("kind") == "sentence")
+    again = build_chunks(frame, count_words, cut(chunk_sentences=True)).filter(pl.col("kind") == "sentence")
     assert again["chunk_id"].to_list() == parts["chunk_id"].to_list()
     assert build_chunks(frame, count_words).filter(pl.col("kind") == "sentence").height == 0
 
@@ -124,8 +125,8 @@ def long_answer(sentences: int) -> str:
 def test_a_long_answer_gets_at_most_the_bound_of_passage_keys_saying_it_whole(sentences, most):
     answer = long_answer(sentences)
     frame = turns_frame({"s1": [("user", "Ada", "Which tools fit my budget?"), ("assistant", None, answer)]})
-    chunks = build_chunks(frame, count_words, sentence_keys=True, question_keys=True, long_turn_words=100,
-                          long_turn_keys=most)
+    chunks = build_chunks(frame, count_words, cut(chunk_sentences=True, chunk_questions=True, chunk_long_turn_words=100,
+                                                  chunk_long_turn_keys=most))
 
     keys = chunks.filter((pl.col("turn_start") == 1) & (pl.col("kind") != "window") & (pl.col("kind") != "session"))
     passages = keys.filter(pl.col("kind") == "passage")
@@ -145,10 +146,10 @@ def test_short_turns_keep_their_keys_whatever_the_bound_on_long_ones():
                ("assistant", "Melanie", "That sounds great. What did you talk about with your group?"),
                ("user", "Caroline", "Mostly coming out stories. Then we had tea [shares a photo of a mug]")],
     })
-    unbounded = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
-                             long_turn_keys=0)
-    bounded = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
-                           long_turn_words=100, long_turn_keys=2)
+    keys = cut(chunk_window_size=2, chunk_sentences=True, chunk_questions=True)
+    unbounded = build_chunks(frame, count_words, keys.model_copy(update={"chunk_long_turn_keys": 0}))
+    bounded = build_chunks(frame, count_words, keys.model_copy(update={"chunk_long_turn_words": 100,
+                                                                       "chunk_long_turn_keys": 2}))
     assert bounded.to_dicts() == unbounded.to_dicts()
     assert bounded.filter(pl.col("kind") == "sentence").height == 6  # the bound is on long turns only
 
@@ -164,10 +165,10 @@ def test_a_token_budget_on_long_turns_leaves_locomo_length_turns_as_they_were():
         "s2": [("assistant", None, long_answer(30))],
     })
     assert len(ninety_six.split()) == 96
-    kwargs = {"window_size": 2, "sentence_keys": True, "question_keys": True, "long_turn_words": 100,
-              "long_turn_keys": 6}
-    unbounded = build_chunks(frame, count_words, **kwargs)
-    bounded = build_chunks(frame, count_words, long_turn_tokens=24, **kwargs)
+    keys = cut(chunk_window_size=2, chunk_sentences=True, chunk_questions=True, chunk_long_turn_words=100,
+               chunk_long_turn_keys=6)
+    unbounded = build_chunks(frame, count_words, keys)
+    bounded = build_chunks(frame, count_words, keys.model_copy(update={"chunk_long_turn_tokens": 24}))
     assert bounded.filter(pl.col("conversation_id") == "s1").to_dicts() == unbounded.filter(
         pl.col("conversation_id") == "s1").to_dicts()
     changed = bounded.join(unbounded, on="chunk_id").filter(pl.col("text_sha256") != pl.col("text_sha256_right"))
@@ -184,7 +185,7 @@ def test_a_reply_is_keyed_by_the_question_it_answers_put_to_the_replier_by_name(
         ("user", "Caroline", "I did! Is your family coming to the show with you?"),
         ("assistant", "Melanie", "Yes, all of us."),
     ]})
-    chunks = build_chunks(frame, count_words, question_keys=True)
+    chunks = build_chunks(frame, count_words, cut(chunk_questions=True))
 
     keys = chunks.filter(pl.col("kind") == "question")
     # "Anything good?" is too short to match on
@@ -235,7 +236,7 @@ def test_human_date():
     )
 )
 def test_every_turn_is_in_exactly_one_turn_chunk_and_its_session(conversations):
-    chunks = build_chunks(turns_frame(conversations), count_words, window_size=3)
+    chunks = build_chunks(turns_frame(conversations), count_words, cut(chunk_window_size=3))
     turn_ids = [m for ids in chunks.filter(pl.col("kind") == "turn")["message_ids"] for m in ids]
     all_ids = [f"{c}-m{i}" for c, turns in conversations.items() for i in range(len(turns))]
     assert sorted(turn_ids) == sorted(all_ids)
@@ -248,7 +249,10 @@ def test_every_turn_is_in_exactly_one_turn_chunk_and_its_session(conversations):
 def test_the_chunker_version_moves_with_what_the_chunker_builds():
     """A home rebuilds the days whose chunk files carry another recipe (`chunk_recipe`), so CHUNKER must change
     whenever `build_chunks` gives other rows for the same turns and settings. The digest of one chat's
-    chunks (every kind on) is pinned to CHUNKER: when this fails, bump CHUNKER and the digest together."""
+    chunks (every kind on; sessions pooled, as every home pools them) is pinned to CHUNKER: when this fails, bump
+    CHUNKER and the digest together. (The digest moved from aad8c0faace91af6 when `build_chunks` came to take the
+    chunking group, which always pools sessions: the old code gives 42ca7b7505647f74 for the same keys with
+    sessions pooled.)"""
     import hashlib
     import json
 
@@ -262,10 +266,10 @@ def test_the_chunker_version_moves_with_what_the_chunker_builds():
                ("assistant", "Melanie", "Every weekend. The light there is lovely.")],
     })
     frame = pl.concat([frame, turns_frame({"s3": [("assistant", None, long_answer(20))]})])
-    chunks = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
-                          long_turn_words=100, long_turn_keys=4)
+    chunks = build_chunks(frame, count_words, cut(chunk_window_size=2, chunk_sentences=True, chunk_questions=True,
+                                                  chunk_long_turn_words=100, chunk_long_turn_keys=4))
     digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
-    assert (CHUNKER, digest) == ("memlake-chunks-5", "aad8c0faace91af6")
+    assert (CHUNKER, digest) == ("memlake-chunks-5", "42ca7b7505647f74")
 
 
 def test_a_long_turn_without_a_question_mark_is_read_in_linear_time():
@@ -294,3 +298,17 @@ def test_the_questions_found_are_the_runs_ending_in_a_question_mark(text):
     expected = [re.sub(r"\byou\b", "Bo", re.sub(r"\byour\b", "Bo's", run, flags=re.I), flags=re.I)
                 for run in runs if len(run.split()) >= 4]
     assert found == expected
+
+
+def test_every_chunking_setting_is_in_the_chunks_staleness_key():
+    """The recipe a day's chunks are stamped with (a day with another is built again; the chunks asset's code
+    version) comes from the chunking group whole: any setting of the group set otherwise gives another recipe,
+    so one added to the group is in it without being listed anywhere; a setting outside the group leaves it."""
+    from memlake.chunks import chunk_recipe
+    from memlake.settings import ChunkingSettings, Settings
+
+    base = ChunkingSettings()
+    for name, field in ChunkingSettings.model_fields.items():
+        other = (not field.default) if isinstance(field.default, bool) else field.default + 1
+        assert chunk_recipe(base.model_copy(update={name: other})) != chunk_recipe(base), name
+    assert chunk_recipe(Settings(mmr_lambda=0.5, rrf_k=3).chunking) == chunk_recipe(Settings().chunking)
