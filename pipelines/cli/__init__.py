@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 import typer
 from pydantic import ValidationError
@@ -17,7 +18,7 @@ from pipelines.cli import bench, build, facts, graph, landing, reads, service
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Long-term memory for AI agents.")
 
 # (name, function) of each command, in the order `memlake --help` lists them; the groups after them
-COMMANDS = [
+COMMANDS: list[tuple[str, Callable[..., None]]] = [
     ("ingest", landing.ingest),
     ("export", landing.export_memory),
     ("import", landing.import_memory),
