@@ -47,8 +47,8 @@ bench: install
 	$(BIN)/memlake bench all
 
 lint: install
-	$(BIN)/ruff check memlake assets resources pipelines tests
-	$(BIN)/mypy memlake assets resources pipelines
+	$(BIN)/ruff check memlake assets resources pipelines memlake_bench tests
+	$(BIN)/mypy memlake assets resources pipelines memlake_bench
 	$(BIN)/lint-imports
 
 clean:

@@ -1,5 +1,5 @@
 """In-process runs of the pipeline, for `memlake run`, `memlake reindex`, `memlake distill`, the benchmarks
-and tests.
+(`memlake_bench.in_process`) and tests.
 
 `run_landing` takes the landing sensor's decision (`memlake.run_plan`: which files are new, which days they
 and unfinished runs touch) and materializes the manifest, those days and everything downstream in one Dagster
@@ -29,7 +29,6 @@ from dagster._utils.error import SerializableErrorInfo
 from assets.episodes import EPISODES_KEY
 from assets.partitions import DAYS, days_of_run, register_days
 from memlake.atomic_files import write_text_atomically
-from memlake.bench.pipeline import HomeRun
 from memlake.disk_faults import disk_fault_in_text
 from memlake.lake import Lake
 from memlake.landing import IgnoredFile
@@ -445,32 +444,6 @@ def run_distill(
             stats = {k: v.value for k, v in materialization.metadata.items()}
     return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats,
                           failure=failure_cause(result))
-
-
-class InProcessHomePipeline:
-    """The benchmarks' runs (`memlake.bench.pipeline.HomePipeline`): each in process, on an instance of its own
-    that is gone with it, so a benchmark's home leaves nothing in a Dagster home."""
-
-    def land(self, settings: Settings) -> HomeRun:
-        instance = dg.DagsterInstance.ephemeral()
-        return _home_run(run_landing(settings, resources=build_resources(settings), instance=instance), instance)
-
-    def reindex(self, settings: Settings) -> HomeRun:
-        instance = dg.DagsterInstance.ephemeral()
-        return _home_run(run_reindex(settings, resources=build_resources(settings), instance=instance), instance)
-
-
-IN_PROCESS = InProcessHomePipeline()
-
-
-def _home_run(outcome: RunOutcome, instance: dg.DagsterInstance) -> HomeRun:
-    steps = {s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
-             for s in instance.get_run_step_stats(outcome.run_id or "")}
-    event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
-    metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
-    numbers = {key: float(value.value) for key, value in metadata.items()  # type: ignore[arg-type]
-               if isinstance(value.value, int | float) and not isinstance(value.value, bool)}
-    return HomeRun(success=outcome.success, detail=str(outcome), step_seconds=steps, chunk_index=numbers)
 
 
 @dataclass

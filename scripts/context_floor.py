@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 from memlake.api import Memory
-from memlake.bench.context import block_message_ids
-from memlake.bench.locomo import HELD, TUNE, built_home, read_questions
 from memlake.settings import load_settings
-from pipelines.runs import IN_PROCESS
+from memlake_bench.context import block_message_ids
+from memlake_bench.in_process import IN_PROCESS
+from memlake_bench.locomo import HELD, TUNE, built_home, read_questions
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 

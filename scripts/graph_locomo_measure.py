@@ -16,13 +16,13 @@ from pathlib import Path
 
 import polars as pl
 
-from memlake.bench.locomo import landing_rows
 from memlake.graph.build import build_graph
 from memlake.graph.reads import named
 from memlake.graph.stated import SHOWN_CONFIDENCE
 from memlake.lake import Lake, conform
 from memlake.nlp import pipeline
 from memlake.schemas import EPISODES, FACTS, TURNS
+from memlake_bench.locomo import landing_rows
 
 
 def main(path: str) -> None:

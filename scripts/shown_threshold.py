@@ -1,6 +1,6 @@
 """The `shown_confidence` threshold on development data (LoCoMo 0-4), then the judged samples' shown share.
 
-`dev`: the threshold sweep on LoCoMo samples 0-4 (`memlake.bench.shown.threshold_sweep`), and on RealMem personas
+`dev`: the threshold sweep on LoCoMo samples 0-4 (`memlake_bench.shown.threshold_sweep`), and on RealMem personas
 0-4 how many current facts each threshold shows (no judgements there: the count says what an assistant-chat
 user would be shown). `judged THRESHOLD`: the held-out judged samples (LoCoMo 5-9, RealMem 5-9), which of their
 judged facts are shown at THRESHOLD and the share right, before (every fact) and after (shown ones); run once the
@@ -22,8 +22,11 @@ from pathlib import Path
 
 import polars as pl
 
-from memlake.bench.distill import locomo_conversations
-from memlake.bench.facts import (
+from memlake.distill.models import Conversation, Message
+from memlake.embedding import SentenceEmbedder
+from memlake.facts.confidence import shown
+from memlake_bench.distill import locomo_conversations
+from memlake_bench.facts import (
     DEV_SAMPLES,
     HELD_OUT_SAMPLES,
     REALMEM_HELD_BACK,
@@ -33,11 +36,8 @@ from memlake.bench.facts import (
     user_observations,
     write_keeping_judgements,
 )
-from memlake.bench.realmem import landing_rows, persona_files
-from memlake.bench.shown import THRESHOLDS, fold_conversations, judged_shown, threshold_sweep
-from memlake.distill.models import Conversation, Message
-from memlake.embedding import SentenceEmbedder
-from memlake.facts.confidence import shown
+from memlake_bench.realmem import landing_rows, persona_files
+from memlake_bench.shown import THRESHOLDS, fold_conversations, judged_shown, threshold_sweep
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"  # beside the repo, as ../shared
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks"

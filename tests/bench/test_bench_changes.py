@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from memlake.bench.changes import BLIND3_PHRASINGS, BLIND3_STORIES, BLIND_3, SEED, generate
+from memlake_bench.changes import BLIND3_PHRASINGS, BLIND3_STORIES, BLIND_3, SEED, generate
 
 
 def test_the_third_blind_set_tells_every_new_phrasing_twice_with_its_values_filled_in():

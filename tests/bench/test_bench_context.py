@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from memlake.api import Memory
-from memlake.bench.context import block_message_ids, context_block, run_context, search_block
-from memlake.bench.locomo import Question, questions, sessions
 from memlake.settings import load_settings
-from pipelines.runs import IN_PROCESS
+from memlake_bench.context import block_message_ids, context_block, run_context, search_block
+from memlake_bench.in_process import IN_PROCESS
+from memlake_bench.locomo import Question, questions, sessions
 from tests.conftest import LOCOMO
 
 pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmarks/locomo/locomo10.json not present")

@@ -1,7 +1,9 @@
 """`memlake bench facts`: which LoCoMo observations count, how a fact matches one, the blind set's halves."""
 
 
-from memlake.bench.facts import (
+from memlake.distill.models import FactCandidate
+from memlake.embedding import HashEmbedder
+from memlake_bench.facts import (
     MATCH_THRESHOLD,
     Extracted,
     Observation,
@@ -12,8 +14,6 @@ from memlake.bench.facts import (
     match_observations,
     user_observations,
 )
-from memlake.distill.models import FactCandidate
-from memlake.embedding import HashEmbedder
 
 SAMPLE = {
     "sample_id": "conv-x",
@@ -84,7 +84,7 @@ def _no_facts():
 def test_the_judged_sample_says_how_many_of_its_facts_the_distiller_no_longer_makes(tmp_path):
     import json
 
-    from memlake.bench.facts import render_facts_markdown, sample_precision
+    from memlake_bench.facts import render_facts_markdown, sample_precision
 
     path = tmp_path / "facts_sample.jsonl"
     rows = [{"sample": "conv-x", "message_ids": ["D1:1"], "content": "The user went to a support group.",
@@ -118,7 +118,7 @@ def _realmem_folder(tmp_path):
 def test_the_realmem_sample_draws_from_held_back_personas_and_keeps_its_judgements(tmp_path):
     import json
 
-    from memlake.bench.facts import realmem_sample_report
+    from memlake_bench.facts import realmem_sample_report
 
     folder = _realmem_folder(tmp_path)
     path = tmp_path / "facts_realmem_sample.jsonl"
@@ -155,7 +155,7 @@ def test_a_bad_realmem_sample_option_is_a_one_line_error(tmp_path):
 
 
 def _blind_4():
-    from memlake.bench.facts import BLIND_SET_4
+    from memlake_bench.facts import BLIND_SET_4
 
     return blind_rows(BLIND_SET_4)
 
@@ -178,9 +178,9 @@ def test_blind_set_4_has_150_statements_with_every_slot_and_type_in_both_halves(
 
 
 def test_blind_set_4_halves_are_its_seeded_random_split_and_every_expected_fact_is_valid():
-    from memlake.bench.facts import BLIND_4_SEED, stratified_halves
     from memlake.distill.models import SLOTS
     from memlake.schemas import FACT_TYPES
+    from memlake_bench.facts import BLIND_4_SEED, stratified_halves
 
     rows = _blind_4()
     assert {r["id"]: r["half"] for r in rows} == stratified_halves(rows, BLIND_4_SEED)
@@ -196,8 +196,8 @@ def test_blind_set_4_halves_are_its_seeded_random_split_and_every_expected_fact_
 
 
 def test_a_change_told_in_steps_is_scored_from_the_turn_that_tells_it():
-    from memlake.bench.facts import blind_scores
     from memlake.distill.models import DistilledSession
+    from memlake_bench.facts import blind_scores
 
     row = {"id": "s1", "half": "dev", "turns": [{"role": "user", "text": "I live in Leeds."},
                                                  {"role": "user", "text": "Got the keys to our flat in York today."}],
@@ -225,7 +225,7 @@ def test_a_change_told_in_steps_is_scored_from_the_turn_that_tells_it():
 
 
 def test_the_bench_scores_blind_set_4s_dev_half_and_its_sealed_half_only_when_asked():
-    from memlake.bench.facts import blind_report
+    from memlake_bench.facts import blind_report
 
     report = blind_report(distill=lambda conversation: _no_facts())
     assert set(report["blind_4"]) == {"dev"} and set(report["blind"]) == {"dev"}

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
-from memlake.bench import ingest, realmem
-from memlake.bench.ingest import ratios
-from memlake.bench.realmem import held_comparison, landing_rows, queries, session_starts, words_budget_sessions
+from memlake_bench import ingest, realmem
+from memlake_bench.ingest import ratios
+from memlake_bench.realmem import held_comparison, landing_rows, queries, session_starts, words_budget_sessions
 from pipelines.cli import app
 
 

@@ -1,7 +1,7 @@
 """The scale benchmark end to end at a tiny size (the real sizes come from `make bench`)."""
 
-from memlake.bench.render import render_scale
-from memlake.bench.scale import run_scale
+from memlake_bench.render import render_scale
+from memlake_bench.scale import run_scale
 
 
 def test_the_scale_benchmark_measures_each_case_in_a_fresh_reader_and_renders_its_table(tmp_path):

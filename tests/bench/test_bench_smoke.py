@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from memlake.bench.locomo import KS, landing_rows, normalise_evidence, questions, run_locomo, session_date
-from memlake.bench.render import render
-from pipelines.runs import IN_PROCESS
+from memlake_bench.in_process import IN_PROCESS
+from memlake_bench.locomo import KS, landing_rows, normalise_evidence, questions, run_locomo, session_date
+from memlake_bench.render import render
 from tests.conftest import LOCOMO
 
 pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmarks/locomo/locomo10.json not present")
@@ -81,8 +81,8 @@ def test_the_benchmarks_adapter_learns_from_the_tuning_conversations_only(tmp_pa
     import polars as pl
 
     import memlake.adapt
-    from memlake.bench.locomo import TUNE, evaluate_adapted
     from memlake.lake import Lake
+    from memlake_bench.locomo import TUNE, evaluate_adapted
 
     samples = json.loads(LOCOMO.read_text())
     rows = []
@@ -117,9 +117,9 @@ def test_a_reused_benchmark_home_searches_the_adapted_index_it_built_before(tmp_
     """Embedding the same texts again moves a few near-tie questions, so `--reuse` must not re-embed; but an
     index another adapter built is no index for this one."""
     import memlake.adapt
-    import memlake.bench.locomo as locomo
+    import memlake_bench.locomo as locomo
     from memlake.adapt import Adapted
-    from memlake.bench.pipeline import HomeRun
+    from memlake_bench.pipeline import HomeRun
 
     samples = json.loads(LOCOMO.read_text())[:1]
     (tmp_path / "lake").mkdir()

@@ -1052,7 +1052,7 @@ def test_an_accepted_offer_holds_from_when_it_was_said_not_from_the_start_day():
 
 
 def test_no_change_story_states_the_slot_of_another_story_of_its_agent():
-    from memlake.bench.changes import generate
+    from memlake_bench.changes import generate
 
     stories = generate(240)
     by_agent: dict[str, set[str]] = {}
@@ -1184,7 +1184,7 @@ def test_samples_every_conversation_is_summarized(sample_sessions):
 
 
 def test_distill_benchmark_on_one_locomo_sample(tmp_path):
-    from memlake.bench.distill import render_distill_section, run_distill_benchmark
+    from memlake_bench.distill import render_distill_section, run_distill_benchmark
     from tests.conftest import LOCOMO
 
     if not LOCOMO.is_file():

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from memlake.bench.distill import _turns_frame, run_distill_benchmark
 from memlake.distill.cache import ResultCache
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import OfflineDistiller, distill_offline
@@ -17,6 +16,7 @@ from memlake.distill.run import distill_pass
 from memlake.lake import Lake
 from memlake.nlp import language_model
 from memlake.schemas import EPISODES, PENDING
+from memlake_bench.distill import _turns_frame, run_distill_benchmark
 from tests.nlp.counting import CountingPipeline, count_parses
 
 SAID = datetime(2026, 3, 4, 9, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
-PACKAGES = ("memlake", "assets", "resources", "pipelines", "service")
+PACKAGES = ("memlake", "assets", "resources", "pipelines", "service", "memlake_bench")
 
 
 def test_the_import_contracts_hold():

@@ -229,8 +229,8 @@ def test_a_large_agent_is_searched_through_in_memory_ivf_lists(tmp_path, monkeyp
 
     import memlake.search
     import memlake.vectors
-    from memlake.bench.scale import build_case, queries_for
     from memlake.settings import Settings
+    from memlake_bench.scale import build_case, queries_for
 
     monkeypatch.setattr(memlake.vectors, "ANN_MIN_ROWS", 1000)
     monkeypatch.setattr(memlake.search, "ANN_MIN_ROWS", 1000)

@@ -14,7 +14,7 @@ import dagster as dg
 import httpx2
 import pytest
 
-from service.bench import start_server
+from memlake_bench.serve import start_server
 from tests.conftest import REPO, land
 from tests.service.echo_upstream import EchoUpstream
 from tests.transcripts.helpers import jsonl, msg

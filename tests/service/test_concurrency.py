@@ -91,7 +91,7 @@ def test_a_slow_read_does_not_hold_up_another_agents_read(served: Served, monkey
 
 
 def test_serve_with_two_worker_processes_answers_each_agent(served: Served, expected) -> None:
-    from service.bench import start_server
+    from memlake_bench.serve import start_server
     from tests.service.conftest import stop
 
     url, process = start_server(served.home, None, "--workers", "2")

@@ -19,8 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.testclient import TestClient
 
 from memlake.api import Memory
+from memlake_bench.serve import free_port
 from service.app import create_app
-from service.bench import free_port
 from tests.conftest import REPO
 from tests.service.conftest import stop
 from tests.service.test_commands import typed

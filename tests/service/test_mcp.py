@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memlake.tools import TOOLS
-from service.bench import free_port
+from memlake_bench.serve import free_port
 from tests.conftest import REPO
 from tests.service.conftest import CANARIES, Served, stop
 

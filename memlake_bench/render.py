@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memlake.bench.changes import render_changes_section
-from memlake.bench.distill import render_distill_section
-from memlake.bench.locomo import KS, SEARCH_K, SESSION_KS
-from memlake.bench.markdown import markdown_table
+from memlake_bench.changes import render_changes_section
+from memlake_bench.distill import render_distill_section
+from memlake_bench.locomo import KS, SEARCH_K, SESSION_KS
+from memlake_bench.markdown import markdown_table
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
 TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurrent clients
@@ -234,7 +234,7 @@ def render_scale(report: dict[str, Any]) -> str:
         "reader's snapshot below 50k rows, IVF lists built in memory above (`vector_ivf_memory`); "
         "`vector_ann` is LanceDB's IVF index and `vector_exact` its flat scan, for comparison. "
         "`python_speed_ms` times one fixed pure-Python loop just before and just after the two hybrid passes "
-        "(`memlake.bench.machine.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
+        "(`memlake_bench.machine.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
         "the latencies against it: a larger value means a slower machine at that moment.",
         "",
     ])

@@ -7,7 +7,7 @@ straight to a LanceDB chunk table with the same schema and indexes the
 pipeline builds (full text, bitmap on agent_id and kind, BTree on the key, IVF-flat above ANN_MIN_ROWS).
 No embedding model is involved: queries carry their vector.
 
-The reader runs in a fresh subprocess (`python -m memlake.bench.scale reader`),
+The reader runs in a fresh subprocess (`python -m memlake_bench.scale reader`),
 so its peak RSS is the memory a search process needs, snapshots included (an
 agent's rows held in memory by a long-lived reader, loaded on its first search:
 the load times are reported apart). It also reports the recall@10 of the ANN
@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from memlake.bench.machine import machine, python_speed_ms
 from memlake.chunks import chunk_id
 from memlake.schemas import CHUNK_INDEX, CHUNKS
 from memlake.search import CHUNK_SPEC, Searcher, SearchParams
 from memlake.settings import Settings
 from memlake.vectors import Filters, VectorStore, index_schema
+from memlake_bench.machine import machine, python_speed_ms
 
 DIM = 384
 BATCH = 100_000
@@ -278,7 +278,7 @@ def run_scale(
             qfile = path / "queries.json"
             qfile.write_text(json.dumps(queries_for(path, agents, queries, words)))
             proc = subprocess.run(
-                [sys.executable, "-m", "memlake.bench.scale", "reader", str(path), str(qfile)],
+                [sys.executable, "-m", "memlake_bench.scale", "reader", str(path), str(qfile)],
                 capture_output=True, text=True, check=True,
             )
             measured = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -302,4 +302,4 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "reader":
         print(json.dumps(reader(Path(sys.argv[2]), Path(sys.argv[3]))))
     else:
-        raise SystemExit("usage: python -m memlake.bench.scale reader PATH QUERIES")
+        raise SystemExit("usage: python -m memlake_bench.scale reader PATH QUERIES")

@@ -36,11 +36,11 @@ import httpx2
 import polars as pl
 
 from memlake.api import Memory
-from memlake.bench.locomo import questions
-from memlake.bench.machine import machine, python_speed_ms
 from memlake.cpu import one_blas_thread
 from memlake.embedding import configured_embedder
 from memlake.settings import load_settings
+from memlake_bench.locomo import questions
+from memlake_bench.machine import machine, python_speed_ms
 
 CLIENTS = (1, 8, 32)
 KINDS = ("search", "context")
@@ -128,7 +128,7 @@ def start_floor_server(home: Path, workers: int) -> tuple[str, subprocess.Popen]
     """The floor's server (`floor_app`) on `workers` uvicorn worker processes, as `memlake serve` runs."""
     port = free_port()
     return _answering(port, "the floor's server", [
-        sys.executable, "-m", "uvicorn", "service.bench:floor_app", "--factory", "--host", "127.0.0.1", "--port",
+        sys.executable, "-m", "uvicorn", "memlake_bench.serve:floor_app", "--factory", "--host", "127.0.0.1", "--port",
         str(port), "--workers", str(workers), "--log-level", "warning"], {**os.environ, "MEMLAKE_HOME": str(home)})
 
 

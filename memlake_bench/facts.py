@@ -4,18 +4,18 @@ Two measures, neither of them ever used to write a rule:
 
 - **LoCoMo observations** (`observation` in locomo10.json: facts gpt-3.5 wrote about each speaker, each
   pointing at its source turn). Every session is one conversation, speaker_a the user (as in
-  `memlake.bench.distill.locomo_conversations`). For the observations about speaker_a: the share matched by
+  `memlake_bench.distill.locomo_conversations`). For the observations about speaker_a: the share matched by
   an extracted fact from the same turn(s) (recall), and the share of extracted facts that match some
   observation (matched share). A fact matches an observation when its message ids share a turn with the
   observation's and the cosine of the two texts under the packaged embedding model is at least
   `MATCH_THRESHOLD` (the speaker's name in the observation reads "the user", as facts say it). Samples 0-4
   are for development, 5-9 are reported apart (held out).
-- **The blind phrasing set** (`memlake/bench/data/facts_blind.jsonl`): statements with the facts they
+- **The blind phrasing set** (`memlake_bench/data/facts_blind.jsonl`): statements with the facts they
   should give, split by sha256(id) into a `dev` half and a `sealed` half. An extracted fact matches an
   expected one when the subject agrees (the expected subject inside the fact's, case-insensitive), the slot
   agrees when one is expected, and every expected value word is in the fact's value or content. Precision:
   extracted facts that match an expected fact; recall: expected facts some extracted fact matches.
-- **Blind set 4** (`memlake/bench/data/facts_blind_4.jsonl`, issue 37): written before the rules of issue 37 by
+- **Blind set 4** (`memlake_bench/data/facts_blind_4.jsonl`, issue 37): written before the rules of issue 37 by
   someone who had not read the readers; scored the same way. A row may be a sequence of turns (`turns`, a change
   told in steps), and an expected fact may name the `turn` it must come from. Its halves were drawn once with
   `BLIND_4_SEED` by `stratified_halves` (each row's first expected slot or type, or none, split at random), so both
@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from memlake.bench.distill import locomo_conversations
-from memlake.bench.locomo import normalise_evidence
-from memlake.bench.machine import machine
 from memlake.distill.models import USER_SUBJECT, Conversation, FactCandidate, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
 from memlake.embedding import TextEmbedder
 from memlake.text import content_words
+from memlake_bench.distill import locomo_conversations
+from memlake_bench.locomo import normalise_evidence
+from memlake_bench.machine import machine
 
 # Chosen once, before any measurement (docs/decisions.md, 2026-11-25): same turn, and the fact says what the
 # observation says in other words (MiniLM paraphrases of one claim sit above ~0.6; different claims on one topic
@@ -314,7 +314,7 @@ def sample_precision(path: Path, current: set[tuple[str, str, str]] | None = Non
 
 def realmem_held_back_facts(data: Path) -> list[tuple[str, Conversation, FactCandidate]]:
     """(persona, conversation, fact) for every fact the offline distiller makes on RealMem's held-back personas."""
-    from memlake.bench.realmem import landing_rows, persona_files  # deferred: it imports the read API
+    from memlake_bench.realmem import landing_rows, persona_files  # deferred: it imports the read API
 
     out: list[tuple[str, Conversation, FactCandidate]] = []
     for path in [persona_files(data)[i] for i in REALMEM_HELD_BACK]:

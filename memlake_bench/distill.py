@@ -2,7 +2,7 @@
 
 Only each sample's `conversation` goes in (every session is one conversation,
 speaker_a the user, the session date on every turn, as in
-`memlake.bench.locomo`); `qa`, `observation`, `event_summary` and
+`memlake_bench.locomo`); `qa`, `observation`, `event_summary` and
 `session_summary` are never read. Measured:
 
 - offline distiller throughput: conversations/s and messages/s over the 272
@@ -38,8 +38,6 @@ from typing import Any
 
 import polars as pl
 
-from memlake.bench.locomo import sessions, turn_content
-from memlake.bench.machine import machine
 from memlake.distill.cache import ResultCache
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, OfflineDistiller, distill_offline
@@ -49,6 +47,8 @@ from memlake.lake import Lake
 from memlake.nlp import language_model
 from memlake.schemas import DISTILL_CACHE, EPISODES, PENDING
 from memlake.settings import Settings, load_settings
+from memlake_bench.locomo import sessions, turn_content
+from memlake_bench.machine import machine
 
 
 def locomo_conversations(samples: list[dict[str, Any]]) -> list[Conversation]:

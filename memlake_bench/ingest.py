@@ -22,11 +22,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memlake.bench import locomo, realmem
-from memlake.bench.machine import machine
-from memlake.bench.markdown import markdown_table
-from memlake.bench.pipeline import HomePipeline
 from memlake.settings import write_home_setting
+from memlake_bench import locomo, realmem
+from memlake_bench.machine import machine
+from memlake_bench.markdown import markdown_table
+from memlake_bench.pipeline import HomePipeline
 
 # settings over the defaults: today's (the issue's: no bound on long turns, every window's and turn's text
 # embedded), the default with every turn's text embedded, the default, the fast one (a sentence's vector read from

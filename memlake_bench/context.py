@@ -1,6 +1,6 @@
 """Context block benchmark: how often the assembled block holds a LoCoMo question's evidence turn.
 
-The same home and questions as the LoCoMo retrieval benchmark (`memlake.bench.locomo`). Each question is
+The same home and questions as the LoCoMo retrieval benchmark (`memlake_bench.locomo`). Each question is
 asked through `Memory.context`, as of the question's time, in compact mode at 800 tokens and in full mode (its
 default budget); a block holds the evidence when a turn line or a fact line names one of the evidence turns'
 message ids. Summary lines do not count: an episode cites every message of its conversation, so it would
@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memlake.api import Memory
-from memlake.bench.locomo import (
+from memlake.context.assemble import ContextBlock, SectionPlan, assemble
+from memlake.context.gate import decide
+from memlake.context.lines import hit_lines
+from memlake.embedding import count_packaged_tokens
+from memlake.settings import load_settings
+from memlake_bench.locomo import (
     HELD,
     SEARCH_K,
     TUNE,
@@ -36,12 +41,7 @@ from memlake.bench.locomo import (
     read_questions,
     report_head,
 )
-from memlake.bench.pipeline import HomePipeline
-from memlake.context.assemble import ContextBlock, SectionPlan, assemble
-from memlake.context.gate import decide
-from memlake.context.lines import hit_lines
-from memlake.embedding import count_packaged_tokens
-from memlake.settings import load_settings
+from memlake_bench.pipeline import HomePipeline
 
 COMPACT_BUDGET = 800
 

@@ -14,7 +14,7 @@ same turn chunks):
   (the words of each hit's `text`, in rank order: a hit through a long answer's passage costs the passage);
 - evidence inside 800 tokens: the share of gold sessions a block line comes from; memlake's block is
   `Memory.context` (compact, 800 tokens), beside it for both systems the search hits cut to 800 tokens by the
-  same assembler (`memlake.bench.context.search_block`).
+  same assembler (`memlake_bench.context.search_block`).
 Personas 0-4 are the tuning half, 5-9 are reported apart.
 """
 
@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from memlake.api import Memory
-from memlake.bench.context import COMPACT_BUDGET, block_conversation_ids, search_block
-from memlake.bench.locomo import SEARCH_K, SYSTEMS, build_landed, first_unique
-from memlake.bench.machine import machine
-from memlake.bench.markdown import markdown_table
-from memlake.bench.pipeline import HomePipeline
 from memlake.schemas import agent_folder
 from memlake.settings import load_settings
+from memlake_bench.context import COMPACT_BUDGET, block_conversation_ids, search_block
+from memlake_bench.locomo import SEARCH_K, SYSTEMS, build_landed, first_unique
+from memlake_bench.machine import machine
+from memlake_bench.markdown import markdown_table
+from memlake_bench.pipeline import HomePipeline
 
 SESSION_KS = (1, 3, 5, 10)
 BUDGET_WORDS = 750

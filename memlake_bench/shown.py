@@ -5,7 +5,7 @@ fold folds them as the pipeline does, each candidate with its reading prior (`me
 fact said in several conversations has the confidence it has in a home. Two measures over the current facts:
 
 - **development** (`threshold_sweep`: LoCoMo 0-4): for each threshold, how many current facts are shown, the
-  share of them matching a LoCoMo observation of their turn (`memlake.bench.facts.match_observations`: a
+  share of them matching a LoCoMo observation of their turn (`memlake_bench.facts.match_observations`: a
   precision proxy, the judged samples being held out), and the observations the shown facts still match (recall).
 - **the judged samples** (`judged_shown`: measured once the threshold is chosen, never used to choose it): of
   the hand-judged facts, which are shown now, and the share of judged-right among all judged and among shown.
@@ -18,13 +18,13 @@ from typing import Any
 
 import polars as pl
 
-from memlake.bench.facts import Extracted, Observation, match_observations
 from memlake.distill.models import Conversation, FactCandidate
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
 from memlake.distill.offline.assistant_chat import is_assistant_chat
 from memlake.embedding import TextEmbedder
 from memlake.facts.confidence import reading_prior, shown
 from memlake.facts.fold import Candidate, fold
+from memlake_bench.facts import Extracted, Observation, match_observations
 
 THRESHOLDS = (0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 

@@ -1,5 +1,5 @@
-"""How a benchmark builds its home: the shell side hands in the pipeline's runs, since the core imports no
-Dagster (`pipelines.runs.IN_PROCESS` is the one the `memlake bench` commands give)."""
+"""How a benchmark builds its home: it is handed the pipeline's runs (`memlake_bench.in_process.IN_PROCESS` is the
+one the `memlake bench` commands give), so no other benchmark module imports Dagster."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ phrasing are the held-back half. A story takes both its phrasings from one
 half, and a slot's stories alternate between the halves, so each half has
 half of every slot's stories. The report gives each half and the total.
 
-    python -m memlake.bench.changes --out docs/benchmarks/changes.json [--model hash] [--stories 240]
+    python -m memlake_bench.changes --out docs/benchmarks/changes.json [--model hash] [--stories 240]
 """
 
 from __future__ import annotations
@@ -47,13 +47,13 @@ from typing import Any
 import polars as pl
 
 from memlake.api import Memory
-from memlake.bench.machine import machine
-from memlake.bench.pipeline import HomePipeline, home_with_model
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION
 from memlake.embedding import HashEmbedder, configured_embedder
 from memlake.facts.fold import Candidate, fold
 from memlake.lake import Lake
 from memlake.schemas import EPISODES, agent_folder
+from memlake_bench.machine import machine
+from memlake_bench.pipeline import HomePipeline, home_with_model
 
 SEED = 20240601
 START = datetime(2023, 1, 9, 9, 0, tzinfo=UTC)

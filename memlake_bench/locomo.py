@@ -35,13 +35,13 @@ import numpy as np
 
 from memlake import adapt as model_adaptation
 from memlake.api import Memory
-from memlake.bench.machine import machine, python_speed_ms
-from memlake.bench.pipeline import HomePipeline, home_with_model
 from memlake.chunks import turn_text
 from memlake.embedding import configured_embedder, has_weights
 from memlake.lake import Lake
 from memlake.schemas import CHUNKS, agent_folder
 from memlake.settings import load_settings
+from memlake_bench.machine import machine, python_speed_ms
+from memlake_bench.pipeline import HomePipeline, home_with_model
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MULTI_HOP = 1
