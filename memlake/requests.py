@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar, get_args
 
-from annotated_types import Ge, Le
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from memlake.errors import BadRequest
@@ -27,7 +26,7 @@ MIN_SEARCH_K, MAX_SEARCH_K = 1, 100  # hits of one search
 DEFAULT_SEARCH_K = 10
 SearchScope = Literal["chunks", "episodes", "facts", "graph"]  # graph: entities and relations, not an index
 SEARCH_SCOPES: tuple[str, ...] = get_args(SearchScope)
-MAX_PROFILE_VERSION = 1_000_000
+MIN_PROFILE_VERSION, MAX_PROFILE_VERSION = 1, 1_000_000
 MAX_FACT_TYPE, MAX_SUBJECT, MAX_ID = 40, 500, 200  # characters
 
 
@@ -63,7 +62,8 @@ class HistoryRequest(ReadRequest):
 
 
 class ProfileRequest(ReadRequest):
-    version: StrictInt | None = Field(None, title="a profile version", ge=1, le=MAX_PROFILE_VERSION)
+    version: StrictInt | None = Field(None, title="a profile version", ge=MIN_PROFILE_VERSION,
+                                   le=MAX_PROFILE_VERSION)
 
 
 Request = TypeVar("Request", bound=ReadRequest)
@@ -82,8 +82,9 @@ def _said(model: type[ReadRequest], error: Any) -> str:
     name = str(error["loc"][0]) if error["loc"] else "request"
     field = model.model_fields.get(name)
     title, value, kind = (field.title if field else None) or name, error.get("input"), error["type"]
-    low = next((m.ge for m in field.metadata if isinstance(m, Ge)), None) if field else None
-    high = next((m.le for m in field.metadata if isinstance(m, Le)), None) if field else None
+    bounds = {bound: getattr(m, bound) for m in (field.metadata if field else ()) for bound in ("ge", "le")
+              if hasattr(m, bound)}  # pydantic keeps Field(ge=..., le=...) as annotated_types' Ge and Le
+    low, high = bounds.get("ge"), bounds.get("le")
     if kind == "extra_forbidden":
         return f"{model.__name__} takes no {name!r}; it takes {', '.join(model.model_fields)}"
     if kind == "literal_error":

@@ -19,6 +19,7 @@ from memlake.requests import (
     MAX_SEARCH_K,
     MAX_SUBJECT,
     MAX_TEXT,
+    MIN_PROFILE_VERSION,
     MIN_SEARCH_K,
 )
 from service import models as m
@@ -90,7 +91,7 @@ def episodes(who: CallerDep, service: ServiceDep, header: AgentHeader = None, ag
 
 @router.get("/v1/memory/profile", response_model=m.Rows)
 def profile(who: CallerDep, service: ServiceDep, header: AgentHeader = None, agent_id: AgentQuery = None,
-            version: Annotated[int | None, Query(ge=1, le=MAX_PROFILE_VERSION)] = None) -> m.Rows:
+            version: Annotated[int | None, Query(ge=MIN_PROFILE_VERSION, le=MAX_PROFILE_VERSION)] = None) -> m.Rows:
     """The agent's profile (the latest version unless `version`)."""
     agent = known(service, who, who.agent(agent_id, header))
     return rows(agent, service.memory.profile(agent, version))

@@ -122,3 +122,29 @@ def test_the_mcp_context_tool_refuses_with_the_type_and_reports_a_bug_as_interna
         failed = context_call(memory, "erin", {"query": "Where do I live?"})
     assert failed["ok"] is False and failed["error"]["kind"] == "internal"
     assert any(r.exc_info for r in caplog.records)
+
+
+@pytest.mark.parametrize(("budget", "taken"), [(49, False), (50, True), (100_000, True), (100_001, False),
+                                               (0, False), (True, False)])
+def test_a_context_budget_has_one_bound_in_memory_http_and_mcp(settings, budget, taken) -> None:
+    """The bound was stated three times and disagreed (`Memory` >= 1, HTTP 1..100,000, MCP 50..100,000): a budget
+    of 10 was refused by MCP's schema, taken by HTTP, and refused by the block builder as too small."""
+    from service.mcp_server import CONTEXT_TOOL
+
+    memory = memory_of(settings)
+    question = "Where do I live?"
+    schema = CONTEXT_TOOL["parameters"]["properties"]["budget"]  # type: ignore[index]
+    assert (schema["minimum"], schema["maximum"]) == (50, 100_000)
+    by_mcp = context_call(memory, "erin", {"query": question, "budget": budget})
+    with TestClient(create_app(memory, warm=False)) as client:
+        by_http = client.post("/v1/memory/context", json={"query": question, "budget": budget, "agent_id": "erin"})
+        bounds = client.get("/openapi.json").json()["components"]["schemas"]["ContextRequest"]["properties"]["budget"]
+    assert bounds["anyOf"][0]["minimum"] == 50 and bounds["anyOf"][0]["maximum"] == 100_000
+    if taken:
+        assert memory.context(question, "erin", budget=budget).token_count <= budget
+        assert by_http.status_code == 200 and by_mcp["ok"] is True
+    else:
+        with pytest.raises(BadRequest, match="a context budget must be a whole number from 50 to 100,000"):
+            memory.context(question, "erin", budget=budget)
+        assert by_http.status_code == 422, by_http.text
+        assert by_mcp["ok"] is False and "from 50 to 100,000" in by_mcp["error"]["message"]
