@@ -20,6 +20,7 @@ from datetime import datetime
 import numpy as np
 import polars as pl
 
+from memlake.errors import BadRequest
 from memlake.inputs import append_entry, log_dir, log_files, read_entries
 from memlake.moments import micros, parse_as_of
 from memlake.schemas import ACCESS, ACCESS_SCOPES, check_agent_id
@@ -33,7 +34,7 @@ def record_access(
     naive = UTC, or an ISO string). Returns the number of objects written; none, no file."""
     check_agent_id(agent_id)
     if scope not in ACCESS_SCOPES:
-        raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(ACCESS_SCOPES)}")
+        raise BadRequest(f"unknown scope {scope!r}: expected one of {', '.join(ACCESS_SCOPES)}")
     ids = list(dict.fromkeys(str(i) for i in object_ids if i))
     if not ids:
         return 0

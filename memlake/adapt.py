@@ -35,6 +35,7 @@ import polars as pl
 
 from memlake.chunks import questions_answered, turn_embed_text
 from memlake.embedding import DEFAULT_MODEL_NAME, model_ref_and_name
+from memlake.errors import BadRequest
 from memlake.lake import Lake
 from memlake.schemas import TURNS
 
@@ -119,7 +120,7 @@ def adapt(
     relative one may name a folder in `home`) on `pairs` and save it under `models_dir` (kept as it
     is if a model of the same name is there). `progress(done, total)` hears of each batch trained."""
     if not any(n >= 2 for n in Counter(p.agent_id for p in pairs).values()):
-        raise ValueError(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
+        raise BadRequest(f"{len(pairs)} question-reply pair(s), fewer than 2 for any agent: too few to adapt on")
     params = params or AdaptParams()
     base_ref, base_name = model_ref_and_name(base_model, home)
     target = models_dir / adapted_name(base_name, pairs, params)

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from memlake.atomic_files import write_parquet_atomically
 from memlake.chunks import chunk_id
+from memlake.errors import BadRequest, Conflict, NotFound, UnknownAgent
 from memlake.facts.fold import chain_id, slot_of
 from memlake.inputs import append_entry, entry_time, read_log
 from memlake.lake import Lake, conform
@@ -98,12 +99,12 @@ def export_agent(settings: Settings, agent_id: str, target: str | Path, *, archi
     target = Path(target)
     kind = _archive_kind(target) if archive else None
     if target.exists():
-        raise ValueError(f"{target} already exists: an export writes a new {'file' if archive else 'folder'}")
+        raise Conflict(f"{target} already exists: an export writes a new {'file' if archive else 'folder'}")
     if not target.parent.is_dir():
-        raise ValueError(f"no folder {target.parent} to write the export into")
+        raise BadRequest(f"no folder {target.parent} to write the export into")
     frames = _agent_frames(settings, agent_id)
     if not any(frame.height for frame in frames.values()):
-        raise ValueError(f"agent {agent_id!r} has no memory in {settings.home}: nothing to export")
+        raise UnknownAgent(f"agent {agent_id!r} has no memory in {settings.home}: nothing to export")
     manifest = {
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_FORMAT_VERSION,
@@ -140,7 +141,7 @@ def _archive_kind(target: Path) -> str:
     for suffix, kind in ARCHIVE_SUFFIXES.items():
         if target.name.endswith(suffix):
             return kind
-    raise ValueError(f"an archive's name ends in {', '.join(ARCHIVE_SUFFIXES)}: got {target.name}")
+    raise BadRequest(f"an archive's name ends in {', '.join(ARCHIVE_SUFFIXES)}: got {target.name}")
 
 
 def _pack(folder: Path, into: Path, kind: str) -> None:
@@ -215,10 +216,10 @@ def import_agent(settings: Settings, source: str | Path, agent_id: str, *, merge
         plan = plan_import(files, agent_id)
     landing_file = settings.landing_dir / agent_id / f"memlake-import-{plan.export_id}.parquet"
     if landing_file.exists():
-        raise ValueError(f"export {plan.export_id} is already imported as agent {agent_id!r} ({landing_file})")
+        raise Conflict(f"export {plan.export_id} is already imported as agent {agent_id!r} ({landing_file})")
     held = holds_memory(settings, agent_id)
     if held and not merge:
-        raise ValueError(f"agent {agent_id!r} already has memory in {settings.home} ({held}): import as a new "
+        raise Conflict(f"agent {agent_id!r} already has memory in {settings.home} ({held}): import as a new "
                          "agent, or pass --merge (merge=True) to add the export to it")
     settings.ensure_dirs()  # a new home is made here, once the export is known to be good
     if plan.turns.num_rows:
@@ -277,7 +278,7 @@ def export_files(source: Path) -> Iterator[ExportFiles]:
         yield ExportFiles(source, None)
         return
     if not source.is_file():
-        raise ValueError(f"no export at {source}: give the folder or the archive `memlake export` wrote")
+        raise NotFound(f"no export at {source}: give the folder or the archive `memlake export` wrote")
     if zipfile.is_zipfile(source):
         with zipfile.ZipFile(source) as packed:
             members = {i.filename: packed.read(i) for i in packed.infolist() if not i.is_dir()}
@@ -286,7 +287,7 @@ def export_files(source: Path) -> Iterator[ExportFiles]:
             members = {m.name: packed.extractfile(m).read() for m in packed.getmembers()  # type: ignore[union-attr]
                        if m.isfile()}
     else:
-        raise ValueError(f"{source} is not a memlake export: neither a folder nor a .zip or .tar.gz archive")
+        raise BadRequest(f"{source} is not a memlake export: neither a folder nor a .zip or .tar.gz archive")
     yield ExportFiles(source, {str(PurePosixPath(name)): data for name, data in members.items()})
 
 
@@ -329,22 +330,22 @@ def plan_import(files: ExportFiles, agent_id: str) -> ImportPlan:
 def read_manifest(files: ExportFiles) -> dict[str, Any]:
     raw = files.read(MANIFEST_NAME)
     if raw is None:
-        raise ValueError(f"{files.source} is not a memlake export: it has no {MANIFEST_NAME}")
+        raise BadRequest(f"{files.source} is not a memlake export: it has no {MANIFEST_NAME}")
     try:
         manifest = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{files.source}: {MANIFEST_NAME} is not JSON ({exc})") from None
+        raise BadRequest(f"{files.source}: {MANIFEST_NAME} is not JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
-        raise ValueError(f"{files.source} is not a memlake export: its {MANIFEST_NAME} does not say "
+        raise BadRequest(f"{files.source} is not a memlake export: its {MANIFEST_NAME} does not say "
                          f"format {EXPORT_FORMAT!r}")
     if manifest.get("format_version") != EXPORT_FORMAT_VERSION:
-        raise ValueError(f"{files.source} is export format version {manifest.get('format_version')!r}; this "
+        raise BadRequest(f"{files.source} is export format version {manifest.get('format_version')!r}; this "
                          f"memlake ({memlake_version()}) reads version {EXPORT_FORMAT_VERSION}")
     for field in ("export_id", "agent_id", "tables"):
         if not manifest.get(field):
-            raise ValueError(f"{files.source}: {MANIFEST_NAME} lacks {field!r}")
+            raise BadRequest(f"{files.source}: {MANIFEST_NAME} lacks {field!r}")
     if not isinstance(manifest["tables"], dict):
-        raise ValueError(f"{files.source}: {MANIFEST_NAME}'s 'tables' is not an object")
+        raise BadRequest(f"{files.source}: {MANIFEST_NAME}'s 'tables' is not an object")
     check_agent_id(manifest["agent_id"])
     return manifest
 
@@ -354,26 +355,26 @@ def _read_table(files: ExportFiles, manifest: dict[str, Any], table: Table) -> p
     file there and readable, with the rows the manifest counts."""
     entry = manifest["tables"].get(table.path)
     if not isinstance(entry, dict):
-        raise ValueError(f"{files.source}: {MANIFEST_NAME} lists no table {table.path}")
+        raise BadRequest(f"{files.source}: {MANIFEST_NAME} lists no table {table.path}")
     if entry.get("schema_version") != schema_version(table):
-        raise ValueError(
+        raise BadRequest(
             f"{files.source}: table {table.path} has schema version {entry.get('schema_version')!r}, this memlake "
             f"({memlake_version()}) has {schema_version(table)!r}: export it again with this version")
     raw = files.read(str(entry.get("file")))
     if raw is None:
-        raise ValueError(f"{files.source}: the file {entry.get('file')!r} of table {table.path} is missing")
+        raise BadRequest(f"{files.source}: the file {entry.get('file')!r} of table {table.path} is missing")
     try:
         data = pq.read_table(io.BytesIO(raw), schema=table.schema)
     except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{files.source}: {entry.get('file')} is not a Parquet file of table {table.path} "
+        raise BadRequest(f"{files.source}: {entry.get('file')} is not a Parquet file of table {table.path} "
                          f"({str(exc).splitlines()[0]})") from None
     if data.num_rows != entry.get("rows"):
-        raise ValueError(f"{files.source}: {entry.get('file')} has {data.num_rows} rows, the manifest says "
+        raise BadRequest(f"{files.source}: {entry.get('file')} has {data.num_rows} rows, the manifest says "
                          f"{entry.get('rows')!r}")
     frame = pl.from_arrow(data)
     assert isinstance(frame, pl.DataFrame)
     if frame.height and set(frame["agent_id"].unique().to_list()) != {manifest["agent_id"]}:
-        raise ValueError(f"{files.source}: table {table.path} holds rows of agents other than "
+        raise BadRequest(f"{files.source}: table {table.path} holds rows of agents other than "
                          f"{manifest['agent_id']!r}")
     return frame
 

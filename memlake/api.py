@@ -21,8 +21,17 @@ from memlake.access import record_access as write_access  # Memory.record_access
 from memlake.changes import lake_state, memory_state
 from memlake.context.cache import BlockCache
 from memlake.embedding import QuestionMemo, TextEmbedder, configured_embedder
+from memlake.errors import BadRequest, Conflict, NotFound, Unavailable
 from memlake.lake import Lake, query
 from memlake.moments import as_utc_or_none
+from memlake.requests import (
+    ContextRequest,
+    FactsRequest,
+    HistoryRequest,
+    ProfileRequest,
+    SearchRequest,
+    checked,
+)
 from memlake.schemas import (
     CHUNK_INDEX,
     CHUNKS,
@@ -49,8 +58,7 @@ from memlake.text import content_words
 
 # scope -> its LanceDB table, and the lake table that table is built from
 INDEXES = {"chunks": (CHUNK_INDEX, CHUNKS), "episodes": (EPISODE_INDEX, EPISODES), "facts": (FACT_INDEX, FACTS)}
-GRAPH_SCOPE = "graph"  # searched in the lake's graph tables: no index
-SEARCH_SCOPES = (*INDEXES, GRAPH_SCOPE)
+GRAPH_SCOPE = "graph"  # searched in the lake's graph tables: no index (the scopes: memlake.requests.SearchScope)
 
 __all__ = ["Memory", "check_agent_id"]
 
@@ -89,7 +97,7 @@ def _is_agent_id(name: str) -> bool:
 
 def _check_text(name: str, value: object) -> None:
     if value is not None and not isinstance(value, str):
-        raise ValueError(f"{name} is a string, got {value!r}")
+        raise BadRequest(f"{name} is a string, got {value!r}")
 
 
 class Memory:
@@ -170,7 +178,7 @@ class Memory:
         start = as_utc_or_none(since)
         end = as_utc_or_none(until, end_of_day=True)
         if start is not None and end is not None and start > end:  # as a search says it
-            raise ValueError(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
+            raise BadRequest(f"since ({start:%Y-%m-%d %H:%M}) is after until ({end:%Y-%m-%d %H:%M})")
         frame = self._lake_table(EPISODES).filter(pl.col("agent_id") == agent_id)
         if start is not None:
             frame = frame.filter(pl.col("conversation_ended_at") >= start)
@@ -209,7 +217,7 @@ class Memory:
         from memlake.sql import run_sql  # deferred: the views read the fact fold, ~50 ms
 
         if not isinstance(all_agents, bool) or (agent_id is None) == (not all_agents):
-            raise ValueError("Memory.sql reads one agent's rows or every agent's: give agent_id or all_agents=True, "
+            raise BadRequest("Memory.sql reads one agent's rows or every agent's: give agent_id or all_agents=True, "
                              "not both")
         agents = self.agents() if agent_id is None else [check_agent_id(agent_id)]
         return run_sql(self.settings, self.lake, self._fact_reads().get, query, params, agents, all_agents)
@@ -250,9 +258,9 @@ class Memory:
         if self._holds(source, agent_id):
             missing = (f"the search index {table} is missing from {self.settings.lancedb_dir}, though the lake holds "
                        f"{source.name} of agent {agent_id!r}")
-            raise ValueError(f"{missing}: {_index_repair(self.settings.home)}")
+            raise Unavailable(f"{missing}: {_index_repair(self.settings.home)}")
         if self._holds(TURNS, agent_id) and _run_stopped(self.settings.home):
-            raise ValueError(f"the search index {table} is missing from {self.settings.lancedb_dir}: the lake holds "
+            raise Unavailable(f"the search index {table} is missing from {self.settings.lancedb_dir}: the lake holds "
                              f"turns of agent {agent_id!r} that were not built that far, because "
                              f"{_index_repair(self.settings.home)}")
 
@@ -282,14 +290,12 @@ class Memory:
         `candidates`: the current facts held back instead (below the threshold, kept until said again)."""
         from memlake.facts.reads import select_facts  # deferred: the fact fold, ~50 ms
 
-        for name, flag in (("include_history", include_history), ("candidates", candidates)):
-            if not isinstance(flag, bool):
-                raise ValueError(f"{name} is True or False, got {flag!r}")
+        checked(FactsRequest, type=type, subject=subject, include_history=include_history, candidates=candidates)
         if include_history and candidates:
-            raise ValueError("candidates are the current facts held back: ask for them or for history, not both")
+            raise BadRequest("candidates are the current facts held back: ask for them or for history, not both")
         if type is not None:
             if type.strip().lower() not in FACT_TYPES:
-                raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
+                raise BadRequest(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
             type = type.strip().lower()  # noqa: A001 - the parameter, as named in the schema
         tables = self._fact_reads().get(check_agent_id(agent_id))
         return select_facts(tables.facts, type=type, subject=subject, as_of=as_of, include_history=include_history,
@@ -302,7 +308,8 @@ class Memory:
         from memlake.facts.reads import fact_history  # deferred: the fact fold, ~50 ms
 
         if not isinstance(fact_id, str) or not fact_id.strip():
-            raise ValueError(f"history needs a fact id (a `fact_id` of `facts()`), got {fact_id!r}")
+            raise BadRequest(f"history needs a fact id (a `fact_id` of `facts()`), got {fact_id!r}")
+        checked(HistoryRequest, fact_id=fact_id)
         tables = self._fact_reads().get(check_agent_id(agent_id))
         return fact_history(tables.facts, tables.edges, fact_id)
 
@@ -314,14 +321,13 @@ class Memory:
         from memlake.facts.reads import profile  # deferred: the fact fold, ~50 ms
 
         agent_id = check_agent_id(agent_id)
-        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
-            raise ValueError(f"a profile version is a whole number from 1, got {version!r}")
+        checked(ProfileRequest, version=version)
         tables = self._fact_reads().get(agent_id)
         frame = profile(self.settings, agent_id, version, tables)
         if frame.height == 0 and version is not None:
             latest = profile(self.settings, agent_id, tables=tables)
             have = f"the latest is {latest['version'][0]}" if latest.height else "it has no profile yet"
-            raise ValueError(f"agent {agent_id!r} has no profile version {version}; {have}")
+            raise NotFound(f"agent {agent_id!r} has no profile version {version}; {have}")
         return frame
 
     def remember(
@@ -459,7 +465,7 @@ class Memory:
         """
         from memlake.search import SPECS, empty_result  # deferred: LanceDB, ~1 s
 
-        agent_id, filters = self._checked_search(query, agent_id, scope, since, until, role, conversation_id)
+        agent_id, filters = self._checked_search(query, agent_id, k, scope, since, until, role, conversation_id)
         if scope == GRAPH_SCOPE:
             return self._search_graph(query, agent_id, k, as_of, params)
         hop_weight, hop_seeds = self._graph_hop_settings(scope, params)
@@ -486,14 +492,14 @@ class Memory:
         return found
 
     def _checked_search(
-        self, query: str, agent_id: str, scope: str, since: datetime | str | None, until: datetime | str | None,
+        self, query: str, agent_id: str, k: int, scope: str, since: datetime | str | None, until: datetime | str | None,
         role: str | list[str] | None, conversation_id: str | list[str] | None,
     ) -> tuple[str, Any]:
         """The agent and the filters of a search, once what was asked is known to be a search."""
         from memlake.vectors import Filters  # deferred: LanceDB, ~1 s
 
         if not isinstance(query, str) or not query.strip():
-            raise ValueError(f"a search needs words to look for, got {query!r}")
+            raise BadRequest(f"a search needs words to look for, got {query!r}")
 
         def as_tuple(value: str | list[str] | None) -> tuple[str, ...]:
             return () if value is None else (value,) if isinstance(value, str) else tuple(value)
@@ -505,10 +511,9 @@ class Memory:
             conversation_ids=as_tuple(conversation_id),
         )
         agent_id = check_agent_id(agent_id)
-        if scope not in SEARCH_SCOPES:
-            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SEARCH_SCOPES)}")
+        checked(SearchRequest, query=query, k=k, scope=scope)
         if scope == GRAPH_SCOPE and (since or until or role or conversation_id):
-            raise ValueError("a graph search takes no since, until, role or conversation_id: the graph holds "
+            raise BadRequest("a graph search takes no since, until, role or conversation_id: the graph holds "
                              "entities and relations, not turns (use as_of for the relations in force then)")
         return agent_id, filters
 
@@ -535,9 +540,9 @@ class Memory:
         weight = self.settings.search_graph_hop_weight if weight is None else weight
         seeds = self.settings.search_graph_hop_seeds if seeds is None else seeds
         if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
-            raise ValueError(f"graph_hop_weight must be a number of at least 0, got {weight!r}")
+            raise BadRequest(f"graph_hop_weight must be a number of at least 0, got {weight!r}")
         if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-            raise ValueError(f"graph_hop_seeds must be a whole number of at least 1, got {seeds!r}")
+            raise BadRequest(f"graph_hop_seeds must be a whole number of at least 1, got {seeds!r}")
         return (float(weight), seeds) if scope == "chunks" else (0.0, seeds)
 
     def _graph_hop(self, found: pl.DataFrame, agent_id: str, weight: float, seeds: int) -> pl.DataFrame:
@@ -591,12 +596,12 @@ class Memory:
         """
         agent_id = check_agent_id(agent_id)
         if scope not in INDEXES:
-            raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
+            raise BadRequest(f"unknown scope {scope!r}: expected one of {', '.join(INDEXES)}")
         ids = [object_ids] if isinstance(object_ids, str) else list(object_ids)
         unknown = sorted(set(ids) - self._keys(agent_id, scope, ids))
         if unknown:
             shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-            raise ValueError(f"not a {scope} key of agent {agent_id!r} (a search result's `key`): {shown}")
+            raise NotFound(f"not a {scope} key of agent {agent_id!r} (a search result's `key`): {shown}")
         return write_access(self.settings, agent_id, scope, ids, at=at)
 
     def _keys(self, agent_id: str, scope: str, wanted: list[str]) -> set[str]:
@@ -669,7 +674,7 @@ class Memory:
 
         _check_text("entity", entity)
         if not entity or not entity.strip():
-            raise ValueError(f"a neighbourhood needs an entity: a name, an alias or an entity id, got {entity!r}")
+            raise BadRequest(f"a neighbourhood needs an entity: a name, an alias or an entity id, got {entity!r}")
         entities, relations = self._graph(agent_id)
         return neighborhood(relations, entities, entity, depth, as_utc_or_none(as_of, end_of_day=True))
 
@@ -687,9 +692,9 @@ class Memory:
         merges = self.entity_merges(agent_id)
         merge = merges.filter(pl.col("merge_id") == merge_id)
         if merge.height == 0:
-            raise ValueError(f"agent {agent_id!r} has no merge {merge_id!r}: see `entity_merges` for the ids")
+            raise NotFound(f"agent {agent_id!r} has no merge {merge_id!r}: see `entity_merges` for the ids")
         if merge["undone_by"][0] is not None:
-            raise ValueError(f"merge {merge_id!r} is already undone (by {merge['undone_by'][0]})")
+            raise Conflict(f"merge {merge_id!r} is already undone (by {merge['undone_by'][0]})")
         write_split(self.settings, agent_id, merge, author=author)
         return merge
 
@@ -698,10 +703,8 @@ class Memory:
         """Entities and relations whose names, aliases or "source relation target" text match the query."""
         from memlake.graph.reads import search_graph  # deferred: with the graph's rules
 
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be a whole number of at least 1, got {k!r}")
         if set(params) - {"embedder"}:
-            raise ValueError(f"a graph search has no setting {', '.join(sorted(set(params) - {'embedder'}))}")
+            raise BadRequest(f"a graph search has no setting {', '.join(sorted(set(params) - {'embedder'}))}")
         embedder = params["embedder"] if "embedder" in params else self._once("_embedder", self._load_embedder)
         entities, relations = self._graph(agent_id)
         return search_graph(entities, relations, query, k, embedder.embed if embedder is not None else None,
@@ -729,20 +732,13 @@ class Memory:
         have been then (what was said at that instant included). The same request within
         `context_cache_seconds` gets the same block, unless the agent's memory was written since."""
         from memlake.context.assemble import FULL_BUDGET  # deferred: with the fact fold it reads
-        from memlake.context.gate import GATE_MODES
 
-        if mode not in ("compact", "full"):
-            raise ValueError(f"unknown context mode {mode!r}: compact or full")
-        budget = (self.settings.context_budget_tokens if mode == "compact" else FULL_BUDGET) if budget is None \
-            else budget
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ValueError(f"a context budget is a whole number of tokens from 1, got {budget!r}")
-        gate = self.settings.context_gate if gate is None else gate
-        if gate not in GATE_MODES:
-            raise ValueError(f"unknown gate mode {gate!r}: one of {', '.join(GATE_MODES)}")
         _check_text("query", query)
         if not query or not query.strip():
-            raise ValueError(f"a context block needs a question, got {query!r}")
+            raise BadRequest(f"a context block needs a question, got {query!r}")
+        asked = checked(ContextRequest, query=query, mode=mode, budget=budget, gate=gate)
+        budget = asked.budget or (self.settings.context_budget_tokens if mode == "compact" else FULL_BUDGET)
+        gate = asked.gate or self.settings.context_gate
         agent_id = check_agent_id(agent_id)
         moment = as_utc_or_none(as_of, end_of_day=True)
         request = (agent_id, query, mode, budget, moment, gate)

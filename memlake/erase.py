@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from memlake.atomic_files import write_parquet_atomically
 from memlake.embedding_cache import forget_texts
+from memlake.errors import BadRequest, NotFound
 from memlake.facts.fold import Forget
 from memlake.facts.overrides import write_forget
 from memlake.facts.profile import render
@@ -553,13 +554,13 @@ def forget(
     chosen = [(scope, target) for scope, target in (("fact", fact_id), ("conversation", conversation_id),
                                                     ("agent", agent_id if everything else None)) if target]
     if len(chosen) != 1:
-        raise ValueError("forget exactly one of: a fact id, a conversation id, or everything (all)")
+        raise BadRequest("forget exactly one of: a fact id, a conversation id, or everything (all)")
     scope, target = chosen[0]
     before = agent_facts(settings, agent_id, embed_factory).facts
     if scope == "fact" and before.filter(pl.col("fact_id") == target).height == 0:
-        raise ValueError(f"agent {agent_id!r} has no fact {target!r}")
+        raise NotFound(f"agent {agent_id!r} has no fact {target!r}")
     if scope == "conversation" and not _has_conversation(settings, agent_id, target, before):
-        raise ValueError(f"agent {agent_id!r} has no conversation {target!r}")
+        raise NotFound(f"agent {agent_id!r} has no conversation {target!r}")
     entry = write_forget(settings, agent_id, scope, target if scope != "agent" else None, reason=reason)
     folded = folded_agent_facts(settings, agent_id, embed_factory)
     gone = before.join(folded.facts.select("fact_id", "version"), on=["fact_id", "version"], how="anti")

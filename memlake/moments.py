@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal, overload
 
+from memlake.errors import BadRequest
+
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -30,9 +32,9 @@ def as_utc(value: datetime | date | str, end_of_day: bool = False) -> datetime:
         try:
             value = date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(not_a_moment(text)) from None
+            raise BadRequest(not_a_moment(text)) from None
     if not isinstance(value, date):
-        raise ValueError(not_a_moment(value))
+        raise BadRequest(not_a_moment(value))
     if not isinstance(value, datetime):
         moment = datetime(value.year, value.month, value.day, tzinfo=UTC)
         return moment + timedelta(days=1, microseconds=-1) if end_of_day else moment

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from memlake.errors import BadRequest
+
 # An agent id becomes a folder name (landing/<agent_id>/, quarantine/<agent_id>/) and a filter value. The
 # characters alone let through names that are not plain folders: "..", ".", a hidden ".x", "-rf" (an option
 # to any shell tool), "okid." (Windows drops the final dot: the same folder as "okid") and device names.
@@ -57,7 +59,7 @@ def check_day(day: str) -> str:
     except (TypeError, ValueError):
         valid = False
     if not valid:
-        raise ValueError(f"not a day: {day!r}")
+        raise BadRequest(f"not a day: {day!r}")
     return day
 
 
@@ -93,7 +95,7 @@ def check_agent_id(agent_id: str) -> str:
     """`agent_id` if it is a valid agent id (it becomes a folder name and a filter value)."""
     problem = agent_id_problem(agent_id)
     if problem is not None:
-        raise ValueError(f"invalid agent id {_shown(agent_id)}: {problem}")
+        raise BadRequest(f"invalid agent id {_shown(agent_id)}: {problem}")
     return agent_id
 
 
@@ -104,7 +106,7 @@ def path_inside(parent: Path, *parts: str) -> Path:
     root = parent.resolve()
     resolved = path.resolve()
     if resolved == root or not resolved.is_relative_to(root):
-        raise ValueError(f"{'/'.join(parts)!r} is not a path inside {parent}")
+        raise BadRequest(f"{'/'.join(parts)!r} is not a path inside {parent}")
     return path
 
 

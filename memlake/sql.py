@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from memlake.errors import BadRequest
 from memlake.lake import Lake
 from memlake.schemas import FACT_EDGES, FACTS, PROFILES, TABLES, Table
 from memlake.settings import Settings
@@ -68,9 +69,9 @@ def run_sql(settings: Settings, lake: Lake, fact_tables: FactTables, sql: str, p
     """`sql` (bound `params` for its `?`) over the views of the tables the agents may read; a bad query, or
     one reaching past the views, is a ValueError."""
     if not isinstance(sql, str) or not sql.strip():
-        raise ValueError(f"Memory.sql needs a SQL query, got {sql!r}")
+        raise BadRequest(f"Memory.sql needs a SQL query, got {sql!r}")
     if params is not None and (isinstance(params, str | bytes) or not isinstance(params, Sequence)):
-        raise ValueError(f"SQL parameters are a list of values for the query's `?`, got {params!r}")
+        raise BadRequest(f"SQL parameters are a list of values for the query's `?`, got {params!r}")
     con = duckdb.connect()
     withheld = []  # named by the query, but not shown to one agent
     try:
@@ -90,6 +91,6 @@ def run_sql(settings: Settings, lake: Lake, fact_tables: FactTables, sql: str, p
         return result.pl() if result is not None else pl.DataFrame()  # a statement that returns no rows
     except duckdb.Error as exc:
         why = f" ({', '.join(withheld)} has no agent_id column: only all_agents=True reads it)" if withheld else ""
-        raise ValueError(f"SQL error: {exc}{why}") from exc
+        raise BadRequest(f"SQL error: {exc}{why}") from exc
     finally:
         con.close()

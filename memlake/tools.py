@@ -19,6 +19,7 @@ import polars as pl
 
 from memlake.api import Memory
 from memlake.disk_faults import disk_fault
+from memlake.errors import BadRequest, MemlakeError
 from memlake.moments import as_utc_or_none
 from memlake.schemas import FACT_TYPES, check_agent_id
 
@@ -131,7 +132,7 @@ TOOLS: list[dict[str, Any]] = [
 SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
 
 
-class BadArguments(ValueError):
+class BadArguments(BadRequest):
     """Arguments that do not fit the tool's schema."""
 
 
@@ -232,19 +233,8 @@ class MemoryTools:
         or false, never an exception."""
         if name not in self._tools:
             return _error(name, "unknown_tool", f"no tool {name!r}: the tools are {', '.join(self._tools)}")
-        try:
-            checked = check_arguments(name, {} if arguments is None else arguments)
-            return {"ok": True, "tool": name, **self._tools[name](checked)}
-        except BadArguments as exc:
-            return _error(name, "bad_arguments", str(exc))
-        except Exception as exc:  # the tool boundary: the trace goes to the log, not to the model
-            fault = disk_fault(exc)
-            if fault is not None:  # the machine's state: the model may say so, and try again later
-                return _error(name, "read_only" if fault.read_only else "no_space", f"{fault}: nothing was written")
-            if isinstance(exc, ValueError):  # what Memory refuses says why in its message
-                return _error(name, "refused", str(exc))
-            log.exception("memory tool %s failed", name)
-            return _error(name, "internal", f"{type(exc).__name__}: the memory tool failed; see the service log")
+        tool = self._tools[name]
+        return tool_result(name, lambda: tool(check_arguments(name, {} if arguments is None else arguments)))
 
     def _recall(self, args: dict[str, Any]) -> dict[str, Any]:
         limit = args["limit"] or 10
@@ -318,6 +308,24 @@ class MemoryTools:
 def _padded(lists: list[list[Any]]) -> list[list[Any]]:
     longest = max(len(items) for items in lists)
     return [items + [None] * (longest - len(items)) for items in lists]
+
+
+def tool_result(name: str, run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The tool boundary: `run()`'s result, `ok`, or why not, as a model should read it, never an exception.
+    What memlake refuses (`MemlakeError`) is `refused`, with its type (`refusal`: bad_request, not_found, ...) and
+    its message; anything else is memlake's bug, `internal`, its trace in the log and not shown to the model."""
+    try:
+        return {"ok": True, "tool": name, **run()}
+    except BadArguments as exc:
+        return _error(name, "bad_arguments", str(exc))
+    except Exception as exc:
+        fault = disk_fault(exc)
+        if fault is not None:  # the machine's state: the model may say so, and try again later
+            return _error(name, "read_only" if fault.read_only else "no_space", f"{fault}: nothing was written")
+        if isinstance(exc, MemlakeError):
+            return {"ok": False, "tool": name, "error": {"kind": "refused", "refusal": exc.kind, "message": str(exc)}}
+        log.exception("memory tool %s failed", name)
+        return _error(name, "internal", f"{type(exc).__name__}: the memory tool failed; see the service log")
 
 
 def _error(tool: str, kind: str, message: str) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memlake.errors import BadRequest
+
 # LanceDB logs "No existing dataset ... it will be created" as a warning on every first index build; read
 # when lancedb is imported, so set before it. Errors still print; LANCEDB_LOG in the environment wins.
 os.environ.setdefault("LANCEDB_LOG", "error")
@@ -73,7 +75,7 @@ EmbedSpans = Callable[[list[str], list[list[Span]]], tuple[np.ndarray, list[list
 def quote(value: str) -> str:
     """A SQL string literal: single quotes doubled, NUL refused."""
     if "\x00" in value:
-        raise ValueError("NUL in a filter value")
+        raise BadRequest("NUL in a filter value")
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -95,9 +97,9 @@ class Filters:
     def __post_init__(self) -> None:  # a filter that can match nothing is a mistake, not an empty answer
         unknown = [role for role in self.roles if role not in ROLES]
         if unknown:
-            raise ValueError(f"unknown role {', '.join(map(repr, unknown))}: one of {', '.join(ROLES)}")
+            raise BadRequest(f"unknown role {', '.join(map(repr, unknown))}: one of {', '.join(ROLES)}")
         if self.since is not None and self.until is not None and utc(self.since) >= utc(self.until):
-            raise ValueError(f"since ({self.since:%Y-%m-%d %H:%M}) is not before until ({self.until:%Y-%m-%d %H:%M})")
+            raise BadRequest(f"since ({self.since:%Y-%m-%d %H:%M}) is not before until ({self.until:%Y-%m-%d %H:%M})")
 
     def where(self, agent_id: str, time_column: str = "created_at") -> str:
         clauses = [agent_filter(agent_id)]

@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from memlake.atomic_files import write_text_atomically
+from memlake.errors import BadRequest
 from memlake.lake import Lake
 from memlake.landing import conversation_start, date_outside_days, future_message
 from memlake.parsers.ingest_json import parse_ingest_json
@@ -35,19 +36,19 @@ def ingest_file_name(ingest_id: str) -> str:
 
 def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str, Path]:
     """Land one ingest conversation for its agent; returns its id and path. A conversation the parser would
-    refuse is refused here (ValueError), before anything is written."""
+    refuse is refused here (`BadRequest`), before anything is written."""
     try:
         parsed = parse_ingest_json(conversation)
     except ShapeError as exc:
-        raise ValueError(f"not an ingest conversation: {exc}") from None
+        raise BadRequest(f"not an ingest conversation: {exc}") from None
     if not any(c.messages for c in parsed):
-        raise ValueError("the conversation has no turn with text: nothing to remember")
+        raise BadRequest("the conversation has no turn with text: nothing to remember")
     now, first_day = datetime.now(UTC), date.fromisoformat(settings.partition_start_date)
     for read in parsed:  # the next run would quarantine a conversation it cannot give a day
         started = conversation_start(read)
         problem = (date_outside_days(started, first_day, now.date()) if started else None) or future_message(read, now)
         if problem is not None:
-            raise ValueError(problem)
+            raise BadRequest(problem)
     folder = agent_folder(settings.landing_dir, conversation["agent_id"])
     ingest_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
     path = path_inside(folder, ingest_file_name(ingest_id))

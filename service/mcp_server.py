@@ -19,8 +19,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memlake.api import Memory
 from memlake.cpu import one_blas_thread
+from memlake.requests import MAX_CONTEXT_BUDGET, MIN_CONTEXT_BUDGET
 from memlake.schemas import check_agent_id
-from memlake.tools import TOOLS, MemoryTools
+from memlake.tools import TOOLS, BadArguments, MemoryTools, tool_result
 from service.calls import WRITING_TOOLS, error_response
 from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 
@@ -36,7 +37,7 @@ CONTEXT_TOOL = {
             "mode": {"type": ["string", "null"], "enum": ["compact", "full", None],
                      "description": "compact (default): one budget for what the question needs; full: every "
                                     "section."},
-            "budget": {"type": ["integer", "null"], "minimum": 50, "maximum": 100000,
+            "budget": {"type": ["integer", "null"], "minimum": MIN_CONTEXT_BUDGET, "maximum": MAX_CONTEXT_BUDGET,
                        "description": "Tokens at most (default: the home's setting)."},
         },
         "required": ["query", "mode", "budget"],
@@ -56,19 +57,18 @@ def _result(payload: dict[str, Any]) -> types.CallToolResult:
 
 
 def context_call(memory: Memory, agent_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The `context` tool: the block as a dict, or why not, in the memory tools' result shape."""
-    unknown = sorted(set(arguments) - {"query", "mode", "budget"})
-    query, mode, budget = arguments.get("query"), arguments.get("mode") or "compact", arguments.get("budget")
-    try:
+    """The `context` tool: the block as a dict, or why not, in the memory tools' result shape (`tool_result`)."""
+
+    def run() -> dict[str, Any]:
+        unknown = sorted(set(arguments) - set(CONTEXT_TOOL["parameters"]["properties"]))  # type: ignore[index]
         if unknown:
-            raise ValueError(f"context takes no argument {', '.join(map(repr, unknown))}; it takes query, mode, "
-                             "budget")
-        if not isinstance(query, str):
-            raise ValueError("query: expected a string")
-        block = memory.context(query, agent_id, mode=mode, budget=budget)
-    except ValueError as exc:
-        return {"ok": False, "tool": "context", "error": {"kind": "refused", "message": str(exc)}}
-    return {"ok": True, "tool": "context", **block.as_dict()}
+            raise BadArguments(f"context takes no argument {', '.join(map(repr, unknown))}; it takes query, mode, "
+                               "budget")
+        block = memory.context(arguments.get("query"), agent_id, mode=arguments.get("mode") or "compact",
+                               budget=arguments.get("budget"))
+        return dict(block.as_dict())
+
+    return tool_result("context", run)
 
 
 def build_server(memory: Memory, agent_id: str) -> Server[Any]:

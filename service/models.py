@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-MAX_TEXT = 20_000  # characters of a query or a fact: more is a mistake, not a memory
+from memlake import requests as core
+from memlake.requests import MAX_TEXT
+
 MAX_TURN_TEXT = 200_000
 MAX_TURNS = 2_000
 CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
@@ -60,13 +62,11 @@ class SearchResponse(Rows):
     note: str | None = None
 
 
-class ContextRequest(Strict):
-    query: str = Field(min_length=1, max_length=MAX_TEXT)
+class ContextRequest(core.ContextRequest):
+    """`Memory.context`'s request (its bounds are the core's), and whose memory, and as of when."""
+
     agent_id: str | None = AgentField
-    mode: Literal["compact", "full"] = "compact"
-    budget: int | None = Field(None, ge=1, le=100_000)
     as_of: datetime | None = None
-    gate: Literal["heuristic", "llm", "off"] | None = None  # None: the home's `context_gate` setting
 
 
 class ContextResponse(BaseModel):

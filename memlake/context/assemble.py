@@ -19,6 +19,7 @@ from typing import Any
 
 from memlake.context.escape import BLOCK_CLOSE, BLOCK_OPEN, PREAMBLE, memory_line
 from memlake.context.gate import GateDecision
+from memlake.errors import BadRequest
 
 CountTokens = Callable[[str], int]
 
@@ -116,7 +117,7 @@ def assemble(
     and the block's hold, and only if no section above already holds the same memory."""
     block_tokens = count_tokens(_render(today, []))
     if block_tokens > budget:
-        raise ValueError(f"a context budget of {budget} tokens is too small: the date and the delimiters alone "
+        raise BadRequest(f"a context budget of {budget} tokens is too small: the date and the delimiters alone "
                          f"take {block_tokens}")
     kept: list[tuple[str, list[ContextLine]]] = [(plan.name, []) for plan in plans]
     left_out = [0] * len(plans)

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memlake.distill.offline.vocabulary import OTHER_RELATIVES, PARTNER_WORDS, SIBLING_WORDS
+from memlake.errors import BadRequest
 
-GATE_MODES = ("heuristic", "llm", "off")  # llm: memlake.context.llm_gate, on top of this one
 SECTIONS = ("transcript", "episodes", "identity", "facts", "excerpts", "none")
 
 _TRANSCRIPT = ("exact words", "verbatim", "word for word", "exactly what i said", "exactly what you said", "quote")
@@ -96,7 +96,7 @@ def decide(query: str, mode: str = "heuristic", known_subjects: Iterable[str] = 
     """The gate's decision for `query`; `known_subjects` are the names the agent's facts are about,
     `known_names` the other names its conversations hold (speakers, episodes' entities)."""
     if mode not in ("heuristic", "off"):
-        raise ValueError(f"unknown gate mode {mode!r}: heuristic or off (llm is ModelGate's)")
+        raise BadRequest(f"unknown gate mode {mode!r}: heuristic or off (llm is ModelGate's)")
     text = _words(query)
     history = _first_in(text, _PAST_OR_CHANGE) is not None
     slots = tuple(slot for slot, cues in _SLOT_CUES.items() if _users_cue_in(text, cues))

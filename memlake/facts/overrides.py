@@ -18,6 +18,7 @@ from typing import Any
 
 from memlake.distill.models import Conversation, Message
 from memlake.distill.offline import distill_offline
+from memlake.errors import BadRequest
 from memlake.facts.fold import Forget, Override
 from memlake.facts.said_as_is import as_said, unread_statements
 from memlake.inputs import append_entry, log_dir, log_files, read_log
@@ -62,19 +63,19 @@ def write_override(
     """Append one override: `add` a fact, `correct` FACT_ID with `content`, or `reject` FACT_ID."""
     check_agent_id(agent_id)
     if action not in OVERRIDE_ACTIONS:
-        raise ValueError(f"unknown override action {action!r}: one of {', '.join(OVERRIDE_ACTIONS)}")
+        raise BadRequest(f"unknown override action {action!r}: one of {', '.join(OVERRIDE_ACTIONS)}")
     if action in ("add", "correct") and not (content or "").strip():
-        raise ValueError(f"an override that does {action!r} needs the fact's content")
+        raise BadRequest(f"an override that does {action!r} needs the fact's content")
     if action in ("correct", "reject") and not fact_id:
-        raise ValueError(f"an override that does {action!r} needs the fact id it replaces")
+        raise BadRequest(f"an override that does {action!r} needs the fact id it replaces")
     if type is not None and type not in FACT_TYPES:
-        raise ValueError(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
+        raise BadRequest(f"unknown fact type {type!r}: one of {', '.join(FACT_TYPES)}")
     for name, number in (("confidence", confidence), ("importance", importance)):
         if number is not None and not 0.0 <= number <= 1.0:
-            raise ValueError(f"{name} must be in [0, 1], got {number}")
+            raise BadRequest(f"{name} must be in [0, 1], got {number}")
     start, end = as_utc_or_none(valid_from), as_utc_or_none(valid_until)
     if start is not None and end is not None and end <= start:
-        raise ValueError(f"valid_until ({valid_until}) is not after valid_from ({valid_from})")
+        raise BadRequest(f"valid_until ({valid_until}) is not after valid_from ({valid_from})")
     written_at = parse_as_of(at)  # None: now
     override_id = f"o_{uuid.uuid4().hex[:16]}"
     target = target or {}
@@ -114,9 +115,9 @@ def write_forget(
     """Append one forget entry: an agent, a conversation (id) or a fact (id)."""
     check_agent_id(agent_id)
     if scope not in FORGET_SCOPES:
-        raise ValueError(f"unknown forget scope {scope!r}: one of {', '.join(FORGET_SCOPES)}")
+        raise BadRequest(f"unknown forget scope {scope!r}: one of {', '.join(FORGET_SCOPES)}")
     if scope != "agent" and not target:
-        raise ValueError(f"forgetting a {scope} needs its id")
+        raise BadRequest(f"forgetting a {scope} needs its id")
     written_at = parse_as_of(at)  # None: now
     forget_id = f"x_{uuid.uuid4().hex[:16]}"
     row = {

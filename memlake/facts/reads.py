@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from memlake.errors import NotFound
 from memlake.facts.confidence import shown
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
@@ -375,7 +376,7 @@ def remember(
     if target_id is not None:
         known = agent_facts(settings, agent_id, embed_factory).facts.filter(pl.col("fact_id") == target_id)
         if known.height == 0:
-            raise ValueError(f"agent {agent_id!r} has no fact {target_id!r}")
+            raise NotFound(f"agent {agent_id!r} has no fact {target_id!r}")
         target = known.sort("version").row(-1, named=True)
     action = "reject" if reject is not None else "correct" if replaces is not None else "add"
     now = datetime.now(UTC)

@@ -10,6 +10,7 @@ from datetime import datetime
 import numpy as np
 import polars as pl
 
+from memlake.errors import BadRequest, NotFound
 from memlake.graph.mentions import normalize_relation
 from memlake.graph.resolve import Embed, normalize_name
 from memlake.graph.stated import SHOWN_CONFIDENCE
@@ -40,7 +41,7 @@ def select_entities(entities: pl.DataFrame, name: str | None = None, type_: str 
     """An agent's entities, optionally those called `name` (or with it as an alias) or of one type."""
     if type_ is not None:
         if type_.strip().lower() not in GRAPH_ENTITY_TYPES:
-            raise ValueError(f"unknown entity type {type_!r}: one of {', '.join(GRAPH_ENTITY_TYPES)}")
+            raise BadRequest(f"unknown entity type {type_!r}: one of {', '.join(GRAPH_ENTITY_TYPES)}")
         entities = entities.filter(pl.col("type") == type_.strip().lower())
     if name is not None:
         entities = _matches(entities, name)
@@ -87,13 +88,13 @@ def neighborhood(relations: pl.DataFrame, entities: pl.DataFrame, entity: str, d
     ones) and shown (confidence at least `SHOWN_CONFIDENCE`: the rest are candidates, in `select_relations`' history
     only), each with the hop (`depth`) at which it was first reached."""
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-        raise ValueError(f"depth is a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
+        raise BadRequest(f"depth is a whole number from 1 to {MAX_DEPTH}, got {depth!r}")
     start = _matches(entities, entity)
     if start.height == 0:
-        raise ValueError(f"no entity called {entity!r}: see `entities` for the names")
+        raise NotFound(f"no entity called {entity!r}: see `entities` for the names")
     if start.height > 1:
         shown = ", ".join(f"{r['name']} ({r['type']}, {r['entity_id']})" for r in start.iter_rows(named=True))
-        raise ValueError(f"{entity!r} names {start.height} entities: {shown}; ask by entity id")
+        raise BadRequest(f"{entity!r} names {start.height} entities: {shown}; ask by entity id")
     edges = in_force(relations, as_of).filter(pl.col("confidence") >= SHOWN_CONFIDENCE)
     reached = set(start["entity_id"].to_list())
     hop_of: dict[tuple[str, int], int] = {}

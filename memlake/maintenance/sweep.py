@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from memlake.errors import BadRequest
 from memlake.inputs import log_dir, log_files, read_entries
 from memlake.lake import Lake, query
 from memlake.maintenance.config import MaintenanceConfig, timed
@@ -67,7 +68,7 @@ def run_sweep(settings: Settings, kind: str, as_of: datetime, embed: Embed | Non
               model_judge: ModelJudge | None = None) -> SweepReport:
     """One sweep of `kind` over every agent as of `as_of`, written to `maintenance/*`."""
     if kind not in SWEEP_KINDS:
-        raise ValueError(f"unknown sweep kind {kind!r}: one of {', '.join(SWEEP_KINDS)}")
+        raise BadRequest(f"unknown sweep kind {kind!r}: one of {', '.join(SWEEP_KINDS)}")
     lake = Lake(settings.lake_dir)
     config = MaintenanceConfig.from_settings(settings)
     durations: dict[str, float] = {}

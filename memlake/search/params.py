@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from memlake.chunks import chunk_id
+from memlake.errors import BadRequest
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
 
 
@@ -41,30 +42,30 @@ class SearchParams:
         for name in ("k", "candidates", "context_candidates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+                raise BadRequest(f"{name} must be a whole number of at least 1, got {value!r}")
         for name in _NUMBER_FIELDS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{name} must be a number, got {value!r}")
+                raise BadRequest(f"{name} must be a number, got {value!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
-            raise ValueError(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
+            raise BadRequest(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
         if not 0.0 < self.same_conversation_decay <= 1.0:
-            raise ValueError(f"same_conversation_decay must be above 0 and at most 1, got "
+            raise BadRequest(f"same_conversation_decay must be above 0 and at most 1, got "
                              f"{self.same_conversation_decay!r}")
         for name in ("rrf_k", "recency_half_life_days"):
             if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be above 0, got {getattr(self, name)!r}")
+                raise BadRequest(f"{name} must be above 0, got {getattr(self, name)!r}")
         # a negative weight would turn a lift into a penalty (and scores below 0): never what a setting means
         for name in (*_WEIGHT_FIELDS, "window_turns", "text_score_power", "vector_score_power"):
             if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be at least 0, got {getattr(self, name)!r}")
+                raise BadRequest(f"{name} must be at least 0, got {getattr(self, name)!r}")
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
         """The settings' knobs, with `overrides` (None: keep the setting) on top; built and checked once."""
         unknown = sorted(set(overrides) - set(_FIELDS))
         if unknown:
-            raise ValueError(f"unknown search setting {', '.join(unknown)}: one of {', '.join(_FIELDS)}")
+            raise BadRequest(f"unknown search setting {', '.join(unknown)}: one of {', '.join(_FIELDS)}")
         knobs = dict(
             candidates=settings.search_candidates,
             rrf_k=settings.rrf_k,

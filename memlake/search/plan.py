@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memlake.errors import BadRequest
 from memlake.moments import parse_as_of
 from memlake.search.params import IndexSpec, SearchParams
 from memlake.vectors import Filters
@@ -58,7 +59,7 @@ def plan_search(
 ) -> Plan:
     """The plan of one search; a request that cannot be answered (a role filter outside chunks) is an error."""
     if filters.roles and "role" not in spec.extra_columns:  # before LanceDB says it in its own words
-        raise ValueError(f"a role filter applies to turns (scope chunks); {spec.table} rows have no role")
+        raise BadRequest(f"a role filter applies to turns (scope chunks); {spec.table} rows have no role")
     when = parse_as_of(as_of, end_of_day=True)  # a day, as in fact reads: as of its end
     base = replace(filters, extra=(*filters.extra, *spec.base_filter))
     params = _adjusted(params, query)

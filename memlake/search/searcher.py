@@ -11,6 +11,7 @@ import polars as pl
 
 from memlake.access import AccessLog
 from memlake.embedding import TextEmbedder, configured_embedder, why_unavailable
+from memlake.errors import BadRequest
 from memlake.moments import parse_as_of
 from memlake.search.candidates import Source, candidate_lists, index_columns, search_mode
 from memlake.search.finish import (
@@ -151,7 +152,7 @@ def search_memory(
     `access` is the home's access log (read whole when not given), for the access-frequency boost;
     `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`)."""
     if scope not in SPECS:
-        raise ValueError(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
+        raise BadRequest(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
     when = parse_as_of(as_of, end_of_day=True)
     if embedder is None and use_embedder:
         embedder = configured_embedder(settings)

@@ -60,7 +60,7 @@ def test_memlake_context_prints_the_block_and_its_sources_as_json(samples_home):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--budget", "0"], "a context budget is a whole number"),
+    (["--budget", "0"], "a context budget must be a whole number from 50 to 100,000, got 0"),
     (["--mode", "fuller"], "unknown context mode 'fuller'"),
     (["--gate", "oracle"], "unknown gate mode 'oracle'"),
 ])

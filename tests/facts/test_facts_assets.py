@@ -414,7 +414,7 @@ def test_samples_a_profile_version_that_is_not_there_is_an_error_naming_the_late
     with pytest.raises(ValueError, match=message):  # in a notebook as on the command line
         memory.profile("demo", 99)
     for version in ("4", 0, True):
-        with pytest.raises(ValueError, match="a profile version is a whole number from 1"):
+        with pytest.raises(ValueError, match="a profile version must be a whole number from 1"):
             memory.profile("demo", version)  # type: ignore[arg-type]
     assert memory.profile("nobody").height == 0  # no profile yet: nothing, not an error
     code, printed = typed(monkeypatch, capsys, "profile", "--agent", "demo", "--version", "99", *home)

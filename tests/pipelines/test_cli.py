@@ -230,7 +230,7 @@ def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     [
         (["search", "hi", "--agent", "Bad Agent!"], "error: invalid agent id 'Bad Agent!'"),
         (["search", "hi", "--agent", "alice", "--as-of", "yesterday"], "error: 'yesterday' is not a date or time"),
-        (["search", "hi", "--agent", "alice", "-k", "0"], "error: k must be a whole number of at least 1, got 0"),
+        (["search", "hi", "--agent", "alice", "-k", "0"], "error: k must be a whole number from 1 to 100, got 0"),
         (["search", " ", "--agent", "alice"], "error: a search needs words to look for"),
         (["search", "hi", "--agent", "alice", "--scope", "foo"], "error: unknown scope 'foo'"),
         (["search", "hi", "--agent", "alice", "--role", "robot"], "error: unknown role 'robot'"),
@@ -239,7 +239,7 @@ def typed(monkeypatch, capsys, *args: str) -> tuple[int, str]:
         (["facts", "--agent", "alice", "--as-of", "2024-13-45"], "error: '2024-13-45' is not a date or time"),
         (["reject", "f_nope", "--agent", "alice"], "error: agent 'alice' has no fact 'f_nope'"),
         (["search", "hi", "--agent", "alice", "--scope", "graph", "-k", "0"],
-         "error: k must be a whole number of at least 1, got 0"),
+         "error: k must be a whole number from 1 to 100, got 0"),
         (["search", "hi", "--agent", "alice", "--scope", "graph", "--since", "2024-01-01"],
          "error: a graph search takes no since, until, role or conversation_id"),
         (["graph", "entities", "--agent", "alice", "--type", "robot"], "error: unknown entity type 'robot'"),

@@ -21,7 +21,8 @@ def test_filter_values_are_quoted_and_agent_ids_validated():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"k": 0}, "k must be a whole number of at least 1, got 0"),
+        ({"k": 0}, "k must be a whole number from 1 to 100, got 0"),
+        ({"k": 101}, "k must be a whole number from 1 to 100, got 101"),
         ({"k": -3}, "k must be a whole number"),
         ({"k": "5"}, "k must be a whole number"),
         ({"k": 2.5}, "k must be a whole number"),

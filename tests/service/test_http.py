@@ -101,7 +101,7 @@ def test_ingest_lands_a_file_the_parser_reads_and_says_it_waits(served: Served) 
     ("get", "/v1/memory/search", {"params": {"q": "tea", "since": "2024-05-01", "until": "2024-04-01"}}, 400,
      "is not before until"),
     ("get", "/v1/memory/facts", {"params": {"type": "rumour"}}, 400, "unknown fact type"),
-    ("post", "/v1/memory/context", {"json": {"query": "tea", "budget": 3}}, 400, "budget"),
+    ("post", "/v1/memory/context", {"json": {"query": "tea", "budget": 3}}, 422, "budget"),
     ("post", "/v1/memory/context", {"content": b"{not json", "headers": {"content-type": "application/json"}},
      422, "JSON"),
     ("post", "/v1/memory/remember", {"json": {"content": "x", "agent_id": "alice", "surprise": 1}}, 422,

@@ -115,17 +115,19 @@ def test_the_dispatcher_accepts_exactly_what_the_schema_accepts(call: tuple[str,
         ("recall", '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", "bad_arguments", "nested too deeply"),
         ("store", {"content": "x", "importance": float("nan")}, "bad_arguments", "importance: expected number"),
         ("remember", {"content": "x"}, "unknown_tool", "the tools are recall, store, forget, list"),
-        ("recall", {"query": "  ", "scope": "facts"}, "refused", "needs words"),
-        ("list", {"since": "last tuesday"}, "refused", "last tuesday"),
+        ("recall", {"query": "  ", "scope": "facts"}, "refused/bad_request", "needs words"),
+        ("list", {"since": "last tuesday"}, "refused/bad_request", "last tuesday"),
         ("forget", {}, "bad_arguments", "exactly one of fact_id and query"),
         ("forget", {"fact_id": "f_1", "query": "tea"}, "bad_arguments", "exactly one of fact_id and query"),
         ("forget", {"query": "tea", "confirm": True}, "bad_arguments", "needs the fact_ids"),
-        ("forget", {"fact_id": "f_nope"}, "refused", "has no fact 'f_nope'"),
+        ("forget", {"fact_id": "f_nope"}, "refused/not_found", "has no fact 'f_nope'"),
     ],
 )
 def test_bad_input_is_an_error_result_not_an_exception(settings, name, arguments, kind, message) -> None:
     result = MemoryTools(hash_memory(settings), "ann").call(name, arguments)
-    assert result == {"ok": False, "tool": name, "error": {"kind": kind, "message": result["error"]["message"]}}
+    kind, _, refusal = kind.partition("/")  # what memlake refused says its type (memlake.errors) as `refusal`
+    error = {"kind": kind, "message": result["error"]["message"], **({"refusal": refusal} if refusal else {})}
+    assert result == {"ok": False, "tool": name, "error": error}
     assert message in result["error"]["message"]
 
 
