@@ -8,10 +8,28 @@ from typing import Annotated
 import typer
 
 from memlake.api import Memory
-from memlake.settings import load_settings
+from memlake.context.assemble import FULL_BUDGET
+from memlake.requests import (
+    CONTEXT_MODES,
+    DEFAULT_SEARCH_K,
+    GATE_MODES,
+    MAX_CONTEXT_BUDGET,
+    MAX_SEARCH_K,
+    MIN_CONTEXT_BUDGET,
+    MIN_SEARCH_K,
+    SEARCH_SCOPES,
+)
+from memlake.settings import Settings, load_settings
 from pipelines.cli.shared import AgentOption, HomeOption, json_line, unknown_agent, unknown_conversation
 
 SHOWN_CHARS = 600  # of a hit's text on the terminal; --json gives all of it
+# The help says the bounds and defaults memlake.requests and the settings state: never a number of its own.
+COMPACT_BUDGET = Settings.model_fields["context_budget_tokens"].default
+MODE_HELP = f"{' | '.join(CONTEXT_MODES)}: compact is one section in {COMPACT_BUDGET} tokens, full every section"
+BUDGET_HELP = (f"tokens, {MIN_CONTEXT_BUDGET}..{MAX_CONTEXT_BUDGET:,} (default: the context_budget_tokens "
+               f"setting; full: {FULL_BUDGET})")
+GATE_HELP = (f"relevance gate: {' | '.join(GATE_MODES)} (llm: the core model; default: the context_gate "
+             "setting)")
 
 
 def _shown(text: str) -> str:
@@ -48,11 +66,10 @@ def turns(
 def context(
     query: Annotated[str, typer.Argument(help="the question the agent is about to answer")],
     agent: AgentOption,
-    mode: Annotated[str, typer.Option(help="compact (one section, 800 tokens) | full (every section)")] = "compact",
-    budget: Annotated[int | None, typer.Option(help="tokens (default: context_budget_tokens; full: 17300)")] = None,
+    mode: Annotated[str, typer.Option(help=MODE_HELP)] = CONTEXT_MODES[0],
+    budget: Annotated[int | None, typer.Option(help=BUDGET_HELP)] = None,
     as_of: Annotated[str | None, typer.Option("--as-of", help="the block as it would have been then (ISO)")] = None,
-    gate: Annotated[str | None, typer.Option(
-        help="relevance gate: heuristic | llm (the core model) | off (default: the context_gate setting)")] = None,
+    gate: Annotated[str | None, typer.Option(help=GATE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="the block, its sections and every line's sources")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -73,8 +90,9 @@ def context(
 def search(
     query: Annotated[str, typer.Argument(help="what to look for")],
     agent: AgentOption,
-    k: Annotated[int, typer.Option("-k", "--k", help="number of results")] = 10,
-    scope: Annotated[str, typer.Option(help="chunks | episodes | facts | graph")] = "chunks",
+    k: Annotated[int, typer.Option("-k", "--k", help=f"number of results, {MIN_SEARCH_K}..{MAX_SEARCH_K}")
+                 ] = DEFAULT_SEARCH_K,
+    scope: Annotated[str, typer.Option(help=" | ".join(SEARCH_SCOPES))] = SEARCH_SCOPES[0],
     as_of: Annotated[
         str | None, typer.Option("--as-of", help="recency counts back from this ISO time (a date: its end)")
     ] = None,

@@ -41,9 +41,8 @@ def _as_server_user(command: list[str]) -> list[str]:
 def throwaway_postgres() -> Iterator[str]:
     """A running cluster for the length of the block; yields its URL (trust login on loopback). Its folder is
     under the system's temporary folder, not pytest's, which the server's user may not enter."""
-    with tempfile.TemporaryDirectory(prefix="memlake-postgres-") as name:
-        with _cluster(Path(name)) as url:
-            yield url
+    with tempfile.TemporaryDirectory(prefix="memlake-postgres-") as name, _cluster(Path(name)) as url:
+        yield url
 
 
 @contextmanager
