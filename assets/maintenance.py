@@ -18,6 +18,7 @@ from pydantic import Field
 
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
+from assets.inputs import ACCESS_LOG
 from assets.shared import LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.maintenance.health import MAX_DUPLICATE_RATE, MAX_HOURS_WITHOUT_SWEEP, MAX_STALE_SHARE, memory_health
@@ -32,8 +33,8 @@ from resources.lake import LakeResource
 FACT_STATUS_KEY = dg.AssetKey(["maintenance", "fact_status"])
 REPORTS_KEY = dg.AssetKey(["maintenance", "reports"])
 AUDIT_KEY = dg.AssetKey(["maintenance", "audit"])
-JUDGE_CACHE_KEY = dg.AssetKey(["maintenance", "judge_cache"])
-SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "fact_edges"])
+# The lake table maintenance/fact_edges; named apart from facts/fact_edges, as the UI labels a node by its last part.
+SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "contradictions"])
 SWEEP_OP = "maintenance_sweep"
 
 
@@ -49,7 +50,7 @@ class SweepConfig(dg.Config):
 
 
 def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
-    return dg.AssetSpec(key, deps=[FACTS_KEY, EPISODES_KEY, turns], group_name="maintenance",
+    return dg.AssetSpec(key, deps=[FACTS_KEY, EPISODES_KEY, turns, ACCESS_LOG], group_name="maintenance",
                         kinds={"polars", "parquet"}, description=description)
 
 
@@ -59,7 +60,6 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
         _spec(FACT_STATUS_KEY, "One row per fact version per sweep: status, flag, salience, reason."),
         _spec(REPORTS_KEY, "One row per sweep: kind, as_of, counts and durations per step."),
         _spec(AUDIT_KEY, "One row per state change a sweep made: old and new value, why, sweep id."),
-        _spec(JUDGE_CACHE_KEY, "One row per fact pair the model judged: its verdict, by pair content."),
         _spec(SWEEP_EDGES_KEY, "One row per judged contradiction per lint sweep: a contradict edge, newer to older."),
     ],
     pool=LAKE_WRITERS,
@@ -81,12 +81,13 @@ def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, la
     report = run_sweep(lake.settings, kind, as_of, embed, judge)
     context.log.info(f"{report.sweep_id}: {report.counts}")
     metadata: dict[str, Any] = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat(),
-                "report": dg.MetadataValue.md(report.markdown()), **{f"count/{k}": v for k, v in report.counts.items()}}
+                "report": dg.MetadataValue.md(report.markdown()),
+                # the judge's answers are kept in maintenance/judge_cache, the sweep's own cache (not an asset)
+                "judge": report.judge or "none", **{f"count/{k}": v for k, v in report.counts.items()}}
     yield dg.MaterializeResult(asset_key=FACT_STATUS_KEY, metadata=metadata)
     yield dg.MaterializeResult(asset_key=REPORTS_KEY, metadata={"sweep_id": report.sweep_id})
     yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={"sweep_id": report.sweep_id,
                                                               "changes": report.counts.get("audited_changes", 0)})
-    yield dg.MaterializeResult(asset_key=JUDGE_CACHE_KEY, metadata={"judge": report.judge or "none"})
     yield dg.MaterializeResult(asset_key=SWEEP_EDGES_KEY, metadata={
         "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
 

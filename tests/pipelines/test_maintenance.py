@@ -29,8 +29,7 @@ def test_the_daily_consolidation_and_nightly_lint_schedules_are_in_the_definitio
                                                                           "as_of": tick.isoformat()}}}}
     job = defs.resolve_job_def("lint_job")
     assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
-        "maintenance/fact_status", "maintenance/reports", "maintenance/audit", "maintenance/judge_cache",
-        "maintenance/fact_edges"}
+        "maintenance/fact_status", "maintenance/reports", "maintenance/audit", "maintenance/contradictions"}
 
 
 def test_memlake_maintain_lint_prints_each_steps_counts_and_the_health_checks(settings, monkeypatch, capsys) -> None:
