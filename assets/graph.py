@@ -26,8 +26,8 @@ MENTIONS_KEY = dg.AssetKey(["graph", "mentions"])
 
 
 def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
-    return dg.AssetSpec(key, deps=[turns_asset.key, EPISODES_KEY, FACTS_KEY, FORGET_LOG, SPLITS_LOG], group_name="graph",
-                        kinds={"polars", "parquet"}, automation_condition=EAGER_AFTER_THE_DAYS,
+    return dg.AssetSpec(key, deps=[turns_asset.key, EPISODES_KEY, FACTS_KEY, FORGET_LOG, SPLITS_LOG],
+                        group_name="graph", kinds={"polars", "parquet"}, automation_condition=EAGER_AFTER_THE_DAYS,
                         description=description)
 
 

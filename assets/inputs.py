@@ -31,8 +31,8 @@ SPLITS_LOG = _log(GRAPH_SPLITS, "One row per entity merge a person undid; every 
 
 LOG_TABLES = {spec.key: table for spec, table in ((OVERRIDES_LOG, OVERRIDES), (FORGET_LOG, FORGET),
                                                   (ACCESS_LOG, ACCESS), (SPLITS_LOG, GRAPH_SPLITS))}
-# Never materialized: an automation condition that waits for missing parents must not wait for these.
-SOURCES = dg.AssetSelection.groups(GROUP)
-
 ASSETS = [LANDING, OVERRIDES_LOG, FORGET_LOG, ACCESS_LOG, SPLITS_LOG]
+# Never materialized: an automation condition that waits for missing parents must not wait for these. By key: a
+# group selection leaves out source assets.
+SOURCES = dg.AssetSelection.assets(*(spec.key for spec in ASSETS))
 CHECKS: list[dg.AssetChecksDefinition] = []
