@@ -134,3 +134,19 @@ def test_a_sweep_of_a_kind_said_runs_that_kind(settings, fast_resources, kind) -
                             run_config={"ops": {SWEEP_OP: {"config": {"kind": kind, "as_of": AS_OF.isoformat()}}}})
     assert result.success
     assert Lake(settings.lake_dir).read(REPORTS)["kind"].to_list() == [kind]
+
+
+@pytest.mark.parametrize("as_of", ["yesterday", "2024-13-01", "2024-10-21 25:00", "21/10/2024"])
+def test_a_sweep_as_of_that_is_not_a_time_is_refused_at_launch_naming_it(settings, fast_resources, as_of) -> None:
+    """A bad `as_of` typed in the launchpad started a run that failed inside its step; the config now refuses it
+    before any run starts, naming the field and the value, and nothing is swept."""
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    instance = dg.DagsterInstance.ephemeral()
+    with pytest.raises(dg.DagsterInvalidConfigError, match="as_of") as refused:
+        dg.materialize([maintenance_sweep], resources=fast_resources, instance=instance,
+                       run_config={"ops": {SWEEP_OP: {"config": {"kind": "lint", "as_of": as_of}}}})
+    assert repr(as_of) in str(refused.value) and "ISO 8601" in str(refused.value)
+    assert not instance.get_runs()  # refused at launch: no run was started to fail
+    assert not Lake(settings.lake_dir).files(REPORTS)
