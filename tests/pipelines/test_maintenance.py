@@ -150,3 +150,28 @@ def test_a_sweep_as_of_that_is_not_a_time_is_refused_at_launch_naming_it(setting
     assert repr(as_of) in str(refused.value) and "ISO 8601" in str(refused.value)
     assert not instance.get_runs()  # refused at launch: no run was started to fail
     assert not Lake(settings.lake_dir).files(REPORTS)
+
+
+LAUNCH = """
+mutation($executionParams: ExecutionParams!) {
+  launchPipelineExecution(executionParams: $executionParams) {
+    __typename
+    ... on PythonError { message }
+    ... on RunConfigValidationInvalid { errors { message } }
+    ... on LaunchRunSuccess { run { runId } }
+  }
+}"""
+
+
+def test_the_launchpads_launch_of_a_sweep_with_a_bad_as_of_starts_no_run_and_says_why(settings) -> None:
+    """As the UI launches: the GraphQL mutation its launchpad sends, against this code location."""
+    from tests.pipelines.test_definitions import _graphql, home_instance
+
+    instance = home_instance(settings)
+    params = {"selector": {"jobName": "lint_job", "repositoryLocationName": "<<in_process>>",
+                           "repositoryName": "__repository__"},
+              "runConfigData": {"ops": {"maintenance_sweep": {"config": {"kind": "lint", "as_of": "yesterday"}}}}}
+    answer = _graphql(instance, LAUNCH, {"executionParams": params})["launchPipelineExecution"]
+    assert answer["__typename"] != "LaunchRunSuccess", answer  # the UI shows this error in a dialog
+    assert "as_of 'yesterday' is not a time" in answer["message"] and "DagsterInvalidConfigError" in answer["message"]
+    assert not instance.get_runs()
