@@ -6,6 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.episodes import EPISODES_KEY
+from assets.inputs import FORGET_LOG, OVERRIDES_LOG
 from assets.shared import EAGER, EAGER_AFTER_THE_DAYS, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.erase import forgotten_content_left, read_receipts
@@ -30,7 +31,7 @@ EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
     specs=[
         dg.AssetSpec(
             FACTS_KEY,
-            deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
+            deps=[EPISODES_KEY, turns, OVERRIDES_LOG, FORGET_LOG],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER_AFTER_THE_DAYS,
@@ -38,7 +39,7 @@ EDGES_KEY = dg.AssetKey(["facts", "fact_edges"])
         ),
         dg.AssetSpec(
             EDGES_KEY,
-            deps=[EPISODES_KEY, turns],  # not episodes/pending: the fold never reads it
+            deps=[EPISODES_KEY, turns, OVERRIDES_LOG, FORGET_LOG],  # not episodes/pending: the fold never reads it
             group_name="facts",
             kinds={"polars", "parquet"},
             automation_condition=EAGER_AFTER_THE_DAYS,

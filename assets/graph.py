@@ -8,6 +8,7 @@ import polars as pl
 
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
+from assets.inputs import FORGET_LOG, SPLITS_LOG
 from assets.shared import EAGER_AFTER_THE_DAYS, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns as turns_asset
 from memlake.graph.build import Graph, build_home_graph, counts_by_type
@@ -25,8 +26,8 @@ MENTIONS_KEY = dg.AssetKey(["graph", "mentions"])
 
 
 def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
-    return dg.AssetSpec(key, deps=[turns_asset.key, EPISODES_KEY, FACTS_KEY], group_name="graph",
-                        kinds={"polars", "parquet"}, automation_condition=EAGER_AFTER_THE_DAYS,
+    return dg.AssetSpec(key, deps=[turns_asset.key, EPISODES_KEY, FACTS_KEY, FORGET_LOG, SPLITS_LOG],
+                        group_name="graph", kinds={"polars", "parquet"}, automation_condition=EAGER_AFTER_THE_DAYS,
                         description=description)
 
 

@@ -9,15 +9,16 @@ same as_of writes the same rows.
 """
 
 from datetime import UTC, datetime
-from enum import Enum
 from typing import Any
 
 import dagster as dg
 import polars as pl
-from pydantic import Field
+from dagster._config import ConfigScalar, ConfigScalarKind
+from dagster._config.errors import PostProcessingError
 
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
+from assets.inputs import ACCESS_LOG
 from assets.shared import LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
 from memlake.maintenance.health import MAX_DUPLICATE_RATE, MAX_HOURS_WITHOUT_SWEEP, MAX_STALE_SHARE, memory_health
@@ -32,24 +33,41 @@ from resources.lake import LakeResource
 FACT_STATUS_KEY = dg.AssetKey(["maintenance", "fact_status"])
 REPORTS_KEY = dg.AssetKey(["maintenance", "reports"])
 AUDIT_KEY = dg.AssetKey(["maintenance", "audit"])
-JUDGE_CACHE_KEY = dg.AssetKey(["maintenance", "judge_cache"])
-SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "fact_edges"])
+# The lake table maintenance/fact_edges; named apart from facts/fact_edges, as the UI labels a node by its last part.
+SWEEP_EDGES_KEY = dg.AssetKey(["maintenance", "contradictions"])
 SWEEP_OP = "maintenance_sweep"
 
 
-# What a sweep does, as the launchpad offers it: the schema's kinds and nothing else.
-SweepKind = Enum("SweepKind", {kind: kind for kind in SWEEP_KINDS})  # type: ignore[misc]
+class _Moment(ConfigScalar):
+    """An ISO 8601 time or date, or empty (now), checked when the run's config is (Dagster's post-processing step,
+    the way its env-var strings are resolved), so a bad `as_of` typed in the launchpad is refused at launch,
+    naming the field and the value, instead of starting a run that fails in its step (issue 40). Dagster's config
+    types are not public API: tests/pipelines/test_maintenance.py shows the refusal, should an upgrade move them."""
+
+    def __init__(self) -> None:
+        super().__init__(key="MemlakeMoment", given_name="MemlakeMoment", scalar_kind=ConfigScalarKind.STRING,
+                         description="ISO 8601 time or date (2024-05-01, 2024-05-01T10:00:00Z); empty = now")
+
+    def post_process(self, value: str) -> str:
+        if value.strip():
+            try:
+                as_utc(value)
+            except ValueError as exc:
+                raise PostProcessingError(f"as_of {value!r} is not a time: {exc}") from None
+        return value
 
 
-class SweepConfig(dg.Config):
-    # No default: "Materialize" in the UI must ask which sweep, never run an eviction for an operator who
-    # wanted lint (issue 40).
-    kind: SweepKind = Field(description="consolidation (decay, evict, merge) or lint (flags only)")
-    as_of: str = Field("", description="ISO time the sweep is computed as of; empty = now")
+# What a sweep does, as the launchpad offers it: the schema's kinds and nothing else. No default: "Materialize" in
+# the UI must ask which sweep, never run an eviction for an operator who wanted lint (issue 40).
+SWEEP_CONFIG = {
+    "kind": dg.Field(dg.Enum("SweepKind", [dg.EnumValue(kind) for kind in SWEEP_KINDS]),
+                     description="consolidation (decay, evict, merge) or lint (flags only)"),
+    "as_of": dg.Field(_Moment(), default_value="", description="the time the sweep is computed as of; empty = now"),
+}
 
 
 def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
-    return dg.AssetSpec(key, deps=[FACTS_KEY, EPISODES_KEY, turns], group_name="maintenance",
+    return dg.AssetSpec(key, deps=[FACTS_KEY, EPISODES_KEY, turns, ACCESS_LOG], group_name="maintenance",
                         kinds={"polars", "parquet"}, description=description)
 
 
@@ -59,19 +77,17 @@ def _spec(key: dg.AssetKey, description: str) -> dg.AssetSpec:
         _spec(FACT_STATUS_KEY, "One row per fact version per sweep: status, flag, salience, reason."),
         _spec(REPORTS_KEY, "One row per sweep: kind, as_of, counts and durations per step."),
         _spec(AUDIT_KEY, "One row per state change a sweep made: old and new value, why, sweep id."),
-        _spec(JUDGE_CACHE_KEY, "One row per fact pair the model judged: its verdict, by pair content."),
         _spec(SWEEP_EDGES_KEY, "One row per judged contradiction per lint sweep: a contradict edge, newer to older."),
     ],
     pool=LAKE_WRITERS,
+    config_schema=SWEEP_CONFIG,
 )
-def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, lake: LakeResource,  # type: ignore[no-untyped-def]
+def maintenance_sweep(context: dg.AssetExecutionContext, lake: LakeResource,  # type: ignore[no-untyped-def]
                       embedder: EmbedderResource, core_model: CoreModelResource):
     """One sweep (consolidation or lint) over every agent as of `as_of`, written to maintenance/*."""
-    kind = config.kind.value
-    try:
-        as_of = as_utc(config.as_of) if config.as_of.strip() else datetime.now(UTC)
-    except ValueError as exc:
-        raise dg.Failure(f"as_of {config.as_of!r} is not a time: {exc}") from exc
+    config = context.op_execution_context.op_config
+    kind = config["kind"]
+    as_of = as_utc(config["as_of"]) if config["as_of"].strip() else datetime.now(UTC)  # checked at launch
     embed = judge = None
     if kind == "lint":
         core = embedder.core()
@@ -81,12 +97,13 @@ def maintenance_sweep(context: dg.AssetExecutionContext, config: SweepConfig, la
     report = run_sweep(lake.settings, kind, as_of, embed, judge)
     context.log.info(f"{report.sweep_id}: {report.counts}")
     metadata: dict[str, Any] = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat(),
-                "report": dg.MetadataValue.md(report.markdown()), **{f"count/{k}": v for k, v in report.counts.items()}}
+                "report": dg.MetadataValue.md(report.markdown()),
+                # the judge's answers are kept in maintenance/judge_cache, the sweep's own cache (not an asset)
+                "judge": report.judge or "none", **{f"count/{k}": v for k, v in report.counts.items()}}
     yield dg.MaterializeResult(asset_key=FACT_STATUS_KEY, metadata=metadata)
     yield dg.MaterializeResult(asset_key=REPORTS_KEY, metadata={"sweep_id": report.sweep_id})
     yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={"sweep_id": report.sweep_id,
                                                               "changes": report.counts.get("audited_changes", 0)})
-    yield dg.MaterializeResult(asset_key=JUDGE_CACHE_KEY, metadata={"judge": report.judge or "none"})
     yield dg.MaterializeResult(asset_key=SWEEP_EDGES_KEY, metadata={
         "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
 

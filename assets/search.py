@@ -16,7 +16,7 @@ from assets.chunks import chunks
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
-from assets.shared import EAGER, markdown_preview, row_count
+from assets.shared import EAGER, markdown_preview, per_day_metadata, row_count
 from memlake.chunks import pooled_chunk_kinds, spanned_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
@@ -79,6 +79,12 @@ def _metadata(
     }
 
 
+def _rows_of_a_day(frame: pl.DataFrame) -> dict[str, Any]:
+    """A day's index rows (its rows of the lake table, replaced in the index by this run) and their preview."""
+    return {"dagster/row_count": frame.height,
+            "preview": markdown_preview(frame.select([c for c in ("conversation_id", "kind") if c in frame.columns]))}
+
+
 @dg.asset(
     key_prefix="search",
     group_name="search",
@@ -93,7 +99,7 @@ def chunk_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource, vectors: VectorStoreResource
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
-    days = run_days(context)
+    run = days = run_days(context)
     embed, name, dim, why = _embedding(embedder, vectors, CHUNK_INDEX)
     days = _whole_if(why, days, lake.lake.partitions(CHUNKS), CHUNK_INDEX, name, context)
     frame = lake.lake.read(CHUNKS, days=days)
@@ -114,6 +120,7 @@ def chunk_index(
     )
     if result.embedder == NO_EMBEDDER:
         context.log.warning("no embedding model available: chunk_index is full-text only")
+    per_day_metadata(context, frame, run, _rows_of_a_day)
     return dg.MaterializeResult(
         metadata=_metadata(
             result, frame, ["conversation_id", "kind", "token_count", "text"], days=len(days)
@@ -135,7 +142,7 @@ def episode_index(
     context: dg.AssetExecutionContext, lake: LakeResource, embedder: EmbedderResource, vectors: VectorStoreResource
 ) -> dg.MaterializeResult:
     """One row per episode in LanceDB: title, summary, topics and decisions, embedded and full-text indexed."""
-    days = run_days(context)
+    run = days = run_days(context)
     embed, name, dim, why = _embedding(embedder, vectors, EPISODE_INDEX)
     days = _whole_if(why, days, lake.lake.partitions(EPISODES), EPISODE_INDEX, name, context)
     frame = episode_index_rows(lake.lake.read(EPISODES, days=days))
@@ -150,6 +157,7 @@ def episode_index(
         dim=dim,
         cache=embedder.cache(),
     )
+    per_day_metadata(context, frame, run, _rows_of_a_day)
     return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"], days=len(days)))
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 import dagster as dg
 import polars as pl
 
+from assets.inputs import SOURCES
 from memlake.schemas import PARTITION_COLUMN
 
 # Writers of the lake run one at a time (a Dagster concurrency pool).
@@ -69,7 +70,10 @@ def _cell(value: object, width: int = 160) -> str:
 
 
 # The folds (facts, profiles) and the indexes follow a table that was rebuilt alone (a UI click, pending retries).
-EAGER = dg.AutomationCondition.eager()
+# The inputs (landing, the logs) are never materialized: Dagster's eager holds an asset while a parent is missing,
+# which a source always is, so it looks past them (their changes come in through the sensors' runs).
+EAGER = dg.AutomationCondition.eager().replace(
+    "any_deps_missing", dg.AutomationCondition.any_deps_missing().ignore(SOURCES)).with_label("eager")
 # A day's chunks and episodes follow its turns when that day is rebuilt alone (the UI's "Materialize" on one day),
 # so its indexes and the folds never read stale rows (issue 40); not when the turns' blocking check failed, which
 # a run would have stopped at. The distill cache keeps an unchanged conversation from costing a model call.

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import dagster as dg
 import polars as pl
 
+from assets.inputs import LANDING
 from assets.partitions import checked_days, day_partitions, run_days
 from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
 from memlake.landing import (
@@ -28,6 +29,7 @@ from resources.lake import LakeResource
     key_prefix="transcripts",
     group_name="transcripts",
     kinds={"polars", "parquet"},
+    deps=[LANDING],
     pool=LAKE_WRITERS,
 )
 def landing_manifest(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
@@ -86,7 +88,7 @@ def no_new_file_quarantined(lake: LakeResource) -> dg.AssetCheckResult:
     key_prefix="transcripts",
     group_name="transcripts",
     kinds={"polars", "parquet"},
-    deps=[landing_manifest],
+    deps=[landing_manifest, LANDING],  # the files the manifest names
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     pool=LAKE_WRITERS,

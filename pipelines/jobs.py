@@ -2,12 +2,12 @@
 
 import dagster as dg
 
-from assets import chunks, episodes, facts, graph, maintenance, search, transcripts
+from assets import chunks, episodes, facts, graph, inputs, maintenance, search, transcripts
 from assets.episodes import EPISODES_KEY, PENDING_KEY
 from assets.facts import EDGES_KEY, FACTS_KEY
 from pipelines.run_status import TRIGGER_TAG, UI_TRIGGER
 
-LAYERS = [transcripts, chunks, episodes, facts, search, graph, maintenance]
+LAYERS = [inputs, transcripts, chunks, episodes, facts, search, graph, maintenance]
 ASSETS = [a for layer in LAYERS for a in layer.ASSETS]
 CHECKS = [c for layer in LAYERS for c in layer.CHECKS]
 

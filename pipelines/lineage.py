@@ -7,11 +7,14 @@ from collections.abc import Sequence
 
 import dagster as dg
 
+from assets.inputs import LANDING, LOG_TABLES
+from assets.maintenance import SWEEP_EDGES_KEY
 from memlake.chunks import chunk_recipe
 from memlake.distill.offline.distiller import OFFLINE_DISTILLER_VERSION
 from memlake.distill.prompt import PROMPT_VERSION
 from memlake.facts.profile import PROFILE_RULES
-from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, PARTITION_COLUMN, TABLES, Table
+from memlake.inputs import log_dir
+from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, PARTITION_COLUMN, SWEEP_EDGES, TABLES, Table
 from memlake.settings import Settings
 
 OWNER = "team:memlake"
@@ -25,11 +28,19 @@ def described_assets(assets: Sequence[dg.AssetsDefinition], settings: Settings) 
     return list(dg.map_asset_specs(lambda spec: _described(spec, settings), assets))
 
 
+# A lake table under an asset key of another name (two nodes labelled `fact_edges` could not be told apart).
+RENAMED = {SWEEP_EDGES_KEY: SWEEP_EDGES}
+
+
 def _described(spec: dg.AssetSpec, settings: Settings) -> dg.AssetSpec:
-    table = TABLES.get(spec.key.to_user_string())
+    table = RENAMED.get(spec.key) or TABLES.get(spec.key.to_user_string())
     metadata = {} if table is None else table_metadata(table, settings)
     if spec.key in SEARCH_INDEXES:
         metadata = index_metadata(spec.key.path[-1], settings)
+    if spec.key in LOG_TABLES:
+        metadata = log_metadata(LOG_TABLES[spec.key], settings)
+    if spec.key == LANDING.key:
+        metadata = {"path": dg.MetadataValue.path(str(settings.landing_dir))}
     kinds = set(spec.kinds)
     if spec.key == EPISODES:
         kinds = kinds - DISTILLER_KINDS | distiller_kinds(settings)
@@ -42,7 +53,7 @@ def _described(spec: dg.AssetSpec, settings: Settings) -> dg.AssetSpec:
 
 def table_metadata(table: Table, settings: Settings) -> dict[str, object]:
     """A lake table's columns, name and folder, as Dagster's table metadata."""
-    columns = [dg.TableColumn(field.name, str(field.type)) for field in table.schema]
+    columns = _columns(table)
     if table.partitioned:  # a hive folder, a column of every read
         columns.append(dg.TableColumn(PARTITION_COLUMN, "string", description="the conversation day (UTC)"))
     return {
@@ -50,6 +61,16 @@ def table_metadata(table: Table, settings: Settings) -> dict[str, object]:
         "dagster/table_name": f"{table.layer}.{table.name}",
         "path": dg.MetadataValue.path(str(settings.lake_dir / table.layer / table.name)),
     }
+
+
+def log_metadata(table: Table, settings: Settings) -> dict[str, object]:
+    """An input log's columns and folder (one Parquet file per write)."""
+    return {"dagster/column_schema": dg.TableSchema(columns=_columns(table)),
+            "path": dg.MetadataValue.path(str(log_dir(settings, table)))}
+
+
+def _columns(table: Table) -> list[dg.TableColumn]:
+    return [dg.TableColumn(field.name, str(field.type)) for field in table.schema]
 
 
 def index_metadata(name: str, settings: Settings) -> dict[str, object]:

@@ -24,6 +24,7 @@ import dagster as dg
 import polars as pl
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 from dagster._core.storage.dagster_run import DagsterRun
+from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_materialize_paused
 from dagster._utils.error import SerializableErrorInfo
 
 from assets.episodes import EPISODES_KEY
@@ -105,7 +106,17 @@ def ensure_dagster_home(settings: Settings) -> Path:
     if settings.dagster_postgres_url:  # Dagster reads it from here, in this process and those it starts
         os.environ[POSTGRES_STORAGE_URL_VARIABLE] = with_psycopg2(settings.dagster_postgres_url)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+    _automation_shown_on()
     return dagster_home
+
+
+def _automation_shown_on() -> None:
+    """The UI's "Auto-materialize on/off" pill reads the pre-sensor asset daemon's pause flag, which a new instance
+    has set; memlake's automation is the `memlake_automation` sensor, which that flag does not stop (on by default),
+    so the pill said off while the sensor launched runs (issue 40). The flag is set to what is true, once."""
+    with dg.DagsterInstance.get() as instance:
+        if get_auto_materialize_paused(instance):
+            set_auto_materialize_paused(instance, False)
 
 
 # An in-process run prints INFO and above: Dagster's DEBUG lines are one per step event (a hundred a run).

@@ -31,7 +31,8 @@ def test_the_assets_are_one_unpartitioned_lake_writer_in_the_graph_group_with_a_
     assert asset.partitions_def is None and asset.op.pool == "memlake_lake_writers"
     assert {key.path[0] for key in asset.keys} == {"graph"}
     assert set(asset.group_names_by_key.values()) == {"graph"}
-    assert {dep.path[0] for key in asset.keys for dep in asset.asset_deps[key]} == {"episodes", "facts", "transcripts"}
+    assert {dep.path[0] for key in asset.keys for dep in asset.asset_deps[key]} == {
+        "episodes", "facts", "transcripts", "inputs"}  # inputs: the forget log, the undone merges
     assert all(check.blocking for check in graph_assets.graph_expectations.check_specs)
 
 

@@ -41,7 +41,7 @@ def test_every_writer_waits_for_the_others_of_its_store():
     pools = {
         key.to_user_string(): asset.op.pool
         for asset in defs.resolve_asset_graph().assets_defs
-        if asset.keys
+        if asset.keys and asset.is_executable  # not the inputs' source nodes, which nothing writes
         for key in asset.keys
     }
     assert {key for key, pool in pools.items() if pool == INDEX_WRITERS} == {
@@ -187,7 +187,8 @@ def test_lineage_shows_what_each_asset_reads_and_nothing_else():
     def parents(*key: str) -> list[str]:
         return sorted(p.to_user_string() for p in graph.get(dg.AssetKey(list(key))).parent_keys)
 
-    assert parents("facts", "facts") == parents("facts", "fact_edges") == ["episodes/episodes", "transcripts/turns"]
+    assert parents("facts", "facts") == parents("facts", "fact_edges") == [
+        "episodes/episodes", "inputs/forget", "inputs/overrides", "transcripts/turns"]
     assert parents("search", "episode_index") == ["episodes/episodes"]
     assert parents("search", "fact_index") == ["facts/facts"]
     assert parents("profile", "profiles") == ["facts/fact_edges", "facts/facts"]  # the profile reads both

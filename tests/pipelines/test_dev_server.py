@@ -81,3 +81,14 @@ def test_dev_server_lists_asset_keys_over_graphql(tmp_path):
         assert {"transcripts/landing_manifest", "transcripts/turns"} <= keys, (tmp_path / "dev.log").read_text()[-3000:]
         assert (tmp_path / "home" / "dagster_home" / "dagster.yaml").read_text().count("enabled: false") == 1
         assert "Warning" not in (tmp_path / "dev.log").read_text()  # a clean start says nothing to be ignored
+
+
+def test_the_uis_automation_pill_says_on_as_the_automation_sensor_is(settings):
+    """The UI's "Auto-materialize off" pill (on every asset group's page) reads Dagster's pre-sensor pause flag,
+    which a new instance has set; memlake's automation is a sensor that flag does not stop, on by default, so the
+    pill said off while the sensor launched runs (issue 40). A home's instance says what is true."""
+    from tests.pipelines.test_definitions import _graphql, home_instance
+
+    instance = home_instance(settings)  # what `memlake dev` opens: the home's instance, memlake's dagster.yaml
+    answer = _graphql(instance, "query { instance { autoMaterializePaused } }")
+    assert answer["instance"]["autoMaterializePaused"] is False

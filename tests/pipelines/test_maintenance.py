@@ -29,8 +29,7 @@ def test_the_daily_consolidation_and_nightly_lint_schedules_are_in_the_definitio
                                                                           "as_of": tick.isoformat()}}}}
     job = defs.resolve_job_def("lint_job")
     assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
-        "maintenance/fact_status", "maintenance/reports", "maintenance/audit", "maintenance/judge_cache",
-        "maintenance/fact_edges"}
+        "maintenance/fact_status", "maintenance/reports", "maintenance/audit", "maintenance/contradictions"}
 
 
 def test_memlake_maintain_lint_prints_each_steps_counts_and_the_health_checks(settings, monkeypatch, capsys) -> None:
@@ -135,3 +134,44 @@ def test_a_sweep_of_a_kind_said_runs_that_kind(settings, fast_resources, kind) -
                             run_config={"ops": {SWEEP_OP: {"config": {"kind": kind, "as_of": AS_OF.isoformat()}}}})
     assert result.success
     assert Lake(settings.lake_dir).read(REPORTS)["kind"].to_list() == [kind]
+
+
+@pytest.mark.parametrize("as_of", ["yesterday", "2024-13-01", "2024-10-21 25:00", "21/10/2024"])
+def test_a_sweep_as_of_that_is_not_a_time_is_refused_at_launch_naming_it(settings, fast_resources, as_of) -> None:
+    """A bad `as_of` typed in the launchpad started a run that failed inside its step; the config now refuses it
+    before any run starts, naming the field and the value, and nothing is swept."""
+    from assets.maintenance import SWEEP_OP, maintenance_sweep
+
+    write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
+    instance = dg.DagsterInstance.ephemeral()
+    with pytest.raises(dg.DagsterInvalidConfigError, match="as_of") as refused:
+        dg.materialize([maintenance_sweep], resources=fast_resources, instance=instance,
+                       run_config={"ops": {SWEEP_OP: {"config": {"kind": "lint", "as_of": as_of}}}})
+    assert repr(as_of) in str(refused.value) and "ISO 8601" in str(refused.value)
+    assert not instance.get_runs()  # refused at launch: no run was started to fail
+    assert not Lake(settings.lake_dir).files(REPORTS)
+
+
+LAUNCH = """
+mutation($executionParams: ExecutionParams!) {
+  launchPipelineExecution(executionParams: $executionParams) {
+    __typename
+    ... on PythonError { message }
+    ... on RunConfigValidationInvalid { errors { message } }
+    ... on LaunchRunSuccess { run { runId } }
+  }
+}"""
+
+
+def test_the_launchpads_launch_of_a_sweep_with_a_bad_as_of_starts_no_run_and_says_why(settings) -> None:
+    """As the UI launches: the GraphQL mutation its launchpad sends, against this code location."""
+    from tests.pipelines.test_definitions import _graphql, home_instance
+
+    instance = home_instance(settings)
+    params = {"selector": {"jobName": "lint_job", "repositoryLocationName": "<<in_process>>",
+                           "repositoryName": "__repository__"},
+              "runConfigData": {"ops": {"maintenance_sweep": {"config": {"kind": "lint", "as_of": "yesterday"}}}}}
+    answer = _graphql(instance, LAUNCH, {"executionParams": params})["launchPipelineExecution"]
+    assert answer["__typename"] != "LaunchRunSuccess", answer  # the UI shows this error in a dialog
+    assert "as_of 'yesterday' is not a time" in answer["message"] and "DagsterInvalidConfigError" in answer["message"]
+    assert not instance.get_runs()

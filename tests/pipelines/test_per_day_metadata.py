@@ -46,3 +46,9 @@ def test_each_day_of_a_multi_day_run_records_its_own_row_count_and_preview(setti
     episodes = {day: _day_metadata(instance, ["episodes", "episodes"], day) for day in turns}
     assert {day: meta.get("dagster/row_count") for day, meta in episodes.items()} == {
         "2024-10-21": 1, "2024-10-22": 2, "2024-10-23": 1}
+
+    # the search indexes of those days too: each day's index rows, not the run's
+    for index, per_day in (("chunk_index", chunk_counts),
+                           ("episode_index", {day: meta["dagster/row_count"] for day, meta in episodes.items()})):
+        counts = {day: _day_metadata(instance, ["search", index], day).get("dagster/row_count") for day in turns}
+        assert counts == per_day, (index, counts)
