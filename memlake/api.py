@@ -22,6 +22,7 @@ from memlake.changes import lake_state, memory_state
 from memlake.context.cache import BlockCache
 from memlake.embedding import QuestionMemo, TextEmbedder, configured_embedder
 from memlake.errors import BadRequest, Conflict, NotFound, Unavailable
+from memlake.graph.links import GraphLinks
 from memlake.lake import Lake, query
 from memlake.moments import as_utc_or_none
 from memlake.requests import (
@@ -475,6 +476,9 @@ class Memory:
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
         self._search_tools(params)
+        if scope == "chunks" and params.get("graph_weight", self.settings.search_graph_weight):
+            params["graph"] = self._on_lake(f"graph_links/{agent_id}", lambda: GraphLinks.of_agent(
+                self._lake_table, agent_id))  # the turns the query's entities pull (search_graph_weight)
         try:
             found = self._run_search(query, agent_id, k, scope, as_of, filters, params)
         except (RuntimeError, OSError) as exc:

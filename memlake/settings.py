@@ -267,6 +267,15 @@ class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
     search_graph_hop_seeds: int = Field(
         1, ge=1, description="How many first sessions of a search the graph hop starts from (1: tuned on LoCoMo 0-4)."
     )
+    search_graph_weight: float = Field(
+        0.0, ge=0,
+        description="Graph-assisted retrieval: the turns naming the query's entities and its first hits' (graph "
+        "mentions, memlake.graph.links) fused as one more candidate list at this weight (0 = off).",
+    )
+    search_graph_seeds: int = Field(3, ge=0, description="How many first hits' entities the graph list pulls by.")
+    search_graph_depth: int = Field(
+        1, ge=1, le=2, description="1: the entities named; 2: also those a stated relation ties them to."
+    )
     search_mention_weight: float = Field(
         1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )

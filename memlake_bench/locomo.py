@@ -250,6 +250,9 @@ _TURNS_ALONE: dict[str, Any] = {"sentence_keys": False, "question_keys": False, 
 # and 1 or 3 seeds, the best multi-hop session recall_all@5 on conversations 0-4 with the least loss elsewhere there
 GRAPH_HOP_WEIGHT = 0.1
 GRAPH_HOP_SEEDS = 1
+# the graph list's weight and seeds the tuning half chose (docs/decisions.md, 2026-11-28 s12-graph): of weights
+# 0.25-2, seeds 0, 1, 3 and 10, depth 1 or 2, the best multi-hop session all@5 on 0-4 with turn any@10 not lower
+GRAPH_LIST = {"graph_weight": 0.5, "graph_seeds": 10, "graph_depth": 1}
 
 SYSTEMS: dict[str, dict[str, Any]] = {
     # the default configuration (settings)
@@ -265,6 +268,8 @@ SYSTEMS: dict[str, dict[str, Any]] = {
     "hybrid_no_session_lift": {"session_weight": 0.0},
     # the default with the graph's second hop (memlake.graph.hop), at the weight tuned on 0-4
     "hybrid_graph_hop": {"graph_hop_weight": GRAPH_HOP_WEIGHT, "graph_hop_seeds": GRAPH_HOP_SEEDS},
+    # the default with the graph's candidate list (memlake.graph.links), at the weight and seeds tuned on 0-4
+    "hybrid_graph_list": GRAPH_LIST,
 }
 
 SWEEPS: list[tuple[str, dict[str, Any]]] = [
@@ -577,7 +582,7 @@ def run_locomo(
             for key in ("embedding_model", "rrf_k", "search_candidates", "search_session_weight",
                         "search_window_weight", "search_neighbor_weight", "search_mention_weight",
                         "search_recency_weight", "recency_half_life_days", "search_graph_hop_weight",
-                        "search_graph_hop_seeds",
+                        "search_graph_hop_seeds", "search_graph_weight", "search_graph_seeds", "search_graph_depth",
                         "mmr_lambda", "window_turns", "chunk_window_size", "chunk_sentences",
                         "chunk_questions", "search_question_weight")
         },

@@ -67,7 +67,7 @@ def _headline(systems: dict[str, Any]) -> str:
                    "(5-9)", "750-word budget recall (hits)", "(hits + window)"], rows)
 
 
-GRAPH_HOP_SYSTEMS = ("hybrid", "hybrid_graph_hop")
+GRAPH_HOP_SYSTEMS = ("hybrid", "hybrid_graph_hop", "hybrid_graph_list")
 
 
 def render_graph_hop(systems: dict[str, Any]) -> str:
@@ -145,7 +145,9 @@ def render_locomo(report: dict[str, Any]) -> str:
         parts += ["### Graph-assisted retrieval", "",
                   "`hybrid_graph_hop` is `hybrid` with the graph's second hop (`memlake.graph.hop`): the sessions "
                   "sharing rare entities with the first sessions found move up. Multi-hop questions (category 1) "
-                  "have their evidence in several sessions.", "", graph_hop, ""]
+                  "have their evidence in several sessions. `hybrid_graph_list` is `hybrid` with the graph's "
+                  "candidate list (`memlake.graph.links`): the turns naming the question's entities and its first "
+                  "hits' join the fusion.", "", graph_hop, ""]
     adaptation = report.get("adaptation")
     if adaptation:
         parts += ["`hybrid_adapted`, `hybrid_adapted_no_session_lift` and `vector_adapted` are `hybrid`, "

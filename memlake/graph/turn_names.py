@@ -113,7 +113,9 @@ def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) ->
         speaker_is = USER_SUBJECT if role == "user" else speaker
         seen: set[tuple[str, str]] = set()
         for name in read.names:
-            votes.setdefault((agent, name.text.lower()), Counter())[name.type] += CUE_WEIGHT if name.cued else 1
+            # a request's topic votes nothing: its other mentions type it
+            weight = CUE_WEIGHT if name.cued else 0 if name.untyped else 1
+            votes.setdefault((agent, name.text.lower()), Counter())[name.type] += weight
             if (name.text, name.type) not in seen:
                 seen.add((name.text, name.type))
                 mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))

@@ -18,6 +18,11 @@ sentence, not from a list of companies: banked with ("I bank with Monzo"), joine
 organisation beside it ("Monzo, the banking app", "the Monzo app"). A name with no label and no cue is not kept:
 precision first.
 
+The small pipeline labels an unknown capitalised word a person where a request names its topic ("Describe Lisbon",
+"Tell me about Monzo", "What do you know about Ghent?"): there the PERSON label is no evidence, so such a name is
+`untyped` (read as a concept, its vote weighing nothing): its other mentions type it ("moving to Lisbon"). Whom a
+request addresses ("Remind Anna", "Tell Priya about the flat") keeps the label.
+
 Two kinds of capitalised word are never names: a chat's role words ("User", "Assistant"), and a request verb that
 opens a sentence ("Summarise this for Anna", "Describe Lisbon"): the first word of a sentence, a verb the
 lemmatizer knows, that is the sentence's command (tagged a base-form verb, or the sentence has no other verb). Such
@@ -73,6 +78,10 @@ WORK_AT_VERBS = frozenset({"work", "intern", "volunteer", "teach", "study", "joi
 # A capital after a lowercase letter inside a word, past a Mc/Mac/O' name: a code identifier or a brand of software
 # ("KeyError", "PgBouncer"), no one of the user's world.
 _INNER_CAPITAL = re.compile(r"^(?!Mc|Mac|O['’])\w*[a-z][A-Z]")
+# Verbs whose object is what a request is about, not whom it addresses ("Describe Lisbon"; "Remind Anna" addresses).
+TOPIC_VERBS = frozenset(
+    """describe explain summarise summarize compare define outline research review analyse analyze discuss
+    evaluate assess""".split())  # noqa: SIM905
 # Calendar words and their abbreviations: a date, never an entity.
 CALENDAR_WORDS = frozenset(
     """mon tue tues wed thu thur thurs fri sat sun monday tuesday wednesday thursday friday saturday sunday jan feb
@@ -89,6 +98,7 @@ class Name:
     start: int
     end: int
     cued: bool  # typed by the words around it, not by the pipeline's label alone
+    untyped: bool = False  # a request's topic the pipeline labelled a person: its type is left to its other mentions
 
 
 def names_in(text: str) -> list[Name]:
@@ -104,9 +114,10 @@ def names_in(text: str) -> list[Name]:
             continue
         cue = _cue_of(span, span.root)
         kind = cue if cue is not None else _type_of(span)
+        untyped = cue is None and kind == "person" and _asked_about(span.root)
         if kind:
-            found.append(Name(text[said.start_char:said.end_char], kind, said.start_char, said.end_char,
-                              cue is not None))
+            found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
+                              said.end_char, cue is not None, untyped))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)
 
@@ -124,6 +135,18 @@ def _without_request_verbs(text: str) -> Doc:
     return parse("".join(chars))
 
 
+def _asked_about(head: Token) -> bool:
+    """Whether a name is what a request is about: the object of a topic verb ("describe Lisbon"), or of "about" in a
+    request ("tell me about Monzo", "what do you know about Ghent?"): a verb with no subject, or "you" as it."""
+    verb = head.head
+    if head.dep_ == "pobj" and verb.lower_ == "about":
+        verb = verb.head
+    elif not (head.dep_ == "dobj" and verb.lemma_.lower() in TOPIC_VERBS):
+        return False
+    subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+    return verb.pos_ in ("VERB", "AUX") and all(s.lower_ == "you" for s in subjects)
+
+
 def _request_verbs(doc: Doc) -> list[Token]:
     """The capitalised verbs that open a sentence as its command: "Summarise ...", "Describe Lisbon"; not "Mark
     called me" (Mark is the subject) nor "Will and I went" (another verb is the sentence's)."""
@@ -135,7 +158,8 @@ def _request_verbs(doc: Doc) -> list[Token]:
         if first.dep_ in ("nsubj", "nsubjpass") or any(c.dep_ in ("nsubj", "nsubjpass") for c in first.children):
             continue
         others = [t for t in sentence if t.i != first.i and t.pos_ in ("VERB", "AUX")]
-        if first.tag_ == "VB" or not others:
+        # a verb only (no noun) the pipeline took for a name's first word: "Describe Lisbon, I am moving there"
+        if first.tag_ == "VB" or not others or (first.tag_ == "NNP" and only_a_verb(first.text)):
             found.append(first)
     return found
 

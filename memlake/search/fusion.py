@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from memlake.search.candidates import Lists
 from memlake.search.params import SearchParams, turn_key
 from memlake.search.plan import Plan
 from memlake.vectors import VECTOR
+
+if TYPE_CHECKING:  # the graph's links are built by the caller (Memory): search reads no lake table
+    from memlake.graph.links import GraphLinks
 
 _MATCHED = "_matched"  # on a hit standing for its turn: the kind of key that matched (sentence, question)
 _PART = "_part"  # on a hit standing for its turn: the key of the long turn's passage that matched, if one did
@@ -176,6 +179,28 @@ def parts_as_turns(
             # still the part of it that matched
             first[_PART] = row[_PART]
     return out
+
+
+def add_graph_list(plan: Plan, fused: Fused, graph: GraphLinks) -> None:
+    """The turns the graph pulls (memlake.graph.links: those naming the query's entities or its first
+    `graph_seeds` hits'), fused as one more list: each its RRF term, scaled by its pull relative to the
+    strongest and by `graph_weight`. A turn only this list found joins with a light row; the fetch gives it
+    its whole row, and the search's filters apply to it as to any other."""
+    params = plan.params
+    turns = [c for c in fused.candidates.values() if c.row.get("kind") == "turn"]
+    first = sorted(turns, key=lambda c: -c.rrf)[: params.graph_seeds]
+    seeds = [(str(c.row["conversation_id"]), int(c.row["turn_start"])) for c in first]
+    pulled = graph.pulled(plan.query, seeds, params.graph_depth)[: params.candidates]
+    if not pulled:
+        return
+    strongest = pulled[0][1]
+    for rank, ((conversation, index), pull) in enumerate(pulled, start=1):
+        key = turn_key(plan.agent_id, conversation, index)
+        cand = fused.candidates.get(key)
+        if cand is None:
+            cand = fused.candidates[key] = _light(conversation, index, graph.times.get((conversation, index)))
+        cand.ranks["graph"] = rank
+        cand.rrf += params.graph_weight * (pull / strongest) / (params.rrf_k + rank)
 
 
 # -- the lifts a turn gets from its context ------------------------------------------------------

@@ -31,6 +31,11 @@ class SearchParams:
     importance_weight: float = 0.0
     access_weight: float = 0.0
     mention_weight: float = 0.0
+    # the turns naming the query's entities and its first hits' (memlake.graph.links), fused as one more list at
+    # this weight (0 = off); the first `graph_seeds` hits' entities pull too; depth 2 adds related entities
+    graph_weight: float = 0.0
+    graph_seeds: int = 3
+    graph_depth: int = 1
     text_score_power: float = 1.0  # 0 = plain RRF; 1 = each term scaled by score / best score of its list
     vector_score_power: float = 1.0
     mmr_lambda: float = 1.0
@@ -47,6 +52,10 @@ class SearchParams:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise BadRequest(f"{name} must be a number, got {value!r}")
+        if isinstance(self.graph_seeds, bool) or not isinstance(self.graph_seeds, int) or self.graph_seeds < 0:
+            raise BadRequest(f"graph_seeds must be a whole number of at least 0, got {self.graph_seeds!r}")
+        if self.graph_depth not in (1, 2) or isinstance(self.graph_depth, bool):
+            raise BadRequest(f"graph_depth must be 1 or 2, got {self.graph_depth!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise BadRequest(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
         if not 0.0 < self.same_conversation_decay <= 1.0:
@@ -77,6 +86,9 @@ class SearchParams:
             importance_weight=settings.search_importance_weight,
             access_weight=settings.search_access_weight,
             mention_weight=settings.search_mention_weight,
+            graph_weight=settings.search_graph_weight,
+            graph_seeds=settings.search_graph_seeds,
+            graph_depth=settings.search_graph_depth,
             question_weight=settings.search_question_weight,
             mmr_lambda=settings.mmr_lambda,
             same_conversation_decay=settings.search_same_conversation_decay,

@@ -84,9 +84,9 @@ def plan_search(
 def _adjusted(params: SearchParams, query: str) -> SearchParams:
     if params.k > params.candidates:  # each list is asked for at least the rows the caller wants
         params = replace(params, candidates=params.k)
-    lifts = (params.session_weight, params.window_weight, params.neighbor_weight)
+    lifts = (params.session_weight, params.window_weight, params.neighbor_weight, params.graph_weight)
     if any(lifts) and names_identifier(query):
         # an identifier is matched on its own: no turn rises on what its session, window or neighbour
         # matched, else a turn beside the exact one, or a session of near-miss numbers, outranks it
-        params = replace(params, session_weight=0.0, window_weight=0.0, neighbor_weight=0.0)
+        params = replace(params, session_weight=0.0, window_weight=0.0, neighbor_weight=0.0, graph_weight=0.0)
     return params

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -23,11 +23,14 @@ from memlake.search.finish import (
     result_frame,
     with_whole_rows,
 )
-from memlake.search.fusion import Candidate, Fused, add_context_lifts, fuse
+from memlake.search.fusion import Candidate, Fused, add_context_lifts, add_graph_list, fuse
 from memlake.search.params import SPECS, IndexSpec, SearchParams
 from memlake.search.plan import Plan, plan_search
 from memlake.search.rerank import Mentions, Scoring, shortlist
 from memlake.vectors import VECTOR, Filters, VectorStore
+
+if TYPE_CHECKING:
+    from memlake.graph.links import GraphLinks
 
 
 class Searcher:
@@ -62,8 +65,10 @@ class Searcher:
         as_of: datetime | str | None = None,
         access_counts: Mapping[str, int] | None = None,
         query_vector: np.ndarray | None = None,
+        graph: GraphLinks | None = None,
     ) -> pl.DataFrame:
-        """The `params.k` best rows of one agent for `query`, best first (see the package doc)."""
+        """The `params.k` best rows of one agent for `query`, best first (see the package doc); `graph` (the
+        agent's links) adds the turns its entities pull as one more list when `params.graph_weight` > 0."""
         plan = plan_search(spec, query, agent_id, params, filters or Filters(), as_of)
         if not self.store.exists(spec.table):
             return empty_result(spec)
@@ -71,6 +76,8 @@ class Searcher:
         if source is None:
             return empty_result(spec)
         fused = fuse(plan, candidate_lists(self.store, plan, source))
+        if graph is not None and plan.params.graph_weight > 0 and spec.result_kinds:
+            add_graph_list(plan, fused, graph)
         mentions = Mentions.of(spec, query, (c.row for c in fused.candidates.values()))
         scoring = Scoring(spec, mentions, plan.params, plan.when, access_counts or {})
         candidates: dict[str, Candidate] = fused.candidates
@@ -146,11 +153,13 @@ def search_memory(
     store: VectorStore | None = None,
     access: AccessLog | None = None,
     turn_store: VectorStore | None = None,
+    graph: GraphLinks | None = None,
     **overrides: Any,
 ) -> pl.DataFrame:
     """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
     `access` is the home's access log (read whole when not given), for the access-frequency boost;
-    `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`)."""
+    `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`);
+    `graph` the agent's graph links, for the graph list (`graph_weight`)."""
     if scope not in SPECS:
         raise BadRequest(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
     when = parse_as_of(as_of, end_of_day=True)
@@ -169,4 +178,5 @@ def search_memory(
         as_of=when,
         access_counts=(access or AccessLog(settings)).counts(agent_id, scope, when),
         query_vector=query_vector,
+        graph=graph,
     )

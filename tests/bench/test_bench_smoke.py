@@ -46,7 +46,7 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     saved = json.loads(out.read_text())
     assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
     assert set(saved["systems"]) == {"hybrid", "bm25", "vector", "untuned_rrf", "hybrid_no_session_lift",
-                                     "hybrid_graph_hop"}
+                                     "hybrid_graph_hop", "hybrid_graph_list"}
     for system in saved["systems"].values():
         for k in KS:
             assert 0.0 <= system["all"][f"turn_any@{k}"] <= 1.0
@@ -66,6 +66,7 @@ def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     # the graph-assisted row, with multi-hop session recall_all@5 on both halves (sample 0 is in the tuning half)
     graph_hop = markdown.split("### Graph-assisted retrieval", 1)[1].split("\n### ", 1)[0]
     assert "| hybrid_graph_hop |" in graph_hop and "| hybrid |" in graph_hop and "multi-hop session all@5" in graph_hop
+    assert "| hybrid_graph_list |" in graph_hop
     assert "| python_speed_ms | " in markdown and " → " in markdown
 
     # a run with a model the project does not ship is shown beside, under its own heading

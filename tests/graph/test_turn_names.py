@@ -80,3 +80,17 @@ def test_a_request_verb_a_distiller_listed_as_an_untyped_name_is_no_entity() -> 
     names = build_graph(listed, no_facts(), None, 0.85, turns=chat).entities["name"].to_list()
     assert "Summarise" not in names and "Explain" not in names
     assert {"Rob", "Berlin", "Kafka"} <= set(names)  # a verb a turn names ("Rob says hi"), a place, a noun
+
+
+def test_a_name_asked_about_takes_its_type_from_its_other_mentions_not_from_the_request() -> None:
+    chat = turns("a5", "c5", "2024-05-06",
+                 ("user", "Describe Lisbon to me."),
+                 ("user", "Tell me about Monzo."),
+                 ("user", "What do you know about Ghent?"),
+                 ("user", "I am moving to Lisbon next month, and I bank with Monzo."),
+                 ("user", "My cousin studies in Ghent."))
+    graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
+    types = dict(graph.entities.select("name", "type").iter_rows())
+    assert types["Lisbon"] == "place" and types["Monzo"] == "organization" and types["Ghent"] == "place"
+    said = graph.mentions.filter(pl.col("name").is_in(["Lisbon", "Monzo", "Ghent"]))
+    assert "person" not in said["type"].to_list()
