@@ -725,7 +725,8 @@ class Memory:
         gate: str | None = None,
     ) -> Any:
         """The context block to put before the model for `query`: a `ContextBlock` (text, sections, token
-        count, provenance of every line), within `budget` tokens of the packaged MiniLM tokenizer.
+        count, provenance of every line), within `budget` tokens of the packaged MiniLM tokenizer (50 to 100,000:
+        `memlake.requests.ContextRequest`, the bounds HTTP and MCP take too).
 
         `compact`: the date, the user's overrides, then the one section the relevance gate chose; budget default
         the `context_budget_tokens` setting. `full`: the date, the overrides, then profile, working memory,

@@ -57,7 +57,8 @@ def test_remember_reject_and_forget_a_fact(served: Served) -> None:
     assert gone["count"] >= 1
     assert not any(r["fact_id"] == fact_id for r in alice.get("/v1/memory/facts").json()["rows"])
     refused = alice.post("/v1/memory/reject", json={"fact_id": "f_no_such_fact"})
-    assert refused.status_code == 400 and error_of(refused)
+    # no such fact is not found (memlake.errors.NotFound), as a fact's history says; it was a 400 as every ValueError
+    assert refused.status_code == 404 and "has no fact 'f_no_such_fact'" in error_of(refused)
 
 
 def test_the_memory_tools_for_a_function_calling_agent(served: Served) -> None:
