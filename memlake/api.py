@@ -26,6 +26,7 @@ from memlake.graph.links import GraphLinks
 from memlake.lake import Lake, query
 from memlake.moments import as_utc_or_none
 from memlake.requests import (
+    FULL_BUDGET,
     ContextRequest,
     FactsRequest,
     HistoryRequest,
@@ -731,13 +732,11 @@ class Memory:
         `compact`: the date, the user's overrides, then the one section the relevance gate chose; budget default
         the `context_budget_tokens` setting. `full`: the date, the overrides, then profile, working memory,
         recent summaries, key relationships and the query's matched excerpts, memories and summaries, each under
-        its own budget (`assemble.FULL_SECTIONS`), a line already in left out; budget default their sum, a
+        its own budget (`memlake.requests.FULL_SECTIONS`), a line already in left out; budget default their sum, a
         smaller one cutting the last sections first. `gate`: heuristic, llm (the core model; the heuristic when
         none is set or it fails) or off; default the `context_gate` setting. `as_of` gives the block as it would
         have been then (what was said at that instant included). The same request within
         `context_cache_seconds` gets the same block, unless the agent's memory was written since."""
-        from memlake.context.assemble import FULL_BUDGET  # deferred: with the fact fold it reads
-
         _check_text("query", query)
         if not query or not query.strip():
             raise BadRequest(f"a context block needs a question, got {query!r}")

@@ -1,7 +1,7 @@
 """One request model per read of `Memory`, with its bounds: the one place a bound is stated. `Memory` checks what
 it is asked against these models; the HTTP service's bodies and query parameters, the MCP server's `context` tool
 and the CLI's options take their bounds and defaults from here (a compact block's default budget is the
-`context_budget_tokens` setting; a full one's is `memlake.context.assemble.FULL_BUDGET`, the sum of its sections').
+`context_budget_tokens` setting; a full one's is `FULL_BUDGET`, the sum of its sections').
 
 A value out of its bounds is a `BadRequest` whose message names the value and the bound (`checked`).
 """
@@ -18,6 +18,11 @@ MAX_TEXT = 20_000  # characters of a query, a subject or a fact: more is a mista
 # A context block's tokens: the date and the delimiters alone take ~45 (MiniLM's tokenizer), so below 50 no
 # memory fits and the block is refused; above 100,000 no model reads it.
 MIN_CONTEXT_BUDGET, MAX_CONTEXT_BUDGET = 50, 100_000
+# full mode: the sections in priority order (a smaller total budget cuts the last first) and their budgets; their
+# sum is a full block's default budget (memlake.context.assemble fits the sections to it)
+FULL_SECTIONS = (("profile", 2000), ("working memory", 3000), ("summaries", 3000), ("key relationships", 300),
+                 ("matched excerpts", 3000), ("matched memories", 3000), ("matched summaries", 3000))
+FULL_BUDGET = sum(tokens for _, tokens in FULL_SECTIONS)
 ContextMode = Literal["compact", "full"]
 GateMode = Literal["heuristic", "llm", "off"]  # llm: memlake.context.llm_gate, on top of the heuristic
 CONTEXT_MODES: tuple[str, ...] = get_args(ContextMode)

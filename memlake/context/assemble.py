@@ -90,10 +90,6 @@ def _render(today: date, sections: Iterable[tuple[str, list[ContextLine]]]) -> s
     return "\n".join([f"Today is {today:%Y-%m-%d} (UTC).", BLOCK_OPEN, PREAMBLE, *body, BLOCK_CLOSE])
 
 
-# full mode: the sections in priority order (a smaller total budget cuts the last first) and their budgets
-FULL_SECTIONS = (("profile", 2000), ("working memory", 3000), ("summaries", 3000), ("key relationships", 300),
-                 ("matched excerpts", 3000), ("matched memories", 3000), ("matched summaries", 3000))
-FULL_BUDGET = sum(tokens for _, tokens in FULL_SECTIONS)
 
 
 @dataclass(frozen=True)

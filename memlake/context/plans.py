@@ -1,7 +1,7 @@
 """What each section of a context block is made of: the reads `Memory` already has, as ordered candidate lines.
 
 `compact_plans` gives the overrides, the section the gate chose and the matched excerpts; `full_plans` every
-section of `assemble.FULL_SECTIONS`. The assembler then fits them to the budget.
+section of `memlake.requests.FULL_SECTIONS`. The assembler then fits them to the budget.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 import polars as pl
 
 from memlake.context import lines as to_lines
-from memlake.context.assemble import FULL_SECTIONS, ContextLine, SectionPlan
+from memlake.context.assemble import ContextLine, SectionPlan
+from memlake.requests import FULL_SECTIONS
 from memlake.context.gate import GateDecision, first_name_in
 from memlake.lake import query
 from memlake.text import content_words
@@ -140,7 +141,7 @@ def named_relations(ask: Ask) -> list[ContextLine]:
 
 
 def full_plans(ask: Ask) -> list[SectionPlan]:
-    """Every section of `assemble.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
+    """Every section of `memlake.requests.FULL_SECTIONS`, in its order, under its budget, after the overrides."""
     hits = ask.search("facts")
     working = working_memory(ask, hits)
     by_id = {line.ref.split("@")[0]: line for line in working if line.until is None}

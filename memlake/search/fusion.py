@@ -9,9 +9,10 @@ them, and the best neighbour passes on a share of its score.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,8 +21,15 @@ from memlake.search.params import SearchParams, turn_key
 from memlake.search.plan import Plan
 from memlake.vectors import VECTOR
 
-if TYPE_CHECKING:  # the graph's links are built by the caller (Memory): search reads no lake table
-    from memlake.graph.links import GraphLinks
+
+class GraphLinks(Protocol):
+    """What search asks of the graph (memlake.graph.links.GraphLinks, built by the caller, Memory: search reads no
+    lake table, and imports no graph module, which reads the facts, which search)."""
+
+    times: Mapping[tuple[str, int], datetime | None]  # (conversation, turn index) -> when it was said
+
+    def pulled(self, query: str, seeds: Iterable[tuple[str, int]], depth: int = 1
+               ) -> list[tuple[tuple[str, int], float]]: ...
 
 _MATCHED = "_matched"  # on a hit standing for its turn: the kind of key that matched (sentence, question)
 _PART = "_part"  # on a hit standing for its turn: the key of the long turn's passage that matched, if one did

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -23,14 +23,11 @@ from memlake.search.finish import (
     result_frame,
     with_whole_rows,
 )
-from memlake.search.fusion import Candidate, Fused, add_context_lifts, add_graph_list, fuse
+from memlake.search.fusion import Candidate, Fused, GraphLinks, add_context_lifts, add_graph_list, fuse
 from memlake.search.params import SPECS, IndexSpec, SearchParams
 from memlake.search.plan import Plan, plan_search
 from memlake.search.rerank import Mentions, Scoring, shortlist
 from memlake.vectors import VECTOR, Filters, VectorStore
-
-if TYPE_CHECKING:
-    from memlake.graph.links import GraphLinks
 
 
 class Searcher:

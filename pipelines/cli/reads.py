@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from memlake.api import Memory
-from memlake.context.assemble import FULL_BUDGET
 from memlake.requests import (
     CONTEXT_MODES,
     DEFAULT_SEARCH_K,
+    FULL_BUDGET,
     GATE_MODES,
     MAX_CONTEXT_BUDGET,
     MAX_SEARCH_K,
