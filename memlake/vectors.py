@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # LanceDB logs "No existing dataset ... it will be created" as a warning on every first index build; read
 # when lancedb is imported, so set before it. Errors still print; LANCEDB_LOG in the environment wins.
@@ -61,6 +61,9 @@ from memlake.vector_rows import (
 )
 from memlake.vector_snapshot import Snapshot, _match
 from memlake.vector_threads import run_async, submit_async, submit_background
+
+if TYPE_CHECKING:
+    from memlake.settings import ServingSettings
 
 # The store's parts, by concern, live in memlake.vector_*; their names are re-exported here, where callers import
 # them.
@@ -102,6 +105,12 @@ class VectorStore:
         # snapshots being loaded, by (key, version, embedder): a second search of the agent waits for the first
         self._loading: dict[tuple[tuple[str, str, tuple[str, ...]], int, str | None], threading.Event] = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def serving(cls, path: str | Path, serving: ServingSettings) -> VectorStore:
+        """The store of a long-lived reader, keeping the snapshots the serving group (`Settings.serving`) allows."""
+        return cls(path, snapshot_rows=serving.search_snapshot_rows,
+                   background_rows=serving.search_snapshot_background_rows)
 
     # -- tables ---------------------------------------------------------------------------
 
