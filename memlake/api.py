@@ -527,11 +527,7 @@ class Memory:
         unless the caller gave its own."""
         from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-        store = self._once("_vectors", lambda: VectorStore(
-            self.settings.lancedb_dir,
-            snapshot_rows=self.settings.search_snapshot_rows,
-            background_rows=self.settings.search_snapshot_background_rows,
-        ))
+        store = self._once("_vectors", lambda: VectorStore.serving(self.settings.lancedb_dir, self.settings.serving))
         params.setdefault("store", store)
         params.setdefault("turn_store", store)  # a fact overlay's hits read their turns here
         params.setdefault("embedder", getattr(self, "_embedder", None))

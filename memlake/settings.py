@@ -120,11 +120,120 @@ class FoldSettings(BaseModel):
     contradiction_policy: Literal["flag", "supersede"] = Field("flag", description="What a contradiction does.")
 
 
-class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
+class SearchSettings(BaseModel):
+    """How a search ranks: the candidate lists, their fusion, the lifts and the diversity of the answer
+    (`memlake.search.params.SearchParams.from_settings` takes the group whole)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rrf_k: int = Field(10, description="Reciprocal Rank Fusion constant (measured on LoCoMo 0-4: 10 beats 60).")
+    recency_half_life_days: float = Field(180.0, description="Half-life of the recency boost, from as_of.")
+    mmr_lambda: float = Field(
+        0.9, description="MMR relevance weight (1.0 = no diversity; on LoCoMo 0.7-1.0 measure the same, 0.5 worse)."
+    )
+    search_same_conversation_decay: float = Field(
+        0.85, gt=0, le=1,
+        description="A turn hit's score is multiplied by this for every 100 words of better hits already taken "
+        "from its conversation, so that a budget of words reaches more conversations (1 = off). RealMem held back: "
+        "evidence inside 750 words 0.554 -> 0.603 (BM25 0.571); LoCoMo held back: turn any@10 0.863 -> 0.858, "
+        "evidence in 750 words 0.852 -> 0.847 (docs/decisions.md).",
+    )
+    window_turns: int = Field(1, description="Adjacent turns added around each hit.")
+    search_candidates: int = Field(50, description="Rows taken from each candidate list (vector, full text).")
+    search_session_weight: float = Field(
+        0.5, ge=0,
+        description="How much a session hit lifts the turns inside it (on LoCoMo 0.5 adds 1.1 points of turn "
+        "recall@10, 1.4 on the held-back half; 0 = off). Off for a query naming an identifier, where a session "
+        "of near-miss identifiers would outvote the exact match.",
+    )
+    search_window_weight: float = Field(
+        0.8, ge=0, description="How much a window hit lifts (and brings in) its turns (needs chunk_window_size > 1)."
+    )
+    search_recency_weight: float = Field(
+        0.1, ge=0, description="Weight of the recency boost (score x (1 + w x recency))."
+    )
+    search_importance_weight: float = Field(0.2, ge=0, description="Weight of the importance boost (0..1 importance).")
+    search_access_weight: float = Field(0.1, ge=0, description="Weight of the access-frequency boost.")
+    search_neighbor_weight: float = Field(
+        0.3, ge=0, description="Share of a turn's fused score passed to the turns just before and after it."
+    )
+    search_graph_hop_weight: float = Field(
+        0.0, ge=0,
+        description="Graph-assisted retrieval: how much a turn's session sharing rare entities with the search's "
+        "first sessions lifts it (memlake.graph.hop; 0 = off). Off by default: see docs/benchmarks.md for what "
+        "it did on LoCoMo.",
+    )
+    search_graph_hop_seeds: int = Field(
+        1, ge=1, description="How many first sessions of a search the graph hop starts from (1: tuned on LoCoMo 0-4)."
+    )
+    search_graph_weight: float = Field(
+        0.0, ge=0,
+        description="Graph-assisted retrieval: the turns naming the query's entities and its first hits' (graph "
+        "mentions, memlake.graph.links) fused as one more candidate list at this weight (0 = off).",
+    )
+    search_graph_seeds: int = Field(3, ge=0, description="How many first hits' entities the graph list pulls by.")
+    search_graph_depth: int = Field(
+        1, ge=1, le=2, description="1: the entities named; 2: also those a stated relation ties them to."
+    )
+    search_mention_weight: float = Field(
+        1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
+    )
+    search_question_weight: float = Field(
+        0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
+    )
+
+
+class ContextSettings(BaseModel):
+    """How the context block is assembled: its budget, its relevance floor and gate, and how long it is reused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
+    context_relevance_floor: float = Field(
+        0.0, ge=0, le=1, description="A search hit (excerpt, fact, summary) enters the context block only when its "
+        "score is at least this share of the best hit's: a block holds less than its budget when less is relevant "
+        "(0: every hit, up to the budget). 0.4, chosen on LoCoMo 0-4, cut a fifth of the tokens but lost 0.012 of "
+        "the evidence on the held-back half, so it is not the default (docs/decisions.md, 2026-11-28).")
+    context_gate: Literal["heuristic", "llm", "off"] = Field(
+        "heuristic", description="Relevance gate of the context block: cues in the question (heuristic), the core "
+        "model (llm: one short call per new question, cached; the heuristic when no model is set or it fails), "
+        "or off (facts for every question).")
+    context_gate_timeout_seconds: float = Field(
+        5.0, description="The llm gate's wait for the model (one try) before it falls back to the heuristic.")
+    context_cache_seconds: float = Field(
+        10.0, description="How long a context block is reused for the same request; any write to the agent's "
+        "memory, by any process, ends it sooner. 0 = no cache.")
+
+
+class ServingSettings(BaseModel):
+    """What a long-lived reader (`Memory`, so `memlake serve` and `memlake mcp`) keeps in memory: the index
+    snapshots `memlake.vectors.VectorStore.serving` takes whole. The HTTP service's own settings (its upstream
+    model, its request bounds) are `service.config.ServiceSettings`, outside the core, which imports no service."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    search_snapshot_rows: int = Field(
+        300_000,
+        description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "
+        "table version per entry, least recently used dropped first, about 2 KB a row with 384-d vectors. An agent "
+        "with more rows is searched in LanceDB directly. 0 = off.",
+    )
+    search_snapshot_background_rows: int = Field(
+        10_000,
+        description="An agent with more index rows than this has its snapshot loaded on a background thread; "
+        "its searches read LanceDB until it is ready (a 100k-row agent, cold: the first 1.7 s instead of 4.8 s, the "
+        "next ~0.1 s each until the snapshot is ready).",
+    )
+
+
+class Settings(
+    LimitsSettings, ChunkingSettings, FoldSettings, SearchSettings, ContextSettings, ServingSettings, BaseSettings
+):
     """Every tunable of memlake, with its default and what it means.
 
     The settings the code takes together are typed once, in a group (`LimitsSettings`, `ChunkingSettings`,
-    `FoldSettings`), and handed out whole (`settings.chunking`). Their fields are Settings' own, so a home's
+    `FoldSettings`, `SearchSettings`, `ContextSettings`, `ServingSettings`), and handed out whole
+    (`settings.chunking`). Their fields are Settings' own, so a home's
     memlake.toml and the MEMLAKE_* variables name them flat, as before the groups (docs/decisions.md, 2026-11-28)."""
 
     model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="forbid", frozen=True)
@@ -226,90 +335,6 @@ class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
         "them (within one type; people's names must also be spelled alike)."
     )
 
-    # Search and context
-    rrf_k: int = Field(10, description="Reciprocal Rank Fusion constant (measured on LoCoMo 0-4: 10 beats 60).")
-    recency_half_life_days: float = Field(180.0, description="Half-life of the recency boost, from as_of.")
-    mmr_lambda: float = Field(
-        0.9, description="MMR relevance weight (1.0 = no diversity; on LoCoMo 0.7-1.0 measure the same, 0.5 worse)."
-    )
-    search_same_conversation_decay: float = Field(
-        0.85, gt=0, le=1,
-        description="A turn hit's score is multiplied by this for every 100 words of better hits already taken "
-        "from its conversation, so that a budget of words reaches more conversations (1 = off). RealMem held back: "
-        "evidence inside 750 words 0.554 -> 0.603 (BM25 0.571); LoCoMo held back: turn any@10 0.863 -> 0.858, "
-        "evidence in 750 words 0.852 -> 0.847 (docs/decisions.md).",
-    )
-    window_turns: int = Field(1, description="Adjacent turns added around each hit.")
-    search_candidates: int = Field(50, description="Rows taken from each candidate list (vector, full text).")
-    search_session_weight: float = Field(
-        0.5, ge=0,
-        description="How much a session hit lifts the turns inside it (on LoCoMo 0.5 adds 1.1 points of turn "
-        "recall@10, 1.4 on the held-back half; 0 = off). Off for a query naming an identifier, where a session "
-        "of near-miss identifiers would outvote the exact match.",
-    )
-    search_window_weight: float = Field(
-        0.8, ge=0, description="How much a window hit lifts (and brings in) its turns (needs chunk_window_size > 1)."
-    )
-    search_recency_weight: float = Field(
-        0.1, ge=0, description="Weight of the recency boost (score x (1 + w x recency))."
-    )
-    search_importance_weight: float = Field(0.2, ge=0, description="Weight of the importance boost (0..1 importance).")
-    search_access_weight: float = Field(0.1, ge=0, description="Weight of the access-frequency boost.")
-    search_neighbor_weight: float = Field(
-        0.3, ge=0, description="Share of a turn's fused score passed to the turns just before and after it."
-    )
-    search_graph_hop_weight: float = Field(
-        0.0, ge=0,
-        description="Graph-assisted retrieval: how much a turn's session sharing rare entities with the search's "
-        "first sessions lifts it (memlake.graph.hop; 0 = off). Off by default: see docs/benchmarks.md for what "
-        "it did on LoCoMo.",
-    )
-    search_graph_hop_seeds: int = Field(
-        1, ge=1, description="How many first sessions of a search the graph hop starts from (1: tuned on LoCoMo 0-4)."
-    )
-    search_graph_weight: float = Field(
-        0.0, ge=0,
-        description="Graph-assisted retrieval: the turns naming the query's entities and its first hits' (graph "
-        "mentions, memlake.graph.links) fused as one more candidate list at this weight (0 = off).",
-    )
-    search_graph_seeds: int = Field(3, ge=0, description="How many first hits' entities the graph list pulls by.")
-    search_graph_depth: int = Field(
-        1, ge=1, le=2, description="1: the entities named; 2: also those a stated relation ties them to."
-    )
-    search_mention_weight: float = Field(
-        1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
-    )
-    search_question_weight: float = Field(
-        0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
-    )
-    search_snapshot_rows: int = Field(
-        300_000,
-        description="Index rows a long-lived reader (Memory) keeps in memory: one agent's rows of one table at one "
-        "table version per entry, least recently used dropped first, about 2 KB a row with 384-d vectors. An agent "
-        "with more rows is searched in LanceDB directly. 0 = off.",
-    )
-    search_snapshot_background_rows: int = Field(
-        10_000,
-        description="An agent with more index rows than this has its snapshot loaded on a background thread; "
-        "its searches read LanceDB until it is ready (a 100k-row agent, cold: the first 1.7 s instead of 4.8 s, the "
-        "next ~0.1 s each until the snapshot is ready).",
-    )
-    context_budget_tokens: int = Field(800, description="Token budget of the assembled context block.")
-    context_relevance_floor: float = Field(
-        0.0, ge=0, le=1, description="A search hit (excerpt, fact, summary) enters the context block only when its "
-        "score is at least this share of the best hit's: a block holds less than its budget when less is relevant "
-        "(0: every hit, up to the budget). 0.4, chosen on LoCoMo 0-4, cut a fifth of the tokens but lost 0.012 of "
-        "the evidence on the held-back half, so it is not the default (docs/decisions.md, 2026-11-28).")
-    context_gate: Literal["heuristic", "llm", "off"] = Field(
-        "heuristic", description="Relevance gate of the context block: cues in the question (heuristic), the core "
-        "model (llm: one short call per new question, cached; the heuristic when no model is set or it fails), "
-        "or off (facts for every question).")
-    context_gate_timeout_seconds: float = Field(
-        5.0, description="The llm gate's wait for the model (one try) before it falls back to the heuristic.")
-    context_cache_seconds: float = Field(
-        10.0, description="How long a context block is reused for the same request; any write to the agent's "
-        "memory, by any process, ends it sooner. 0 = no cache.")
-
     # Sharing the cores
     run_nice: int = Field(
         10, ge=0, le=19, description="The CPU niceness `memlake run`, `memlake reindex` and the runs Dagster launches "
@@ -337,6 +362,21 @@ class Settings(LimitsSettings, ChunkingSettings, FoldSettings, BaseSettings):
     def chunking(self) -> ChunkingSettings:
         """The chunker's settings, as one group (its fields only)."""
         return _group(self, ChunkingSettings)
+
+    @property
+    def search(self) -> SearchSettings:
+        """The search's ranking settings, as one group."""
+        return _group(self, SearchSettings)
+
+    @property
+    def context(self) -> ContextSettings:
+        """The context block's settings, as one group."""
+        return _group(self, ContextSettings)
+
+    @property
+    def serving(self) -> ServingSettings:
+        """What a long-lived reader keeps in memory, as one group."""
+        return _group(self, ServingSettings)
 
     @property
     def landing_dir(self) -> Path:

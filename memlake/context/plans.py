@@ -14,9 +14,9 @@ import polars as pl
 
 from memlake.context import lines as to_lines
 from memlake.context.assemble import ContextLine, SectionPlan
-from memlake.requests import FULL_SECTIONS
 from memlake.context.gate import GateDecision, first_name_in
 from memlake.lake import query
+from memlake.requests import FULL_SECTIONS
 from memlake.text import content_words
 
 HITS = 10  # search hits a section of facts or summaries is made from, best first

@@ -9,6 +9,7 @@ from typing import Any
 from memlake.chunks import chunk_id
 from memlake.errors import BadRequest
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX
+from memlake.settings import SearchSettings
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ class SearchParams:
                 raise BadRequest(f"{name} must be at least 0, got {getattr(self, name)!r}")
 
     @classmethod
-    def from_settings(cls, settings: Any, **overrides: Any) -> SearchParams:
-        """The settings' knobs, with `overrides` (None: keep the setting) on top; built and checked once."""
+    def from_settings(cls, settings: SearchSettings, **overrides: Any) -> SearchParams:
+        """The search group's knobs (`Settings.search`), with `overrides` (None: keep the setting) on top; built and
+        checked once."""
         unknown = sorted(set(overrides) - set(_FIELDS))
         if unknown:
             raise BadRequest(f"unknown search setting {', '.join(unknown)}: one of {', '.join(_FIELDS)}")

@@ -74,18 +74,26 @@ def test_a_negative_search_weight_is_refused_naming_the_setting(tmp_path: Path, 
         load_settings(tmp_path / "home")
 
 
-def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_path: Path, monkeypatch):
-    """A memlake.toml of flat names (as every home has one) still loads: each setting lands in its typed group,
-    which the code takes whole (`settings.chunking`, `settings.limits`), and an environment variable still wins."""
+def _flat_home_settings(tmp_path: Path, monkeypatch, toml: str, **environment: str) -> Settings:
+    """The settings of a home whose memlake.toml is `toml` (flat names, as homes made before the groups have),
+    with `environment` set."""
     monkeypatch.delenv("MEMLAKE_SETTINGS_FILE", raising=False)
     home = tmp_path / "home"
     home.mkdir()
-    (home / "memlake.toml").write_text(
-        "chunk_window_size = 3\nchunk_sentences = false\nchunk_long_turn_tokens = 96\n"
-        "max_message_chars = 5000\nmmr_lambda = 0.8\ncontradiction_policy = \"supersede\"\n")
-    monkeypatch.setenv("MEMLAKE_CHUNK_LONG_TURN_KEYS", "4")
+    (home / "memlake.toml").write_text(toml)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    return load_settings(home)
 
-    settings = load_settings(home)
+
+def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_path: Path, monkeypatch):
+    """A memlake.toml of flat names (as every home has one) still loads: each setting lands in its typed group,
+    which the code takes whole (`settings.chunking`, `settings.limits`), and an environment variable still wins."""
+    settings = _flat_home_settings(
+        tmp_path, monkeypatch,
+        "chunk_window_size = 3\nchunk_sentences = false\nchunk_long_turn_tokens = 96\n"
+        "max_message_chars = 5000\nmmr_lambda = 0.8\ncontradiction_policy = \"supersede\"\n",
+        MEMLAKE_CHUNK_LONG_TURN_KEYS="4")
 
     assert (settings.chunking.chunk_window_size, settings.chunking.chunk_sentences) == (3, False)
     assert (settings.chunking.chunk_long_turn_tokens, settings.chunking.chunk_long_turn_keys) == (96, 4)
@@ -97,3 +105,30 @@ def test_a_home_written_before_the_groups_loads_its_flat_settings_into_them(tmp_
     # a group holds its own settings only: it is the staleness key of what it builds
     assert set(type(settings.chunking).model_fields) < set(Settings.model_fields)
     assert "mmr_lambda" not in type(settings.chunking).model_fields
+
+
+def test_a_flat_memlake_toml_loads_into_the_search_context_and_serving_groups(tmp_path: Path, monkeypatch):
+    """The search, context and serving settings are typed groups too (`settings.search`, `.context`,
+    `.serving`), read from the flat names an old memlake.toml and the MEMLAKE_* variables use; each group holds
+    its own settings only, and what a search or a reader is built from is the group, whole."""
+    from memlake.search.params import SearchParams
+
+    settings = _flat_home_settings(
+        tmp_path, monkeypatch,
+        "rrf_k = 25\nsearch_session_weight = 0.25\nwindow_turns = 2\nsearch_graph_hop_seeds = 3\n"
+        "context_budget_tokens = 1200\ncontext_gate = \"off\"\nsearch_snapshot_rows = 777\n",
+        MEMLAKE_CONTEXT_CACHE_SECONDS="2.5", MEMLAKE_SEARCH_SNAPSHOT_BACKGROUND_ROWS="55")
+
+    assert (settings.search.rrf_k, settings.search.search_session_weight) == (25, 0.25)
+    assert (settings.search.window_turns, settings.search.search_graph_hop_seeds) == (2, 3)
+    assert settings.search.mmr_lambda == Settings.model_fields["mmr_lambda"].default
+    assert (settings.context.context_budget_tokens, settings.context.context_gate) == (1200, "off")
+    assert settings.context.context_cache_seconds == 2.5
+    assert (settings.serving.search_snapshot_rows, settings.serving.search_snapshot_background_rows) == (777, 55)
+    groups = (settings.search, settings.context, settings.serving)
+    for group in groups:
+        assert set(type(group).model_fields) < set(Settings.model_fields)
+    assert not set.intersection(*(set(type(group).model_fields) for group in groups))
+    # a search's knobs come from the group whole, as from the settings
+    assert SearchParams.from_settings(settings.search) == SearchParams.from_settings(settings)
+    assert SearchParams.from_settings(settings.search).rrf_k == 25
