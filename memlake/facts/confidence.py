@@ -112,6 +112,7 @@ _THE_USER = frozenset({"user", "they", "them", "their", "theirs", "themselves", 
 # Modals of possibility: a hedge, not a fact ("can" is an ability, "will" a plan, both kept as said).
 _HEDGES = frozenset({"would", "could", "might", "should", "may", "'d"})
 _CONDITIONS = frozenset({"if", "unless"})
+_SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 
 
 def names_something(fact: Doc) -> bool:
@@ -127,8 +128,7 @@ def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = Fa
     root = next((t for t in fact if t.dep_ == "ROOT"), None)
     if any(_points_at_the_chat(t, sentence) for t in fact):
         doubts.append("points at the chat")
-    if root is None or root.pos_ not in ("VERB", "AUX") or not any(
-            c.dep_ in ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl") for c in root.children):
+    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root):
         doubts.append("a fragment")
     elif _names_nothing(root):
         doubts.append("names nothing")
@@ -142,6 +142,13 @@ def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = Fa
         if assistant_chat and any(_a_request(t) for t in sentence):
             doubts.append("a request to the assistant")
     return doubts
+
+
+def _has_a_subject(root: Token) -> bool:
+    """Whether the clause has a subject: on the verb, or on an auxiliary the parser took for the verb's ("The user
+    loves checking out parks" is parsed with "loves" as an auxiliary of "checking", the subject on it)."""
+    heads = [root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))]
+    return any(c.dep_ in _SUBJECT_LABELS for head in heads for c in head.children)
 
 
 def _points_at_the_chat(token: Token, sentence: Doc | None) -> bool:
