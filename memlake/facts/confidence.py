@@ -2,12 +2,27 @@
 
 One formula, worked out here only (docs/decisions.md, 2026-11-28 "confidence and candidates"):
 
-- **prior** of one reading (`reading_prior`): on the model path, the confidence the model returned; from the
-  offline distiller, by the family of rule that read it: a slot reader (a typed value: home city, employer,
-  partner, ...) `SLOT_PRIOR`, a plain first-person sentence `SENTENCE_PRIOR`, a sentence about someone else
-  `OTHERS_PRIOR`, a guess (tag `inferred`) `INFERRED_PRIOR`. Said in a chat with an assistant, the prior is
-  multiplied by `ASSISTANT_CHAT_FACTOR`: there the user thinks aloud, asks about plans that are not theirs and
-  pastes other people's text, so what reads as a fact about them is less often one (a higher bar).
+- **prior** of one reading (`reading_prior`): on the model path, the confidence the model returned. From the offline
+  distiller (`offline_prior`, worked out as it reads and stored as the candidate's `confidence`):
+
+      prior = min(PRIOR_CAP, family * SPECIFIC_FACTOR ** specific * DOUBT_FACTOR ** doubts)
+
+  `family` is the rule family that read it: a slot reader (a typed value: home city, employer, partner, ...)
+  `SLOT_PRIOR`, a plain first-person sentence `SENTENCE_PRIOR`, a sentence about someone else `OTHERS_PRIOR`, a
+  guess (tag `inferred`) `INFERRED_PRIOR`. `specific` is 1 when the fact names something (a proper noun, a named
+  entity other than a date or time, a number). `doubts` counts the signs of a misreading (`reading_doubts`), each
+  read from the parse (`memlake.nlp`) of the fact as shown or of the sentence it was read from:
+  it points at the chat (a demonstrative, an indefinite pronoun, or a personal pronoun that is neither the user nor
+  a thing the fact named before it: "how it helped", "with them", "something just as nice"); it is a fragment (no
+  verb with a subject); it names nothing (its object a bare "a/an + adjective + noun": "hit a major snag") or its
+  company is unnamed ("The user and others"); it is hedged (a modal of possibility: would, could, might, should,
+  may) or its sentence makes it conditional ("if", "unless"); in a chat with an assistant, its sentence asks the
+  assistant to do something (an imperative: "Rewrite this: ...", "... please rewrite"), so the text is material,
+  not the user's life. One doubt puts a fact said once below the shown threshold whatever its family.
+  Episodes of offline distillers before `PRIOR_FROM_READING_SINCE` carry no such prior: theirs is the family's.
+  Said in a chat with an assistant, the prior is then multiplied by `ASSISTANT_CHAT_FACTOR`: there the user thinks
+  aloud, asks about plans that are not theirs and pastes other people's text, so what reads as a fact about them is
+  less often one (a higher bar).
 - **repetition** (`fact_confidence`): each conversation that said it again is one more independent reading,
   combined as a noisy-or of the best prior: 1 - (1 - prior) ** conversations. Said once in a conversation or ten
   times in it counts once.
@@ -22,10 +37,15 @@ kept, in history, listed by `memlake facts --candidates`, and shown once said ag
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from memlake.distill.models import INFERRED
+from memlake.nlp import parse
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
 
 # Priors of the offline distiller's rule families, and the assistant-chat factor: set by family, not fitted (on
 # LoCoMo 0-4 the families do not differ in matched share); the `shown_confidence` threshold over them was swept
@@ -35,7 +55,15 @@ SENTENCE_PRIOR = 0.7
 OTHERS_PRIOR = 0.6
 INFERRED_PRIOR = 0.5
 ASSISTANT_CHAT_FACTOR = 0.8
+# Signals of how a fact was read (`offline_prior`): measured on the judged development samples (docs/decisions.md,
+# 2026-11-28 "a prior from reading signals"), where a fact with any doubt was right about a third as often as one
+# without; a fact naming something was not more often right among the user's own facts, so the lift is small, but it
+# lets a named, specific fact about someone else be shown after one saying.
+SPECIFIC_FACTOR = 1.15
+DOUBT_FACTOR = 0.6
+PRIOR_CAP = 0.95
 OFFLINE_DISTILLER = "memlake-offline"  # the prefix of every offline distiller version
+PRIOR_FROM_READING_SINCE = 23  # the first offline distiller version whose candidates carry `offline_prior`
 USER_SUBJECTS = frozenset({"", "user", "the user"})
 
 
@@ -44,18 +72,121 @@ def reading_prior(
     tags: Iterable[str] = (), assistant_chat: bool = False,
 ) -> float:
     """The confidence of one reading of a fact, before repetition: see the module docstring."""
-    if distiller and distiller.startswith(OFFLINE_DISTILLER):
-        if INFERRED in set(tags):
-            prior = INFERRED_PRIOR
-        elif slot:
-            prior = SLOT_PRIOR
-        elif (subject or "").strip().lower() in USER_SUBJECTS:
-            prior = SENTENCE_PRIOR
-        else:
-            prior = OTHERS_PRIOR
-    else:  # the model path: what the model returned (its own default when it said nothing)
-        prior = 0.8 if returned is None or returned != returned else min(1.0, max(0.0, float(returned)))
+    known = returned is not None and returned == returned  # not None, not NaN
+    if distiller and distiller.startswith(OFFLINE_DISTILLER) and not (known and _reads_its_prior(distiller)):
+        prior = family_prior(slot=slot, subject=subject, tags=tags)
+    else:  # the model path, or an offline reading with its prior: what it returned (0.8 when it said nothing)
+        prior = min(1.0, max(0.0, float(returned))) if known else 0.8  # type: ignore[arg-type]
     return prior * ASSISTANT_CHAT_FACTOR if assistant_chat else prior
+
+
+def _reads_its_prior(distiller: str) -> bool:
+    version = distiller[len(OFFLINE_DISTILLER):].strip("-")
+    return version.isdigit() and int(version) >= PRIOR_FROM_READING_SINCE
+
+
+def family_prior(*, slot: str | None, subject: str | None, tags: Iterable[str] = ()) -> float:
+    """The prior of the offline rule family that read a fact (see the module docstring)."""
+    if INFERRED in set(tags):
+        return INFERRED_PRIOR
+    if slot:
+        return SLOT_PRIOR
+    return SENTENCE_PRIOR if (subject or "").strip().lower() in USER_SUBJECTS else OTHERS_PRIOR
+
+
+def offline_prior(content: str, sentence: str, *, slot: str | None, subject: str | None, tags: Iterable[str] = (),
+                  assistant_chat: bool = False) -> float:
+    """The prior of one offline reading: its family's, lifted when it names something, lowered for each doubt
+    (module docstring). `content` is the fact as shown, `sentence` the user's sentence it was read from ("" when
+    unknown: no doubt is then read from it); `assistant_chat` only decides whether a request in it counts."""
+    fact = parse(content)
+    lift = SPECIFIC_FACTOR if names_something(fact) else 1.0
+    doubts = len(reading_doubts(fact, parse(sentence) if sentence.strip() else None, assistant_chat=assistant_chat))
+    return round(min(PRIOR_CAP, family_prior(slot=slot, subject=subject, tags=tags) * lift * DOUBT_FACTOR ** doubts), 6)
+
+
+# Named-entity types that say nothing specific of their own: the distiller adds the day a thing was said.
+_NOT_SPECIFIC_ENTITIES = frozenset({"DATE", "TIME", "ORDINAL"})
+# The words a fact in the third person uses for the user (and "others" for the people a "we" left unnamed).
+_THE_USER = frozenset({"user", "they", "them", "their", "theirs", "themselves", "themself", "others"})
+# Modals of possibility: a hedge, not a fact ("can" is an ability, "will" a plan, both kept as said).
+_HEDGES = frozenset({"would", "could", "might", "should", "may", "'d"})
+_CONDITIONS = frozenset({"if", "unless"})
+_SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+
+
+def names_something(fact: Doc) -> bool:
+    """Whether the fact names a thing of its own: a proper noun, a named entity other than a date, or a number."""
+    in_dates = {t.i for e in fact.ents if e.label_ in _NOT_SPECIFIC_ENTITIES for t in e}
+    return any(t.i not in in_dates and (t.pos_ in ("PROPN", "NUM") or t.ent_type_) and t.lower_ not in _THE_USER
+               for t in fact)
+
+
+def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = False) -> list[str]:
+    """The signs that a fact was misread or is no fact to show (the module docstring), each as a short reason."""
+    doubts = []
+    root = next((t for t in fact if t.dep_ == "ROOT"), None)
+    if any(_points_at_the_chat(t, sentence) for t in fact):
+        doubts.append("points at the chat")
+    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root):
+        doubts.append("a fragment")
+    elif _names_nothing(root):
+        doubts.append("names nothing")
+    if any(t.lower_ == "others" and t.dep_ == "conj" and t.head.dep_.startswith("nsubj") for t in fact):
+        doubts.append("unnamed company")
+    if any(t.tag_ == "MD" and t.lower_ in _HEDGES for t in fact):
+        doubts.append("hedged")
+    if sentence is not None:
+        if any(t.dep_ == "mark" and t.lower_ in _CONDITIONS and t.head.dep_ == "advcl" for t in sentence):
+            doubts.append("conditional")
+        if assistant_chat and any(_a_request(t) for t in sentence):
+            doubts.append("a request to the assistant")
+    return doubts
+
+
+def _has_a_subject(root: Token) -> bool:
+    """Whether the clause has a subject: on the verb, or on an auxiliary the parser took for the verb's ("The user
+    loves checking out parks" is parsed with "loves" as an auxiliary of "checking", the subject on it)."""
+    heads = [root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))]
+    return any(c.dep_ in _SUBJECT_LABELS for head in heads for c in head.children)
+
+
+def _points_at_the_chat(token: Token, sentence: Doc | None) -> bool:
+    """A word standing for what only the chat shows: "that pic", "there", "something", "it" with nothing named
+    before it in the fact, or "them"/"their" the user said of others (the user's own are "me"/"my" as said)."""
+    kinds = token.morph.get("PronType")
+    if "Dem" in kinds or ("Ind" in kinds and token.pos_ == "PRON"):
+        return token.dep_ not in ("expl", "mark") and token.tag_ != "WDT"  # not "there is", not "a thing that ..."
+    if token.pos_ != "PRON" or "Prs" not in kinds:
+        return False
+    number = token.morph.get("Number")  # "it" stands for a thing, "them" for things or people: named before it
+    named_before = any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _THE_USER
+                       and (not number or t.morph.get("Number") == number or t.pos_ == "PROPN")
+                       for t in token.doc[:token.i])
+    if token.lower_ not in _THE_USER:  # it, he, she, we, you, ...
+        return not named_before
+    said_so = sentence is not None and any(t.lower_ == token.lower_ for t in sentence)
+    return said_so and not named_before
+
+
+def _names_nothing(root: Token) -> bool:
+    """The clause's object is "a/an" and adjectives before a common noun, and nothing else in it says which."""
+    objects = [c for c in root.children if c.dep_ in ("dobj", "attr")]
+    if len(objects) != 1 or objects[0].pos_ != "NOUN":
+        return False
+    noun = objects[0]
+    article = next((c for c in noun.children if c.dep_ == "det"), None)
+    return (article is not None and "Ind" in article.morph.get("Definite")
+            and all(c.dep_ in ("det", "amod") for c in noun.children)
+            and not any(c.dep_ in ("prep", "xcomp", "ccomp", "advcl") for c in root.children))
+
+
+def _a_request(token: Token) -> bool:
+    """An imperative: a verb in its base form heading a clause with no subject and no auxiliary ("Rewrite this",
+    "please translate"); not an infinitive ("to amend") nor a verb another one takes ("let me go")."""
+    return (token.tag_ == "VB" and token.dep_ in ("ROOT", "advcl", "ccomp", "conj", "parataxis")
+            and not any(c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "mark", "expl") for c in token.children)
+            and not (token.dep_ == "ccomp" and token.head.lemma_ in ("let", "make", "help")))
 
 
 def fact_confidence(prior: float, conversations: int) -> float:

@@ -6,8 +6,8 @@ import re
 from dataclasses import replace
 
 from memlake.distill.dates import find_dates
-from memlake.distill.models import Conversation, DistilledSession, Entity, Usage
-from memlake.distill.offline.assistant_chat import without_chat_talk
+from memlake.distill.models import Conversation, DistilledSession, Entity, FactCandidate, Usage
+from memlake.distill.offline.assistant_chat import is_assistant_chat, without_chat_talk
 from memlake.distill.offline.dedupe import (
     dedupe_candidates,
     dedupe_key_dates,
@@ -63,9 +63,10 @@ from memlake.distill.offline.sentences import (
 )
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
+from memlake.facts.confidence import offline_prior
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-22"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-23"
 
 
 class OfflineDistiller:
@@ -101,6 +102,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     _add_named_entities(conversation, found)
     candidates = by_meaning(without_chat_talk(conversation, drop_inferred_homes(drop_said_again(dedupe_candidates(
         found.candidates)), sentences)))
+    candidates = _with_reading_priors(candidates, found.read_in, is_assistant_chat(conversation))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),
@@ -125,6 +127,17 @@ def _parse_what_the_readers_will(sentences: list[Sentence]) -> None:
     """Parse, in one batch, the statements the readers will ask the parse of: a parse alone costs about four times
     its share of a batch (memlake.nlp.language_model); the readers' own `parse` calls then find them cached."""
     parse_all([s.text for s in sentences if not s.question and any(will(s.text) for will in _PARSED_BY_READERS)])
+
+
+def _with_reading_priors(candidates: list[FactCandidate], read_in: dict[int, str],
+                         assistant_chat: bool) -> list[FactCandidate]:
+    """Each candidate with the prior of its reading (`memlake.facts.confidence.offline_prior`) as its confidence; the
+    facts and their sentences parsed in one batch first."""
+    sentences = [read_in.get(id(c), "") for c in candidates]
+    parse_all([c.content for c in candidates] + [s for s in sentences if s.strip()])
+    return [c.model_copy(update={"confidence": offline_prior(c.content, sentence, slot=c.slot, subject=c.subject,
+                                                             tags=c.tags, assistant_chat=assistant_chat)})
+            for c, sentence in zip(candidates, sentences, strict=True)]
 
 
 def _addressees(conversation: Conversation) -> set[str]:

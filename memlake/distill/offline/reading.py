@@ -40,6 +40,7 @@ _WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:i
 # down"), not the two together ("my sister and I"), not a name's introduction ("my brother is Tomasz", a relationship).
 _A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{RELATIVES})"
                               rf"(?: (?P<name>{CAP}))? (?!and\b|or\b|&|(?:is|was) {CAP}\W*$)(?=[a-z])")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
 
@@ -54,6 +55,8 @@ class Found:
     relations: list[Relation] = field(default_factory=list)
     key_dates: list[KeyDate] = field(default_factory=list)
     summary_sentences: list[str] = field(default_factory=list)
+    # The sentence each candidate was read from, by the candidate's id: its reading prior reads the sentence's parse.
+    read_in: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -79,6 +82,15 @@ class Rule:
         out once per sentence, though several readers ask."""
         text = message_text(self.sentence.message)
         return text[: max(text.find(self.sentence.display), 0)]
+
+    @cached_property
+    def introduced_sentence(self) -> str:
+        """The sentence whole, as said (not the part of it being read), after what introduces it when a colon ends
+        the text before it ("Rewrite this for my cover letter: I work as ..."): its reading prior reads both."""
+        before = self.said_before.rstrip()
+        if not before.endswith(":"):
+            return self.sentence.display
+        return f"{_SENTENCE_BREAK.split(before)[-1]} {self.sentence.display}"
 
     def named_earlier_in_message(self) -> str | None:
         """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""
@@ -169,6 +181,7 @@ class Rule:
             message_ids=[self.message_id],
         )
         self.found.candidates.append(candidate)
+        self.found.read_in[id(candidate)] = self.introduced_sentence
         return candidate
 
     def _said_of_a_relative(self, content: str) -> tuple[str, str]:

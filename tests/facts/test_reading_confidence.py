@@ -1,0 +1,93 @@
+"""What the agent is shown is right: a fact's confidence comes from how it was read and what it says, not only from
+the family of rule that read it (issue 37, "Precision first"; `memlake.facts.confidence`).
+
+Each case goes through the offline distiller and the facts fold, as a home's facts do, and asks what is shown at the
+default `shown_confidence`: a fact that points at the chat, a fragment, a hypothetical, or text the user asked an
+assistant to rewrite stays a candidate; a plain, specific statement is shown after one saying.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memlake.bench.shown import fold_conversations
+from memlake.distill.models import Conversation, Message
+from memlake.facts.confidence import shown
+from memlake.settings import Settings
+
+THRESHOLD = Settings.model_fields["shown_confidence"].default
+
+
+def _chat(text: str, other: str) -> Conversation:
+    """One message of the user's and a reply: from a friend named `other`, or from an assistant."""
+    when = datetime(2024, 3, 1, 18, tzinfo=UTC)
+    reply_role = "assistant" if other == "assistant" else "user"
+    return Conversation("ann", "c1", None, (Message("c1-m1", "user", text, when, speaker="Ann"),
+                                            Message("c1-m2", reply_role, "Oh nice, tell me more!", when,
+                                                    speaker=None if other == "assistant" else other)))
+
+
+def _read(text: str, other: str = "Sam") -> tuple[list[str], list[str]]:
+    """The facts read in `text`: those shown, and those kept as candidates."""
+    facts = fold_conversations([_chat(text, other)])
+    shown_now = facts.filter(shown(THRESHOLD))["content"].to_list()
+    return shown_now, [c for c in facts["content"].to_list() if c not in shown_now]
+
+
+@pytest.mark.parametrize("text", [
+    "We talked about how it helped us and the trust it builds.",  # "it": only the chat says what
+    "I spent the weekend with them at the lake.",  # "them": whom, only the chat says
+    "Sara and I talked for hours about how it changed everything.",
+])
+def test_a_fact_pointing_at_the_chat_is_a_candidate(text: str) -> None:
+    shown_now, candidates = _read(text)
+    assert candidates and not shown_now, (shown_now, candidates)
+
+
+@pytest.mark.parametrize("text", [
+    "I hit a major snag.",  # what snag, it does not say
+    "We shared stories all night.",  # with whom, what stories
+    "I tried a new routine.",
+])
+def test_a_vague_or_bare_fact_is_a_candidate(text: str) -> None:
+    shown_now, candidates = _read(text)
+    assert candidates and not shown_now, (shown_now, candidates)
+
+
+@pytest.mark.parametrize("text", [
+    "If the offer comes through, I'm moving to Berlin in June.",  # read as a plan, its condition lost
+    "If I get the grant, I'll study marine biology in Bergen.",
+    "Unless the lease falls through, I'm moving into a flat in Glasgow next month.",
+])
+def test_a_hypothetical_is_at_most_a_candidate(text: str) -> None:
+    shown_now, _ = _read(text)
+    assert not shown_now, shown_now
+
+
+@pytest.mark.parametrize("text", [
+    "Rewrite this for my cover letter: I work as a data analyst at Deloitte and I live in Madrid.",
+    "Please rewrite to sound formal: Maria is the head of marketing at Unilever.",
+    "Translate into French for the flyer: I live in Manchester with my two cats.",
+])
+def test_text_the_user_asks_an_assistant_to_rewrite_is_not_shown_as_theirs(text: str) -> None:
+    shown_now, _ = _read(text, other="assistant")
+    assert not shown_now, shown_now
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I work as a nurse at St Mary's.", "The user works as a nurse."),
+    ("My sister Ana lives in Porto.", "Ana lives in Porto."),
+    ("My friend Priya teaches chemistry at a high school in Leeds.", "teaches chemistry at a high school in Leeds"),
+    ("My cousin Malik collects vintage cameras from Leica.", "collects vintage cameras from Leica"),
+    ("I play the cello in a community orchestra.", "The user plays the cello in a community orchestra."),
+])
+def test_a_plain_specific_statement_is_shown_after_one_saying(text: str, expected: str) -> None:
+    shown_now, _ = _read(text)
+    assert any(expected in fact for fact in shown_now), shown_now
+
+
+def test_a_slot_said_in_an_assistant_chat_is_still_shown() -> None:
+    shown_now, _ = _read("I live in Porto. I work as a nurse at the city hospital.", other="assistant")
+    assert "The user lives in Porto." in shown_now and "The user works as a nurse." in shown_now
