@@ -65,6 +65,19 @@ def test_a_sentence_no_pattern_could_match_is_not_parsed() -> None:
     assert language_model.parses_cached() == before
 
 
+
+@pytest.mark.parametrize("text", [
+    "The choir has made me feel welcome and given me a reason to sing.",  # a start verb, "as" or "make", no role
+    "Becoming a regular at the climbing wall took me a whole year.",
+    "My cousins and my aunt came over for a long lunch on the terrace.",  # kin words, but no one named
+    "I spent the weekend with my friends, which was lovely.",
+])
+def test_a_sentence_with_no_role_or_no_name_a_row_needs_is_not_parsed(text: str) -> None:
+    before = language_model.parses_cached()
+    read(text)
+    assert language_model.parses_cached() == before
+
+
 @pytest.mark.parametrize("text, slot, value", [
     ("Actually, I work for Initech, not Globex.", "employer", "Initech"),
     ("Actually, I work as a pharmacist, not a nurse.", "job_title", "pharmacist"),

@@ -29,6 +29,7 @@ from memlake.distill.offline.vocabulary import (
     OTHER_RELATIVES,
     PARTNER_WORDS,
     REPORTED,
+    ROLE_NOUNS,
     SIBLING_WORDS,
     TEMPORARY,
     WHOLE_ROLE,
@@ -98,7 +99,9 @@ def _owner() -> dict[str, Any]:
 _STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ", "step"]
 _ROLES = ["job", "role", "position", "post"]
 _JOBS = ["job", "role", "position", "post", "work", "offer"]
-_TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}}
+# A title ends on a role noun (the writer keeps only a whole role of the vocabulary: "head of design", "tech lead"),
+# so a sentence with none is not parsed for a title.
+_TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}, "LOWER": {"IN": sorted({r.split()[-1].split("-")[-1] for r in ROLE_NOUNS})}}
 _ATS = ("at", "with", "for")
 
 
@@ -689,7 +692,7 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
 @cache
 def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
     """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
-    return tuple((any(node["RIGHT_ATTRS"] in (_NAME, _PERSON) or node["RIGHT_ATTRS"].get("POS") == "PROPN"
+    return tuple((any(node["RIGHT_ATTRS"].get("POS") == "PROPN" or node["RIGHT_ATTRS"].get("IS_TITLE")
                       for node in pattern),
                   tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
                  for _, pattern in _BY_KEY.values())
