@@ -265,7 +265,7 @@ def test_the_chunker_version_moves_with_what_the_chunker_builds():
     chunks = build_chunks(frame, count_words, window_size=2, sentence_keys=True, question_keys=True,
                           long_turn_words=100, long_turn_keys=4)
     digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
-    assert (CHUNKER, digest) == ("memlake-chunks-5", "aad8c0faace91af6")
+    assert (CHUNKER, digest) == ("memlake-chunks-6", "aad8c0faace91af6")
 
 
 def test_a_long_turn_without_a_question_mark_is_read_in_linear_time():
