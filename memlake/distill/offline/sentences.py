@@ -124,6 +124,8 @@ def split_sentences(message: Message) -> list[Sentence]:
         if not piece:
             continue
         text = rule_text(piece).strip()
+        if not text:
+            continue  # a stage direction alone ("[shares a photo of a beach]") says nothing of the user's
         statement = _statement_before_a_request(text)
         if statement:  # "I prefer window seats, can you remember that?": the user says something, then asks
             out.append(Sentence(statement, piece, message, False))
