@@ -345,13 +345,22 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
     return None
 
 
+_Needs = tuple[bool, tuple[frozenset[str], ...]]
+
+
 @cache
-def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
-    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
-    return tuple((any(node["RIGHT_ATTRS"].get("POS") == "PROPN" or node["RIGHT_ATTRS"].get("IS_TITLE")
-                      for node in pattern),
-                  tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
-                 for _, pattern in _by_key().values())
+def _needs() -> tuple[dict[str, list[_Needs]], list[_Needs]]:
+    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of; indexed
+    by the words of its smallest set (a sentence is checked only against patterns one of its words may anchor), and
+    those that name no word apart."""
+    needs = {(any(node["RIGHT_ATTRS"].get("POS") == "PROPN" or node["RIGHT_ATTRS"].get("IS_TITLE") for node in pattern),
+              tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
+             for _, pattern in _by_key().values()}
+    by_word: dict[str, list[_Needs]] = {}
+    for need in needs:
+        for word in min(need[1], key=len, default=()):
+            by_word.setdefault(word, []).append(need)
+    return by_word, [need for need in needs if not need[1]]
 
 
 def words_of(text: str) -> list[str]:
@@ -365,5 +374,6 @@ def may_anchor(text: str) -> bool:
     words = words_of(text)
     named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
+    by_word, anywhere = _needs()
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
-               for needs_a_name, needs in _needs())
+               for needs_a_name, needs in (*anywhere, *(need for word in lowered for need in by_word.get(word, ()))))
