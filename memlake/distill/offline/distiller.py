@@ -35,7 +35,6 @@ from memlake.distill.offline.readers.employer import (
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
 from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
-from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
@@ -150,11 +149,9 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 # Every clause of a statement goes through every reader, in this order: the order of the findings.
 _READERS = (
     read_name,
-    read_role_at_employer,
     read_employer_tenure_or_start,
     read_leaving_and_interviews,
     read_ending,
-    read_job_title,
     read_employer,
     read_employer_indirect,
     read_home,

@@ -206,7 +206,10 @@ def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
     theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
     condition or someone else's words."""
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
-    if not (_owned(nodes) or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
+    # (the user given it: "they promoted me to ..."; or a sentence of no verb the row's word heads: "Officially a
+    # staff engineer!")
+    if not (_owned(nodes) or "me" in nodes or (verb is None and anchor.dep_ == "ROOT")
+            or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
         return False
     if verb is not None and ((any(c.dep_ == "neg" for c in verb.children) and "not" not in nodes)
                              or tense_of(verb) == "future"):
@@ -229,7 +232,7 @@ def _quoted(token: Token) -> bool:
 # A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
 # Seattle!", "Now living in Oslo"): what may come before the verb.
 _LEFT_OUT = "(I left out)"
-_LEADING = frozenset({"advmod", "intj", "punct", "cc"})
+_LEADING = frozenset({"advmod", "intj", "punct", "cc", "aux", "auxpass"})  # (and "Got promoted to ...")
 
 
 # What says a move is behind the user ("the move to Bristol is done"; not "is next month").
@@ -256,7 +259,7 @@ def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     # the prepositions of a span ("since 2020", "for ages"; not the "for" of "worked for Acme", which holds the
     # value); a span may hang on what the verb says the user is: "I've been a Prague resident for ages"
     values = {nodes[k] for k in ("value", "employer", "title") if k in nodes}
-    preps = {c.lower_ for t in (verb, *verb.children) for c in t.children
+    preps = {c.lower_ for t in (verb, *verb.children, *values) for c in t.children
              if c.dep_ == "prep" and values.isdisjoint(c.children)}
     return tense == "present" or (verb.tag_ == "VBN" and bool(preps & {"since", "for"}))
 
@@ -322,6 +325,8 @@ _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",)
               "begin": ("began", "begun"), "take": ("took", "taken"), "buy": ("bought",),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
+              "go": ("went", "gone"), "hold": ("held",), "give": ("gave", "given"), "lead": ("led",), "run": ("ran",),
+              "have": ("has", "had"),
               "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been")}
 
 
@@ -329,7 +334,8 @@ def inflections(lemma: str) -> set[str]:
     """The forms of a verb a sentence may use ("move": moves, moved, moving)."""
     stem = lemma[:-1] if lemma.endswith("e") else lemma
     doubled = lemma + lemma[-1] if re.fullmatch(r"[^aeiou]*[aeiou][bdgkmnprt]", lemma) else lemma
-    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing",
+    cried = (lemma[:-1] + "ied", lemma[:-1] + "ies") if re.fullmatch(r".*[^aeiou]y", lemma) else ()  # "married"
+    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing", *cried,
             *_IRREGULAR.get(lemma, ())}
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from memlake.distill.dates import WEEKDAYS
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
-from memlake.distill.offline.readers.job_title import add_job_title
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.readers.table import (
     _NAME,
@@ -76,10 +75,21 @@ _JOBS = ["job", "role", "position", "post", "work", "offer"]
 # so a sentence with none is not parsed for a title.
 _TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}, "LOWER": {"IN": sorted({r.split()[-1].split("-")[-1] for r in ROLE_NOUNS})}}
 _ATS = ("at", "with", "for")
+_CHANGES = ["go", "move", "switch", "change", "shift", "transition"]
+_TITLE_WORDS = ["title", "role", "position", "job"]
 
 
 def _as_title(left: str) -> Pattern:
     return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", **_TITLE)]
+
+
+def _to_title(left: str) -> Pattern:
+    return [_prep(left, "to", "to", "into"), _child("to", "title", DEP="pobj", **_TITLE)]
+
+
+def _me(left: str, dep: str) -> dict[str, Any]:
+    """The user as the one given a job ("they promoted me")."""
+    return _child(left, "me", DEP=dep, LOWER="me")
 
 
 def _at_employer(left: str, *words: str) -> Pattern:
@@ -209,7 +219,46 @@ TABLE: tuple[Reading, ...] = (
          _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
         [_verb("switch", "step", "move", "transition"), _prep("anchor", "to", "to", "into"),
          _child("to", "job", DEP="pobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
+        # from one title to another: "I went from backend engineer to engineering manager", "my role went from
+        # designer to tech lead", "I've transitioned to data scientist", "my title changed to staff engineer"
+        [_verb(*_CHANGES), _prep("anchor", "from", "from"), *_to_title("from")],
+        [_verb(*_CHANGES), _prep("anchor", "from", "from"), *_to_title("anchor")],
+        [_verb("transition"), *_to_title("anchor")],
+        [_verb(*_CHANGES), _child("anchor", "what", DEP="nsubj", LEMMA={"IN": _TITLE_WORDS}), _mine("what"),
+         *_to_title("anchor")],
+        [_verb(*_CHANGES), _child("anchor", "what", DEP="nsubj", LEMMA={"IN": _TITLE_WORDS}), _mine("what"),
+         _prep("anchor", "from", "from"), *_to_title("from")],
+        # the user given it: "they promoted me to tech lead", "they made me the engineering manager", "I got the
+        # promotion to product manager"
+        [_verb("promote", "bump"), _me("anchor", "dobj"), *_to_title("anchor")],
+        # (a title whose first word the small model takes for an infinitive's verb: "promoted to backend engineer")
+        [_verb("promote"), _child("anchor", "first", DEP="xcomp", TAG="VB"),
+         _child("first", "to", DEP="aux", LOWER="to"), _child("first", "title", DEP="dobj", **_TITLE)],
+        [_verb("make", "name", "appoint"), _me("anchor", "dobj"), _child("anchor", "title", DEP="oprd", **_TITLE)],
+        [_verb("make", "name", "appoint"), _child("anchor", "title", DEP="ccomp", **_TITLE), _me("title", "nsubj")],
+        [_verb("get", "receive", "earn", "accept"), _child("anchor", "job", DEP="dobj", LEMMA="promotion"),
+         *_to_title("job")],
+        [_verb("give", "hand"), _me("anchor", "dative"), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}),
+         _child("job", "title", DEP="compound", **_TITLE)],
     ), change=True),
+    # A title the user has, or is taking up now: "I'm a backend engineer", "I'm the new tech lead", "I've been a nurse
+    # for ten years", "my job title is site reliability engineer", "tech lead is my title now", "I now hold the title
+    # of tech lead", "I'm starting as a designer on Monday", "I'm moving into a product manager role", "officially a
+    # staff engineer as of Monday!"
+    Reading("is a", "job_title", (
+        [_verb("be"), _child("anchor", "title", DEP="attr", **_TITLE)],
+        [_verb("be"), _child("anchor", "what", DEP="nsubj", LEMMA={"IN": _TITLE_WORDS}), _mine("what"),
+         _child("anchor", "title", DEP="attr", **_TITLE)],
+        [_verb("be"), _child("anchor", "title", DEP="nsubj", **_TITLE),
+         _child("anchor", "what", DEP="attr", LEMMA={"IN": _TITLE_WORDS}), _mine("what")],
+        [_verb("hold", "have"), _child("anchor", "what", DEP="dobj", LEMMA={"IN": _TITLE_WORDS}),
+         _prep("what", "of", "of"), _child("of", "title", DEP="pobj", **_TITLE)],
+        [_verb("start", "begin"), *_as_title("anchor")],
+        [_verb("move", "step", "switch", "transition"), _prep("anchor", "to", "into", "to"),
+         _child("to", "job", DEP="pobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"DEP": "ROOT", **_TITLE}},
+         _child("anchor", "now", DEP="advmod", LOWER={"IN": ["officially", "finally", "now"]})],
+    )),
     Reading("started at", "employer", (
         [_verb("start", "begin"), *_at_employer("anchor")],
         [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME)],
@@ -235,6 +284,9 @@ TABLE: tuple[Reading, ...] = (
          _child("by", "employer", DEP="pobj", **_NAME)],
         # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
         [_verb("contract", "freelance", "consult"), *_at_employer("anchor", "for", "at")],
+        # "I'm a nurse at the Royal Infirmary", "At Globex, I'm a backend engineer"
+        [_verb("be"), _child("anchor", "title", DEP="attr", **_TITLE), *_at_employer("title", *_ATS)],
+        [_verb("be"), _child("anchor", "title", DEP="attr", **_TITLE), *_at_employer("anchor", "at")],
         # a team at a place: "I'm on the platform team at Soylent Foods", "I lead the design team at Initech", "I work
         # in the data group at Globex", "I'm on Globex's platform team"
         [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("team", *_ATS)],
@@ -310,9 +362,15 @@ def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if _subject(anchor) == "we" or any(c.lemma_ in ("leave", "quit") for c in anchor.children if c.dep_ == "conj"):
         return  # "we work at ...": whose job?; "I started at Stanford in 2019 and left in 2022": a job that was
     if reading.slot == "job_title":
-        title = _title(nodes["title"])
-        if _A_ROLE.fullmatch(" ".join(t.text for t in nodes["title"].subtree if t.i <= nodes["title"].i
-                                      and t.dep_ not in ("det", "poss") and t.lower_ not in _NOT_OF_THE_TITLE)):
+        head = nodes.get("title", anchor)  # (the anchor itself in a sentence of no verb)
+        words = [nodes["first"], *_title(head)] if "first" in nodes else _title(head)
+        title = " ".join(t.lower_ if t.i == t.sent.start and t.pos_ != "PROPN" else t.text for t in words)
+        if not any(c.lower_ in ("a", "an") for c in head.children) and (
+                (head.lower_ in _BARE_RISKY_ROLES and words[0] == head) or any(
+                    c.dep_ == "prep" and c.lower_ not in ("at", "with", "for", "of")
+                    and not any(t.lemma_ in _TEAMS for t in c.children) for c in head.children)):
+            return  # "I'm the owner of this bug", "I'm head now", "I'm the tester on this PR": a part, not a job
+        if _A_ROLE.fullmatch(" ".join(t.text for t in words if t.i <= head.i)):
             add_job_title(rule, title)
         return
     if "team" in nodes and any(t.lower_ in _HOBBY_TEAMS for t in nodes["team"].lefts):
@@ -364,17 +422,18 @@ def _write_taste(rule: Rule, taste: str, value: Token) -> None:
                  tags=("dislike", *tags))
 
 # What hangs on a title without being part of it: "..., not a nurse", "... and part-time tutor", "..., which I love".
-_NOT_OF_A_TITLE = frozenset({"conj", "cc", "punct", "appos", "neg", "relcl", "acl"})
+_NOT_OF_A_TITLE = frozenset({"conj", "cc", "punct", "appos", "neg", "relcl", "acl", "advmod", "nsubj", "poss"})
 
 
-def _title(token: Token) -> str:
-    """A title as said, without its article, owner, "new", the place it is at and what is said beside it: "head of
-    design", "office manager" (of "their new office manager at Initech")."""
+def _title(token: Token) -> list[Token]:
+    """A title's words as said, without its article, owner, "new", the place it is at and what is said beside it:
+    "head of design", "office manager" (of "their new office manager at Initech"); a capital that only opens the
+    sentence is none of the title's ("Tech lead is my title now")."""
     at = [t for c in token.children if (c.dep_ == "prep" and c.lower_ != "of") or c.dep_ in _NOT_OF_A_TITLE
           for t in c.subtree]
-    kept = [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
+    return [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
             and t.lower_ not in _NOT_OF_THE_TITLE]
-    return " ".join(t.text for t in kept)
+
 
 # What one moves or rents that is the user's household or home, not something else ("relocated the meeting to
 # Porto", "I rent a car in Lisbon").
@@ -384,3 +443,11 @@ _HOUSEHOLD = frozenset({"family", "household", "we", "us", "everyone", "kid", "c
 def _moves_another(anchor: Token) -> bool:
     return anchor.lemma_ in (*_MOVE, "rent") and any(
         c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
+
+
+# Roles that, alone and not "a ...", mostly say a part in something else.
+_BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "student", "coach", "writer", "editor"})
+
+
+def add_job_title(rule: Rule, title: str) -> None:
+    rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7, tags=("work",))
