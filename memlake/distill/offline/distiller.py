@@ -21,7 +21,6 @@ from memlake.distill.offline.meaning import by_meaning
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
-from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
 from memlake.distill.offline.readers.commitment import read_commitment, read_trip_with_days
 from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.deadline import read_deadline
@@ -64,7 +63,7 @@ from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-22"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-23"
 
 
 class OfflineDistiller:
@@ -150,7 +149,6 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 _READERS = (
     read_name,
     read_employer_tenure_or_start,
-    read_leaving_and_interviews,
     read_ending,
     read_employer,
     read_employer_indirect,

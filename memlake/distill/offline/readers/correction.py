@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
 from memlake.distill.offline.readers.deadline import read_deadline
 from memlake.distill.offline.readers.diet import read_diet
 from memlake.distill.offline.readers.employer import read_employer_tenure_or_start
@@ -25,8 +24,7 @@ def read_correction(rule: Rule) -> bool:
         return True
     before = len(rule.found.candidates)
     for clause in split_clauses(rest):
-        for reader in (read_home, read_employer_tenure_or_start,
-                       read_leaving_and_interviews, read_diet):
+        for reader in (read_home, read_employer_tenure_or_start, read_diet):
             reader(rule, clause)
     if not any(c.slot for c in rule.found.candidates[before:]):  # "Actually, I work at Globex, not ...",
         read_by_table(rule, since=before, text=rest)  # "Actually, we live in Porto, not Lisbon"

@@ -61,6 +61,7 @@ class Reading:
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
     taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
+    event: str | None = None  # an event of the user's working life ("left", "interview"): an event, no slot
 
 
 # --- people (issue 37, s11-home): the people the user names and how they relate ---
@@ -134,12 +135,12 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
         matches.append((reading, {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}))
     read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
     for reading, nodes in sorted(matches, key=_where_said):  # in the order said
-        key = (reading.slot or reading.taste, nodes["anchor"].i)
+        key = (reading.slot or reading.taste or reading.event, nodes["anchor"].i)
         if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes):
             read.add(key)
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
-    values = [c.value.lower() for c in made if c.slot]
+    values = [c.value.lower() for c in made if c.slot or c.type == "event"]
     if values:
         kept = [c for c in rule.found.candidates[since:count]
                 if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
@@ -326,7 +327,7 @@ _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",)
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
               "go": ("went", "gone"), "hold": ("held",), "give": ("gave", "given"), "lead": ("led",), "run": ("ran",),
-              "have": ("has", "had"),
+              "have": ("has", "had"), "leave": ("left",),
               "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been")}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from memlake.distill.dates import WEEKDAYS
+from memlake.distill.dates import WEEKDAYS, human
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.preferences import preference_tags
@@ -90,6 +90,11 @@ def _to_title(left: str) -> Pattern:
 def _me(left: str, dep: str) -> dict[str, Any]:
     """The user as the one given a job ("they promoted me")."""
     return _child(left, "me", DEP=dep, LOWER="me")
+
+
+def _me_below(left: str) -> dict[str, Any]:
+    """The user somewhere under the verb, where the small model hangs "me" of "made me tech lead"."""
+    return {"LEFT_ID": left, "REL_OP": ">>", "RIGHT_ID": "me", "RIGHT_ATTRS": {"LOWER": "me"}}
 
 
 def _at_employer(left: str, *words: str) -> Pattern:
@@ -235,7 +240,10 @@ TABLE: tuple[Reading, ...] = (
         [_verb("promote"), _child("anchor", "first", DEP="xcomp", TAG="VB"),
          _child("first", "to", DEP="aux", LOWER="to"), _child("first", "title", DEP="dobj", **_TITLE)],
         [_verb("make", "name", "appoint"), _me("anchor", "dobj"), _child("anchor", "title", DEP="oprd", **_TITLE)],
-        [_verb("make", "name", "appoint"), _child("anchor", "title", DEP="ccomp", **_TITLE), _me("title", "nsubj")],
+        [_verb("make", "name", "appoint"), _child("anchor", "title", DEP={"IN": ["ccomp", "dobj"]}, **_TITLE),
+         _me_below("anchor")],
+        [_verb("make", "name", "appoint"), _child("anchor", "first", DEP="ccomp", TAG="VB"),
+         _child("first", "title", DEP="dobj", **_TITLE), _me_below("anchor")],
         [_verb("get", "receive", "earn", "accept"), _child("anchor", "job", DEP="dobj", LEMMA="promotion"),
          *_to_title("job")],
         [_verb("give", "hand"), _me("anchor", "dative"), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}),
@@ -328,7 +336,20 @@ TASTES: tuple[Reading, ...] = (
     ), taste="dislikes"),
 )
 
-ROWS: tuple[Reading, ...] = (*TABLE, *TASTES)
+# --- events of the user's working life: leaving an employer, interviewing with one ---
+EVENTS: tuple[Reading, ...] = (
+    # "I left Initech last spring", "I quit Hooli in March"
+    Reading("left", None, ([_verb("leave", "quit"), _child("anchor", "employer", DEP="dobj", **_NAME)],), change=True,
+            event="left"),
+    # "I'm interviewing at Globex", "I have a final interview with Hooli on Friday"
+    Reading("interview", None, (
+        [_verb("interview"), *_at_employer("anchor", "at", "with")],
+        [_verb("have"), _child("anchor", "job", DEP="dobj", LEMMA="interview"), *_at_employer("job", "at", "with")],
+        [_verb("have"), _child("anchor", "job", DEP="dobj", LEMMA="interview"), *_at_employer("anchor", "at", "with")],
+    ), event="interview"),
+)
+
+ROWS: tuple[Reading, ...] = (*TABLE, *TASTES, *EVENTS)
 
 # Words of a title that say it is new to the user, not what it is ("their new office manager").
 _NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
@@ -339,6 +360,9 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     """What a row of this module read, to its slot's writer."""
     if reading.taste:
         _write_taste(rule, reading.taste, nodes["value"])
+        return
+    if reading.event:
+        _write_event(rule, reading, nodes)
         return
     if reading.slot == "home_city":
         if _moves_another(nodes["anchor"]):
@@ -432,7 +456,7 @@ def _title(token: Token) -> list[Token]:
     at = [t for c in token.children if (c.dep_ == "prep" and c.lower_ != "of") or c.dep_ in _NOT_OF_A_TITLE
           for t in c.subtree]
     return [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
-            and t.lower_ not in _NOT_OF_THE_TITLE]
+            and t.pos_ != "PRON" and t.lower_ not in _NOT_OF_THE_TITLE]
 
 
 # What one moves or rents that is the user's household or home, not something else ("relocated the meeting to
@@ -451,3 +475,26 @@ _BARE_RISKY_ROLES = frozenset({"owner", "head", "lead", "director", "officer", "
 
 def add_job_title(rule: Rule, title: str) -> None:
     rule.add("identity", title, f"The user works as a {title}.", slot="job_title", importance=0.7, tags=("work",))
+
+def _write_event(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    """Leaving an employer, from the day the clause names; an interview at one, on the day it names."""
+    org = _name(nodes["employer"])
+    if org in rule.context.people or sum(c.dep_ in ("dobj", "dative") for c in nodes["anchor"].children) > 1:
+        return  # "I left Sam a note": a person given something
+    when = rule.date_in(_rest_of_clause(nodes["anchor"], nodes["employer"]))
+    if reading.event == "left":
+        day = when.day if when and when.precision == "day" else rule.said
+        rule.add("event", f"left {org}", f"The user left {org}" + (f" around {human(when)}." if when else "."),
+                 importance=0.7, tags=("work",), valid_from=day)
+        if when:
+            rule.key_date(when, f"The user left {org}.")
+    elif nodes["anchor"].lemma_ == "interview":
+        rule.add("event", f"interviewing at {org}", f"The user is interviewing at {org}.", importance=0.5,
+                 tags=("work", "career"))
+    else:
+        suffix = f" on {human(when)}" if when and when.precision == "day" else ""
+        rule.add("event", f"interview at {org}", f"The user has an interview at {org}{suffix}.", importance=0.5,
+                 tags=("work", "career"), valid_from=when.day if suffix and when else None)
+        if when:
+            rule.key_date(when, f"The user has an interview at {org}.")
+    rule.entity(org, "organization")
