@@ -390,7 +390,8 @@ def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         words = [nodes["first"], *_title(head)] if "first" in nodes else _title(head)
         title = " ".join(t.lower_ if t.i == t.sent.start and t.pos_ != "PROPN" else t.text for t in words)
         if not any(c.lower_ in ("a", "an") for c in head.children) and (
-                (head.lower_ in _BARE_RISKY_ROLES and words[0] == head) or any(
+                (head.lower_ in _BARE_RISKY_ROLES and words[0] == head and (len(words) == 1 or _of_a_thing(head)))
+                or any(
                     c.dep_ == "prep" and c.lower_ not in ("at", "with", "for", "of")
                     and not any(t.lemma_ in _TEAMS for t in c.children) for c in head.children)):
             return  # "I'm the owner of this bug", "I'm head now", "I'm the tester on this PR": a part, not a job
@@ -467,6 +468,12 @@ _HOUSEHOLD = frozenset({"family", "household", "we", "us", "everyone", "kid", "c
 def _moves_another(anchor: Token) -> bool:
     return anchor.lemma_ in (*_MOVE, "rent") and any(
         c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
+
+
+def _of_a_thing(head: Token) -> bool:
+    """A role of a particular thing ("owner of this bug"), not of a field ("head of logistics")."""
+    return any(c.lower_ == "of" and any(g.dep_ in ("det", "poss") for o in c.children for g in o.children)
+               for c in head.children)
 
 
 # Roles that, alone and not "a ...", mostly say a part in something else.
