@@ -63,9 +63,10 @@ BARE_CHUNKING = ChunkingSettings(
 # What built a day's chunks is stamped on its file (`chunk_recipe`). CHUNKER changes whenever
 # `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys,
 # 4: passage keys of long turns, 5: sessions' hashes marked as pooled, so that the sessions pooled across agents
-# before pooling grouped by agent are pooled again), so that a home's older days are built again by the next run
+# before pooling grouped by agent are pooled again, 6: one sentence splitter with the distiller, "Dr. Patel" and
+# "J. R. R. Tolkien" kept whole), so that a home's older days are built again by the next run
 # (`stale_chunk_days`).
-CHUNKER = "memlake-chunks-5"
+CHUNKER = "memlake-chunks-6"
 RECIPE_STAMP = "memlake.chunk_recipe"
 # A pooled key's text hash carries this mark: its vector is its members' mean, not an embedding of its text,
 # so switching a kind between pooled and embedded gives its rows new vectors on the next index run.
@@ -90,11 +91,20 @@ _YOUR = re.compile(r"\byour\b", re.IGNORECASE)
 _YOU = re.compile(r"\byou\b", re.IGNORECASE)
 _SEP = "\x1f"
 _EMBED_RANK = "_embed_rank"  # on a passage row while chunks are built: its place in its turn's embedding order
-# A sentence ends at . ! or ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]").
-# pysbd, measured on LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
-# Not the offline distiller's splitter: that one also cuts at "word: Capital" for its clause rules, and
-# changing it would change what the distiller reads (its version, and every cached result).
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(\[]?[A-Z0-9\[])|\n+")
+# The one sentence splitter (the chunker's, the names layer's and the offline distiller's): a sentence ends at . ! or
+# ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]"), or at a line break. pysbd, measured on
+# LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
+# A full stop that closes a title, a Latin abbreviation or an initial ("Dr. Patel", "e.g. hiking", "J. R. R.
+# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot.
+_NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
+    r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
+    r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
+# A colon before a statement ends one too ("Big news: I moved to Leeds"); not one before a date ("New date: June 3"
+# says what the date is for) nor before a name that ends the sentence ("Meet my new partner: Sam.", "New job: Globex.").
+_MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
+_A_NAME_ENDING_IT = r"(?!I\b|I')[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,2}(?:[.!]+(?:\s|$)|\s*$)"
+SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(\[]?[A-Z0-9À-Þ\[])|\n+|"
+                          rf"(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})(?!{_A_NAME_ENDING_IT})")
 
 
 def chunk_id(

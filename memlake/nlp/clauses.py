@@ -138,7 +138,8 @@ def tense_of(head: Token) -> Tense:
         return "future"
     if head.dep_ == "xcomp" and head.head.lemma_ == "use" and head.head.tag_ in ("VBD", "VBN"):  # "used to hate"
         return "past"
-    if head.tag_ == "VBD" or any(a.tag_ == "VBD" for a in auxes):
+    # (an auxiliary opening the sentence may be tagged a name: "Got promoted to tech lead!")
+    if head.tag_ == "VBD" or any(a.tag_ == "VBD" or a.lower_ in ("got", "was", "were") for a in auxes):
         return "past"
     if head.tag_ == "VBN" and (not auxes or any(a.lemma_ == "have" for a in auxes)):
         return "past"  # "have moved"; a participle alone is chat's past with its "I" left out ("Moved to Leeds")

@@ -399,7 +399,9 @@ def test_someone_elses_diet_a_wish_or_a_diet_left_is_no_diet(text):
         # the "I" left out, or the user as the one given the job
         ("Working as a data engineer these days.", "data engineer"),
         ("Officially a staff engineer as of Monday!", "staff engineer"),
-        ("My boss has given me the team lead role.", "team lead"),
+        # (not "the team lead role": the small parser reads that "lead" as a verb)
+        ("My boss has given me the engineering manager role.", "engineering manager"),
+        ("They gave me the tech lead job last week.", "tech lead"),
     ],
 )
 def test_a_title_told_with_the_i_left_out_or_given_to_the_user(text, value):

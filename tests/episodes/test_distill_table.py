@@ -65,6 +65,19 @@ def test_a_sentence_no_pattern_could_match_is_not_parsed() -> None:
     assert language_model.parses_cached() == before
 
 
+
+@pytest.mark.parametrize("text", [
+    "The choir has made me feel welcome and given me a reason to sing.",  # a start verb, "as" or "make", no role
+    "Becoming a regular at the climbing wall took me a whole year.",
+    "My cousins and my aunt came over for a long lunch on the terrace.",  # kin words, but no one named
+    "I spent the weekend with my friends, which was lovely.",
+])
+def test_a_sentence_with_no_role_or_no_name_a_row_needs_is_not_parsed(text: str) -> None:
+    before = language_model.parses_cached()
+    read(text)
+    assert language_model.parses_cached() == before
+
+
 @pytest.mark.parametrize("text, slot, value", [
     ("Actually, I work for Initech, not Globex.", "employer", "Initech"),
     ("Actually, I work as a pharmacist, not a nurse.", "job_title", "pharmacist"),
@@ -115,3 +128,19 @@ def test_a_second_verb_the_small_model_tags_as_a_noun_is_still_read(text: str, w
     verb of a clause sharing the user as subject (a stranger's export: the old job was never read, so the new one
     ended nothing)."""
     assert slots(text) >= wanted, [c.content for c in read(text)]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I've left Globex after six years there.", "left Globex"),
+    ("So I quit Initech in March and took some time off.", "left Initech"),
+    ("I have a second-round interview with Hooli on Friday.", "interview at Hooli"),
+    ("These days I'm interviewing with Pied Piper.", "interviewing at Pied Piper"),
+])
+def test_leaving_or_interviewing_with_an_employer_is_an_event_of_the_users(text: str, value: str) -> None:
+    assert value in [c.value for c in read(text) if c.type == "event"]
+
+
+@pytest.mark.parametrize("text", ["My sister left Globex last year.", "I'll leave Initech once the project ships.",
+                                  "I left Paris Hilton a voicemail."])
+def test_someone_elses_leaving_or_a_plan_to_leave_is_no_event_of_the_users(text: str) -> None:
+    assert not [c for c in read(text) if c.type == "event" and "work" in c.tags]

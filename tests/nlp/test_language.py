@@ -87,3 +87,19 @@ def test_named_entities_come_with_their_types() -> None:
 def test_a_text_of_several_sentences_is_read_sentence_by_sentence() -> None:
     sentences = read("I moved to Oslo. My sister stayed in Bergen.")
     assert [s.text.strip() for s in sentences] == ["I moved to Oslo.", "My sister stayed in Bergen."]
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("We saw Dr. Okafor at the clinic on Tuesday. It went well.", "We saw Dr. Okafor at the clinic on Tuesday."),
+    ("My favourite author is J. R. R. Tolkien, always. Nobody comes close.",
+     "My favourite author is J. R. R. Tolkien, always."),
+])
+def test_the_names_layer_splits_sentences_as_the_distiller_does(text: str, whole: str) -> None:
+    """One sentence splitter (memlake.chunks.SENTENCE_END) for the names layer, the chunker and the distiller: a title
+    or an initial ends no sentence, so the name stays in one piece wherever it is read."""
+    from memlake.distill.models import Message
+    from memlake.distill.offline.sentences import split_sentences
+    from memlake.nlp.names import sentences_naming
+
+    assert whole in list(sentences_naming(text))
+    assert whole in [s.text for s in split_sentences(Message("m", "user", text, None))]  # type: ignore[arg-type]

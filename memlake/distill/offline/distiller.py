@@ -21,7 +21,6 @@ from memlake.distill.offline.meaning import by_meaning
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
-from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
 from memlake.distill.offline.readers.commitment import read_commitment, read_trip_with_days
 from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.deadline import read_deadline
@@ -35,7 +34,6 @@ from memlake.distill.offline.readers.employer import (
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
 from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
-from memlake.distill.offline.readers.job_title import read_job_title, read_role_at_employer
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
@@ -163,11 +161,8 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 # Every clause of a statement goes through every reader, in this order: the order of the findings.
 _READERS = (
     read_name,
-    read_role_at_employer,
     read_employer_tenure_or_start,
-    read_leaving_and_interviews,
     read_ending,
-    read_job_title,
     read_employer,
     read_employer_indirect,
     read_home,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memlake.chunks import SENTENCE_END
 from memlake.distill.models import Message
 from memlake.distill.offline.vocabulary import (
     CONDITION,
@@ -23,17 +24,6 @@ _CODE_BLOCK = re.compile(r"```.*?(?:```|$)", re.S)
 _INLINE_CODE = re.compile(r"`[^`]*`")
 QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»")
 _URL = re.compile(r"https?://\S+")
-# A full stop that closes a title, a Latin abbreviation or an initial ("Dr. Patel", "e.g. hiking", "J. R. R.
-# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot.
-_NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
-    r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
-    r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
-# (a colon before a date ends no sentence: "New date: June 3" says what the date is for; nor one before a name that
-# ends the sentence: "Meet my new partner: Sam.", "New job: Globex." say what the name is)
-_MONTH_DAY = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d"
-_A_NAME_ENDING_IT = r"(?!I\b|I')[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,2}(?:[.!]+(?:\s|$)|\s*$)"
-SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AN_END}\s+(?=[\"“(]?[A-Z0-9À-Þ])|\n+|"
-                          rf"(?<=\w):\s+(?=[A-Z])(?!{_MONTH_DAY})(?!{_A_NAME_ENDING_IT})")
 # Stage directions in brackets ("[shares a photo of a beach]", "[laughs]") are no words of the user's.
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _CLAUSE_SPLIT = re.compile(
@@ -134,6 +124,8 @@ def split_sentences(message: Message) -> list[Sentence]:
         if not piece:
             continue
         text = rule_text(piece).strip()
+        if not text:
+            continue  # a stage direction alone ("[shares a photo of a beach]") says nothing of the user's
         statement = _statement_before_a_request(text)
         if statement:  # "I prefer window seats, can you remember that?": the user says something, then asks
             out.append(Sentence(statement, piece, message, False))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from memlake.chunks import SENTENCE_END
 from memlake.distill.models import Conversation, FactCandidate
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.reading import Found
-from memlake.distill.offline.sentences import QUOTED, SENTENCE_END, Sentence, display_text, rule_text
+from memlake.distill.offline.sentences import QUOTED, Sentence, display_text, rule_text
 from memlake.distill.offline.vocabulary import STOPWORDS
 
 

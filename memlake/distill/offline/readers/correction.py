@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import re
 
-from memlake.distill.offline.readers.career_events import read_leaving_and_interviews
 from memlake.distill.offline.readers.deadline import read_deadline
 from memlake.distill.offline.readers.diet import read_diet
 from memlake.distill.offline.readers.employer import read_employer_tenure_or_start
 from memlake.distill.offline.readers.home import read_home
-from memlake.distill.offline.readers.job_title import read_role_at_employer
 from memlake.distill.offline.readers.table import read_by_table
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, split_clauses, third_person
@@ -26,8 +24,7 @@ def read_correction(rule: Rule) -> bool:
         return True
     before = len(rule.found.candidates)
     for clause in split_clauses(rest):
-        for reader in (read_home, read_role_at_employer, read_employer_tenure_or_start,
-                       read_leaving_and_interviews, read_diet):
+        for reader in (read_home, read_employer_tenure_or_start, read_diet):
             reader(rule, clause)
     if not any(c.slot for c in rule.found.candidates[before:]):  # "Actually, I work at Globex, not ...",
         read_by_table(rule, since=before, text=rest)  # "Actually, we live in Porto, not Lisbon"

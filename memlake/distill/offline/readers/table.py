@@ -14,24 +14,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from memlake.distill.dates import WEEKDAYS
-from memlake.distill.offline.readers.employer import add_employer
-from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
-from memlake.distill.offline.readers.job_title import add_job_title
-from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.readers.relationships import add_kin
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import third_person
 from memlake.distill.offline.vocabulary import (
-    FOR_A_WHILE,
     HYPOTHETICAL,
     NOT_NAMES,
     OTHER_RELATIVES,
     PARTNER_WORDS,
     REPORTED,
     SIBLING_WORDS,
-    TEMPORARY,
-    WHOLE_ROLE,
 )
 from memlake.nlp import parse, pipeline, tense_of
 
@@ -41,10 +32,6 @@ if TYPE_CHECKING:
 
 Pattern = list[dict[str, Any]]
 
-# Homes one moves into or gets the keys to.
-HOME_NOUNS = ["flat", "apartment", "house", "home", "place", "condo", "studio", "loft", "cottage", "townhouse",
-              "bungalow", "terrace"]
-_MOVE = ["move", "relocate", "transfer"]
 _NAME = {"POS": "PROPN"}
 _VERB_POS = {"IN": ["VERB", "AUX"]}
 
@@ -65,68 +52,6 @@ def _mine(home: str) -> dict[str, Any]:
     return _child(home, "owner", DEP="poss", LOWER={"IN": ["my", "our"]})
 
 
-def _in_a_place(prep: str) -> dict[str, Any]:
-    return _child(prep, "value", DEP="pobj", **_NAME)
-
-
-def _place_of(home: str) -> Pattern:
-    """The city a home is in: "a flat in Bristol"."""
-    return [_prep(home, "in_city", "in"), _in_a_place("in_city")]
-
-
-def _place_of_a_home(home: str) -> Pattern:
-    """A home noun and the city it is in: "a flat in Bristol", "the Manchester flat"."""
-    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")]
-
-
-def _home_named_before(home: str) -> Pattern:
-    return [_child(home, "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}),
-            _child("home", "value", DEP="compound", **_NAME)]
-
-
-def _move_noun(**attrs: Any) -> dict[str, Any]:
-    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": ["move", "relocation"]}, "POS": "NOUN", **attrs}}
-
-
-def _owner() -> dict[str, Any]:
-    """The user's move ("my", "our") or the one the chat is about ("the"); not "a move", "my sister's move"."""
-    return _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]})
-
-
-# --- work: the employer and the job title (readers/employer.py and job_title.py write them) ---
-# Verbs of a start somewhere, and what one is taken on into ("joined Globex as ...", "took a post as ...").
-_STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ", "step"]
-_ROLES = ["job", "role", "position", "post"]
-_JOBS = ["job", "role", "position", "post", "work", "offer"]
-_TITLE = {"POS": {"IN": ["NOUN", "PROPN"]}}
-_ATS = ("at", "with", "for")
-
-
-def _as_title(left: str) -> Pattern:
-    return [_prep(left, "as", "as"), _child("as", "title", DEP="pobj", **_TITLE)]
-
-
-def _at_employer(left: str, *words: str) -> Pattern:
-    return [_prep(left, "at", *(words or ("at", "with"))), _child("at", "employer", DEP="pobj", **_NAME)]
-
-
-# A team one works in ("the platform team at Hooli"); one played in is no job ("the rowing team at Harvard").
-_TEAMS = ["team", "squad", "group", "department", "division", "unit", "org", "organization", "practice"]
-_HOBBY_TEAMS = frozenset("""football soccer rugby hockey basketball baseball softball volleyball cricket rowing swim
-    swimming track cross-country debate chess quiz trivia bowling cheer cheerleading dance running cycling climbing
-    tennis golf netball lacrosse handball badminton ski skiing varsity church choir band book reading hiking
-    volunteer volunteering pub sport sports intramural fantasy darts poker gaming esports alumni parent parents pta
-    fan""".split())  # noqa: SIM905
-
-
-def _team(left: str, dep: str) -> dict[str, Any]:
-    return _child(left, "team", DEP=dep, LEMMA={"IN": _TEAMS})
-
-
-def _a_job(*verbs: str) -> list[dict[str, Any]]:
-    return [_verb(*verbs), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOBS})]
-
-
 @dataclass(frozen=True)
 class Reading:
     """One row: a pattern over a sentence's parse, and the slot its values fill."""
@@ -136,180 +61,8 @@ class Reading:
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
     taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
+    event: str | None = None  # an event of the user's working life ("left", "interview"): an event, no slot
 
-
-TABLE: tuple[Reading, ...] = (
-    # --- home_city (issue 37, s11-home): where the user lives, and a move made ---
-    # "I live in Porto these days and teach piano", "we've lived in Leeds since 2019", "we're based in Lisbon", "I'm
-    # renting in Porto", "I rent a flat in Oslo", "I'm based out of Prague"
-    Reading("lives in", "home_city", (
-        [_verb("live", "reside", "base", "rent"), _prep("anchor", "in", "in"), _in_a_place("in")],
-        [_verb("base"), _prep("anchor", "out", "out"), _prep("out", "of", "of"), _in_a_place("of")],
-        [_verb("rent"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}), *_place_of("home")],
-        # "Lisbon, where I live, is lovely", "Porto is where I live now"
-        [_verb("live"), _child("anchor", "where", LOWER="where"),
-         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _NAME}],
-        [_verb("live"), _child("anchor", "where", LOWER="where"),
-         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "is", "RIGHT_ATTRS": {"LEMMA": "be"}},
-         _child("is", "value", DEP="nsubj", **_NAME)],
-        # "We call Lisbon home now", "I've called Oslo home for years"
-        [_verb("call"), _child("anchor", "value", DEP="dobj", **_NAME), _child("anchor", "home", LOWER="home")],
-        # (the city as a compound of "home": said with how long or "now", not "I call Sam home every Sunday")
-        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
-         _prep("anchor", "span", "for", "since")],
-        [_verb("call"), _child("anchor", "home", LOWER="home"), _child("home", "value", DEP="compound", **_NAME),
-         _child("anchor", "now", LOWER="now")],
-        # "I'm a Porto resident now", "we're officially Warsaw residents", "I've been a Prague local for ages"
-        [_verb("be"), _child("anchor", "resident", DEP="attr", LEMMA={"IN": ["resident", "local"]}),
-         _child("resident", "value", DEP="compound", **_NAME)],
-        # "I've been in Oslo for two years now", "we've been in Porto since 2019" (a stay of days: `TEMPORARY`)
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "be", "TAG": "VBN"}}, _prep("anchor", "in", "in"),
-         _in_a_place("in"), _prep("anchor", "span", "for", "since"),
-         _child("span", "when", LOWER={"NOT_IN": [*WEEKDAYS, "week", "weekend", "yesterday"]})],
-    )),
-    # Home said as the user's ("my", "our", or "home" opening the sentence): "Porto is our home now", "my home is in
-    # Prague", "Home is Oslo these days", "my new address is in Bristol", "our flat in Porto is tiny", "hello from our
-    # new flat in Porto!"
-    Reading("my home is", "home_city", (
-        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_NAME),
-         _child("anchor", "home", DEP="attr", LEMMA="home"), _mine("home")],
-        [_verb("be"), _child("anchor", "home", DEP="nsubj", LEMMA={"IN": ["home", "address"]}),
-         _mine("home"), _prep("anchor", "in", "in"),
-         _in_a_place("in")],
-        [_verb("be"), _child("anchor", "owner", DEP="nsubj", LOWER="home", IS_SENT_START=True),
-         _child("anchor", "value", DEP="attr", **_NAME)],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": HOME_NOUNS}, "DEP": {"IN": ["nsubj", "pobj"]}}},
-         _mine("anchor"), *_place_of("anchor")],
-    )),
-    # "We've settled in Dublin now", "I've finally settled down in Porto", "We've made Lisbon our home", "we bought a
-    # house in Porto"
-    Reading("settled in", "home_city", (
-        [_verb("settle"), _prep("anchor", "in", "in"), _in_a_place("in")],
-        [_verb("make"), _child("anchor", "home", LEMMA="home"), _child("home", "value", DEP="nsubj", **_NAME),
-         _mine("home")],
-        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
-         *_place_of("home")],
-        [_verb("buy", "purchase", "get"), _child("anchor", "home", DEP="dobj", LEMMA={"IN": HOME_NOUNS}),
-         _prep("anchor", "in", "in"), _in_a_place("in")],
-    ), change=True),
-    # "I moved to Leeds last spring and ...", "since I moved up to Glasgow", "we relocated back to Galway", "I got
-    # transferred to Copenhagen"
-    Reading("moved to", "home_city", (
-        [_verb(*_MOVE), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
-        [_verb(*_MOVE), _child("anchor", "particle", DEP={"IN": ["prt", "advmod"]}),
-         _prep("particle", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
-    ), change=True),
-    # "we've moved into a place in York", "I've settled into the Leeds flat"
-    Reading("moved into a home", "home_city", (
-        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_place_of_a_home("into")],
-        [_verb("move", "settle"), _prep("anchor", "into", "into", "in"), *_home_named_before("into")],
-        [_verb("move", "settle"), _prep("anchor", "into", "into"),
-         _child("into", "home", DEP="pobj", LEMMA={"IN": HOME_NOUNS}), _prep("anchor", "in_city", "in"),
-         _child("in_city", "value", DEP="pobj", **_NAME)],
-    ), change=True),
-    # "we got the keys to a flat in Bristol", "picked up the keys to our new house in Cardiff"
-    Reading("keys to a home", "home_city", (
-        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
-         _prep("anchor", "to", "to", "for"), *_place_of_a_home("to")],
-        [_verb("get", "pick", "collect", "receive"), _child("anchor", "keys", DEP="dobj", LEMMA="key"),
-         _prep("keys", "to", "to", "for"), *_place_of_a_home("to")],
-    ), change=True),
-    # "we finally made the move to Lisbon", "our move to Denver happened last week", "the move to Bristol is done",
-    # "after the big move to Cork we ...", "the relocation to Ghent went fine": the noun says it, whatever the verb
-    Reading("the move to", "home_city", (
-        [_move_noun(), _owner(), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
-        # (the parse may hang "to <place>" on the verb the move is the object of: "made the move | to Prague")
-        [_move_noun(DEP="dobj"), _owner(), {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "verb",
-                                            "RIGHT_ATTRS": {"POS": "VERB"}},
-         _prep("verb", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
-        # (... or take the place for a verb, its "to" for an infinitive's: "made the move to Reykjavik")
-        [_move_noun(), _owner(), _child("anchor", "value", DEP="acl", **_NAME), _child("value", "to", DEP="aux",
-                                                                                      LOWER="to")],
-    ), change=True),
-    # --- work (s11-employer): each row reads the employer or the title; a clause saying both matches one of each.
-    # A start: "I started at Globex", "I've joined Ocado as head of logistics", "took a post as lead analyst with
-    # Barclays", "I was hired as a designer at Hooli", "began work as a junior architect with Foster Partners"
-    Reading("started as", "job_title", (
-        [_verb(*_STARTS), *_as_title("anchor")],
-        [*_a_job(*_STARTS), *_as_title("job")],
-        # "I've been promoted to engineering manager", "I became a data scientist", "I've been made tech lead"
-        [_verb("promote", "bump"), _prep("anchor", "to", "to"), _child("to", "title", DEP="pobj", **_TITLE)],
-        [_verb("bump"), _child("anchor", "up", DEP="prt"), _prep("up", "to", "to"),
-         _child("to", "title", DEP="pobj", **_TITLE)],
-        [_verb("become"), _child("anchor", "title", DEP="attr", **_TITLE)],
-        [_verb("make", "name", "appoint"), _child("anchor", "title", DEP="oprd", **_TITLE)],
-        # a role named by its title: "I got the tech lead job", "I've taken on the tech lead role", "I switched to a
-        # designer role", "I stepped into the team lead position"
-        [_verb("get", "land", "accept", "take", "assume", "find"),
-         _child("anchor", "job", DEP="dobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
-        [_verb("switch", "step", "move", "transition"), _prep("anchor", "to", "to", "into"),
-         _child("to", "job", DEP="pobj", LEMMA={"IN": _ROLES}), _child("job", "title", DEP="compound", **_TITLE)],
-    ), change=True),
-    Reading("started at", "employer", (
-        [_verb("start", "begin"), *_at_employer("anchor")],
-        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME)],
-        [_verb("hire", "employ"), _child("anchor", "by", DEP={"IN": ["agent", "prep"]}, LOWER={"IN": ["by", "at"]}),
-         _child("by", "employer", DEP="pobj", **_NAME)],
-        [*_a_job(*_STARTS), *_at_employer("job")],
-        [*_a_job(*_STARTS), *_at_employer("anchor")],
-        [_verb(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
-        [*_a_job(*_STARTS), *_as_title("job"), *_at_employer("title")],
-        [*_a_job(*_STARTS), *_as_title("anchor"), *_at_employer("title")],
-        # "I joined the payments team at Pied Piper"
-        [_verb("join"), _team("anchor", "dobj"), *_at_employer("anchor", "at", "with")],
-        [_verb("join"), _team("anchor", "dobj"), *_at_employer("team", "at", "with")],
-    ), change=True),
-    # "I work as a nurse", "I'm employed as a security analyst", "I have a new job as a paramedic"
-    Reading("works as", "job_title", ([_verb("work", "employ"), *_as_title("anchor")],
-                                      [*_a_job("have"), *_as_title("job")])),
-    # The job one has: "I work at Globex", "I'm employed by Initech", "I've been working for Hooli for two years"
-    Reading("works at", "employer", (
-        [_verb("work"), *_at_employer("anchor", "at", "for", "with")],
-        [_verb("work"), *_as_title("anchor"), *_at_employer("title", "at", "for", "with")],
-        [_verb("employ"), _child("anchor", "by", DEP={"IN": ["agent", "prep"]}, LOWER={"IN": ["by", "at"]}),
-         _child("by", "employer", DEP="pobj", **_NAME)],
-        # "I contract for Globex", "I'm freelancing for Hooli", "I do consulting work for Initech"
-        [_verb("contract", "freelance", "consult"), *_at_employer("anchor", "for", "at")],
-        # a team at a place: "I'm on the platform team at Soylent Foods", "I lead the design team at Initech", "I work
-        # in the data group at Globex", "I'm on Globex's platform team"
-        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("team", *_ATS)],
-        [_verb("be", "work"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"), *_at_employer("anchor", *_ATS)],
-        [_verb("be"), _prep("anchor", "on", "on", "in"), _team("on", "pobj"),
-         _child("team", "employer", DEP="poss", **_NAME)],
-        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("anchor", *_ATS)],
-        [_verb("lead", "manage", "run", "head"), _team("anchor", "dobj"), *_at_employer("team", *_ATS)],
-    )),
-)
-
-_TASTE_VERBS = ["like", "love", "enjoy", "adore", "prefer"]
-_ROUND = ["round", "around"]
-# A taste come to ("I've started to like running", "I have grown to love jazz").
-_COME_TO = ["start", "begin", "grow", "learn", "come"]
-
-TASTES: tuple[Reading, ...] = (
-    # "I've come round to olives", "I came around to mushrooms"
-    Reading("came round to", None, (
-        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt", "prep"]}, LOWER={"IN": _ROUND}),
-         _prep("round", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
-        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
-         _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", POS={"IN": ["NOUN", "PROPN"]})],
-        # (a rare noun after "to" that the small model takes for an infinitive: "come round to coriander")
-        [_verb("come"), _child("anchor", "round", DEP={"IN": ["advmod", "prt"]}, LOWER={"IN": _ROUND}),
-         _child("anchor", "value", DEP={"IN": ["advcl", "xcomp"]}), _child("value", "to", DEP="aux", LOWER="to")],
-    ), taste="likes"),
-    # "I've started to like running", "I have grown to love jazz"
-    Reading("came to like", None, (
-        [_verb(*_COME_TO), _child("anchor", "liking", DEP="xcomp", LEMMA={"IN": _TASTE_VERBS}),
-         _child("liking", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
-        [_verb(*_COME_TO), _child("anchor", "value", DEP="xcomp", TAG="VBG"),
-         _child("value", "liking", LEMMA={"IN": _TASTE_VERBS})],
-    ), taste="likes"),
-    # "Honestly I can't stand olives", "I cannot stand loud bars"
-    Reading("can't stand", None, (
-        [_verb("stand"), _child("anchor", "can", DEP="aux", LEMMA="can"), _child("anchor", "not", DEP="neg"),
-         _child("anchor", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
-    ), taste="dislikes"),
-)
 
 # --- people (issue 37, s11-home): the people the user names and how they relate ---
 # Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
@@ -365,10 +118,6 @@ PEOPLE: tuple[Reading, ...] = (
     )),
 )
 
-# Words of a title that say it is new to the user, not what it is ("their new office manager").
-_NOT_OF_THE_TITLE = frozenset({"new", "first", "brand"})
-_A_ROLE = re.compile(WHOLE_ROLE, re.IGNORECASE)  # the vocabulary's whole job title, matched whole
-
 
 def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
     """Every row of the table on the sentence (or on `text`, a part of it: what a correction says is so), when its
@@ -382,17 +131,16 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
     doc = parse(text)
     matches = []
     for match_id, tokens in _matcher()(doc):
-        reading, pattern = _BY_KEY[doc.vocab.strings[match_id]]
+        reading, pattern = _by_key()[doc.vocab.strings[match_id]]
         matches.append((reading, {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}))
     read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
     for reading, nodes in sorted(matches, key=_where_said):  # in the order said
-        key = (reading.slot or reading.taste, nodes["anchor"].i)
-        if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes) and not (
-                _moves_another(nodes["anchor"])):
+        key = (reading.slot or reading.taste or reading.event, nodes["anchor"].i)
+        if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes):
             read.add(key)
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
-    values = [c.value.lower() for c in made if c.slot]
+    values = [c.value.lower() for c in made if c.slot or c.type == "event"]
     if values:
         kept = [c for c in rule.found.candidates[since:count]
                 if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
@@ -400,59 +148,14 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
 
 
 def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
-    if reading.taste:
-        _write_taste(rule, reading.taste, nodes["value"])
-        return
     if reading.slot in ("kin", "partner"):
         if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
             kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
             add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
         return
-    if reading.slot == "home_city":
-        if any(c.dep_ == "det" for c in nodes["value"].children):
-            return  # "moved to the US", "living in the Netherlands": a country, no home city
-        city, rest = _name(nodes["value"]), _rest_of_clause(nodes["anchor"], nodes["value"])
-        if reading.change:
-            add_move(rule, city, rest)  # (which leaves out a stay: "moved to Oslo for the summer")
-        elif not TEMPORARY.match(rest) and not _other_than_new(nodes.get("home", nodes["anchor"])):
-            until = home_until(rule, rest)
-            add_home_city(rule, city, f"The user lives in {city}.", valid_until=until.day if until else None)
-        return
-    _write_work(rule, reading, nodes)
+    from memlake.distill.offline.readers.table_self import write  # (a row module: built from this one's helpers)
 
-
-def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
-    """An employer (not a person, nor company kept: "I joined Sam for dinner") or a job's title (not "joined the choir
-    as a tenor"); a start's employer holds from the past day its clause names ("in March 2018")."""
-    anchor = nodes["anchor"]
-    if _subject(anchor) == "we" or any(c.lemma_ in ("leave", "quit") for c in anchor.children if c.dep_ == "conj"):
-        return  # "we work at ...": whose job?; "I started at Stanford in 2019 and left in 2022": a job that was
-    if reading.slot == "job_title":
-        title = _title(nodes["title"])
-        if _A_ROLE.fullmatch(" ".join(t.text for t in nodes["title"].subtree if t.i <= nodes["title"].i
-                                      and t.dep_ not in ("det", "poss") and t.lower_ not in _NOT_OF_THE_TITLE)):
-            add_job_title(rule, title)
-        return
-    if "team" in nodes and any(t.lower_ in _HOBBY_TEAMS for t in nodes["team"].lefts):
-        return
-    employer, asides = _name(nodes["employer"]), _asides(anchor, nodes)
-    company = anchor.lemma_ == "join" and bool(asides & {"for", "at", "on"})
-    if employer in rule.context.people or employer.split()[0] in rule.context.people or company:
-        return
-    rest = _rest_of_clause(anchor, nodes["employer"])
-    if ("for" in asides) if reading.change else (FOR_A_WHILE.search(rest) or "on" in asides):
-        return  # "I started at Globex for a trial"; "I'm working at Acme this week", "At Starbucks I work on my novel"
-    since = rule.past_start_in(rest) if reading.change else None
-    add_employer(rule, employer, valid_from=since, new=reading.change)
-
-
-def _asides(anchor: Token, nodes: dict[str, Token]) -> set[str]:
-    """The prepositions on the verb that the pattern did not name ("for a trial" in "I started at Globex for ...")."""
-    return {c.lower_ for c in anchor.children if c.dep_ == "prep" and c not in nodes.values()}
-
-
-# Words of an object's phrase that are no part of what is liked: "the", "to" and "like" in "to like running".
-_NOT_OF_THE_THING = frozenset({"det", "aux", "intj", "punct"})
+    write(rule, reading, nodes)
 
 
 def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
@@ -472,34 +175,6 @@ def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
         verb is not None and verb.lemma_ == "be"
         and "VBD" in {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ == "aux")})
 
-
-# Words that make a home another than where the user lives: "my second home", "our old flat in Leeds".
-_ANOTHER_HOME = frozenset({"second", "old", "former", "previous", "holiday", "summer", "weekend", "childhood"})
-
-
-def _other_than_new(home: Token) -> bool:
-    """A home said as another than where the user lives (`_ANOTHER_HOME`). (A stay is said by the words after the
-    city: "I'm living in Oslo for a month", `TEMPORARY`.)"""
-    return any(c.dep_ in ("amod", "compound") and c.lower_ in _ANOTHER_HOME for c in home.children)
-
-
-def _write_taste(rule: Rule, taste: str, value: Token) -> None:
-    """A like or a dislike of what the value's phrase names, unless a reader read a taste of it in this message;
-    it replaces what was kept of the sentence as said ("The user has come round to olives")."""
-    said = third_person("".join(t.text_with_ws for t in value.subtree
-                                if t.dep_ not in _NOT_OF_THE_THING or t.lower_ in ("my", "our")).strip())
-    mine = [c for c in rule.found.candidates if rule.message_id in c.message_ids and said.lower() in c.value.lower()]
-    if any(c.type == "preference" for c in mine):
-        return
-    rule.found.candidates[:] = [c for c in rule.found.candidates if c not in mine or "said" not in c.tags]
-    tags = preference_tags(said)
-    if taste == "likes":
-        rule.add("preference", said, f"The user likes {said}.", importance=0.6, tags=tags)
-    else:
-        rule.add("preference", f"dislikes {said}", f"The user dislikes {said}.", importance=0.6,
-                 tags=("dislike", *tags))
-
-
 def _rest_of_clause(anchor: Token, value: Token) -> str:
     """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
     end = max(t.i for t in (_verb_of(anchor) or anchor).subtree) + 1
@@ -511,20 +186,6 @@ def _name(token: Token) -> str:
     words = [t for t in token.subtree if t.i <= token.i and (t.dep_ in ("compound", "flat") or t.i == token.i)]
     start = min(t.i for t in words)
     return token.doc[start:token.i + 1].text
-
-
-# What hangs on a title without being part of it: "..., not a nurse", "... and part-time tutor", "..., which I love".
-_NOT_OF_A_TITLE = frozenset({"conj", "cc", "punct", "appos", "neg", "relcl", "acl"})
-
-
-def _title(token: Token) -> str:
-    """A title as said, without its article, owner, "new", the place it is at and what is said beside it: "head of
-    design", "office manager" (of "their new office manager at Initech")."""
-    at = [t for c in token.children if (c.dep_ == "prep" and c.lower_ != "of") or c.dep_ in _NOT_OF_A_TITLE
-          for t in c.subtree]
-    kept = [t for t in token.subtree if t not in at and t.dep_ not in ("det", "poss", "punct")
-            and t.lower_ not in _NOT_OF_THE_TITLE]
-    return " ".join(t.text for t in kept)
 
 
 def _owned(nodes: dict[str, Token]) -> bool:
@@ -546,7 +207,10 @@ def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
     theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
     condition or someone else's words."""
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
-    if not (_owned(nodes) or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
+    # (the user given it: "they promoted me to ..."; or a sentence of no verb the row's word heads: "Officially a
+    # staff engineer!")
+    if not (_owned(nodes) or "me" in nodes or (verb is None and anchor.dep_ == "ROOT")
+            or (verb is not None and _subject(verb) in ("i", "we", _LEFT_OUT))):
         return False
     if verb is not None and ((any(c.dep_ == "neg" for c in verb.children) and "not" not in nodes)
                              or tense_of(verb) == "future"):
@@ -569,7 +233,7 @@ def _quoted(token: Token) -> bool:
 # A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
 # Seattle!", "Now living in Oslo"): what may come before the verb.
 _LEFT_OUT = "(I left out)"
-_LEADING = frozenset({"advmod", "intj", "punct", "cc"})
+_LEADING = frozenset({"advmod", "intj", "punct", "cc", "aux", "auxpass"})  # (and "Got promoted to ...")
 
 
 # What says a move is behind the user ("the move to Bristol is done"; not "is next month").
@@ -596,7 +260,7 @@ def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     # the prepositions of a span ("since 2020", "for ages"; not the "for" of "worked for Acme", which holds the
     # value); a span may hang on what the verb says the user is: "I've been a Prague resident for ages"
     values = {nodes[k] for k in ("value", "employer", "title") if k in nodes}
-    preps = {c.lower_ for t in (verb, *verb.children) for c in t.children
+    preps = {c.lower_ for t in (verb, *verb.children, *values) for c in t.children
              if c.dep_ == "prep" and values.isdisjoint(c.children)}
     return tense == "present" or (verb.tag_ == "VBN" and bool(preps & {"since", "for"}))
 
@@ -606,15 +270,6 @@ def _where_said(match: tuple[Reading, dict[str, Token]]) -> int:
     nodes = match[1]
     return min((nodes[k].i for k in ("value", "employer", "title") if k in nodes), default=nodes["anchor"].i)
 
-
-# What one moves or rents that is the user's household or home, not something else ("relocated the meeting to
-# Porto", "I rent a car in Lisbon").
-_HOUSEHOLD = frozenset({"family", "household", "we", "us", "everyone", "kid", "child", "i", "me", *HOME_NOUNS})
-
-
-def _moves_another(anchor: Token) -> bool:
-    return anchor.lemma_ in (*_MOVE, "rent") and any(
-        c.dep_ == "dobj" and c.lemma_.lower() not in _HOUSEHOLD for c in anchor.children)
 
 
 def _subject(verb: Token) -> str | None:
@@ -644,8 +299,16 @@ def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
     return pattern, [misread, head, *pattern[1:]]
 
 
-_BY_KEY = {f"{reading.name}#{n}.{m}": (reading, variant) for reading in (*TABLE, *TASTES, *PEOPLE)
-           for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
+@cache
+def _by_key() -> dict[str, tuple[Reading, Pattern]]:
+    """Every row's patterns by key. The rows by slot group are modules built from this one's helpers, so they are
+    imported here, on first use."""
+    from memlake.distill.offline.readers.table_self import ROWS as SELF_ROWS
+
+    rows = (*SELF_ROWS, *PEOPLE)
+    # s12-people: the people rows of readers/table_people.py join `rows` here, with one import line.
+    return {f"{reading.name}#{n}.{m}": (reading, variant) for reading in rows
+            for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
 
 
 @cache
@@ -653,7 +316,7 @@ def _matcher() -> DependencyMatcher:
     from spacy.matcher import DependencyMatcher  # deferred: spaCy loads with the pipeline, on first use
 
     matcher = DependencyMatcher(pipeline().vocab)
-    for key, (_, pattern) in _BY_KEY.items():
+    for key, (_, pattern) in _by_key().items():
         matcher.add(key, [pattern])
     return matcher
 
@@ -663,6 +326,8 @@ _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",)
               "begin": ("began", "begun"), "take": ("took", "taken"), "buy": ("bought",),
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
+              "go": ("went", "gone"), "hold": ("held",), "give": ("gave", "given"), "lead": ("led",), "run": ("ran",),
+              "have": ("has", "had"), "leave": ("left",),
               "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been")}
 
 
@@ -670,7 +335,8 @@ def inflections(lemma: str) -> set[str]:
     """The forms of a verb a sentence may use ("move": moves, moved, moving)."""
     stem = lemma[:-1] if lemma.endswith("e") else lemma
     doubled = lemma + lemma[-1] if re.fullmatch(r"[^aeiou]*[aeiou][bdgkmnprt]", lemma) else lemma
-    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing",
+    cried = (lemma[:-1] + "ied", lemma[:-1] + "ies") if re.fullmatch(r".*[^aeiou]y", lemma) else ()  # "married"
+    return {lemma, lemma + "s", lemma + "es", stem + "ed", doubled + "ed", stem + "ing", doubled + "ing", *cried,
             *_IRREGULAR.get(lemma, ())}
 
 
@@ -686,13 +352,22 @@ def _words_allowed(attrs: dict[str, Any]) -> frozenset[str] | None:
     return None
 
 
+_Needs = tuple[bool, tuple[frozenset[str], ...]]
+
+
 @cache
-def _needs() -> tuple[tuple[bool, tuple[frozenset[str], ...]], ...]:
-    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of."""
-    return tuple((any(node["RIGHT_ATTRS"] in (_NAME, _PERSON) or node["RIGHT_ATTRS"].get("POS") == "PROPN"
-                      for node in pattern),
-                  tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
-                 for _, pattern in _BY_KEY.values())
+def _needs() -> tuple[dict[str, list[_Needs]], list[_Needs]]:
+    """For each pattern: whether it needs a name, and the sets of words a sentence must hold one of each of; indexed
+    by the words of its smallest set (a sentence is checked only against patterns one of its words may anchor), and
+    those that name no word apart."""
+    needs = {(any(node["RIGHT_ATTRS"].get("POS") == "PROPN" or node["RIGHT_ATTRS"].get("IS_TITLE") for node in pattern),
+              tuple(allowed for node in pattern if (allowed := _words_allowed(node["RIGHT_ATTRS"])) is not None))
+             for _, pattern in _by_key().values()}
+    by_word: dict[str, list[_Needs]] = {}
+    for need in needs:
+        for word in min(need[1], key=len, default=()):
+            by_word.setdefault(word, []).append(need)
+    return by_word, [need for need in needs if not need[1]]
 
 
 def words_of(text: str) -> list[str]:
@@ -706,5 +381,6 @@ def may_anchor(text: str) -> bool:
     words = words_of(text)
     named = any(w[0].isupper() and w not in NOT_NAMES for w in words)
     lowered = {w.lower() for w in words}
+    by_word, anywhere = _needs()
     return any((named or not needs_a_name) and all(not allowed.isdisjoint(lowered) for allowed in needs)
-               for needs_a_name, needs in _needs())
+               for needs_a_name, needs in (*anywhere, *(need for word in lowered for need in by_word.get(word, ()))))
