@@ -11,8 +11,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from memlake.bench.shown import fold_conversations
+
 from memlake.distill.models import Conversation, Message
 from memlake.facts.confidence import shown
 from memlake.settings import Settings
