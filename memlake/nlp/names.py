@@ -75,6 +75,11 @@ WORK_VERBS = frozenset({"play", "watch", "binge", "stream", "rewatch", "replay"}
 AUTHOR_VERBS = frozenset({"read", "reread"})
 # Verbs of work whose "at" / "for" object is an organization ("works at NASA", "volunteers for Oxfam").
 WORK_AT_VERBS = frozenset({"work", "intern", "volunteer", "teach", "study", "join"})
+# Verbs of living somewhere or going there, whose "in" / "to" / "from" object is a place ("lives in Porto", "flew to
+# Madrid", "moved from Leeds"): a person is no "in" of them, so the object's own label does not outvote it.
+PLACE_VERBS = frozenset({"live", "move", "relocate", "stay", "settle", "grow", "bear", "fly", "travel", "drive",
+                         "emigrate", "commute"})
+PLACE_PREPOSITIONS = frozenset({"in", "to", "from"})
 # A capital after a lowercase letter inside a word, past a Mc/Mac/O' name: a code identifier or a brand of software
 # ("KeyError", "PgBouncer"), no one of the user's world.
 _INNER_CAPITAL = re.compile(r"^(?!Mc|Mac|O['’])\w*[a-z][A-Z]")
@@ -113,7 +118,7 @@ def names_in(text: str) -> list[Name]:
         if said.text.lower() in CHAT_ROLE_WORDS:
             continue
         cue = _cue_of(span, span.root)
-        kind = cue if cue is not None else _type_of(span)
+        kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
         untyped = cue is None and kind == "person" and _asked_about(span.root)
         if kind:
             found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
@@ -229,6 +234,9 @@ def _cue_of(span: Span, head: Token) -> str | None:
         verb = verb.head  # "listening to Folklore"
     if verb is not None and verb.lower_ in ("at", "for") and verb.head.lemma_.lower() in WORK_AT_VERBS:
         return "organization"
+    if (verb is not None and head.dep_ == "pobj" and verb.lower_ in PLACE_PREPOSITIONS
+            and verb.head.pos_ in ("VERB", "AUX") and verb.head.lemma_.lower() in PLACE_VERBS):
+        return "place"
     if verb is not None and head.dep_ == "pobj" and (verb.head.lemma_.lower(), verb.lower_) in ORGANIZATION_VERBS:
         return "organization"  # "I bank with Monzo"
     if (verb is not None and head.dep_ == "dobj" and (verb.lemma_.lower(), "") in ORGANIZATION_VERBS
@@ -242,6 +250,18 @@ def _cue_of(span: Span, head: Token) -> str | None:
             return None if span.label_ == "PERSON" else "work"  # an album, a song; a singer stays a person
         if lemma in AUTHOR_VERBS and head.dep_ == "dobj" and span.label_ != "WORK_OF_ART":
             return "person" if len(span) == 1 else "work"
+    return None
+
+
+def _conjunct_type(span: Span) -> str | None:
+    """A name the pipeline labels a person, joined by "and" / "or" only to places, is a place ("Porto and Lisbon are
+    my favourite cities": the small model labels a city it knows less well a person when no verb says otherwise);
+    one list is of one kind. None otherwise: people listed with places stay what their labels say."""
+    if TYPE_OF_LABEL.get(span.label_) != "person":
+        return None
+    partners = [t for t in span.root.conjuncts if t.ent_type_ and t.text[:1].isupper()]
+    if partners and all(TYPE_OF_LABEL.get(t.ent_type_) == "place" for t in partners):
+        return "place"
     return None
 
 

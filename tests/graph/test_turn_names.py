@@ -94,3 +94,15 @@ def test_a_name_asked_about_takes_its_type_from_its_other_mentions_not_from_the_
     assert types["Lisbon"] == "place" and types["Monzo"] == "organization" and types["Ghent"] == "place"
     said = graph.mentions.filter(pl.col("name").is_in(["Lisbon", "Monzo", "Ghent"]))
     assert "person" not in said["type"].to_list()
+
+
+def test_a_city_the_pipeline_labels_a_person_alone_is_one_place_in_an_agents_chats() -> None:
+    """(Issue 40: "Porto" was both a person and a place: bare mentions of a city the small model knows less well
+    read as a person; where the user says someone lives, and what the city is listed with, say it is a place.)"""
+    chat = turns("a3", "c3", "2024-05-04",
+                 ("Mia", "Porto was lovely in the spring."),
+                 ("Mia", "Porto and Lisbon are my favourite cities."),
+                 ("Mia", "My sister lives in Porto now."))
+    types = build_graph(episodes(), no_facts(), None, 0.85, turns=chat).entities.select("name", "type").rows()
+    assert [t for n, t in types if n == "Porto"] == ["place"]
+    assert ("Lisbon", "place") in types

@@ -145,3 +145,29 @@ def test_a_place_or_firm_asked_about_is_not_typed_a_person_by_the_request(text: 
 ])
 def test_the_person_a_request_addresses_stays_a_person(text: str, name: str) -> None:
     assert _types(text).get(name) == "person"
+
+
+@pytest.mark.parametrize("text, name", [
+    ("My sister lives in Porto now.", "Porto"),
+    ("My parents grew up in Cork.", "Cork"),
+    ("I was born in Tromso.", "Tromso"),
+    ("We moved from Ghent in May.", "Ghent"),
+    ("I stayed in Split with Ana.", "Split"),
+])
+def test_where_someone_lives_or_came_from_is_a_place_by_the_verb(text: str, name: str) -> None:
+    """(Issue 40: a city the small model labels a person in other sentences was two entities, person and place.)"""
+    assert [(n.text, n.type, n.cued) for n in names_in(text) if n.text == name] == [(name, "place", True)]
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Porto and Lisbon are my favourite cities.", "Porto"),
+    ("We loved Braga and Lisbon.", "Braga"),
+])
+def test_a_name_listed_only_with_places_is_a_place(text: str, name: str) -> None:
+    assert ("place" in {n.type for n in names_in(text) if n.text == name}
+            and all(n.type == "place" for n in names_in(text)))
+
+
+def test_people_listed_together_stay_people() -> None:
+    assert {(n.text, n.type) for n in names_in("Yesterday Priya and Tom came over for dinner.")} <= {
+        ("Priya", "person"), ("Tom", "person")}
