@@ -223,6 +223,8 @@ def _cue_of(span: Span, head: Token) -> str | None:
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"
+    if any(c.dep_ == "appos" and c.lemma_.lower() in ANIMAL_NOUNS for c in head.children):
+        return "animal"  # "Rex, my dog, is sick": the kind set beside the name
     if head.dep_ == "compound" and head.head.lemma_.lower() in WORK_NOUNS:
         return "work"
     if head.dep_ == "poss" and head.head.lemma_.lower() in WORK_NOUNS:

@@ -171,3 +171,12 @@ def test_a_name_listed_only_with_places_is_a_place(text: str, name: str) -> None
 def test_people_listed_together_stay_people() -> None:
     assert {(n.text, n.type) for n in names_in("Yesterday Priya and Tom came over for dinner.")} <= {
         ("Priya", "person"), ("Tom", "person")}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Rex, my dog, is sick.", "Rex"),
+    ("Yesterday Mochi, our cat, knocked a glass over.", "Mochi"),
+])
+def test_a_name_with_an_animal_set_beside_it_is_an_animal(text: str, name: str) -> None:
+    """(Issue 40: a dog was typed a person or a concept when its kind came after its name.)"""
+    assert [n.type for n in names_in(text) if n.text == name] == ["animal"]
