@@ -9,9 +9,9 @@ from assets.episodes import EPISODES_KEY
 from assets.inputs import FORGET_LOG, OVERRIDES_LOG
 from assets.shared import EAGER, EAGER_AFTER_THE_DAYS, LAKE_WRITERS, markdown_preview
 from assets.transcripts import turns
+from memlake.distill.confidence import shown
 from memlake.erase import forgotten_content_left, read_receipts
 from memlake.facts.candidates import candidates_from_episodes
-from memlake.facts.confidence import shown
 from memlake.facts.fold import FoldConfig, fold
 from memlake.facts.overrides import FOLDED_ENTRIES, log_entries, read_forgets, read_overrides
 from memlake.facts.profile import PROFILE_RULES, PROFILE_RULES_STAMP, profile_versions

@@ -1,7 +1,7 @@
 """Which facts are shown: the `shown_confidence` threshold on development data, and the judged samples' shown share.
 
 The offline distiller reads every conversation of a sample (a LoCoMo sample, a RealMem persona) and the facts
-fold folds them as the pipeline does, each candidate with its reading prior (`memlake.facts.confidence`), so a
+fold folds them as the pipeline does, each candidate with its reading prior (`memlake.distill.confidence`), so a
 fact said in several conversations has the confidence it has in a home. Two measures over the current facts:
 
 - **development** (`threshold_sweep`: LoCoMo 0-4): for each threshold, how many current facts are shown, the
@@ -18,11 +18,11 @@ from typing import Any
 
 import polars as pl
 
+from memlake.distill.confidence import reading_prior, shown
 from memlake.distill.models import Conversation, FactCandidate
 from memlake.distill.offline import OFFLINE_DISTILLER_VERSION, distill_offline
 from memlake.distill.offline.assistant_chat import is_assistant_chat
 from memlake.embedding import TextEmbedder
-from memlake.facts.confidence import reading_prior, shown
 from memlake.facts.fold import Candidate, fold
 from memlake_bench.facts import Extracted, Observation, match_observations
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import polars as pl
 
+from memlake.distill.confidence import shown
 from memlake.distill.models import Conversation, Message
 from memlake.embedding import SentenceEmbedder
-from memlake.facts.confidence import shown
 from memlake_bench.distill import locomo_conversations
 from memlake_bench.facts import (
     DEV_SAMPLES,

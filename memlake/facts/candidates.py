@@ -4,7 +4,7 @@ A candidate's `created_at` is the time of the latest user message it cites
 (joined from `transcripts/turns` by message id), else the end of its
 conversation; never the time it was ingested or distilled. Candidates that
 cite only messages of other roles are dropped: facts come from the user.
-A candidate's `confidence` is the prior of its reading (`memlake.facts.confidence.reading_prior`): the
+A candidate's `confidence` is the prior of its reading (`memlake.distill.confidence.reading_prior`): the
 episode's distiller, the rule family, and whether the conversation is a chat with an assistant.
 """
 
@@ -16,8 +16,8 @@ from datetime import datetime
 
 import polars as pl
 
+from memlake.distill.confidence import reading_prior
 from memlake.distill.offline.assistant_chat import replies_from_an_assistant
-from memlake.facts.confidence import reading_prior
 from memlake.facts.fold import Candidate
 from memlake.moments import as_utc_if_moment
 from memlake.schemas import FACT_TYPES

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from memlake.distill.confidence import fact_confidence
 from memlake.distill.models import INFERRED
-from memlake.facts.confidence import fact_confidence
 from memlake.facts.fold_inputs import Event, FoldConfig, chain_id, slot_key, slot_of, subject_key
 from memlake.facts.fold_rows import Edge, Embed, FactVersion, FoldStats, _Match, _Obs, _SubjectIndex
 from memlake.facts.fold_words import _is_atomic, _jaccard_sets, _value_words, same_value_loosely

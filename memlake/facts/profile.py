@@ -42,9 +42,9 @@ from typing import Any
 
 import polars as pl
 
+from memlake.distill.confidence import shown
 from memlake.distill.dates import find_dates
 from memlake.distill.models import KIN_OR_PET, UNNAMED_RELATIVE
-from memlake.facts.confidence import shown
 from memlake.facts.fold import USER, subject_key
 from memlake.facts.sections import sections_by_meaning
 from memlake.lake import Lake, conform

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from memlake.distill.confidence import shown
 from memlake.errors import NotFound
-from memlake.facts.confidence import shown
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
 from memlake.facts.overrides import (
     entries_unfolded,

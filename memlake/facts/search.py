@@ -36,7 +36,7 @@ from typing import Any
 
 import polars as pl
 
-from memlake.facts.confidence import shown
+from memlake.distill.confidence import shown
 from memlake.facts.reads import AgentFacts, FactReads, MemoEmbed, select_facts
 from memlake.index_rows import FACT_INDEX_SCHEMA, fact_index_rows
 from memlake.maintenance.status import hidden_by_sweep

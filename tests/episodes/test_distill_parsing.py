@@ -46,7 +46,9 @@ def test_the_statements_a_reader_will_parse_are_parsed_together_in_one_batch(cou
     session = distill_offline(conversation("c1", TEXTS))
     assert {(c.slot, c.value) for c in session.fact_candidates if c.slot} >= {
         ("home_city", "Dundee"), ("employer", "Soylent Labs")}  # what the table read
-    assert (counting.batches, counting.texts_in_batches, counting.one_at_a_time) == (1, 3, 0)
+    # one batch of the statements the readers parse, one of the candidates' facts and sentences their confidence
+    # reads (memlake.distill.confidence.offline_prior); none one at a time
+    assert (counting.batches, counting.one_at_a_time) == (2, 0) and counting.texts_in_batches >= 3
 
 
 def test_a_rerun_of_unchanged_conversations_distills_and_parses_nothing(counting: CountingPipeline,

@@ -75,7 +75,7 @@ def test_a_sentence_no_pattern_could_match_is_not_parsed() -> None:
 ])
 def test_a_sentence_with_no_role_or_no_name_a_row_needs_is_not_parsed(text: str) -> None:
     """The table's word check refuses it, so the table does not parse it (a fact another reader finds in it is
-    still parsed once for its confidence: memlake.facts.confidence.offline_prior)."""
+    still parsed once for its confidence: memlake.distill.confidence.offline_prior)."""
     assert not may_anchor(text)
 
 

@@ -1,5 +1,5 @@
 """What the agent is shown is right: a fact's confidence comes from how it was read and what it says, not only from
-the family of rule that read it (issue 37, "Precision first"; `memlake.facts.confidence`).
+the family of rule that read it (issue 37, "Precision first"; `memlake.distill.confidence`).
 
 Each case goes through the offline distiller and the facts fold, as a home's facts do, and asks what is shown at the
 default `shown_confidence`: a fact that points at the chat, a fragment, a hypothetical, or text the user asked an
@@ -11,10 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from memlake.bench.shown import fold_conversations
+from memlake_bench.shown import fold_conversations
 
+from memlake.distill.confidence import shown
 from memlake.distill.models import Conversation, Message
-from memlake.facts.confidence import shown
 from memlake.settings import Settings
 
 THRESHOLD = Settings.model_fields["shown_confidence"].default

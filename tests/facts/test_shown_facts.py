@@ -1,6 +1,6 @@
 """Precision first: what the agent is shown holds only facts confident enough, or backed by the user's word.
 
-A fact's confidence comes from how it was read (`memlake.facts.confidence`): the offline rule family (a slot
+A fact's confidence comes from how it was read (`memlake.distill.confidence`): the offline rule family (a slot
 reader above a plain sentence), a chat with an assistant (a higher bar) or between people, and how many
 conversations said it. The rest are candidates: kept, listed by `facts --candidates` and in history, and shown
 once said again or confirmed by the user.
@@ -12,14 +12,14 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from memlake.distill.offline.assistant_chat import replies_from_an_assistant
-from memlake.facts.confidence import (
+from memlake.distill.confidence import (
     ASSISTANT_CHAT_FACTOR,
     SENTENCE_PRIOR,
     SLOT_PRIOR,
     fact_confidence,
     reading_prior,
 )
+from memlake.distill.offline.assistant_chat import replies_from_an_assistant
 from pipelines.cli import app
 from tests.facts.helpers import (
     FEES,

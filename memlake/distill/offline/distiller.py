@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memlake.distill.confidence import offline_prior
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Entity, FactCandidate, Usage
 from memlake.distill.offline.assistant_chat import is_assistant_chat, without_chat_talk
@@ -61,7 +62,6 @@ from memlake.distill.offline.sentences import (
 )
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
-from memlake.facts.confidence import offline_prior
 from memlake.nlp import parse_all
 
 OFFLINE_DISTILLER_VERSION = "memlake-offline-23"
@@ -129,7 +129,7 @@ def _parse_what_the_readers_will(sentences: list[Sentence]) -> None:
 
 def _with_reading_priors(candidates: list[FactCandidate], read_in: dict[int, str],
                          assistant_chat: bool) -> list[FactCandidate]:
-    """Each candidate with the prior of its reading (`memlake.facts.confidence.offline_prior`) as its confidence; the
+    """Each candidate with the prior of its reading (`memlake.distill.confidence.offline_prior`) as its confidence; the
     facts and their sentences parsed in one batch first."""
     sentences = [read_in.get(id(c), "") for c in candidates]
     parse_all([c.content for c in candidates] + [s for s in sentences if s.strip()])

@@ -10,11 +10,28 @@ its slot's writer, which knows what is no place or no organisation.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memlake.distill.offline.readers.relationships import add_kin
+from memlake.distill.offline.readers.table_patterns import (  # noqa: F401 (table_self and the tests read them here)
+    _LEADING,
+    _LEFT_OUT,
+    _NAME,
+    _VERB_POS,
+    Pattern,
+    Reading,
+    _child,
+    _mine,
+    _name,
+    _prep,
+    _rest_of_clause,
+    _subject,
+    _verb,
+    _verb_of,
+)
+from memlake.distill.offline.readers.table_self import ROWS as SELF_ROWS
+from memlake.distill.offline.readers.table_self import write as write_own
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.vocabulary import (
     HYPOTHETICAL,
@@ -29,40 +46,6 @@ from memlake.nlp import parse, pipeline, tense_of
 if TYPE_CHECKING:
     from spacy.matcher import DependencyMatcher
     from spacy.tokens import Token
-
-Pattern = list[dict[str, Any]]
-
-_NAME = {"POS": "PROPN"}
-_VERB_POS = {"IN": ["VERB", "AUX"]}
-
-
-def _verb(*lemmas: str) -> dict[str, Any]:
-    return {"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": list(lemmas)}, "POS": _VERB_POS}}
-
-
-def _child(left: str, right: str, **attrs: Any) -> dict[str, Any]:
-    return {"LEFT_ID": left, "REL_OP": ">", "RIGHT_ID": right, "RIGHT_ATTRS": attrs}
-
-
-def _prep(left: str, right: str, *words: str) -> dict[str, Any]:
-    return _child(left, right, DEP="prep", LOWER={"IN": list(words)})
-
-
-def _mine(home: str) -> dict[str, Any]:
-    return _child(home, "owner", DEP="poss", LOWER={"IN": ["my", "our"]})
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One row: a pattern over a sentence's parse, and the slot its values fill."""
-
-    name: str
-    slot: str | None  # home_city, employer, job_title; None for a taste
-    patterns: tuple[Pattern, ...]
-    change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
-    taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
-    event: str | None = None  # an event of the user's working life ("left", "interview"): an event, no slot
-
 
 # --- people (issue 37, s11-home): the people the user names and how they relate ---
 # Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
@@ -153,9 +136,7 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
             kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
             add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
         return
-    from memlake.distill.offline.readers.table_self import write  # (a row module: built from this one's helpers)
-
-    write(rule, reading, nodes)
+    write_own(rule, reading, nodes)
 
 
 def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
@@ -175,31 +156,12 @@ def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
         verb is not None and verb.lemma_ == "be"
         and "VBD" in {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ == "aux")})
 
-def _rest_of_clause(anchor: Token, value: Token) -> str:
-    """The words of the clause after the value: where the day of a move is said ("... to Leeds last spring")."""
-    end = max(t.i for t in (_verb_of(anchor) or anchor).subtree) + 1
-    return anchor.doc[value.i + 1:end].text
-
-
-def _name(token: Token) -> str:
-    """A name with the words compounded onto it ("San Sebastian", "Umbrella Corp")."""
-    words = [t for t in token.subtree if t.i <= token.i and (t.dep_ in ("compound", "flat") or t.i == token.i)]
-    start = min(t.i for t in words)
-    return token.doc[start:token.i + 1].text
-
-
 def _owned(nodes: dict[str, Token]) -> bool:
     """Whether the pattern's owner says it is the user's: "my" or "our" ("our move to Oslo", "my home is in Prague",
     "Home is Oslo"), or "the" on a move the clause is about ("the move to Bristol is done"; not "after the move my
     sister ...")."""
     owner = nodes.get("owner")
     return owner is not None and (owner.lower_ != "the" or nodes["anchor"].dep_ in ("nsubj", "nsubjpass"))
-
-
-def _verb_of(anchor: Token) -> Token | None:
-    """The verb of the clause the anchor is in: itself, or the verb a noun hangs on ("made the move")."""
-    return anchor if anchor.pos_ in ("VERB", "AUX") else next(
-        (t for t in anchor.ancestors if t.pos_ in ("VERB", "AUX")), None)
 
 
 def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
@@ -228,12 +190,6 @@ def _quoted(token: Token) -> bool:
     """Whether a token is inside straight or curly double quotes of its sentence."""
     before = token.doc[token.sent.start:token.i].text
     return bool(before.count('"') % 2 or before.count("“") > before.count("”"))
-
-
-# A sentence opening on its verb, its "I" left out as chat leaves it ("Picked up the keys to ...", "Finally moved to
-# Seattle!", "Now living in Oslo"): what may come before the verb.
-_LEFT_OUT = "(I left out)"
-_LEADING = frozenset({"advmod", "intj", "punct", "cc", "aux", "auxpass"})  # (and "Got promoted to ...")
 
 
 # What says a move is behind the user ("the move to Bristol is done"; not "is next month").
@@ -271,22 +227,6 @@ def _where_said(match: tuple[Reading, dict[str, Token]]) -> int:
     return min((nodes[k].i for k in ("value", "employer", "title") if k in nodes), default=nodes["anchor"].i)
 
 
-
-def _subject(verb: Token) -> str | None:
-    """Who the clause's verb is said of, also when it shares the subject of the clause before it."""
-    for token in (verb, *verb.ancestors):
-        subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is not None:  # "My husband and I were relocated": the user with another, as "we"
-            return "we" if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in subject.children) else (
-                subject.lower_)
-        if token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBN", "VBG") and all(
-                t.dep_ in _LEADING for t in token.doc[token.sent.start:token.i]):
-            return _LEFT_OUT
-        if token.dep_ not in ("conj", "xcomp", "advcl") or token.head.i == token.i:
-            return None
-    return None
-
-
 # Each pattern by the key it is added to the matcher under: its row, and the pattern (whose nodes name the tokens).
 def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
     """A pattern, and, when it hangs on a verb, the same with that verb tagged a noun after "and" ("I live in Porto
@@ -301,10 +241,7 @@ def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
 
 @cache
 def _by_key() -> dict[str, tuple[Reading, Pattern]]:
-    """Every row's patterns by key. The rows by slot group are modules built from this one's helpers, so they are
-    imported here, on first use."""
-    from memlake.distill.offline.readers.table_self import ROWS as SELF_ROWS
-
+    """Every row's patterns by key: the user's own rows (table_self.py) and the people's (here)."""
     rows = (*SELF_ROWS, *PEOPLE)
     # s12-people: the people rows of readers/table_people.py join `rows` here, with one import line.
     return {f"{reading.name}#{n}.{m}": (reading, variant) for reading in rows

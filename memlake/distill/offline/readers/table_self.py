@@ -13,7 +13,7 @@ from memlake.distill.dates import WEEKDAYS, human
 from memlake.distill.offline.readers.employer import add_employer
 from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.preferences import preference_tags
-from memlake.distill.offline.readers.table import (
+from memlake.distill.offline.readers.table_patterns import (
     _NAME,
     Pattern,
     Reading,
