@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from memlake_bench.shown import fold_conversations
 
 from memlake.distill.confidence import shown
 from memlake.distill.models import Conversation, Message
 from memlake.settings import Settings
+from memlake_bench.shown import fold_conversations
 
 THRESHOLD = Settings.model_fields["shown_confidence"].default
 
