@@ -15,7 +15,6 @@ at `NEIGHBOUR_SHARE` of its rarity; a seed entity (named in a first hit, not in 
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -24,11 +23,11 @@ from datetime import datetime
 import polars as pl
 
 from memlake.schemas import ENTITIES, MENTIONS, RELATIONS, TURNS, Table
+from memlake.text import words
 
 MAX_SHARE = 0.5  # an entity in more than this share of the sessions links them all: no pull through it
 NEIGHBOUR_SHARE = 0.5  # a related entity pulls at this share of its rarity
 SEED_SHARE = 0.5  # an entity of a first hit (not named in the question) pulls at this share
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 Place = tuple[str, int]  # (conversation id, turn index): one turn
 
@@ -75,9 +74,9 @@ class GraphLinks:
         names: dict[tuple[str, ...], str] = {}
         for entity, name, aliases in entities.select("entity_id", "name", "aliases").iter_rows():
             for form in [name, *(aliases or [])]:
-                words = tuple(_WORD.findall((form or "").lower()))
-                if words and entity in rarity:
-                    names.setdefault(words, entity)
+                said = tuple(words(form))
+                if said and entity in rarity:
+                    names.setdefault(said, entity)
         neighbours: defaultdict[str, set[str]] = defaultdict(set)
         for source, target in relations.select("source_entity_id", "target_entity_id").iter_rows():
             if source and target and source != target:
@@ -89,11 +88,11 @@ class GraphLinks:
 
     def named_in(self, query: str) -> list[str]:
         """The entities the query names (a name's or an alias's words in a row, case aside) that may pull."""
-        words = _WORD.findall(query.lower())
+        said = words(query)
         found = []
-        for start in range(len(words)):
-            for end in range(len(words), start, -1):
-                entity = self.names.get(tuple(words[start:end]))
+        for start in range(len(said)):
+            for end in range(len(said), start, -1):
+                entity = self.names.get(tuple(said[start:end]))
                 if entity is not None and entity not in found:
                     found.append(entity)
                     break

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    import polars as pl
 
 from memlake.api import Memory
 from memlake.requests import (
@@ -37,6 +40,19 @@ def _shown(text: str) -> str:
     return text if cut <= 0 else f"{text[:SHOWN_CHARS]}… ({cut:,} more characters: --json shows them)"
 
 
+def _printed_as_json(memory: Memory, frame: pl.DataFrame, agent: str, conversation: str | None,
+                     as_json: bool) -> bool:
+    """Nothing found: say which agent or conversation is unknown (an error exit). Else, with --json, print the rows
+    as JSON lines and say so."""
+    if frame.height == 0:
+        unknown_agent(memory, agent)
+        unknown_conversation(memory, agent, conversation)
+    if as_json:
+        for row in frame.iter_rows(named=True):
+            typer.echo(json_line(row))
+    return as_json
+
+
 def agents(home: HomeOption = None) -> None:
     """List the agents that have memory."""
     for agent_id in Memory(home).agents():
@@ -52,12 +68,7 @@ def turns(
     """Print an agent's turns."""
     memory = Memory(home)
     frame = memory.turns(agent, conversation)
-    if frame.height == 0:
-        unknown_agent(memory, agent)
-        unknown_conversation(memory, agent, conversation)
-    if as_json:
-        for row in frame.iter_rows(named=True):
-            typer.echo(json_line(row))
+    if _printed_as_json(memory, frame, agent, conversation, as_json):
         return
     for row in frame.iter_rows(named=True):
         typer.echo(f"[{row['created_at']:%Y-%m-%d %H:%M}] {row['conversation_id']} {row['role']}: {row['content']}")
@@ -115,12 +126,7 @@ def search(
         query, agent, k=k, scope=scope, as_of=as_of, since=since, until=until, role=role,
         conversation_id=conversation, record_access=record,
     )
-    if frame.height == 0:
-        unknown_agent(memory, agent)
-        unknown_conversation(memory, agent, conversation)
-    if as_json:
-        for row in frame.iter_rows(named=True):
-            typer.echo(json_line(row))
+    if _printed_as_json(memory, frame, agent, conversation, as_json):
         return
     if scope == "graph":
         for row in frame.iter_rows(named=True):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cached_property
 
+from memlake.chunks import SENTENCE_END
 from memlake.distill.dates import DateMention, find_date_range, find_dates
 from memlake.distill.models import UNNAMED_RELATIVE, USER_SUBJECT, Entity, FactCandidate, KeyDate, Relation, iso_day
 from memlake.distill.offline.people_places import Context
@@ -40,7 +41,6 @@ _WORKPLACE_CUE = re.compile(rf"\b(?:(?:interview(?:ing|ed|s)?|job|offer|work(?:i
 # down"), not the two together ("my sister and I"), not a name's introduction ("my brother is Tomasz", a relationship).
 _A_RELATIVE_SAID = re.compile(rf"^The user's (?P<adjective>{SIBLING_ADJECTIVES})(?P<kin>{RELATIVES})"
                               rf"(?: (?P<name>{CAP}))? (?!and\b|or\b|&|(?:is|was) {CAP}\W*$)(?=[a-z])")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORK_THERE = re.compile(r"\b(started|start|starting|began|begun|working|work|works|worked|joined)\s+there\b")
 
 
@@ -90,7 +90,7 @@ class Rule:
         before = self.said_before.rstrip()
         if not before.endswith(":"):
             return self.sentence.display
-        return f"{_SENTENCE_BREAK.split(before)[-1]} {self.sentence.display}"
+        return f"{SENTENCE_END.split(before)[-1]} {self.sentence.display}"
 
     def named_earlier_in_message(self) -> str | None:
         """The one person or pet the user named earlier in the same message, whom "he" or "her" can stand for."""

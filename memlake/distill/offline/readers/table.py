@@ -14,10 +14,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memlake.distill.offline.readers.relationships import add_kin
-from memlake.distill.offline.readers.table_patterns import (  # noqa: F401 (table_self and the tests read them here)
-    _LEADING,
+from memlake.distill.offline.readers.table_patterns import (
     _LEFT_OUT,
-    _NAME,
     _VERB_POS,
     Pattern,
     Reading,
@@ -25,7 +23,6 @@ from memlake.distill.offline.readers.table_patterns import (  # noqa: F401 (tabl
     _mine,
     _name,
     _prep,
-    _rest_of_clause,
     _subject,
     _verb,
     _verb_of,
