@@ -7,7 +7,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import day_partitions, run_days
-from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
+from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
 from assets.transcripts import turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe
 from memlake.schemas import CHUNKS, TURNS
@@ -43,14 +43,11 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     recipe = chunk_recipe(settings.chunking)
     frame = lake.lake.write_partitions(CHUNKS, to_write, stamp={RECIPE_STAMP: recipe})
     per_day_metadata(context, frame, to_write, _chunks_of_a_day)
-    return dg.MaterializeResult(
-        metadata={
-            **row_count(frame.height, len(days)),
-            "days_written": len(to_write),
-            "tokenizer": embedder.name,
-            "recipe": recipe,
-        }
-    )
+    return dg.MaterializeResult(metadata={
+        **run_totals(context, "transcripts/chunks", frame.height, len(days), {"days_written": len(to_write)}),
+        "tokenizer": embedder.name,  # true of every day it built
+        "recipe": recipe,
+    })
 
 
 def _chunks_of_a_day(frame: pl.DataFrame) -> dict[str, object]:

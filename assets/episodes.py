@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
+from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
 from assets.transcripts import turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.pending import default_as_of
@@ -80,14 +80,14 @@ def episodes(
     pending_frame = store.read(PENDING, days=days)
     if stats.pending_left:
         context.log.info(f"{stats.pending_left} conversation(s) pending: {dict(stats.pending_reasons)}")
-    common = {
+    every_day = {  # true of every day the run built
         "distiller": distiller.name if distiller else "none",
         "prompt_version": (distiller.prompt_version if distiller else None) or "none",
         "as_of": as_of.isoformat(),
-        **stats.as_metadata(),
     }
+    totals: dict[str, object] = {**stats.as_metadata()}  # the run's: the distiller's calls are not counted by day
     if distiller is not None and hasattr(distiller, "breaker_state"):
-        common["breaker_state"] = distiller.breaker_state()
+        totals["breaker_state"] = distiller.breaker_state()
     per_day_metadata(context, episode_frame, days, lambda day: {
         "dagster/row_count": day.height, "preview": markdown_preview(_episode_preview(day))}, asset_key=EPISODES_KEY)
     per_day_metadata(context, pending_frame, days, lambda day: {
@@ -97,18 +97,20 @@ def episodes(
     yield dg.MaterializeResult(
         asset_key=EPISODES_KEY,
         metadata={
-            **row_count(episode_frame.height, len(days)),
-            **common,
-            "token_usage": dg.MetadataValue.json(stats.usage.as_dict()),
-            "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
-            "days_written": len(written),
+            **run_totals(context, "episodes/episodes", episode_frame.height, len(days), {
+                **totals,
+                "token_usage": dg.MetadataValue.json(stats.usage.as_dict()),
+                "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
+                "days_written": len(written),
+            }),
+            **every_day,
         },
     )
     yield dg.MaterializeResult(
         asset_key=PENDING_KEY,
         metadata={
-            **row_count(pending_frame.height, len(days)),
-            "pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons)),
+            **run_totals(context, "episodes/pending", pending_frame.height, len(days),
+                         {"pending_reasons": dg.MetadataValue.json(dict(stats.pending_reasons))}),
             "as_of": as_of.isoformat(),
         },
     )

@@ -96,16 +96,18 @@ def maintenance_sweep(context: dg.AssetExecutionContext, lake: LakeResource,  # 
             judge = ModelJudge(core_model.config(), batch=lake.settings.maintenance_judge_batch)
     report = run_sweep(lake.settings, kind, as_of, embed, judge)
     context.log.info(f"{report.sweep_id}: {report.counts}")
-    metadata: dict[str, Any] = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat(),
-                "report": dg.MetadataValue.md(report.markdown()),
-                # the judge's answers are kept in maintenance/judge_cache, the sweep's own cache (not an asset)
-                "judge": report.judge or "none", **{f"count/{k}": v for k, v in report.counts.items()}}
-    yield dg.MaterializeResult(asset_key=FACT_STATUS_KEY, metadata=metadata)
-    yield dg.MaterializeResult(asset_key=REPORTS_KEY, metadata={"sweep_id": report.sweep_id})
-    yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={"sweep_id": report.sweep_id,
+    # each table shows what is true of it: the report and its step counts on `reports`, the node the operator
+    # launched a sweep from in the UI (it was on fact_status, issue 40)
+    sweep = {"sweep_id": report.sweep_id, "kind": report.kind, "as_of": report.as_of.isoformat()}
+    judge = report.judge or "none"  # its answers are kept in maintenance/judge_cache, the sweep's own cache
+    yield dg.MaterializeResult(asset_key=FACT_STATUS_KEY, metadata={**sweep, "judge": judge})
+    yield dg.MaterializeResult(asset_key=REPORTS_KEY, metadata={
+        **sweep, "report": dg.MetadataValue.md(report.markdown()), "judge": judge,
+        **{f"count/{k}": v for k, v in report.counts.items()}})
+    yield dg.MaterializeResult(asset_key=AUDIT_KEY, metadata={**sweep,
                                                               "changes": report.counts.get("audited_changes", 0)})
     yield dg.MaterializeResult(asset_key=SWEEP_EDGES_KEY, metadata={
-        "sweep_id": report.sweep_id, "contradictions": report.counts.get("contradictions", 0)})
+        **sweep, "contradictions": report.counts.get("contradictions", 0)})
 
 
 def _check(passed: bool, what: str, named: dict[str, Any] | None = None, **values: float | int | None

@@ -16,7 +16,7 @@ from assets.chunks import chunks
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
-from assets.shared import EAGER, markdown_preview, per_day_metadata, row_count
+from assets.shared import EAGER, markdown_preview, per_day_metadata, run_totals
 from memlake.chunks import pooled_chunk_kinds, spanned_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
@@ -58,24 +58,26 @@ def _whole_if(why: str | None, days: list[str], lake_days: list[str], table: str
 
 
 def _metadata(
-    result: SyncResult, frame: pl.DataFrame, columns: list[str], days: int = 1, **extra: Any
+    context: dg.AssetExecutionContext, what: str, result: SyncResult, frame: pl.DataFrame, columns: list[str],
+    days: int = 1,
 ) -> dict[str, Any]:
-    """`days`: how many days the run covered (an unpartitioned index is one whole, like one day)."""
+    """`days`: how many days the run indexed (an unpartitioned index is one whole, like one day); over several, the
+    sync's counts are the run's, said in its log (`run_totals`), and each day shows its own rows."""
     return {
-        **row_count(result.rows, days),
-        "embedder": result.embedder,
-        "embedded": result.embedded,
-        "vectors_from_cache": result.from_cache,
-        "reused_vectors": result.reused,
-        "pooled_vectors": result.pooled,
-        "spanned_vectors": result.spanned,
-        "text_only_keys": result.text_only,
-        "deleted_stale_rows": result.deleted,
-        "rebuilt_whole_table": result.rebuilt_table,
-        "embed_seconds": round(result.embed_seconds, 3),
+        **run_totals(context, what, result.rows, days, {
+            "embedded": result.embedded,
+            "vectors_from_cache": result.from_cache,
+            "reused_vectors": result.reused,
+            "pooled_vectors": result.pooled,
+            "spanned_vectors": result.spanned,
+            "text_only_keys": result.text_only,
+            "deleted_stale_rows": result.deleted,
+            "rebuilt_whole_table": result.rebuilt_table,
+            "embed_seconds": round(result.embed_seconds, 3),
+            "preview": markdown_preview(frame.select([c for c in columns if c in frame.columns])),
+        }),
+        "embedder": result.embedder,  # true of every day it indexed
         "full_text_only": result.embedder == NO_EMBEDDER,
-        "preview": markdown_preview(frame.select([c for c in columns if c in frame.columns])),
-        **extra,
     }
 
 
@@ -123,7 +125,8 @@ def chunk_index(
     per_day_metadata(context, frame, run, _rows_of_a_day)
     return dg.MaterializeResult(
         metadata=_metadata(
-            result, frame, ["conversation_id", "kind", "token_count", "text"], days=len(days)
+            context, "search/chunk_index", result, frame, ["conversation_id", "kind", "token_count", "text"],
+            days=len(days)
         )
     )
 
@@ -158,7 +161,8 @@ def episode_index(
         cache=embedder.cache(),
     )
     per_day_metadata(context, frame, run, _rows_of_a_day)
-    return dg.MaterializeResult(metadata=_metadata(result, frame, ["conversation_id", "title", "text"], days=len(days)))
+    return dg.MaterializeResult(metadata=_metadata(context, "search/episode_index", result, frame,
+                                                      ["conversation_id", "title", "text"], days=len(days)))
 
 
 @dg.asset(
@@ -186,7 +190,8 @@ def fact_index(
         dim=dim,
         cache=embedder.cache(),
     )
-    return dg.MaterializeResult(metadata=_metadata(result, frame, ["fact_key", "type", "status", "text"]))
+    return dg.MaterializeResult(metadata=_metadata(context, "search/fact_index", result, frame,
+                                                      ["fact_key", "type", "status", "text"]))
 
 
 ASSETS = [chunk_index, episode_index, fact_index]

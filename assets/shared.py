@@ -1,5 +1,6 @@
 """What every layer's assets share: the lake writers' pool, UI metadata, and the eager automation condition."""
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 
@@ -41,11 +42,32 @@ def _holds_text(dtype: pl.DataType) -> bool:
     return any(_holds_text(field.dtype) for field in getattr(dtype, "fields", []) or [])
 
 
-def row_count(rows: int, days: int) -> dict[str, int]:
-    """The run's row-count metadata over `days` days. Dagster gives a range run's metadata to each day it
-    covers, so `dagster/row_count` (the UI's per-day history) is set here only when the run is one day; a
-    per-day asset adds each day's own with `per_day_metadata`."""
-    return {"dagster/row_count": rows} if days == 1 else {"rows_in_run": rows, "days_in_run": days}
+def run_totals(
+    context: dg.AssetExecutionContext, what: str, rows: int, days: int, totals: Mapping[str, object]
+) -> dict[str, object]:
+    """The metadata of a run's materialization over `days` days: its row count and `totals` when it is one day (they
+    are that day's figures). Dagster gives a range run's metadata to every day of it: a backfill's day showed the
+    whole run's `rows_in_run` and `days_in_run` (issue 40). So a range run's totals are said once, in the run's log
+    (`what`: the asset), and each day shows only its own (`per_day_metadata`)."""
+    if days == 1:
+        return {"dagster/row_count": rows, **totals}
+    said = {"rows_in_run": rows, "days_in_run": days,
+            **{name: getattr(value, "value", value) for name, value in totals.items() if name != "preview"}}
+    # at DEBUG: stored with the run and shown in the UI's run log, but not among what `memlake run` prints (INFO),
+    # whose own report says the run's counts
+    context.log.debug(f"{what}{RUN_TOTALS} {days} days (each day's materialization shows its own): "
+                     + json.dumps(said, default=str))
+    return {}
+
+
+RUN_TOTALS = ": the run's totals over its"  # a run's log line of an asset's totals: the asset, this, the days, JSON
+
+
+def said_run_totals(messages: Iterable[str], what: str) -> dict[str, object]:
+    """The totals `run_totals` said of `what` (an asset) in a run's log `messages`; empty when it said none (a run
+    of one day: its totals are that day's metadata)."""
+    said = [message for message in messages if message.startswith(what + RUN_TOTALS)]
+    return json.loads(said[-1][said[-1].index("{"):]) if said else {}
 
 
 def per_day_metadata(

@@ -9,7 +9,7 @@ import polars as pl
 
 from assets.inputs import LANDING
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, row_count
+from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
 from memlake.landing import (
     MANIFEST_STAMP,
     SCANNED_STAMP,
@@ -109,13 +109,8 @@ def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.Materiali
                             f"the {build.kept_rows} turn(s) built from them before stand in for them (a newer "
                             "export of the same conversation still wins a message)")
     per_day_metadata(context, frame, by_day, _turns_of_a_day)
-    return dg.MaterializeResult(
-        metadata={
-            **row_count(frame.height, len(days)),
-            "days_written": len(by_day),
-            "skipped_messages": dg.MetadataValue.json(dict(build.skipped)),
-        }
-    )
+    return dg.MaterializeResult(metadata=run_totals(context, "transcripts/turns", frame.height, len(days), {
+        "days_written": len(by_day), "skipped_messages": dg.MetadataValue.json(dict(build.skipped))}))
 
 
 def _turns_of_a_day(frame: pl.DataFrame) -> dict[str, object]:

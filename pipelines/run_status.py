@@ -6,7 +6,7 @@ PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process r
 TRIGGER_TAG = "memlake/trigger"
 LANDING_TRIGGER = "memlake run"
 SENSOR_TRIGGER = "landing_sensor"  # the trigger tag of the landing sensor's runs
-UI_TRIGGER = "ui"  # the UI's Materialize (pipelines.jobs.ui_job)
+UI_TRIGGER = "ui"  # launched from the UI (its Materialize, its Jobs page): every job's own run tag (pipelines.jobs)
 AUTOMATION_TRIGGER = "memlake_automation"  # the automation sensor's runs (their job is Dagster's own)
 
 GOING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,

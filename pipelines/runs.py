@@ -28,7 +28,9 @@ from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_m
 from dagster._utils.error import SerializableErrorInfo
 
 from assets.episodes import EPISODES_KEY
+from assets.maintenance import REPORTS_KEY
 from assets.partitions import DAYS, days_of_run, register_days
+from assets.shared import said_run_totals
 from memlake.atomic_files import write_text_atomically
 from memlake.disk_faults import disk_fault_in_text
 from memlake.lake import Lake
@@ -453,6 +455,9 @@ def run_distill(
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
         if materialization.asset_key == EPISODES_KEY:
             stats = {k: v.value for k, v in materialization.metadata.items()}
+    # over several days, the distiller's counts are the run's: said in its log, not on each day
+    stats.update(said_run_totals((entry.message for entry in instance.all_logs(result.run_id)),
+                                 EPISODES_KEY.to_user_string()))
     return DistillOutcome(success=result.success, days=days, run_id=result.run_id, stats=stats,
                           failure=failure_cause(result))
 
@@ -485,9 +490,9 @@ def run_maintenance(
                          run_config={"loggers": CONSOLE_INFO, **sweep_run_config(kind, as_of.isoformat())})
     outcome = SweepOutcome(success=result.success, run_id=result.run_id, failure=failure_cause(result))
     for event in result.get_asset_materialization_events():
-        metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]
-        if "sweep_id" in metadata and "kind" in metadata:
-            sweep = metadata["sweep_id"].value
+        materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
+        if materialization.asset_key == REPORTS_KEY:
+            sweep = materialization.metadata["sweep_id"].value
             rows = Lake(settings.lake_dir).read(REPORTS).filter(pl.col("sweep_id") == sweep)
             outcome.report = SweepReport.from_row(rows.row(0, named=True)) if rows.height else None
     for evaluation in result.get_asset_check_evaluations():

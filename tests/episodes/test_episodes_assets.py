@@ -21,6 +21,7 @@ from memlake.schemas import DISTILL_CACHE, EPISODES, LANDING_MANIFEST, PENDING
 from pipelines.runs import run_distill
 from resources import CoreModelResource, LakeResource
 from tests.conftest import land
+from tests.pipelines.test_per_day_metadata import run_totals
 
 
 def jsonl(*rows: dict) -> str:
@@ -62,6 +63,8 @@ def materialize_episodes(settings, core_model: CoreModelResource, instance: dg.D
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
         if materialization.asset_key == EPISODES_KEY:
             metadata = {k: v.value for k, v in materialization.metadata.items()}
+    if len(days) > 1:  # the run's totals (the distiller's calls): in the run's log, not on every day
+        metadata.update(run_totals(instance, result.run_id, "episodes/episodes"))
     return result, metadata
 
 
@@ -92,7 +95,7 @@ def test_offline_episodes_one_row_per_conversation_in_the_turns_days(settings, i
     assert [d["date"] for d in c1["key_dates"]] == ["2024-02-23"]
     assert meta["distilled"] == 3 and meta["cache_hits"] == 0 and meta["model_calls"] == 0
     assert meta["pending_left"] == 0 and meta["distiller"] == OFFLINE_DISTILLER_VERSION
-    assert meta["rows_in_run"] == 3 and meta["dagster/row_count"] == 1  # three days: each day's own count, 1
+    assert meta["rows_in_run"] == 3 and meta["dagster/row_count"] == 1  # three days: the run's 3, each day's 1
     checks = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
     assert checks == {"fact_candidates_cite_user_messages": True, NOTHING_LOST: True}
     assert Lake(settings.lake_dir).read(DISTILL_CACHE).height == 3

@@ -1,9 +1,10 @@
 """`make dev`'s Dagster UI in a real browser (Debian's chromium, driven by playwright), as an operator uses it
 (issue 40, "What it must show"): the Automation page lists both maintenance schedules; a drop holding a broken
 export shows the quarantine warning on `landing_manifest`, naming the file; a backfill of two days gives each day
-of `turns` its own row count; the lint sweep launched from the UI's launchpad writes a lint report, shown as a
-Markdown table on its asset's page, not a consolidation, in a run named for the UI (a kind that is not one
-is refused in the launchpad, before any run). Every step is screenshotted into the test's tmp folder
+of `turns` its own row count and none of the run's totals; the lint sweep launched from the UI's launchpad writes
+a lint report, shown as a Markdown table on the page of `maintenance/reports` (the node it was launched from),
+not a consolidation, in a run named for the UI (a kind that is not one is refused in the launchpad, before any
+run). Every step is screenshotted into the test's tmp folder
 and copied to `test-artifacts/` at the repository's root (git-ignored). `make install` installs chromium;
 playwright never downloads a browser of its own. Everything is done through the UI's pages, buttons and dialogs;
 the one exception is the launchpad's config editor, filled through its CodeMirror API (typing into it
@@ -146,7 +147,8 @@ def test_an_operator_sees_quarantine_per_day_counts_and_the_lint_sweep_in_the_ui
                 # the run page follows the run live: its status badge says when it ended
                 page.get_by_text("Success", exact=True).first.wait_for(timeout=RUN_SECONDS * 1000)
                 shots.take(page, "4_lint_run")
-                open_page(page, port, "/assets/maintenance/fact_status")
+                # the report is on the node the sweep was launched from (it was on fact_status)
+                open_page(page, port, "/assets/maintenance/reports")
                 # the report's Markdown rendered: a table with a row per step, the bold heading without its stars
                 page.locator("table td", has_text="audited_changes").first.wait_for(state="visible", timeout=WAIT_MS)
                 # the UI fills the page's panels one after another: the heading may come after the table
@@ -176,6 +178,7 @@ def test_an_operator_sees_quarantine_per_day_counts_and_the_lint_sweep_in_the_ui
                     shots.take(page, f"7_turns_{day}")
                     assert built.count(), f"{day}: the backfill's materialization never showed"
                     assert metadata_value(page, "dagster/row_count") == rows, day
+                    assert "rows_in_run" not in page.inner_text("body"), day  # the run's totals: in its log
 
             except Exception:
                 shots.take(page, "failed_here")  # the page the test stopped on

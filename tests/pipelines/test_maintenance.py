@@ -53,10 +53,40 @@ def test_memlake_maintain_consolidates_and_the_sweep_metadata_is_its_report(sett
     assert "  evicted          1" in out
     assert Lake(settings.lake_dir).read(AUDIT)["new_value"].to_list() == ["evicted"]
     instance = dg.DagsterInstance.get()  # the home's instance, where `memlake maintain` recorded its run
-    event = instance.get_latest_materialization_event(dg.AssetKey(["maintenance", "fact_status"]))
-    assert event is not None and event.asset_materialization is not None
-    report = event.asset_materialization.metadata["report"].value
+    shown = sweep_metadata(instance)
+    report = shown["reports"]["report"]
     assert "| evicted | 1 |" in str(report) and "**consolidation sweep**" in str(report)
+
+
+def sweep_metadata(instance: dg.DagsterInstance) -> dict[str, dict[str, object]]:
+    """Each maintenance table's latest materialization metadata, by table."""
+    shown = {}
+    for table in ("fact_status", "reports", "audit", "contradictions"):
+        event = instance.get_latest_materialization_event(dg.AssetKey(["maintenance", table]))
+        assert event is not None and event.asset_materialization is not None
+        shown[table] = {name: value.value for name, value in event.asset_materialization.metadata.items()}
+    return shown
+
+
+@pytest.mark.parametrize("kind", ["lint", "consolidation"])
+def test_the_sweeps_report_is_on_the_reports_node_and_each_table_shows_only_its_own(settings, monkeypatch, capsys,
+                                                                                    kind) -> None:
+    """The operator clicks "Materialize" on maintenance/reports and reads the report there: it was on
+    maintenance/fact_status. Each table shows what is true of it: the report and the step counts on reports, the
+    changes on audit, the judged contradictions on contradictions, and on fact_status no other table's figures."""
+    write_home(settings, PLANTED + UNRELATED)
+    flags = ["--lint"] if kind == "lint" else []
+    code, out = typed(monkeypatch, capsys, "maintain", *flags, "--as-of", AS_OF.isoformat(),
+                      "--home", str(settings.home))
+    assert code == 0, out
+    shown = sweep_metadata(dg.DagsterInstance.get())
+    sweep_id = f"{kind}-2025-06-01T00:00:00.000000Z"
+    assert {table: meta["sweep_id"] for table, meta in shown.items()} == dict.fromkeys(shown, sweep_id)
+    assert f"**{kind} sweep** `{sweep_id}`" in str(shown["reports"]["report"])
+    assert any(name.startswith("count/") for name in shown["reports"])
+    for table in ("fact_status", "audit", "contradictions"):  # the report, and the sweep's counts, once
+        assert "report" not in shown[table] and not [n for n in shown[table] if n.startswith("count/")], table
+    assert shown["fact_status"]["kind"] == kind
 
 
 @pytest.mark.parametrize("as_of", ["last tuesday", "2025-13-01"])

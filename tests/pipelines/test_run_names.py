@@ -5,9 +5,10 @@ sensor) is a run of one of the code location's named jobs, tagged with what star
 from datetime import UTC, datetime
 
 import dagster as dg
+import pytest
 
 from memlake.settings import load_settings
-from pipelines.run_status import TRIGGER_TAG
+from pipelines.run_status import TRIGGER_TAG, UI_TRIGGER
 from tests.conftest import land
 from tests.pipelines.test_definitions import home_instance
 from tests.pipelines.test_sensors import sensor_result
@@ -67,3 +68,37 @@ def test_a_run_for_a_bad_partition_key_fails_with_the_callers_mistake_as_its_mes
                    if getattr(event.event_specific_data, "error", None) is not None]
     assert step_errors and all("partition key '2024-13-45' is not a day" in text for text in step_errors)
     assert load_settings(settings.home).home == settings.home
+
+
+LAUNCH = """
+mutation($executionParams: ExecutionParams!) {
+  launchPipelineExecution(executionParams: $executionParams) {
+    __typename
+    ... on PythonError { message }
+    ... on LaunchRunSuccess { run { runId tags { key value } } }
+  }
+}"""
+
+
+@pytest.mark.parametrize("kind", ["lint", "consolidation"])
+def test_a_sweep_launched_from_the_ui_jobs_page_says_the_ui_started_it(settings, kind):
+    """The Jobs page's launchpad sends the job, its config and no tag of memlake's: its run carried no trigger."""
+    from tests.pipelines.test_definitions import _graphql, home_instance
+
+    instance = home_instance(settings)
+    params = {"selector": {"jobName": f"{kind}_job", "repositoryLocationName": "<<in_process>>",
+                           "repositoryName": "__repository__"},
+              "runConfigData": {"ops": {"maintenance_sweep": {"config": {"kind": kind}}}}}
+    _graphql(instance, LAUNCH, {"executionParams": params})
+    [run] = instance.get_runs()  # created before it is handed to the launcher, whatever the launcher does
+    assert (run.job_name, run.tags.get(TRIGGER_TAG)) == (f"{kind}_job", UI_TRIGGER)
+
+
+def test_every_job_says_the_ui_started_a_run_unless_its_launcher_says_who_did():
+    """Every way but the UI's names its trigger (memlake run, the CLI's sweeps, the sensors, the schedules): a
+    job's own run tag is the UI's, which those override."""
+    from pipelines.definitions import defs
+
+    jobs = [job for job in defs.resolve_all_job_defs() if not job.name.startswith("__")]
+    assert jobs and {job.name: job.run_tags.get(TRIGGER_TAG) for job in jobs} == {job.name: UI_TRIGGER
+                                                                                   for job in jobs}

@@ -17,6 +17,7 @@ from memlake.vectors import VectorStore, key_column
 from pipelines.runs import run_reindex
 from resources import HashEmbedderResource
 from tests.conftest import kill_a_run_holding, land
+from tests.pipelines.test_per_day_metadata import run_totals
 from tests.transcripts.helpers import CONVERSATION, jsonl, msg, turns_of
 
 
@@ -43,8 +44,8 @@ def test_a_run_builds_only_the_days_it_touched_though_its_range_holds_others(set
     assert {day: lake.partition_file(TURNS, day).stat().st_mtime_ns for day in between} == between
     assert lake.read(CHUNKS, days=["2024-03-05"]).equals(chunks_before)
     assert sorted(turns_of(settings)["conversation_id"].unique().to_list()) == ["c1", "c2", "c3", "c4", "c5"]
-    turns = run_pipeline.instance.get_latest_materialization_event(dg.AssetKey(["transcripts", "turns"]))
-    assert turns.asset_materialization.metadata["days_in_run"].value == 2
+    said = run_totals(run_pipeline.instance, str(outcome.run_id), "transcripts/turns")
+    assert said["days_in_run"] == said["days_written"] == 2  # of the run's range, the two days it touched
 
 
 def test_backfill_of_a_date_range_rebuilds_only_those_days(settings, run_pipeline):

@@ -11,6 +11,7 @@ from memlake.lake import Lake
 from memlake.schemas import CHUNK_INDEX, CHUNKS
 from memlake.vectors import VectorStore, day_scope
 from tests.conftest import land
+from tests.pipelines.test_per_day_metadata import run_totals
 from tests.search.helpers import ALICE, hash_memory
 from tests.transcripts.helpers import cut, jsonl, msg
 
@@ -21,9 +22,12 @@ def index_frame(settings) -> pl.DataFrame:
 
 
 def latest_metadata(instance: dg.DagsterInstance, key: list[str]) -> dict:
+    """The latest materialization's metadata, with its run's totals when the run was over several days (said in the
+    run's log, not on each day)."""
     event = instance.get_latest_materialization_event(dg.AssetKey(key))
     assert event is not None and event.asset_materialization is not None
-    return {k: v.value for k, v in event.asset_materialization.metadata.items()}
+    shown = {k: v.value for k, v in event.asset_materialization.metadata.items()}
+    return {**shown, **run_totals(instance, event.run_id, "/".join(key))}
 
 
 def test_every_chunk_of_the_lake_is_indexed_and_an_identifier_ranks_first(home):
