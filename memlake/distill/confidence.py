@@ -128,10 +128,12 @@ def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = Fa
     root = next((t for t in fact if t.dep_ == "ROOT"), None)
     if any(_points_at_the_chat(t, sentence) for t in fact):
         doubts.append("points at the chat")
-    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root):
+    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root) or _the_user_garbled(fact):
         doubts.append("a fragment")
     elif _names_nothing(root):
         doubts.append("names nothing")
+    elif _a_passing_moment(root):
+        doubts.append("a passing moment")
     if any(t.lower_ == "others" and t.dep_ == "conj" and t.head.dep_.startswith("nsubj") for t in fact):
         doubts.append("unnamed company")
     if any(t.tag_ == "MD" and t.lower_ in _HEDGES for t in fact):
@@ -179,6 +181,34 @@ def _names_nothing(root: Token) -> bool:
     return (article is not None and "Ind" in article.morph.get("Definite")
             and all(c.dep_ in ("det", "amod") for c in noun.children)
             and not any(c.dep_ in ("prep", "xcomp", "ccomp", "advcl") for c in root.children))
+
+
+def _the_user_garbled(fact: Doc) -> bool:
+    """"The user" read as a modifier of the word after it ("The user almosts forgot ..."): the reading garbled the
+    sentence, and the clause's subject is no longer the user."""
+    return any(t.lower_ == "user" and t.dep_ == "compound" for t in fact)
+
+
+# What a clause takes that tells more than the moment: an activity or a reason ("started shooting a video", "to
+# relax"), what the user is or is like ("is a nurse", "is busy getting ready"), whom it was for.
+_TELLS_MORE = frozenset({"xcomp", "ccomp", "advcl", "attr", "acomp", "dative", "oprd", "csubj"})
+
+
+def _a_passing_moment(root: Token) -> bool:
+    """An event or a state of the moment, nothing lasting in it: told in the past, the perfect or as going on (not
+    the simple present of a habit or a state, not a passive "is drawn to"), naming nothing and no day, taking no
+    clause, and its objects only pronouns or bare nouns with at most an article or a possessive ("just got back
+    from a walk", "lost their keys again", "is gaining strength", "was packing their bags")."""
+    if root.tag_ not in ("VBD", "VBG", "VBN") or any(c.dep_ == "auxpass" for c in root.children):
+        return False
+    if any(c.dep_ in _TELLS_MORE for c in root.children) or names_something(root.doc):
+        return False
+    if any(e.label_ == "DATE" for e in root.doc.ents):
+        return False
+    objects = [c for c in root.children if c.dep_ == "dobj"]
+    objects += [o for p in root.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    return all(o.pos_ == "PRON" or (o.pos_ == "NOUN" and not o.ent_type_
+                                    and all(c.dep_ in ("det", "poss") for c in o.children)) for o in objects)
 
 
 def _a_request(token: Token) -> bool:
