@@ -13,9 +13,14 @@ One formula, worked out here only (docs/decisions.md, 2026-11-28 "confidence and
   entity other than a date or time, a number). `doubts` counts the signs of a misreading (`reading_doubts`), each
   read from the parse (`memlake.nlp`) of the fact as shown or of the sentence it was read from:
   it points at the chat (a demonstrative, an indefinite pronoun, or a personal pronoun that is neither the user nor
-  a thing the fact named before it: "how it helped", "with them", "something just as nice"); it is a fragment (no
-  verb with a subject); it names nothing (its object a bare "a/an + adjective + noun": "hit a major snag") or its
-  company is unnamed ("The user and others"); it is hedged (a modal of possibility: would, could, might, should,
+  a thing the fact named before it, its own clause's subject not counted: "how it helped", "with them", "something
+  just as nice", "their friends love them"); it is a fragment (no verb with a subject, or "the user" read as a
+  modifier of the next word: "The user almosts forgot"); it names nothing (its object a bare "a/an + adjective +
+  noun": "hit a major snag"); it is a passing moment (an event or state told in the past, the perfect or as going on,
+  naming nothing and no day, taking no clause, its objects pronouns or nouns with at most an article or possessive:
+  "just got back from their walk", "lost their keys again", "is gaining strength"; the simple present of a habit or
+  a state, a dated event and an event with a named or described object stay facts); its company is unnamed ("The
+  user and others"); it is hedged (a modal of possibility: would, could, might, should,
   may) or its sentence makes it conditional ("if", "unless"); in a chat with an assistant, its sentence asks the
   assistant to do something (an imperative: "Rewrite this: ...", "... please rewrite"), so the text is material,
   not the user's life. One doubt puts a fact said once below the shown threshold whatever its family.
@@ -161,14 +166,24 @@ def _points_at_the_chat(token: Token, sentence: Doc | None) -> bool:
         return token.dep_ not in ("expl", "mark") and token.tag_ != "WDT"  # not "there is", not "a thing that ..."
     if token.pos_ != "PRON" or "Prs" not in kinds:
         return False
-    number = token.morph.get("Number")  # "it" stands for a thing, "them" for things or people: named before it
-    named_before = any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _THE_USER
+    number = token.morph.get("Number")  # "it" stands for a thing, "them" for things or people: named before it,
+    own_subject = _subject_of_its_clause(token)  # and not as its own clause's subject ("friends love them")
+    named_before = any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _THE_USER and t.i not in own_subject
                        and (not number or t.morph.get("Number") == number or t.pos_ == "PROPN")
                        for t in token.doc[:token.i])
     if token.lower_ not in _THE_USER:  # it, he, she, we, you, ...
         return not named_before
     said_so = sentence is not None and any(t.lower_ == token.lower_ for t in sentence)
     return said_so and not named_before
+
+
+def _subject_of_its_clause(pronoun: Token) -> set[int]:
+    """The words of the subject of the clause a pronoun is the object of: the pronoun cannot stand for them (a clause
+    naming its own subject again says "themselves", "itself")."""
+    if pronoun.dep_ not in ("dobj", "dative", "pobj"):
+        return set()
+    verb = pronoun.head.head if pronoun.dep_ == "pobj" else pronoun.head
+    return {t.i for s in verb.children if s.dep_ in _SUBJECT_LABELS for t in s.subtree}
 
 
 def _names_nothing(root: Token) -> bool:

@@ -40,6 +40,8 @@ def _read(text: str, other: str = "Sam") -> tuple[list[str], list[str]]:
     "We talked about how it helped us and the trust it builds.",  # "it": only the chat says what
     "I spent the weekend with them at the lake.",  # "them": whom, only the chat says
     "Sara and I talked for hours about how it changed everything.",
+    "My kids adore them!",  # "them" is not the kids (that would be "themselves"): what, only the chat says
+    "My neighbours bought them last week.",
 ])
 def test_a_fact_pointing_at_the_chat_is_a_candidate(text: str) -> None:
     shown_now, candidates = _read(text)
