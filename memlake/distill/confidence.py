@@ -13,9 +13,14 @@ One formula, worked out here only (docs/decisions.md, 2026-11-28 "confidence and
   entity other than a date or time, a number). `doubts` counts the signs of a misreading (`reading_doubts`), each
   read from the parse (`memlake.nlp`) of the fact as shown or of the sentence it was read from:
   it points at the chat (a demonstrative, an indefinite pronoun, or a personal pronoun that is neither the user nor
-  a thing the fact named before it: "how it helped", "with them", "something just as nice"); it is a fragment (no
-  verb with a subject); it names nothing (its object a bare "a/an + adjective + noun": "hit a major snag") or its
-  company is unnamed ("The user and others"); it is hedged (a modal of possibility: would, could, might, should,
+  a thing the fact named before it, its own clause's subject not counted: "how it helped", "with them", "something
+  just as nice", "their friends love them"); it is a fragment (no verb with a subject, or "the user" read as a
+  modifier of the next word: "The user almosts forgot"); it names nothing (its object a bare "a/an + adjective +
+  noun": "hit a major snag"); it is a passing moment (an event or state told in the past, the perfect or as going on,
+  naming nothing and no day, taking no clause, its objects pronouns or nouns with at most an article or possessive:
+  "just got back from their walk", "lost their keys again", "is gaining strength"; the simple present of a habit or
+  a state, a dated event and an event with a named or described object stay facts); its company is unnamed ("The
+  user and others"); it is hedged (a modal of possibility: would, could, might, should,
   may) or its sentence makes it conditional ("if", "unless"); in a chat with an assistant, its sentence asks the
   assistant to do something (an imperative: "Rewrite this: ...", "... please rewrite"), so the text is material,
   not the user's life. One doubt puts a fact said once below the shown threshold whatever its family.
@@ -128,10 +133,12 @@ def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = Fa
     root = next((t for t in fact if t.dep_ == "ROOT"), None)
     if any(_points_at_the_chat(t, sentence) for t in fact):
         doubts.append("points at the chat")
-    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root):
+    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root) or _the_user_garbled(fact):
         doubts.append("a fragment")
     elif _names_nothing(root):
         doubts.append("names nothing")
+    elif _a_passing_moment(root):
+        doubts.append("a passing moment")
     if any(t.lower_ == "others" and t.dep_ == "conj" and t.head.dep_.startswith("nsubj") for t in fact):
         doubts.append("unnamed company")
     if any(t.tag_ == "MD" and t.lower_ in _HEDGES for t in fact):
@@ -159,14 +166,24 @@ def _points_at_the_chat(token: Token, sentence: Doc | None) -> bool:
         return token.dep_ not in ("expl", "mark") and token.tag_ != "WDT"  # not "there is", not "a thing that ..."
     if token.pos_ != "PRON" or "Prs" not in kinds:
         return False
-    number = token.morph.get("Number")  # "it" stands for a thing, "them" for things or people: named before it
-    named_before = any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _THE_USER
+    number = token.morph.get("Number")  # "it" stands for a thing, "them" for things or people: named before it,
+    own_subject = _subject_of_its_clause(token)  # and not as its own clause's subject ("friends love them")
+    named_before = any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _THE_USER and t.i not in own_subject
                        and (not number or t.morph.get("Number") == number or t.pos_ == "PROPN")
                        for t in token.doc[:token.i])
     if token.lower_ not in _THE_USER:  # it, he, she, we, you, ...
         return not named_before
     said_so = sentence is not None and any(t.lower_ == token.lower_ for t in sentence)
     return said_so and not named_before
+
+
+def _subject_of_its_clause(pronoun: Token) -> set[int]:
+    """The words of the subject of the clause a pronoun is the object of: the pronoun cannot stand for them (a clause
+    naming its own subject again says "themselves", "itself")."""
+    if pronoun.dep_ not in ("dobj", "dative", "pobj"):
+        return set()
+    verb = pronoun.head.head if pronoun.dep_ == "pobj" else pronoun.head
+    return {t.i for s in verb.children if s.dep_ in _SUBJECT_LABELS for t in s.subtree}
 
 
 def _names_nothing(root: Token) -> bool:
@@ -179,6 +196,34 @@ def _names_nothing(root: Token) -> bool:
     return (article is not None and "Ind" in article.morph.get("Definite")
             and all(c.dep_ in ("det", "amod") for c in noun.children)
             and not any(c.dep_ in ("prep", "xcomp", "ccomp", "advcl") for c in root.children))
+
+
+def _the_user_garbled(fact: Doc) -> bool:
+    """"The user" read as a modifier of the word after it ("The user almosts forgot ..."): the reading garbled the
+    sentence, and the clause's subject is no longer the user."""
+    return any(t.lower_ == "user" and t.dep_ == "compound" for t in fact)
+
+
+# What a clause takes that tells more than the moment: an activity or a reason ("started shooting a video", "to
+# relax"), what the user is or is like ("is a nurse", "is busy getting ready"), whom it was for.
+_TELLS_MORE = frozenset({"xcomp", "ccomp", "advcl", "attr", "acomp", "dative", "oprd", "csubj"})
+
+
+def _a_passing_moment(root: Token) -> bool:
+    """An event or a state of the moment, nothing lasting in it: told in the past, the perfect or as going on (not
+    the simple present of a habit or a state, not a passive "is drawn to"), naming nothing and no day, taking no
+    clause, and its objects only pronouns or bare nouns with at most an article or a possessive ("just got back
+    from a walk", "lost their keys again", "is gaining strength", "was packing their bags")."""
+    if root.tag_ not in ("VBD", "VBG", "VBN") or any(c.dep_ == "auxpass" for c in root.children):
+        return False
+    if any(c.dep_ in _TELLS_MORE for c in root.children) or names_something(root.doc):
+        return False
+    if any(e.label_ == "DATE" for e in root.doc.ents):
+        return False
+    objects = [c for c in root.children if c.dep_ == "dobj"]
+    objects += [o for p in root.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    return all(o.pos_ == "PRON" or (o.pos_ == "NOUN" and not o.ent_type_
+                                    and all(c.dep_ in ("det", "poss") for c in o.children)) for o in objects)
 
 
 def _a_request(token: Token) -> bool:

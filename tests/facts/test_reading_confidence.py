@@ -40,6 +40,8 @@ def _read(text: str, other: str = "Sam") -> tuple[list[str], list[str]]:
     "We talked about how it helped us and the trust it builds.",  # "it": only the chat says what
     "I spent the weekend with them at the lake.",  # "them": whom, only the chat says
     "Sara and I talked for hours about how it changed everything.",
+    "My kids adore them!",  # "them" is not the kids (that would be "themselves"): what, only the chat says
+    "My neighbours bought them last week.",
 ])
 def test_a_fact_pointing_at_the_chat_is_a_candidate(text: str) -> None:
     shown_now, candidates = _read(text)
@@ -91,3 +93,37 @@ def test_a_plain_specific_statement_is_shown_after_one_saying(text: str, expecte
 def test_a_slot_said_in_an_assistant_chat_is_still_shown() -> None:
     shown_now, _ = _read("I live in Porto. I work as a nurse at the city hospital.", other="assistant")
     assert "The user lives in Porto." in shown_now and "The user works as a nurse." in shown_now
+
+
+@pytest.mark.parametrize("text", [
+    "I just got back from my run.",  # an event of the moment, nothing lasting in it
+    "I lost my wallet again.",
+    "I'm catching my breath.",  # a state of the moment
+    "I was packing my bags.",
+    "I finally got home.",
+])
+def test_a_passing_moment_is_a_candidate(text: str) -> None:
+    shown_now, candidates = _read(text)
+    assert candidates and not shown_now, (shown_now, candidates)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I usually swim in the lake before work.", "The user usually swims in the lake before work."),  # a habit
+    ("I've been volunteering at the animal shelter for years.", "volunteering at the animal shelter"),
+    ("I'm learning Portuguese for my move to Lisbon.", "learning Portuguese"),  # ongoing, named
+    ("I have two kids, Mia and Leo.", "two kids"),
+    ("I just finished reading Middlemarch.", "Middlemarch"),  # a one-off event, but of a named thing
+    ("I took a pottery class at the community centre.", "a pottery class"),  # an event with a specific object
+])
+def test_a_lasting_or_specific_statement_is_shown_after_one_saying(text: str, expected: str) -> None:
+    shown_now, _ = _read(text)
+    assert any(expected in fact for fact in shown_now), shown_now
+
+
+@pytest.mark.parametrize("text", [
+    "I almost forgot my umbrella.",  # read as "The user almosts forgot ...": the user is no longer the subject
+    "I almost lost my passport in Rome.",
+])
+def test_a_garbled_reading_is_not_shown(text: str) -> None:
+    shown_now, _ = _read(text)
+    assert not shown_now, shown_now
