@@ -23,6 +23,7 @@ from memlake.lake import Lake
 from memlake.schemas import TURNS
 from memlake.settings import write_home_setting
 from memlake_bench import locomo
+from memlake_bench.markdown import markdown_table
 from memlake_bench.pipeline import HomePipeline
 
 
@@ -79,3 +80,34 @@ def ingest_with_workers(
             f"{built['load_average_1m_after']})")
         results.append(built)
     return results
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The ingest half of `memlake bench scale` for docs/benchmarks.md: a column per worker count."""
+    builds = report.get("ingest") or []
+    if not builds:
+        return ""
+    machine = report["machine"]
+    rows = [[key, *(build[key] for build in builds)] for key in (
+        "turns", "conversations", "days", "run_seconds", "cpu_seconds", "turns_per_second",
+        "conversations_per_second", "load_average_1m_before", "load_average_1m_after")]
+    steps = sorted({step for build in builds for step in build["step_seconds_per_1000_turns"]},
+                   key=lambda step: -builds[0]["step_seconds_per_1000_turns"].get(step, 0.0))
+    step_rows = [[step, *(build["step_seconds_per_1000_turns"].get(step, "-") for build in builds)] for step in steps]
+    columns = ["measure", *(f"{build['workers']} worker(s)" for build in builds)]
+    return "\n".join([
+        "## Ingest with days built at once (`memlake bench scale --ingest-samples`)",
+        "",
+        f"Run {report['date']} on {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('memory_gb')} GB; "
+        "each build a fresh spawned process and home (no embedding cache), `nice -n 5`. The machine was shared: "
+        "read the 1-minute load beside each build (above the core count every timing is inflated, and a build "
+        "with more processes takes a larger share of a contended machine).",
+        "",
+        markdown_table(columns, rows),
+        "",
+        "Step seconds per 1,000 turns (a step of several day runs: summed over them; with 2 workers the chunks step "
+        "embeds its rows and the chunk index step only commits):",
+        "",
+        markdown_table(["step", *columns[1:]], step_rows),
+        "",
+    ])
