@@ -65,3 +65,27 @@ def test_two_workers_build_the_days_in_two_runs_at_once_and_the_same_tables_as_o
     assert len(spans) >= len(single)  # each at least once (the per-day indexes once per day run)
     for (_, end, step), (start, _, later) in zip(spans, spans[1:], strict=False):
         assert end <= start, f"{step} and {later} overlapped"
+
+
+def test_a_batch_whose_folds_failed_has_its_days_built_again_by_the_next_run(tmp_path, monkeypatch):
+    two = _home(tmp_path, "two", monkeypatch, workers=2)
+
+    def broken_fold(*args, **kwargs):
+        raise OSError("the fold broke")
+
+    with monkeypatch.context() as patched:  # the folds run in this process, after the day runs
+        patched.setattr("assets.facts.fold", broken_fold)
+        failed = _run(two)
+    assert not failed.success and "the fold broke" in (failed.failure or "")
+    assert len(failed.run_ids) == 4  # the manifest, the two day runs, the folds run that failed
+
+    again = _run(two)  # nothing new in landing: the failed batch's days are what it builds
+    assert again.success, again.failure
+    assert again.retried == failed.run_id and again.days == failed.days and len(again.run_ids) == 4
+
+    one = _home(tmp_path, "one", monkeypatch, workers=1)
+    assert _run(one).success
+    ones, twos = lake_tables(one), lake_tables(two)
+    for name, frame in ones.items():
+        differ = [c for c in frame.columns if frame.height != twos[name].height or not frame[c].equals(twos[name][c])]
+        assert not differ, (name, differ)
