@@ -1,6 +1,6 @@
-"""Days built in parallel (`run_workers`): `memlake run` with 2 workers builds its days in two Dagster runs at once,
-each in a process of its own, and gives exactly the tables one worker gives; the folds and the index commits never
-overlap (one Dagster concurrency pool slot each)."""
+"""Days built in parallel (`run_workers`): `memlake run` with 2 workers builds its days in two Dagster runs
+launched together, each in a process of its own, and gives exactly the tables one worker gives; the folds and the
+index commits never overlap (one Dagster concurrency pool slot each); a batch that failed is built again."""
 
 import dagster as dg
 
