@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import EAGER_AFTER_CHECKS, LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
+from assets.shared import DAY_WRITERS, EAGER_AFTER_CHECKS, markdown_preview, per_day_metadata, run_totals
 from assets.transcripts import turns
 from memlake.distill.cache import ResultCache
 from memlake.distill.pending import default_as_of
@@ -54,7 +54,7 @@ class DistillConfig(dg.Config):
     ],
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
-    pool=LAKE_WRITERS,
+    pool=DAY_WRITERS,
 )
 def episodes(
     context: dg.AssetExecutionContext, config: DistillConfig, lake: LakeResource, core_model: CoreModelResource

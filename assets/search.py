@@ -12,12 +12,11 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from assets.chunks import chunks
+from assets.chunks import chunks, sync_chunk_rows
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
 from assets.shared import EAGER, markdown_preview, per_day_metadata, run_totals
-from memlake.chunks import pooled_chunk_kinds, spanned_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
@@ -102,24 +101,10 @@ def chunk_index(
 ) -> dg.MaterializeResult:
     """One row per chunk in LanceDB: its vector and full-text index, replaced a day at a time."""
     run = days = run_days(context)
-    embed, name, dim, why = _embedding(embedder, vectors, CHUNK_INDEX)
+    _, name, _, why = _embedding(embedder, vectors, CHUNK_INDEX)
     days = _whole_if(why, days, lake.lake.partitions(CHUNKS), CHUNK_INDEX, name, context)
     frame = lake.lake.read(CHUNKS, days=days)
-    result = vectors.core().sync(
-        CHUNK_INDEX,
-        frame,
-        base_schema=CHUNKS.schema,
-        key="chunk_id",
-        scope=day_scope(days),
-        embed=embed,  # type: ignore[arg-type]
-        embedder=name,
-        dim=dim,
-        pool_by="conversation_id",
-        pooled_kinds=pooled_chunk_kinds(lake.settings.chunking),
-        cache=embedder.cache(),
-        spanned_kinds=spanned_chunk_kinds(lake.settings.chunking),
-        embed_spans=getattr(embedder.core(), "embed_spans", None),  # the onnx backend's; others embed the text
-    )
+    result = sync_chunk_rows(vectors.core(), frame, days, embedder, lake.settings)
     if result.embedder == NO_EMBEDDER:
         context.log.warning("no embedding model available: chunk_index is full-text only")
     per_day_metadata(context, frame, run, _rows_of_a_day)

@@ -10,8 +10,13 @@ import polars as pl
 from assets.inputs import SOURCES
 from memlake.schemas import PARTITION_COLUMN
 
-# Writers of the lake run one at a time (a Dagster concurrency pool).
+# Writers of the lake's unpartitioned tables (the landing manifest, the folds: facts, profiles, graph, maintenance)
+# run one at a time (a Dagster concurrency pool, limit 1: the instance's default).
 LAKE_WRITERS = "memlake_lake_writers"
+# Writers of one day's partitions (turns, chunks, episodes): each writes only its days' files, whole (a swap per
+# file, its stamp in its own footer), so runs over different days may write at once: as many as `run_workers`
+# (the pool's limit, set on the instance by `pipelines.runs.ensure_dagster_home`).
+DAY_WRITERS = "memlake_day_writers"
 
 
 # A text column shown in a preview: an id, key, hash, date or label, never what someone said. Dagster keeps every

@@ -9,7 +9,7 @@ import polars as pl
 
 from assets.inputs import LANDING
 from assets.partitions import checked_days, day_partitions, run_days
-from assets.shared import LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
+from assets.shared import DAY_WRITERS, LAKE_WRITERS, markdown_preview, per_day_metadata, run_totals
 from memlake.landing import (
     MANIFEST_STAMP,
     SCANNED_STAMP,
@@ -91,7 +91,7 @@ def no_new_file_quarantined(lake: LakeResource) -> dg.AssetCheckResult:
     deps=[landing_manifest, LANDING],  # the files the manifest names
     partitions_def=day_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
-    pool=LAKE_WRITERS,
+    pool=DAY_WRITERS,
 )
 def turns(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
     """One row per message turn, in daily partitions by the conversation's start date (UTC)."""

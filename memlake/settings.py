@@ -341,6 +341,13 @@ class Settings(
         "(sensors, schedules, the UI) lower themselves to (at least; 0 = as started): on a machine that also serves "
         "reads, `memlake serve` then gets the cores first and a run takes the rest.")
 
+    # Days built at once
+    run_workers: int = Field(
+        1, ge=1, le=64, description="How many processes `memlake run` builds days in at once: with more than 1 the "
+        "touched days are split into that many Dagster runs, launched together (each loads the embedding model, "
+        "~0.5 GB), their chunks' vectors embedded there; the index commits and the folds (facts, profiles, graph) "
+        "stay one at a time (Dagster concurrency pools). 1 = one run, one process, as before.")
+
     # Where Dagster keeps its runs, events and schedules
     dagster_postgres_url: str = Field(
         "", description="A PostgreSQL URL (postgresql://user:password@host:5432/db) for the Dagster instance's runs, "

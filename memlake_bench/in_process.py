@@ -16,6 +16,10 @@ class InProcessHomePipeline:
     in a Dagster home."""
 
     def land(self, settings: Settings) -> HomeRun:
+        if settings.run_workers > 1:  # days built at once: runs in other processes share the home's instance
+            outcome = run_landing(settings, resources=build_resources(settings))
+            with dg.DagsterInstance.get() as instance:  # the home's (the run pointed DAGSTER_HOME there)
+                return _home_run(outcome, instance)
         instance = dg.DagsterInstance.ephemeral()
         return _home_run(run_landing(settings, resources=build_resources(settings), instance=instance), instance)
 
@@ -28,8 +32,10 @@ IN_PROCESS = InProcessHomePipeline()
 
 
 def _home_run(outcome: RunOutcome, instance: dg.DagsterInstance) -> HomeRun:
-    steps = {s.step_key: (s.end_time or 0.0) - (s.start_time or 0.0)
-             for s in instance.get_run_step_stats(outcome.run_id or "")}
+    steps: dict[str, float] = {}  # a step of several runs (days built at once): its seconds summed over them
+    for run_id in outcome.run_ids:
+        for s in instance.get_run_step_stats(run_id):
+            steps[s.step_key] = steps.get(s.step_key, 0.0) + (s.end_time or 0.0) - (s.start_time or 0.0)
     event = instance.get_latest_materialization_event(dg.AssetKey(["search", "chunk_index"]))
     metadata = event.asset_materialization.metadata if event and event.asset_materialization else {}
     numbers = {key: float(value.value) for key, value in metadata.items()  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from memlake_bench.changes import render_changes_section
 from memlake_bench.distill import render_distill_section
 from memlake_bench.locomo import KS, SEARCH_K, SESSION_KS
 from memlake_bench.markdown import markdown_table
+from memlake_bench.scale_ingest import render_markdown as render_ingest_with_workers
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
 TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurrent clients
@@ -239,6 +240,7 @@ def render_scale(report: dict[str, Any]) -> str:
         "(`memlake_bench.machine.python_speed_ms`). The machine is a shared VM whose speed drifts, so read "
         "the latencies against it: a larger value means a slower machine at that moment.",
         "",
+        render_ingest_with_workers(report),  # `--ingest-samples`: LoCoMo ingest with 1 and 2 workers
     ])
 
 

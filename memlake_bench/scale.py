@@ -1,4 +1,5 @@
-"""Search at scale over synthetic chunks: latency p50/p95 and the reader's peak memory.
+"""Search at scale over synthetic chunks: latency p50/p95 and the reader's peak memory; and, when asked, ingest
+throughput on LoCoMo with 1 and 2 workers (`memlake_bench.scale_ingest`).
 
 Cases: `single:ROWS` (one agent) and `agents:AGENTS:ROWS` (rows spread evenly).
 Rows are synthetic: clustered unit vectors (384-d, like the default model) and
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,8 @@ from memlake.search import CHUNK_SPEC, Searcher, SearchParams
 from memlake.settings import Settings
 from memlake.vectors import Filters, VectorStore, index_schema
 from memlake_bench.machine import machine, python_speed_ms
+from memlake_bench.pipeline import HomePipeline
+from memlake_bench.scale_ingest import ingest_with_workers
 
 DIM = 384
 BATCH = 100_000
@@ -245,6 +249,17 @@ def _peak_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+@dataclass(frozen=True)
+class IngestCase:
+    """LoCoMo's first `samples` conversations, built once per count of `workers` (`run_workers`)."""
+
+    data: Path
+    samples: int
+    workers: tuple[int, ...]
+    model: str
+    pipeline: HomePipeline
+
+
 def parse_cases(sizes: str) -> list[tuple[str, int, int]]:
     cases = []
     for item in sizes.split(","):
@@ -265,11 +280,17 @@ def run_scale(
     queries: int = 200,
     home: Path | None = None,
     log: Callable[[str], None] = print,
+    ingest: IngestCase | None = None,
 ) -> dict[str, Any]:
-    """Every case: build, then measure in a fresh reader subprocess. Writes `out` as JSON."""
+    """Every case: build, then measure in a fresh reader subprocess; with `ingest`, LoCoMo's ingest throughput with
+    each worker count first (`memlake_bench.scale_ingest`). Writes `out` as JSON."""
     results = []
+    ingested: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memlake-scale-") as tmp:
         root = home or Path(tmp)
+        if ingest is not None:
+            ingested = ingest_with_workers(ingest.data, root, samples=ingest.samples, workers=ingest.workers,
+                                           model=ingest.model, pipeline=ingest.pipeline, log=log)
         for label, agents, total in parse_cases(sizes):
             path = root / label.replace(":", "_")
             log(f"scale {label}: building {total:,} rows over {agents} agent(s)")
@@ -291,6 +312,7 @@ def run_scale(
         "machine": machine(),
         "note": "synthetic clustered 384-d vectors and Zipf pseudo-words; latency excludes the query embedding",
         "cases": results,
+        "ingest": ingested,
     }
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

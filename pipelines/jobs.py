@@ -32,6 +32,24 @@ landing_job = memlake_job(
     selection=landing_job_selection,
     description="Fold new landing files into the manifest and rebuild the days they touch, and all downstream.",
 )
+# Days built in parallel (`run_workers` > 1): the landing job split in three, run in turn by `memlake run`: the
+# manifest (once), then the per-day assets in one run per share of the days (runs at once), then the folds over
+# every day (facts, profiles, graph, fact search) once. Every partitioned asset of the landing job is a day asset.
+days_selection = (dg.AssetSelection.assets(transcripts.turns, chunks.chunks, search.chunk_index, search.episode_index)
+                  | dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY))
+folds_selection = landing_job_selection - manifest_job_selection - days_selection
+days_job = dg.define_asset_job(
+    "days_job",
+    selection=days_selection,
+    description="Build the chosen days' turns, chunks (their vectors embedded too), episodes and their indexes; "
+    "one of the runs `memlake run` launches at once with `run_workers` > 1.",
+)
+folds_job = dg.define_asset_job(
+    "folds_job",
+    selection=folds_selection,
+    description="Fold every day into the facts, the profiles, the graph and fact search, once the day runs of a "
+    "`memlake run` with `run_workers` > 1 have built their days.",
+)
 # The search indexes (chunks, episodes, facts) from the lake alone: after losing lancedb/, or for a new model.
 reindex_selection = dg.AssetSelection.groups("search")
 # The same with the chunks built again from the turns first: for chunk kinds or chunk settings a home's
@@ -117,5 +135,5 @@ ui_job = memlake_job(
     description="What the UI's Materialize launches: the assets picked in the UI (not a schedule or sensor).",
 )
 
-JOBS = [landing_job, manifest_job, manifest_facts_job, reindex_job, rechunk_job, facts_job, pending_job,
-        consolidation_job, lint_job, ui_job]
+JOBS = [landing_job, manifest_job, manifest_facts_job, days_job, folds_job, reindex_job, rechunk_job, facts_job,
+        pending_job, consolidation_job, lint_job, ui_job]

@@ -3,6 +3,7 @@
 import dagster as dg
 
 PID_TAG, HOST_TAG = "memlake/pid", "memlake/host"  # the process an in-process run runs in
+BATCH_TAG = "memlake/batch"  # the runs of one `memlake run` that built its days at once (`run_workers` > 1)
 TRIGGER_TAG = "memlake/trigger"
 LANDING_TRIGGER = "memlake run"
 SENSOR_TRIGGER = "landing_sensor"  # the trigger tag of the landing sensor's runs

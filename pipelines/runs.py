@@ -4,17 +4,22 @@
 `run_landing` takes the landing sensor's decision (`memlake.run_plan`: which files are new, which days they
 and unfinished runs touch) and materializes the manifest, those days and everything downstream in one Dagster
 run (with no day touched, the facts downstream when override or forget entries came in since their last fold),
-recorded in the home's Dagster instance so it shows up in the UI. `run_reindex` rebuilds the search indexes of
+recorded in the home's Dagster instance so it shows up in the UI; with `run_workers` > 1, in several runs: the
+manifest, then the days split in that many runs launched at once (a process each), then the folds (`run_days_at_once`).
+`run_reindex` rebuilds the search indexes of
 every day in the lake from the lake alone; `run_distill` distils one agent's conversations on demand.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import socket
 import time
+import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,14 +28,13 @@ from typing import Any
 import dagster as dg
 import polars as pl
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
-from dagster._core.storage.dagster_run import DagsterRun
 from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_materialize_paused
 from dagster._utils.error import SerializableErrorInfo
 
 from assets.episodes import EPISODES_KEY
 from assets.maintenance import REPORTS_KEY
 from assets.partitions import DAYS, days_of_run, register_days
-from assets.shared import said_run_totals
+from assets.shared import DAY_WRITERS, said_run_totals
 from memlake.atomic_files import write_text_atomically
 from memlake.disk_faults import disk_fault_in_text
 from memlake.lake import Lake
@@ -44,6 +48,8 @@ from pipelines.jobs import (
     ASSETS,
     CHECKS,
     SWEEP_JOBS,
+    days_job,
+    folds_job,
     landing_job,
     manifest_facts_job,
     manifest_job,
@@ -52,12 +58,13 @@ from pipelines.jobs import (
     reindex_job,
     sweep_run_config,
 )
-from pipelines.run_status import HOST_TAG, LANDING_TRIGGER, PID_TAG, TRIGGER_TAG, landing_run_going
+from pipelines.run_status import BATCH_TAG, HOST_TAG, LANDING_TRIGGER, PID_TAG, TRIGGER_TAG, landing_run_going
 from resources import build_resources
 
 DAGSTER_HEADER = "# Written by memlake."
 DAGSTER_YAML = f"""\
-{DAGSTER_HEADER} Telemetry off; lake writers, and index writers, each run one at a time.
+{DAGSTER_HEADER} Telemetry off; lake writers, and index writers, each run one at a time (every pool's limit is 1
+# but the day writers', which memlake sets on the instance to the home's `run_workers`).
 # A run that ended (cancelled, failed) gives its pool slots back at once (run monitoring, under `memlake dev`).
 telemetry:
   enabled: false
@@ -109,7 +116,18 @@ def ensure_dagster_home(settings: Settings) -> Path:
         os.environ[POSTGRES_STORAGE_URL_VARIABLE] = with_psycopg2(settings.dagster_postgres_url)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     _automation_shown_on()
+    _day_writers_limit(settings.run_workers)
     return dagster_home
+
+
+def _day_writers_limit(workers: int) -> None:
+    """The day writers' pool takes `run_workers` steps at once (dagster.yaml gives every pool one slot: its
+    `concurrency` block has a default limit, not one per pool, so this one is set on the instance, as
+    `dagster instance concurrency set` does)."""
+    with dg.DagsterInstance.get() as instance:
+        storage = instance.event_log_storage
+        if storage.get_concurrency_info(DAY_WRITERS).slot_count != workers:
+            storage.set_concurrency_slots(DAY_WRITERS, workers)
 
 
 def _automation_shown_on() -> None:
@@ -136,6 +154,7 @@ class RunOutcome:
     ignored: list[IgnoredFile] = field(default_factory=list)  # landing paths left unread, with the reason
     days: list[str] = field(default_factory=list)
     run_id: str | None = None
+    run_ids: list[str] = field(default_factory=list)  # every Dagster run it took (days built at once: several)
     materialized: list[str] = field(default_factory=list)
     rechunked: list[str] = field(default_factory=list)  # days whose chunks were built again (a new recipe)
     refolded: bool = False  # no day touched, but the facts were folded again (new log entries, new profile rules)
@@ -165,26 +184,28 @@ def run_landing(
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
     lake = Lake(settings.lake_dir)
-    unfinished = _unfinished(instance) if days is None else None
     # the days of the last run if it did not finish: its turns may be written and its indexes not
-    known = instance.get_dynamic_partitions(DAYS)
-    unfinished_days = None if unfinished is None else days_of_run(unfinished.tags, known)
-    state = read_landing_state(settings, unfinished_days=unfinished_days)
+    unfinished = _unfinished(instance, instance.get_dynamic_partitions(DAYS)) if days is None else None
+    state = read_landing_state(settings, unfinished_days=None if unfinished is None else unfinished[1])
     plan = plan_run(state)
     touched = set(days) if days is not None else set(plan.days)
     refold = not touched and plan.refold
-    outcome = _run(settings, _job_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
-                   resources, instance, progress)
+    if settings.run_workers > 1 and len(touched) > 1:
+        outcome = run_days_at_once(settings, touched, lake.partitions(TURNS), resources, instance, progress)
+    else:
+        outcome = _run(settings, _job_for(touched, refold), touched, lake.partitions(TURNS), LANDING_TRIGGER,
+                       resources, instance, progress)
     outcome.new_files = [f.relative for f in plan.new_files if f not in plan.retried_files]
     outcome.retried_files = [(f.relative, f.sha256) for f in plan.retried_files]
     outcome.ignored = list(state.ignored)
     outcome.refolded = refold
-    outcome.retried = unfinished.run_id if unfinished is not None else None
+    outcome.retried = unfinished[0] if unfinished is not None else None
     stale = set(plan.rechunk_days) - touched if outcome.success else set()
     if stale:  # days whose chunks an older chunker or other chunk settings built: theirs, then the indexes
         again = _run(settings, rechunk_job, stale, lake.partitions(TURNS), "memlake run: chunks of another "
                      "recipe", resources, instance, progress)
         outcome.rechunked = again.days
+        outcome.run_ids += again.run_ids
         outcome.success = again.success
         outcome.failure = again.failure
         outcome.materialized = sorted(set(outcome.materialized) | set(again.materialized))
@@ -259,12 +280,21 @@ def _home_instance(settings: Settings) -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-def _unfinished(instance: dg.DagsterInstance) -> DagsterRun | None:
-    """The last `memlake run` if it did not finish: failed, cancelled, or killed (`release_stale_slots` marks a
-    killed one failed)."""
+def _unfinished(instance: dg.DagsterInstance, known: list[str]) -> tuple[str, list[str]] | None:
+    """The last `memlake run` if it did not finish (failed, cancelled, or killed: `release_stale_slots` marks a
+    killed one failed): a run's id, and its days. Days built at once are one batch of runs, unfinished unless its
+    folds ended well (a run of it failed, or it was killed before its folds)."""
     last = instance.get_runs(filters=dg.RunsFilter(tags={TRIGGER_TAG: LANDING_TRIGGER}), limit=1)
-    if last and last[0].status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
-        return last[0]
+    if not last:
+        return None
+    batch = last[0].tags.get(BATCH_TAG)
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={BATCH_TAG: batch})) if batch else last
+    ended_well = [run for run in runs if run.status == dg.DagsterRunStatus.SUCCESS
+                  and (not batch or run.job_name == folds_job.name)]
+    failed = [run for run in runs if run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED)]
+    if (failed or batch) and not ended_well:
+        days = sorted({day for run in runs for day in days_of_run(run.tags, known)})
+        return (failed or runs)[0].run_id, days
     return None
 
 
@@ -335,6 +365,77 @@ def _progress_logger(progress: Progress) -> dg.LoggerDefinition:
     return dg.LoggerDefinition(build, config_schema={"total": int})
 
 
+def run_days_at_once(
+    settings: Settings,
+    days: set[str],
+    lake_days: Iterable[str],
+    resources: dict[str, object] | None,
+    instance: dg.DagsterInstance,
+    progress: Progress | None = None,
+) -> RunOutcome:
+    """`run_landing` with `run_workers` > 1: the manifest, then `days` split in `run_workers` shares, each built by
+    a run of `days_job` in a process of its own, all at once (the day writers' pool takes that many steps; the
+    index commits still one at a time), then the folds in one run. One batch: a run of it that did not end well
+    has the next `memlake run` build all its days again. Each process builds its resources from the home
+    (Dagster's resources do not pickle: `resources` serve this process's runs only) and loads its own embedding
+    model."""
+    if instance.is_ephemeral:
+        raise ValueError("days built at once need the home's Dagster instance (runs in other processes share it)")
+    batch = uuid.uuid4().hex
+    lake_days = list(lake_days)
+    register_days(instance, days, lake_days)  # here, once, before the processes look them up
+    outcome = _run(settings, manifest_job, set(), lake_days, LANDING_TRIGGER, resources, instance, progress, batch)
+    if not outcome.success:
+        return outcome
+    shares = split_days(days, settings.run_workers)
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no torch threads or locks forked
+    with ProcessPoolExecutor(max_workers=len(shares), mp_context=context) as pool:
+        futures = [pool.submit(_days_run, settings, share, lake_days, batch) for share in shares]
+        day_runs = [future.result() for future in futures]
+    runs = [outcome, *day_runs]
+    if all(run.success for run in day_runs):
+        runs.append(_run(settings, folds_job, set(), lake_days, LANDING_TRIGGER, resources, instance, progress,
+                         batch))
+    return _together(runs, days)
+
+
+def split_days(days: Iterable[str], workers: int) -> list[list[str]]:
+    """`days` in at most `workers` shares of consecutive days, as even as can be (a run's range then holds
+    only its own days)."""
+    ordered = sorted(days)
+    count = min(workers, len(ordered))
+    size, extra = divmod(len(ordered), count) if count else (0, 0)
+    shares, start = [], 0
+    for i in range(count):
+        end = start + size + (1 if i < extra else 0)
+        shares.append(ordered[start:end])
+        start = end
+    return shares
+
+
+def _days_run(settings: Settings, days: list[str], lake_days: list[str], batch: str) -> RunOutcome:
+    """One share of the days, in a process of `run_days_at_once`'s pool, on the home's instance."""
+    instance = _home_instance(settings)
+    return _run(settings, days_job, set(days), lake_days, LANDING_TRIGGER, None, instance, batch=batch)
+
+
+def _together(runs: list[RunOutcome], days: set[str]) -> RunOutcome:
+    """The outcome of a batch of runs, as of one: failed if one failed (its cause), every table and check."""
+    failed = [run for run in runs if not run.success]
+    checks = {name: passed for run in runs for name, passed in run.checks.items()}
+    return RunOutcome(
+        success=not failed,
+        failure=failed[0].failure if failed else None,
+        days=sorted(days),
+        run_id=failed[0].run_id if failed else runs[-1].run_id,  # the one to look at: the failed, else the folds
+        run_ids=[run_id for run in runs for run_id in run.run_ids],
+        materialized=sorted({key for run in runs for key in run.materialized}),
+        checks=checks,
+        failed_checks=sorted(name for name, passed in checks.items() if not passed),
+        check_notes={name: note for run in runs for name, note in run.check_notes.items()},
+    )
+
+
 def _run(
     settings: Settings,
     job: UnresolvedAssetJobDefinition,
@@ -344,15 +445,16 @@ def _run(
     resources: dict[str, object] | None,
     instance: dg.DagsterInstance,
     progress: Progress | None = None,
+    batch: str | None = None,
 ) -> RunOutcome:
     """One in-process run of `job` over `days`, recorded in `instance`; `lake_days` (the days the lake
-    has) are registered as partitions too."""
+    has) are registered as partitions too; `batch` names the runs of one `run_days_at_once`."""
     result = execute_job(
         job,
         resources or build_resources(settings),
         instance,
         tags={**register_days(instance, days, lake_days), TRIGGER_TAG: trigger, PID_TAG: str(os.getpid()),
-              HOST_TAG: socket.gethostname()},
+              HOST_TAG: socket.gethostname(), **({BATCH_TAG: batch} if batch else {})},
         run_config={"loggers": CONSOLE_INFO},
         progress=progress,
     )
@@ -370,6 +472,7 @@ def _run(
         failure=failure_cause(result),
         days=sorted(days),
         run_id=result.run_id,
+        run_ids=[result.run_id],
         materialized=sorted(
             {e.asset_key.to_user_string() for e in result.get_asset_materialization_events() if e.asset_key}
         ),

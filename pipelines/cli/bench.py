@@ -203,11 +203,25 @@ def bench_scale(
     ),
     queries: Annotated[int, typer.Option(help="queries per case")] = 200,
     home: Annotated[Path | None, typer.Option(help="build into this folder (default: a temporary one)")] = None,
+    ingest_samples: Annotated[int, typer.Option(
+        min=0, help="also build LoCoMo's first N conversations once per worker count (0: no ingest)")] = 0,
+    workers: Annotated[str, typer.Option(help="comma-separated worker counts (run_workers) of the ingest")] = "1,2",
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
+    model: Annotated[str, typer.Option(help="embedding model of the ingest (default: the packaged one)")] = "",
 ) -> None:
-    """Search p50/p95 and the reader's peak memory over synthetic vectors and text."""
-    from memlake_bench.scale import run_scale  # deferred: LanceDB costs ~1 s to import; other commands skip it
+    """Search p50/p95 and the reader's peak memory over synthetic vectors and text; with --ingest-samples, ingest
+    throughput on LoCoMo with each worker count (days built at once)."""
+    from memlake_bench.in_process import IN_PROCESS  # deferred: Dagster, only for the ingest
+    from memlake_bench.scale import IngestCase, run_scale  # deferred: LanceDB costs ~1 s to import
 
-    run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo)
+    try:
+        counts = tuple(int(count) for count in workers.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"--workers {workers!r}: comma-separated whole numbers, e.g. 1,2") from None
+    if any(count < 1 for count in counts):
+        raise typer.BadParameter(f"--workers {workers!r}: each count is at least 1")
+    ingest = IngestCase(data, ingest_samples, counts, model, IN_PROCESS) if ingest_samples else None
+    run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo, ingest=ingest)
 
 
 @bench_app.command("distill")

@@ -17,3 +17,22 @@ def test_the_scale_benchmark_measures_each_case_in_a_fresh_reader_and_renders_it
         assert case["peak_rss_mb"] > case["rss_after_imports_mb"] > 0
     table = render_scale(report)
     assert "| hybrid_ms_p50 |" in table and "| python_speed_ms |" in table and " → " in table
+
+
+def test_the_scale_benchmark_measures_ingest_with_one_and_two_workers_and_renders_it(tmp_path):
+    from memlake_bench.in_process import IN_PROCESS
+    from memlake_bench.scale import IngestCase
+    from tests.conftest import LOCOMO
+
+    ingest = IngestCase(LOCOMO, samples=1, workers=(1, 2), model="hash", pipeline=IN_PROCESS)
+    report = run_scale(tmp_path / "scale.json", sizes="single:2000", queries=5, log=lambda _: None, ingest=ingest)
+
+    one, two = report["ingest"]
+    assert (one["workers"], two["workers"]) == (1, 2)
+    assert one["turns"] == two["turns"] > 0 and one["conversations"] == two["conversations"] > 1
+    for build in (one, two):
+        assert build["turns_per_second"] > 0 and build["cpu_seconds"] > 0 and build["run_seconds"] > 0
+        assert build["step_seconds_per_1000_turns"]["search__chunk_index"] > 0
+    assert two["step_seconds_per_1000_turns"]["transcripts__chunks"] > 0
+    table = render_scale(report)
+    assert "| turns_per_second |" in table and "2 worker(s)" in table and "search__chunk_index" in table

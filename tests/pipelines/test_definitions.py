@@ -33,10 +33,11 @@ def test_definitions_load_and_validate():
 
 
 def test_every_writer_waits_for_the_others_of_its_store():
-    """Lake writers share one pool and index writers another (the home's instance limits each to one), so
-    two runs never write the same Parquet days or merge into the same LanceDB table at once."""
+    """Writers of unpartitioned lake tables share one pool and index writers another (the home's instance limits
+    each to one), so two runs never rewrite the same Parquet table or merge into the same LanceDB table at once;
+    the per-day writers (each writes only its days' files) share a third, as wide as `run_workers`."""
     from assets.search import INDEX_WRITERS
-    from assets.shared import LAKE_WRITERS
+    from assets.shared import DAY_WRITERS, LAKE_WRITERS
 
     pools = {
         key.to_user_string(): asset.op.pool
@@ -47,7 +48,10 @@ def test_every_writer_waits_for_the_others_of_its_store():
     assert {key for key, pool in pools.items() if pool == INDEX_WRITERS} == {
         "search/chunk_index", "search/episode_index", "search/fact_index"
     }
-    assert {pool for key, pool in pools.items() if not key.startswith("search/")} == {LAKE_WRITERS}
+    assert {key for key, pool in pools.items() if pool == DAY_WRITERS} == {
+        "transcripts/turns", "transcripts/chunks", "episodes/episodes", "episodes/pending"
+    }
+    assert {pool for key, pool in pools.items() if pool not in (INDEX_WRITERS, DAY_WRITERS)} == {LAKE_WRITERS}
 
 
 def test_every_asset_says_its_grain_and_layer():
