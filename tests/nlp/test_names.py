@@ -180,3 +180,45 @@ def test_people_listed_together_stay_people() -> None:
 def test_a_name_with_an_animal_set_beside_it_is_an_animal(text: str, name: str) -> None:
     """(Issue 40: a dog was typed a person or a concept when its kind came after its name.)"""
     assert [n.type for n in names_in(text) if n.text == name] == ["animal"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We deployed Kafka on three brokers last week.", "Kafka"),
+    ("I installed Redis on my laptop.", "Redis"),
+    ("I configured Traefik for the new cluster.", "Traefik"),
+    ("We switched to Grafana for dashboards.", "Grafana"),
+    ("They use Go and Kafka at work.", "Kafka"),
+    ("Our billing service runs on Postgres.", "Postgres"),
+    ("The Nomad cluster was down all morning.", "Nomad"),
+])
+def test_a_named_thing_used_installed_or_run_is_software_not_a_person(text: str, name: str) -> None:
+    assert _types(text).get(name) == "tool"
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("Quintela is a fintech company.", "Quintela", "organization"),
+    ("I joined Quintela in March.", "Quintela", "organization"),
+    ("Vesna is a message broker we tried.", "Vesna", "tool"),
+    ("Marta is my sister.", "Marta", "person"),
+])
+def test_a_name_set_equal_to_a_kind_or_joined_alone_takes_that_kind(text: str, name: str, kind: str) -> None:
+    assert _types(text).get(name) == kind
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Marta said the flat is ready.", "Marta"),
+    ("I went hiking with Jasper.", "Jasper"),
+    ("Jasper and I went hiking.", "Jasper"),
+    ("I met Oskar at the gym.", "Oskar"),
+    ("Yesterday I called Brigid about the party.", "Brigid"),
+    ("Brigid's husband is a nurse.", "Brigid"),
+    ("I saw Oskar's mom at the store.", "Oskar"),
+])
+def test_a_name_in_a_persons_role_is_a_person_in_that_role(text: str, name: str) -> None:
+    found = {n.text: n for n in names_in(text)}
+    assert found[name].type == "person" and found[name].person_role
+
+
+def test_a_name_in_no_persons_role_has_none_marked() -> None:
+    found = {n.text: n for n in names_in("We deployed Kafka on three brokers last week.")}
+    assert not found["Kafka"].person_role
