@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # mentions reads its said through these functions
     from memlake.graph.mentions import Mention, Observation
 
 Key = tuple[str, str]  # (agent, name lowercased)
+# Relations whose target is a person: whom a relation of these names is a person's evidence.
+PERSON_RELATIONS = frozenset({"partner_of", "sibling_of", "works_with", "knows", "friend_of", "child_of", "parent_of",
+                              "relative_of", "met"})
 
 
 @dataclass
@@ -51,12 +54,20 @@ class TypeEvidence:
         """A name an episode listed with a type: one label's weight ("concept", no type: none)."""
         self.votes.setdefault((agent, name.lower()), Counter())[kind] += 0 if kind == "concept" else 1
 
-    def with_listed(self, mentions: list[Mention]) -> TypeEvidence:
-        """This evidence and the episodes' listed `mentions`."""
+    def with_listed(self, mentions: list[Mention], relations: list[Observation],
+                    slot_relations: list[Observation]) -> TypeEvidence:
+        """This evidence and what episodes and facts say: the episodes' listed `mentions` (a label each), the
+        people at the person's end of their `relations` (a colleague, a partner: `PERSON_RELATIONS`), and the
+        values of slot facts (`slot_relations`: a reader read the value as that slot's, a cue's weight)."""
         out = TypeEvidence({k: Counter(v) for k, v in self.votes.items()}, set(self.person_roles),
                            set(self.read_in_turns), set(self.speakers))
         for m in mentions:
             out.add_listed(m.agent_id, m.name, m.type)
+        for o in relations + slot_relations:
+            if o.relation in PERSON_RELATIONS:
+                out.person_roles.add((o.agent_id, o.target.lower()))
+        for o in slot_relations:
+            out.votes.setdefault((o.agent_id, o.target.lower()), Counter())[o.target_type] += CUE_WEIGHT
         return out
 
     def agreed(self) -> dict[Key, str]:

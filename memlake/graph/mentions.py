@@ -257,16 +257,16 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
     ep_mentions = _without_request_verbs(ep_mentions, said_in_turns[0])
-    agreed = (evidence or TypeEvidence()).with_listed(ep_mentions).agreed()
+    fact_mentions, fact_observations, user_names = from_facts(facts)
+    agreed = (evidence or TypeEvidence()).with_listed(ep_mentions, ep_observations, fact_observations).agreed()
     ep_mentions = agreed_types(ep_mentions + said_in_turns[0], agreed)
     ep_observations = (agreed_ends(ep_observations, agreed, stated=False)
                        + agreed_ends(said_in_turns[1], agreed, stated=True))
-    fact_mentions, fact_observations, user_names = from_facts(facts)
-    # a fact's subject is typed by a guess; an episode that named it says what it is
+    # a fact's subject is typed by a guess; an episode or a turn that named it says what it is
     typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}
     fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
     fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
-                         for o in fact_observations]
+                         for o in agreed_ends(fact_observations, agreed, stated=False)]
     ep_mentions, ep_observations, fact_mentions, fact_observations = _typed_by_relations(
         ep_observations, ep_mentions, ep_observations, fact_mentions, fact_observations)
 

@@ -100,7 +100,15 @@ PERSON_NOUNS = frozenset(
     """sister brother sibling twin wife husband partner boyfriend girlfriend fiance fiancé fiancée spouse mom mum
     mother dad father son daughter kid child cousin aunt uncle niece nephew grandma grandpa grandmother
     grandfather grandson granddaughter friend bestie buddy boss manager coworker colleague neighbour neighbor
-    roommate flatmate teacher mentor therapist doctor""".split())  # noqa: SIM905
+    roommate flatmate teacher mentor therapist doctor someone somebody man woman guy girl boy lady gentleman person
+    baby veteran resident designer engineer developer lead nurse artist musician singer actor actress writer author
+    chef coach founder ceo student volunteer player""".split())  # noqa: SIM905
+# Words said before a name to greet or answer whom it names ("Congrats Joanna!", "Yep Jon, ..."): no part of it.
+GREETING_WORDS = frozenset(
+    """hey hi hello yo bye goodbye thanks thank congrats congratulations wow woah whoa aww aw yep yeah yes sure
+    alright okay ok glad nice cool great sorry oh omg haha lol hmm well dear morning night""".split())  # noqa: SIM905
+# Nouns of what someone made, whose "by" names its maker ("a novel by Ursula Le Guin", "a quote by Rowling").
+MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""".split())  # noqa: SIM905
 # Nouns of a place set equal to a name ("Zadar is a lovely town").
 PLACE_NOUNS = frozenset("""city town village country island state region province neighbourhood neighborhood
     suburb capital""".split())  # noqa: SIM905
@@ -109,7 +117,7 @@ PLACE_NOUNS = frozenset("""city town village country island state region provinc
 PERSON_SUBJECT_VERBS = frozenset(
     """say tell ask reply answer text call email message laugh cry smile hug kiss promise admit agree decide
     believe wonder worry suggest recommend explain mention complain invite marry introduce shout whisper joke
-    feel think""".split())  # noqa: SIM905
+    feel think write paint draw""".split())  # noqa: SIM905
 # Verbs whose object is a person ("met Oskar", "called Brigid", "married Tom"), unless its label says a place or
 # an organisation ("visited Paris", "called Feedzai").
 PERSON_OBJECT_VERBS = frozenset(
@@ -118,10 +126,12 @@ PERSON_OBJECT_VERBS = frozenset(
 # Verbs one does "with" a person ("went hiking with Jasper", "hung out with Leo", "talked with Ana").
 WITH_PERSON_VERBS = frozenset(
     """go hang talk chat speak meet travel hike walk run dance eat cook play spend catch grab have camp study
-    live stay work""".split())  # noqa: SIM905
+    live stay""".split())  # noqa: SIM905
 # Verbs one does "to" a person ("talked to Ana", "wrote to Leo").
 TO_PERSON_VERBS = frozenset("""talk speak say write text reply explain introduce send give""".split())  # noqa: SIM905
 # Labels that name a place or an organisation: a verb of people ("visited", "called") does not outvote them.
+# Labels of numbers, days and amounts: never a person's name, whatever role the word has ("One of them wrote").
+_NUMBER_LABELS = frozenset({"CARDINAL", "ORDINAL", "DATE", "TIME", "QUANTITY", "MONEY", "PERCENT"})
 _ORGANIZATION_LABELS = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "EVENT"})
 _THING_LABELS = _ORGANIZATION_LABELS | {"GPE", "LOC", "FAC"}
 # Verbs whose object is what a request is about, not whom it addresses ("Describe Lisbon"; "Remind Anna" addresses).
@@ -155,12 +165,15 @@ def names_in(text: str) -> list[Name]:
     taken: set[int] = set()
     for span in _candidates(doc):
         said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+        greeted = _past_a_greeting(said)
+        if greeted is not None:  # (a slice of a span has no label: the greeting makes it a person's name)
+            said = span = greeted
         if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
-        if said.text.lower() in CHAT_ROLE_WORDS:
-            continue
-        cue = _cue_of(span, span.root)
-        if cue is None and _in_a_persons_role(span):
+        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS:
+            continue  # a side of the chat; a greeting said alone ("Yep, Toby and I ...", "Bye!")
+        cue = "work" if _quoted(span) else _cue_of(span, span.root)
+        if cue is None and span.label_ not in _NUMBER_LABELS and (greeted is not None or _in_a_persons_role(span)):
             cue = "person"
         kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
         untyped = cue is None and kind == "person" and _asked_about(span.root)
@@ -306,6 +319,21 @@ def _cue_of(span: Span, head: Token) -> str | None:
     return None
 
 
+def _quoted(span: Span) -> bool:
+    """Whether the name is set in quotation marks: a title ("Finding Home" is a script; "Brave" by Sara Bareilles)."""
+    doc = span.doc
+    return span.start > 0 and span.end < len(doc) and doc[span.start - 1].is_quote and doc[span.end].is_quote
+
+
+def _past_a_greeting(span: Span) -> Span | None:
+    """The name a greeting opens ("Congrats Joanna", "Yep Jon": the small model reads both words as one PERSON), or
+    None when the span opens with no greeting word."""
+    i = 0
+    while i < len(span) - 1 and (span[i].lower_ in GREETING_WORDS or span[i].pos_ == "INTJ"):
+        i += 1
+    return span[i:] if i else None
+
+
 def _first_conjunct(head: Token) -> Token:
     """The first of the names listed with "and" / "or" (a later one takes its role in the sentence)."""
     while head.dep_ == "conj" and head.head.pos_ in ("PROPN", "NOUN") and head.head.i != head.i:
@@ -336,24 +364,45 @@ def _kind_set_beside(head: Token) -> str | None:
 
 
 def _in_a_persons_role(span: Span) -> bool:
-    """Whether a name is said where only a person goes: after a kin word ("my sister Ana"), owning one ("Tomasz's
-    wife"), listed with the speaker ("Jasper and I"), the subject of saying or thinking ("Marta said"), the object of
-    meeting or calling ("met Oskar"), or whom something is done with or told to ("hiking with Jasper")."""
+    """Whether a name is said where only a person goes: after a person's noun ("my sister Ana", "someone named
+    Dorian", "my friends Josh and Mark"), owning a kin word ("Tomasz's wife"), listed with a person pronoun ("Jasper
+    and I"), followed by "he" / "she", addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a
+    novel by Ursula Le Guin"), the subject of saying, thinking or writing ("Marta said"), the object of meeting or
+    calling ("met Oskar"), or whom something is done with or told to ("hiking with Jasper")."""
     head = span.root
-    before = _word_before(span)
-    if before is not None and before.lemma_.lower() in PERSON_NOUNS:
+    doc = span.doc
+    if any(t.lower_ in ("i", "me", "you", "he", "she", "we") for t in head.conjuncts):
         return True
+    after = [t for t in doc[span.end:span.end + 2] if t.lower_ != ","]
+    if after and after[0].lower_ in ("he", "she", "who") and span.end < len(doc) and doc[span.end].lower_ == ",":
+        return True  # "It was Matt Patterson, he is so talented!"
+    if (span.start > 0 and doc[span.start - 1].lower_ == "," and span.label_ not in _THING_LABELS
+            and all(t.is_punct for t in doc[span.end:span.sent.end])):
+        return True  # "Sounds amazing, Ev!": whom the sentence is said to
+    opening = doc[span.sent.start:span.start]
+    addressed = span.end == len(doc) or doc[span.end].is_punct
+    if addressed and opening and all(t.lower_ in GREETING_WORDS or t.pos_ == "INTJ" or t.is_punct for t in opening):
+        return True  # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great")
+    first = _first_conjunct(head)
+    listed = [span, doc[first.left_edge.i:first.i + 1]] if first.i != head.i else [span]
+    if any((before := _word_before(s)) is not None and before.lemma_.lower() in PERSON_NOUNS for s in listed):
+        return True  # the noun before the name, or before the first name of its list
     if head.dep_ == "poss" and head.head.lemma_.lower() in PERSON_NOUNS:
         return True
-    if any(t.lower_ in ("i", "me") for t in head.conjuncts):
-        return True
-    head = _first_conjunct(head)
-    if head.dep_ == "nsubj":
-        return span.label_ != "ORG" and head.head.lemma_.lower() in PERSON_SUBJECT_VERBS
-    if head.dep_ == "dobj":
-        return span.label_ not in _THING_LABELS and head.head.lemma_.lower() in PERSON_OBJECT_VERBS
-    preposition, verb = head.head, head.head.head
-    if head.dep_ != "pobj" or verb.pos_ != "VERB":
+    if first.dep_ == "appos":
+        first = first.head  # "One of the residents, Cindy, wrote it": Cindy wrote
+    if first.dep_ == "nsubj":
+        attributes = [c for c in first.head.children if c.dep_ == "attr"] if first.head.lemma_ == "be" else []
+        if any(a.lemma_.lower() in PERSON_NOUNS for a in attributes):
+            return True  # "Orla is our designer"
+        return span.label_ != "ORG" and first.head.lemma_.lower() in PERSON_SUBJECT_VERBS
+    if first.dep_ == "dobj":
+        return span.label_ not in _THING_LABELS and first.head.lemma_.lower() in PERSON_OBJECT_VERBS
+    preposition, verb = first.head, first.head.head
+    if first.dep_ == "pobj" and preposition.lower_ == "by":
+        made = verb.lemma_.lower() in MADE_NOUNS or verb.ent_type_ == "WORK_OF_ART" or verb.tag_ == "VBN"
+        return made and span.label_ not in ("GPE", "LOC", "FAC")
+    if first.dep_ != "pobj" or verb.pos_ != "VERB":
         return False
     if preposition.lower_ == "with":  # one hikes "with" no place: a place label of a first name does not outvote it
         return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_VERBS

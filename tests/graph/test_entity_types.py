@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from memlake.graph.build import build_graph
-from tests.graph.helpers import episode, episodes, no_facts, turns
+from tests.graph.helpers import episode, episodes, fact, facts, no_facts, turns
 
 
 def _types(graph) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -65,3 +65,15 @@ def test_a_speaker_is_a_person_whatever_an_episode_listed() -> None:
     types = _types(build_graph(listed, no_facts(), None, 0.85, turns=chat))
     assert [t for n, t in types if n == "Hanna"] == ["person"]
     assert [t for n, t in types if n == "Kiwi"] == ["animal"]
+
+
+def test_a_name_at_a_persons_end_of_a_relation_an_episode_or_a_fact_states_is_a_person() -> None:
+    chat = turns("t6", "c1", "2024-06-06",
+                 ("user", "Orsolya Kiss reviewed the design doc."),
+                 ("user", "Bertram Ode approved the budget."))
+    listed = episodes(episode("t6", "c1", "2024-06-06", entities=[("Orsolya Kiss", "person")],
+                              relations=[("user", "works_with", "Orsolya Kiss")]))
+    stated = facts(fact("t6", "c1", "2024-06-06", "user", "sibling", "Bertram Ode"))
+    types = _types(build_graph(listed, stated, None, 0.85, turns=chat))
+    assert [t for n, t in types if n == "Orsolya Kiss"] == ["person"]
+    assert [t for n, t in types if n == "Bertram Ode"] == ["person"]

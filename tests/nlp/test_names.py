@@ -213,6 +213,14 @@ def test_a_name_set_equal_to_a_kind_or_joined_alone_takes_that_kind(text: str, n
     ("Yesterday I called Brigid about the party.", "Brigid"),
     ("Brigid's husband is a nurse.", "Brigid"),
     ("I saw Oskar's mom at the store.", "Oskar"),
+    ("Sounds amazing, Ev!", "Ev"),
+    ("I loved \"Becoming Nicole\" by Amy Ellis Nutt.", "Amy Ellis Nutt"),
+    ("It is a novel by Ursula Le Guin.", "Ursula Le Guin"),
+    ("I met someone named Dorian at the fair.", "Dorian"),
+    ("It was Matt Patterson, he is so talented!", "Matt Patterson"),
+    ("We visited my friends Josh and Mark.", "Mark"),
+    ("Orla is our designer.", "Orla"),
+    ("One of the residents, Cindy, wrote it.", "Cindy"),
 ])
 def test_a_name_in_a_persons_role_is_a_person_in_that_role(text: str, name: str) -> None:
     found = {n.text: n for n in names_in(text)}
@@ -222,3 +230,35 @@ def test_a_name_in_a_persons_role_is_a_person_in_that_role(text: str, name: str)
 def test_a_name_in_no_persons_role_has_none_marked() -> None:
     found = {n.text: n for n in names_in("We deployed Kafka on three brokers last week.")}
     assert not found["Kafka"].person_role
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Congrats Joanna!", "Joanna"),
+    ("Yep Jon, that works.", "Jon"),
+    ("Hey Priyanka, how was the trip?", "Priyanka"),
+])
+def test_a_greeting_said_before_a_name_is_no_part_of_it_and_the_one_greeted_is_a_person(text: str,
+                                                                                        name: str) -> None:
+    found = {n.text: n for n in names_in(text)}
+    assert name in found and found[name].type == "person" and found[name].person_role
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Yep, Toby and I are off to the park!", "Yep"),
+    ("Ttyl, Bye!", "Bye"),
+    ("One of the volunteers, Priti, wrote it.", "One"),
+])
+def test_a_greeting_or_a_number_alone_is_no_name(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+def test_a_place_after_a_greeting_is_not_the_one_greeted() -> None:
+    assert _types("Wow, Chicago sounds great!").get("Chicago") != "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ('"Finding Home" is a script about a girl.', "Finding Home"),
+    ('I loved "Becoming Nicole" by Amy Ellis Nutt.', "Becoming Nicole"),
+])
+def test_a_name_in_quotation_marks_is_a_work(text: str, name: str) -> None:
+    assert _types(text).get(name) == "work"
