@@ -88,6 +88,9 @@ SOFTWARE_NOUNS = frozenset(
     """topic docs documentation cluster server database db cache queue broker instance container library package
     plugin extension framework sdk api config configuration query schema bucket repo repository dashboard
     deployment""".split())  # noqa: SIM905
+# Nouns of a trip or an outing whose "to" / "in" names a place ("a road trip to Montana", "a festival in Montreal").
+TRIP_NOUNS = frozenset("""trip vacation holiday journey tour getaway cruise visit festival conference concert show
+    retreat camp hike""".split())  # noqa: SIM905
 # (verb lemma, preposition or "" for a direct object) whose object is software: "deployed Kafka", "installed Redis",
 # "runs on Postgres", "switched to Grafana". A place is none of them ("ran Boston": its label keeps it a place).
 SOFTWARE_VERBS = frozenset({("use", ""), ("install", ""), ("deploy", ""), ("configure", ""), ("run", ""),
@@ -165,6 +168,8 @@ def names_in(text: str) -> list[Name]:
     taken: set[int] = set()
     for span in _candidates(doc):
         said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+        while len(said) > 1 and (said[0].is_quote or said[-1].is_quote):  # '"The Overstory': the title, unquoted
+            said = said[1:] if said[0].is_quote else said[:-1]
         greeted = _past_a_greeting(said)
         if greeted is not None:  # (a slice of a span has no label: the greeting makes it a person's name)
             said = span = greeted
@@ -172,7 +177,7 @@ def names_in(text: str) -> list[Name]:
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
         if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS:
             continue  # a side of the chat; a greeting said alone ("Yep, Toby and I ...", "Bye!")
-        cue = "work" if _quoted(span) else _cue_of(span, span.root)
+        cue = "work" if _quoted(said) else _cue_of(span, span.root)
         if cue is None and span.label_ not in _NUMBER_LABELS and (greeted is not None or _in_a_persons_role(span)):
             cue = "person"
         kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
@@ -302,6 +307,9 @@ def _cue_of(span: Span, head: Token) -> str | None:
     if (verb is not None and head.dep_ == "pobj" and verb.lower_ in PLACE_PREPOSITIONS
             and verb.head.pos_ in ("VERB", "AUX") and verb.head.lemma_.lower() in PLACE_VERBS):
         return "place"
+    if (verb is not None and head.dep_ == "pobj" and verb.lower_ in ("in", "to") and span.label_ != "ORG"
+            and (verb.head.lemma_ == "be" or (verb.head.pos_ == "NOUN" and verb.head.lemma_.lower() in TRIP_NOUNS))):
+        return "place"  # "I was in Kraków", "a vacation to Crete": no one is "in" a person
     if verb is not None and head.dep_ == "pobj" and (verb.head.lemma_.lower(), verb.lower_) in ORGANIZATION_VERBS:
         return "organization"  # "I bank with Monzo"
     if (verb is not None and head.dep_ == "dobj" and (verb.lemma_.lower(), "") in ORGANIZATION_VERBS
