@@ -72,6 +72,7 @@ PLACE_ONLY_VERBS = frozenset({("be", "in"), ("be", "to"), ("take", "in")})
 TRIP_VERBS = frozenset({"take", "go", "have", "make", "do", "enjoy", "love", "attend", "spend"})
 # Verbs whose present progressive tells what someone is doing these days, not a plan ("I'm reading Dune").
 ONGOING_VERBS = frozenset({"read", "play", "watch", "listen", "work", "live", "volunteer", "study", "love", "enjoy"})
+_CONDITIONS = frozenset({"if", "when", "whenever", "once", "until", "unless"})
 _HEDGES = frozenset({"will", "would", "could", "should", "might", "may", "must", "shall", "'ll", "'d"})
 _WISH_VERBS = frozenset({"want", "hope", "plan", "wish", "like", "love", "need", "try", "intend", "consider"})
 
@@ -167,11 +168,13 @@ def _trip(noun: Token, prep: str, name: Name, names_by_root: dict[int, Name]) ->
 
 
 def _not_a_statement(verb: Token) -> bool:
-    """Denied, hedged, only wished or planned: "didn't go", "might visit", "want to go", "I'm going to Tokyo"
-    (chat's present progressive of a move or a visit is most often a plan)."""
+    """Denied, hedged, a condition, only wished or planned: "didn't go", "might visit", "if I go", "want to go", "I'm
+    going to Tokyo" (chat's present progressive of a move or a visit is most often a plan)."""
     auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass", "neg")]
     if any(a.dep_ == "neg" or a.lower_ in _HEDGES for a in auxes):
         return True
+    if any(c.dep_ in ("mark", "advmod") and c.lower_ in _CONDITIONS for c in verb.children):
+        return True  # "when I'm in Kraków", "if I go to Lisbon": a condition, not what happened
     if verb.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes) and verb.lemma_.lower() not in ONGOING_VERBS:
         return True
     if verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon", "gonna"):

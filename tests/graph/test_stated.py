@@ -78,6 +78,8 @@ def test_what_someone_is_reading_or_playing_now_is_stated(text: str, relation: t
     "I'm planning a trip to Crete next year.",
     "My friend was in Kraków last week.",
     "I was in the Riverside Orchestra for years.",  # being in an organisation is no visit
+    "I'll call you when I'm in Kraków.",  # a condition, not a statement
+    "If I go to Lisbon, I'll bring you a tile.",
 ])
 def test_a_trip_wished_planned_or_someone_elses_is_no_visit(text: str) -> None:
     assert _read(text) == set()
