@@ -122,9 +122,9 @@ PERSON_SUBJECT_VERBS = frozenset(
     believe wonder worry suggest recommend explain mention complain invite marry introduce shout whisper joke
     feel think write paint draw""".split())  # noqa: SIM905
 # Verbs whose object is a person ("met Oskar", "called Brigid", "married Tom"), unless its label says a place or
-# an organisation ("visited Paris", "called Feedzai").
+# an organisation ("called Feedzai"); not "visit", whose object is as often a city ("visit NYC").
 PERSON_OBJECT_VERBS = frozenset(
-    """meet call visit marry date text email message tell ask invite hug kiss thank introduce congratulate
+    """meet call marry date text email message tell ask invite hug kiss thank introduce congratulate
     babysit""".split())  # noqa: SIM905
 # Verbs one does "with" a person ("went hiking with Jasper", "hung out with Leo", "talked with Ana").
 WITH_PERSON_VERBS = frozenset(
@@ -328,9 +328,11 @@ def _cue_of(span: Span, head: Token) -> str | None:
 
 
 def _quoted(span: Span) -> bool:
-    """Whether the name is set in quotation marks: a title ("Finding Home" is a script; "Brave" by Sara Bareilles)."""
+    """Whether the name is set in quotation marks, its article with it: a title ("Finding Home" is a script; "The
+    Alchemist")."""
     doc = span.doc
-    return span.start > 0 and span.end < len(doc) and doc[span.start - 1].is_quote and doc[span.end].is_quote
+    start = span.start - 1 if span.start > 0 and doc[span.start - 1].lower_ in ("the", "a", "an") else span.start
+    return start > 0 and span.end < len(doc) and doc[start - 1].is_quote and doc[span.end].is_quote
 
 
 def _past_a_greeting(span: Span) -> Span | None:

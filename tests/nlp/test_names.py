@@ -259,6 +259,11 @@ def test_a_place_after_a_greeting_is_not_the_one_greeted() -> None:
 @pytest.mark.parametrize(("text", "name"), [
     ('"Finding Home" is a script about a girl.', "Finding Home"),
     ('I loved "Becoming Nicole" by Amy Ellis Nutt.', "Becoming Nicole"),
+    ('I saw you had "The Overstory" on your shelf.', "Overstory"),
 ])
 def test_a_name_in_quotation_marks_is_a_work(text: str, name: str) -> None:
     assert _types(text).get(name) == "work"
+
+
+def test_a_city_visited_is_not_a_person_by_the_verb() -> None:
+    assert _types("I've been wanting to visit NYC for years.").get("NYC") != "person"
