@@ -69,7 +69,8 @@ def build_graph(
     `forgotten` and `forgotten_facts` are the forget log's entries (see `read_said`); `turns`, when given, add
     the names every person's turn says (`turn_names`), reusing the readings `turn_reads` kept of the same texts."""
     in_turns = from_turns(turns if turns is not None else Lake.empty(TURNS), turn_reads)
-    said = read_said(episodes, facts, forgotten, forgotten_facts, (in_turns.mentions, in_turns.observations))
+    said = read_said(episodes, facts, forgotten, forgotten_facts, (in_turns.mentions, in_turns.observations),
+                     in_turns.evidence)
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []

@@ -12,6 +12,7 @@ import polars as pl
 
 from memlake.distill.models import USER_SUBJECT
 from memlake.facts.fold import chain_id, slot_of
+from memlake.graph.entity_types import TypeEvidence, agreed_ends, agreed_types
 from memlake.nlp.names import CHAT_ROLE_WORDS, only_a_verb
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
@@ -242,26 +243,30 @@ def _without_request_verbs(listed: list[Mention], read_in_turns: list[Mention]) 
 
 def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[tuple[str, str | None]] = (),
               forgotten_facts: Iterable[tuple[str, str, datetime]] = (),
-              said_in_turns: tuple[list[Mention], list[Observation]] = ([], [])) -> Said:
+              said_in_turns: tuple[list[Mention], list[Observation]] = ([], []),
+              evidence: TypeEvidence | None = None) -> Said:
     """What episodes and facts say, without what the forget log names: `forgotten` (agent, None) an agent, (agent,
     conversation) one conversation; `forgotten_facts` (agent, fact id, when): an episode's relation that states
     that slot fact (the user's employer), said before then. The facts table has already dropped such facts.
     `said_in_turns`: the names people's turns say and the relations they state (`turn_names.from_turns`),
-    forgotten like the rest."""
+    forgotten like the rest; `evidence`, what their sentences say of each name's type: with the episodes' listed
+    types, every name gets one type (`entity_types`)."""
     gone = set(forgotten)
     facts_gone: dict[tuple[str, str], datetime] = {}
     for agent, fact_id, at in forgotten_facts:
         facts_gone[(agent, fact_id)] = max(at, facts_gone.get((agent, fact_id), at))
     ep_mentions, ep_observations = from_episodes(episodes)
     ep_mentions = _without_request_verbs(ep_mentions, said_in_turns[0])
-    ep_mentions += said_in_turns[0]
-    ep_observations += said_in_turns[1]
     fact_mentions, fact_observations, user_names = from_facts(facts)
-    # a fact's subject is typed by a guess; an episode that named it says what it is
+    agreed = (evidence or TypeEvidence()).with_listed(ep_mentions, ep_observations, fact_observations).agreed()
+    ep_mentions = agreed_types(ep_mentions + said_in_turns[0], agreed)
+    ep_observations = (agreed_ends(ep_observations, agreed, stated=False)
+                       + agreed_ends(said_in_turns[1], agreed, stated=True))
+    # a fact's subject is typed by a guess; an episode or a turn that named it says what it is
     typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}
     fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
     fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
-                         for o in fact_observations]
+                         for o in agreed_ends(fact_observations, agreed, stated=False)]
     ep_mentions, ep_observations, fact_mentions, fact_observations = _typed_by_relations(
         ep_observations, ep_mentions, ep_observations, fact_mentions, fact_observations)
 

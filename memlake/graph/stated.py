@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memlake.nlp.language_model import parse
-from memlake.nlp.names import ANIMAL_NOUNS, WORK_NOUNS, Name
+from memlake.nlp.names import ANIMAL_NOUNS, TRIP_NOUNS, WORK_NOUNS, Name
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -40,6 +40,8 @@ VERB_RELATIONS = {
     ("be", "from"): "from", ("come", "from"): "from", ("grow", "in"): "from",
     ("take", "to"): "visited", ("spend", "in"): "visited", ("stay", "in"): "visited", ("stay", "at"): "visited",
     ("listen", "to"): "listened_to",
+    ("be", "in"): "visited", ("be", "to"): "visited", ("take", "in"): "visited", ("explore", ""): "visited",
+    ("explore", "in"): "visited",
     ("love", ""): "likes", ("like", ""): "likes", ("enjoy", ""): "likes", ("adore", ""): "likes",
 }
 # The type a relation's object must have to be read at all.
@@ -62,6 +64,15 @@ RELATIVE_RELATIONS = {
                      "grandfather"), "relative_of"),
     **dict.fromkeys(("boss", "manager", "coworker", "colleague"), "works_with"),
 }
+# Verbs of being somewhere whose object must be a place, whatever the relation allows ("I was in Kraków" is a visit;
+# "I was in the Riverside Orchestra" is none; "took this photo in Peru").
+PLACE_ONLY_VERBS = frozenset({("be", "in"), ("be", "to"), ("take", "in")})
+# The verbs that make a trip's noun (`TRIP_NOUNS`: "a road trip to Montana", "a jazz festival in Montreal") the
+# speaker's, done ("took a trip", "went on a vacation", "went to a festival"; not "planning a trip").
+TRIP_VERBS = frozenset({"take", "go", "have", "make", "do", "enjoy", "love", "attend", "spend"})
+# Verbs whose present progressive tells what someone is doing these days, not a plan ("I'm reading Dune").
+ONGOING_VERBS = frozenset({"read", "play", "watch", "listen", "work", "live", "volunteer", "study", "love", "enjoy"})
+_CONDITIONS = frozenset({"if", "when", "whenever", "once", "until", "unless"})
 _HEDGES = frozenset({"will", "would", "could", "should", "might", "may", "must", "shall", "'ll", "'d"})
 _WISH_VERBS = frozenset({"want", "hope", "plan", "wish", "like", "love", "need", "try", "intend", "consider"})
 
@@ -129,7 +140,11 @@ def _verb_relation(token: Token, name: Name, names_by_root: dict[int, Name]) -> 
         return None
     if token.dep_ == "oprd" and head.lemma_ in ("name", "call") and head.dep_ == "acl":
         token, head = head.head, head.head.head  # "adopted a cockatiel named Kiwi": the cockatiel is adopted
+    if head.pos_ == "NOUN" and prep in ("to", "in") and head.lemma_.lower() in TRIP_NOUNS:
+        return _trip(head, prep, name, names_by_root)
     if head.pos_ not in ("VERB", "AUX"):
+        return None
+    if (head.lemma_.lower(), prep) in PLACE_ONLY_VERBS and name.type != "place":
         return None
     relation = VERB_RELATIONS.get((head.lemma_.lower(), prep))
     if relation is None or name.type not in OBJECT_TYPES.get(relation, {name.type}) or _not_a_statement(head):
@@ -140,13 +155,27 @@ def _verb_relation(token: Token, name: Name, names_by_root: dict[int, Name]) -> 
     return Stated(subject, relation, f"{head.lemma_.lower()} {prep}".strip(), name.text, name.type, confidence)
 
 
+def _trip(noun: Token, prep: str, name: Name, names_by_root: dict[int, Name]) -> Stated | None:
+    """ "We took a road trip to Montana", "I went to a jazz festival in Montreal": a place the speaker went, by the
+    trip's noun and the verb that makes it theirs and done."""
+    verb = noun.head.head if noun.dep_ == "pobj" else noun.head
+    if name.type != "place" or verb.pos_ != "VERB" or verb.lemma_.lower() not in TRIP_VERBS or _not_a_statement(verb):
+        return None
+    subject, confidence = _subject(verb, names_by_root)
+    if subject is None:
+        return None
+    return Stated(subject, "visited", f"{noun.lemma_.lower()} {prep}", name.text, name.type, confidence)
+
+
 def _not_a_statement(verb: Token) -> bool:
-    """Denied, hedged, only wished or planned: "didn't go", "might visit", "want to go", "I'm going to Tokyo"
-    (chat's present progressive of a move or a visit is most often a plan)."""
+    """Denied, hedged, a condition, only wished or planned: "didn't go", "might visit", "if I go", "want to go", "I'm
+    going to Tokyo" (chat's present progressive of a move or a visit is most often a plan)."""
     auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass", "neg")]
     if any(a.dep_ == "neg" or a.lower_ in _HEDGES for a in auxes):
         return True
-    if verb.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes):
+    if any(c.dep_ in ("mark", "advmod") and c.lower_ in _CONDITIONS for c in verb.children):
+        return True  # "when I'm in Kraków", "if I go to Lisbon": a condition, not what happened
+    if verb.tag_ == "VBG" and any(a.lemma_ == "be" for a in auxes) and verb.lemma_.lower() not in ONGOING_VERBS:
         return True
     if verb.dep_ == "xcomp" and verb.head.lower_ in ("going", "gon", "gonna"):
         return True  # "going to visit Rome", "gonna stay in Galway": a plan

@@ -19,19 +19,19 @@ import importlib.metadata
 import inspect
 import json
 import sys
-from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import polars as pl
 
 import memlake.graph.stated as stated_module
 import memlake.nlp.names as names_module
 from memlake.distill.models import USER_SUBJECT
+from memlake.graph.entity_types import TypeEvidence
 from memlake.graph.mentions import Mention, Observation
-from memlake.graph.stated import OBJECT_TYPES, Stated, relations_in
+from memlake.graph.stated import Stated, relations_in
 from memlake.lake import Lake, conform
 from memlake.nlp.language_model import MODEL_PACKAGE, parse_all
-from memlake.nlp.names import CUE_WEIGHT, Name, names_in, read_by_a_person, sentences_naming
+from memlake.nlp.names import Name, names_in, read_by_a_person, sentences_naming
 from memlake.schemas import TURN_READS
 from memlake.transcripts import content_sha256
 
@@ -70,9 +70,10 @@ def read_turn(content: str) -> TurnRead:
 class TurnsSaid:
     """The mentions and relations people's turns say, and every read turn's reading (rows of graph/turn_reads)."""
 
-    mentions: list[Mention]
+    mentions: list[Mention]  # typed as each sentence read them: `entity_types` agrees one type per name
     observations: list[Observation]
     reads: pl.DataFrame
+    evidence: TypeEvidence
 
 
 def _stored(reads: pl.DataFrame | None, version: str) -> dict[str, TurnRead]:
@@ -88,12 +89,13 @@ def _stored(reads: pl.DataFrame | None, version: str) -> dict[str, TurnRead]:
 
 
 def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) -> TurnsSaid:
-    """One mention per name a person said, per message, with the message's time; a name has one type in an
-    agent's chats (`agreed_types`); and the relations they stated, said (and valid from) then. A turn whose text
-    `stored_reads` (graph/turn_reads) holds is not parsed again."""
+    """One mention per name a person said, per message, with the message's time, and the relations they stated,
+    said (and valid from) then; with what every sentence says of each name's type (`TypeEvidence`: the graph
+    agrees one type per name from it and the episodes). A turn whose text `stored_reads` (graph/turn_reads) holds
+    is not parsed again."""
     mentions: list[Mention] = []
     observations: list[Observation] = []
-    votes: dict[tuple[str, str], Counter[str]] = {}
+    evidence = TypeEvidence(speakers=_speakers(turns))
     version = _readers_version()
     stored = _stored(stored_reads, version)
     rows: list[dict[str, object]] = []
@@ -113,18 +115,17 @@ def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) ->
         speaker_is = USER_SUBJECT if role == "user" else speaker
         seen: set[tuple[str, str]] = set()
         for name in read.names:
-            # a request's topic votes nothing: its other mentions type it
-            weight = CUE_WEIGHT if name.cued else 0 if name.untyped else 1
-            votes.setdefault((agent, name.text.lower()), Counter())[name.type] += weight
+            evidence.add_turn_name(agent, name)
             if (name.text, name.type) not in seen:
                 seen.add((name.text, name.type))
                 mentions.append(Mention(agent, name.text, name.type, conversation, at, (message,)))
-        observations += [_observation(s, agent, speaker_is, conversation, message, at) for s in read.stated]
-    speakers = _speakers(turns)
+        for stated in read.stated:
+            if stated.source != "I":
+                evidence.add_stated_subject(agent, stated.source)
+            observations.append(_observation(stated, agent, speaker_is, conversation, message, at))
     reads = pl.from_arrow(conform(TURN_READS, rows)) if rows else Lake.empty(TURN_READS)
     assert isinstance(reads, pl.DataFrame)
-    return TurnsSaid(agreed_types(mentions, votes, speakers), agreed_ends(observations, votes, speakers),
-                     reads.sort("agent_id", "message_id"))
+    return TurnsSaid(mentions, observations, reads.sort("agent_id", "message_id"), evidence)
 
 
 # How many turns' sentences are parsed in one batch before they are read: a batch costs a quarter of parsing them
@@ -152,35 +153,3 @@ def _speakers(turns: pl.DataFrame) -> set[tuple[str, str]]:
         if speaker and read_by_a_person(role, speaker):
             people |= {(agent, speaker.lower()), (agent, speaker.split()[0].lower())}
     return people
-
-
-def _agreed(votes: dict[tuple[str, str], Counter[str]], speakers: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """A name's type in an agent's chats: a speaker's name is a person; a pet's, named once after its kind ("my pup
-    Toby"), an animal however the pipeline labels it alone later ("I love Toby!" reads as ORG); else the type with
-    the most weight (a cue weighs `CUE_WEIGHT` labels), the first said on a tie."""
-    def agreed(key: tuple[str, str], counted: Counter[str]) -> str:
-        if key in speakers:
-            return "person"
-        return "animal" if counted["animal"] >= CUE_WEIGHT else counted.most_common(1)[0][0]
-
-    return {key: agreed(key, counted) for key, counted in votes.items()}
-
-
-def agreed_types(mentions: list[Mention], votes: dict[tuple[str, str], Counter[str]],
-                 speakers: set[tuple[str, str]]) -> list[Mention]:
-    """Every mention with its name's agreed type (`_agreed`), one per name per message."""
-    agreed = _agreed(votes, speakers)
-    out: dict[tuple[str, str, tuple[str, ...]], Mention] = {}
-    for m in mentions:
-        out.setdefault((m.agent_id, m.name, m.message_ids), replace(m, type=agreed[(m.agent_id, m.name.lower())]))
-    return list(out.values())
-
-
-def agreed_ends(observations: list[Observation], votes: dict[tuple[str, str], Counter[str]],
-                speakers: set[tuple[str, str]]) -> list[Observation]:
-    """Every relation with its target's agreed type, so it meets the mentions of the same name; a relation whose
-    object the chat types as no object of it ("I love Toby" of the dog Toby: likes takes a work or a place) is
-    dropped."""
-    agreed = _agreed(votes, speakers)
-    typed = [replace(o, target_type=agreed.get((o.agent_id, o.target.lower()), o.target_type)) for o in observations]
-    return [o for o in typed if o.target_type in OBJECT_TYPES.get(o.relation, {o.target_type})]

@@ -83,6 +83,60 @@ PLACE_PREPOSITIONS = frozenset({"in", "to", "from"})
 # A capital after a lowercase letter inside a word, past a Mc/Mac/O' name: a code identifier or a brand of software
 # ("KeyError", "PgBouncer"), no one of the user's world.
 _INNER_CAPITAL = re.compile(r"^(?!Mc|Mac|O['’])\w*[a-z][A-Z]")
+# Nouns of software a name can name or be ("the Kafka topic", "a Redis cache", "Vesna is a message broker").
+SOFTWARE_NOUNS = frozenset(
+    """topic docs documentation cluster server database db cache queue broker instance container library package
+    plugin extension framework sdk api config configuration query schema bucket repo repository dashboard
+    deployment""".split())  # noqa: SIM905
+# Nouns of a trip or an outing whose "to" / "in" names a place ("a road trip to Montana", "a festival in Montreal").
+TRIP_NOUNS = frozenset("""trip vacation holiday journey tour getaway cruise visit festival conference concert show
+    retreat camp hike""".split())  # noqa: SIM905
+# (verb lemma, preposition or "" for a direct object) whose object is software: "deployed Kafka", "installed Redis",
+# "runs on Postgres", "switched to Grafana". A place is none of them ("ran Boston": its label keeps it a place).
+SOFTWARE_VERBS = frozenset({("use", ""), ("install", ""), ("deploy", ""), ("configure", ""), ("run", ""),
+                            ("upgrade", ""), ("host", ""), ("debug", ""), ("uninstall", ""), ("self-host", ""),
+                            ("run", "on"), ("switch", "to"), ("migrate", "to"), ("build", "with"), ("build", "on"),
+                            ("upgrade", "to"), ("deploy", "on"),
+                            ("instal", "")})  # the lemmatizer's lemma of "installed"
+# Nouns of a person: kin, and the people of someone's life ("my sister Marta", "Tomasz's wife", "Anna, my coworker").
+PERSON_NOUNS = frozenset(
+    """sister brother sibling twin wife husband partner boyfriend girlfriend fiance fiancé fiancée spouse mom mum
+    mother dad father son daughter kid child cousin aunt uncle niece nephew grandma grandpa grandmother
+    grandfather grandson granddaughter friend bestie buddy boss manager coworker colleague neighbour neighbor
+    roommate flatmate teacher mentor therapist doctor someone somebody man woman guy girl boy lady gentleman person
+    baby veteran resident designer engineer developer lead nurse artist musician singer actor actress writer author
+    chef coach founder ceo student volunteer player""".split())  # noqa: SIM905
+# Words said before a name to greet or answer whom it names ("Congrats Joanna!", "Yep Jon, ..."): no part of it.
+GREETING_WORDS = frozenset(
+    """hey hi hello yo bye goodbye thanks thank congrats congratulations wow woah whoa aww aw yep yeah yes sure
+    alright okay ok glad nice cool great sorry oh omg haha lol hmm well dear morning night""".split())  # noqa: SIM905
+# Nouns of what someone made, whose "by" names its maker ("a novel by Ursula Le Guin", "a quote by Rowling").
+MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""".split())  # noqa: SIM905
+# Nouns of a place set equal to a name ("Zadar is a lovely town").
+PLACE_NOUNS = frozenset("""city town village country island state region province neighbourhood neighborhood
+    suburb capital""".split())  # noqa: SIM905
+# Verbs only a person is the subject of: saying, telling, thinking, deciding ("Marta said", "Oskar thinks"); not
+# feelings a thing is said to have in jest ("Traefik hates me").
+PERSON_SUBJECT_VERBS = frozenset(
+    """say tell ask reply answer text call email message laugh cry smile hug kiss promise admit agree decide
+    believe wonder worry suggest recommend explain mention complain invite marry introduce shout whisper joke
+    feel think write paint draw""".split())  # noqa: SIM905
+# Verbs whose object is a person ("met Oskar", "called Brigid", "married Tom"), unless its label says a place or
+# an organisation ("called Feedzai"); not "visit", whose object is as often a city ("visit NYC").
+PERSON_OBJECT_VERBS = frozenset(
+    """meet call marry date text email message tell ask invite hug kiss thank introduce congratulate
+    babysit""".split())  # noqa: SIM905
+# Verbs one does "with" a person ("went hiking with Jasper", "hung out with Leo", "talked with Ana").
+WITH_PERSON_VERBS = frozenset(
+    """go hang talk chat speak meet travel hike walk run dance eat cook play spend catch grab have camp study
+    live stay""".split())  # noqa: SIM905
+# Verbs one does "to" a person ("talked to Ana", "wrote to Leo").
+TO_PERSON_VERBS = frozenset("""talk speak say write text reply explain introduce send give""".split())  # noqa: SIM905
+# Labels that name a place or an organisation: a verb of people ("visited", "called") does not outvote them.
+# Labels of numbers, days and amounts: never a person's name, whatever role the word has ("One of them wrote").
+_NUMBER_LABELS = frozenset({"CARDINAL", "ORDINAL", "DATE", "TIME", "QUANTITY", "MONEY", "PERCENT"})
+_ORGANIZATION_LABELS = frozenset({"ORG", "PRODUCT", "WORK_OF_ART", "EVENT"})
+_THING_LABELS = _ORGANIZATION_LABELS | {"GPE", "LOC", "FAC"}
 # Verbs whose object is what a request is about, not whom it addresses ("Describe Lisbon"; "Remind Anna" addresses).
 TOPIC_VERBS = frozenset(
     """describe explain summarise summarize compare define outline research review analyse analyze discuss
@@ -104,6 +158,7 @@ class Name:
     end: int
     cued: bool  # typed by the words around it, not by the pipeline's label alone
     untyped: bool = False  # a request's topic the pipeline labelled a person: its type is left to its other mentions
+    person_role: bool = False  # said where only a person goes ("Marta said", "met Oskar", "my sister Ana")
 
 
 def names_in(text: str) -> list[Name]:
@@ -113,16 +168,23 @@ def names_in(text: str) -> list[Name]:
     taken: set[int] = set()
     for span in _candidates(doc):
         said = span[1:] if len(span) > 1 and span[0].lower_ in ("the", "a", "an") else span  # "the X Orchestra"
+        while len(said) > 1 and (said[0].is_quote or said[-1].is_quote):  # '"The Overstory': the title, unquoted
+            said = said[1:] if said[0].is_quote else said[:-1]
+        greeted = _past_a_greeting(said)
+        if greeted is not None:  # (a slice of a span has no label: the greeting makes it a person's name)
+            said = span = greeted
         if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
-        if said.text.lower() in CHAT_ROLE_WORDS:
-            continue
-        cue = _cue_of(span, span.root)
+        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS:
+            continue  # a side of the chat; a greeting said alone ("Yep, Toby and I ...", "Bye!")
+        cue = "work" if _quoted(said) else _cue_of(span, span.root)
+        if cue is None and span.label_ not in _NUMBER_LABELS and (greeted is not None or _in_a_persons_role(span)):
+            cue = "person"
         kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
         untyped = cue is None and kind == "person" and _asked_about(span.root)
         if kind:
             found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
-                              said.end_char, cue is not None, untyped))
+                              said.end_char, cue is not None, untyped, cue == "person"))
             taken |= set(range(span.start, span.end))
     return sorted(found, key=lambda n: n.start)
 
@@ -223,15 +285,21 @@ def _cue_of(span: Span, head: Token) -> str | None:
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"
-    if any(c.dep_ == "appos" and c.lemma_.lower() in ANIMAL_NOUNS for c in head.children):
-        return "animal"  # "Rex, my dog, is sick": the kind set beside the name
+    kind = _kind_set_beside(head)
+    if kind is not None:
+        return kind  # "Rex, my dog, is sick", "Quintela is a fintech company": the kind set beside the name
     if head.dep_ == "compound" and head.head.lemma_.lower() in WORK_NOUNS:
         return "work"
+    if head.dep_ == "compound" and head.head.lemma_.lower() in SOFTWARE_NOUNS:
+        return "tool"  # "the Nomad cluster", "the Kafka docs"
     if head.dep_ == "poss" and head.head.lemma_.lower() in WORK_NOUNS:
         return "person"  # "Rothfuss's novels": the one who wrote them
     if _beside_an_organization_noun(head):
         return "organization"
+    head = _first_conjunct(head)  # "They use Go and Kafka": Kafka is used as Go is
     verb = head.head if head.dep_ in ("dobj", "pobj") else None
+    if verb is not None and span.label_ not in ("GPE", "LOC", "FAC") and _software_verb(head, verb):
+        return "tool"
     if verb is not None and head.dep_ == "pobj" and verb.head.pos_ == "VERB" and verb.lower_ == "to":
         verb = verb.head  # "listening to Folklore"
     if verb is not None and verb.lower_ in ("at", "for") and verb.head.lemma_.lower() in WORK_AT_VERBS:
@@ -239,11 +307,15 @@ def _cue_of(span: Span, head: Token) -> str | None:
     if (verb is not None and head.dep_ == "pobj" and verb.lower_ in PLACE_PREPOSITIONS
             and verb.head.pos_ in ("VERB", "AUX") and verb.head.lemma_.lower() in PLACE_VERBS):
         return "place"
+    if (verb is not None and head.dep_ == "pobj" and verb.lower_ in ("in", "to") and span.label_ != "ORG"
+            and (verb.head.lemma_ == "be" or (verb.head.pos_ == "NOUN" and verb.head.lemma_.lower() in TRIP_NOUNS))):
+        return "place"  # "I was in Kraków", "a vacation to Crete": no one is "in" a person
     if verb is not None and head.dep_ == "pobj" and (verb.head.lemma_.lower(), verb.lower_) in ORGANIZATION_VERBS:
         return "organization"  # "I bank with Monzo"
     if (verb is not None and head.dep_ == "dobj" and (verb.lemma_.lower(), "") in ORGANIZATION_VERBS
-            and span.label_ != "PERSON"):
-        return "organization"  # "I joined Stripe"
+            and (span.label_ != "PERSON" or not any(c.dep_ == "prep" for c in verb.children
+                                                    if c.lower_ in ("for", "on", "at")))):
+        return "organization"  # "I joined Stripe", "joined Quintela in March"; "joined Anna for lunch" is a person
     if verb is not None and verb.pos_ == "VERB":
         lemma = verb.lemma_.lower()
         if lemma in WORK_VERBS and head.dep_ == "dobj" and span.label_ not in ("ORG", "GPE", "LOC", "FAC"):
@@ -253,6 +325,98 @@ def _cue_of(span: Span, head: Token) -> str | None:
         if lemma in AUTHOR_VERBS and head.dep_ == "dobj" and span.label_ != "WORK_OF_ART":
             return "person" if len(span) == 1 else "work"
     return None
+
+
+def _quoted(span: Span) -> bool:
+    """Whether the name is set in quotation marks, its article with it: a title ("Finding Home" is a script; "The
+    Alchemist")."""
+    doc = span.doc
+    start = span.start - 1 if span.start > 0 and doc[span.start - 1].lower_ in ("the", "a", "an") else span.start
+    return start > 0 and span.end < len(doc) and doc[start - 1].is_quote and doc[span.end].is_quote
+
+
+def _past_a_greeting(span: Span) -> Span | None:
+    """The name a greeting opens ("Congrats Joanna", "Yep Jon": the small model reads both words as one PERSON), or
+    None when the span opens with no greeting word."""
+    i = 0
+    while i < len(span) - 1 and (span[i].lower_ in GREETING_WORDS or span[i].pos_ == "INTJ"):
+        i += 1
+    return span[i:] if i else None
+
+
+def _first_conjunct(head: Token) -> Token:
+    """The first of the names listed with "and" / "or" (a later one takes its role in the sentence)."""
+    while head.dep_ == "conj" and head.head.pos_ in ("PROPN", "NOUN") and head.head.i != head.i:
+        head = head.head
+    return head
+
+
+def _software_verb(head: Token, verb: Token) -> bool:
+    """Whether the name is what a verb of running software takes: its object, or its "on" / "to" / "with"."""
+    if head.dep_ == "dobj":
+        return verb.pos_ == "VERB" and (verb.lemma_.lower(), "") in SOFTWARE_VERBS
+    return verb.dep_ == "prep" and (verb.head.lemma_.lower(), verb.lower_) in SOFTWARE_VERBS
+
+
+def _kind_set_beside(head: Token) -> str | None:
+    """The type of a kind noun set beside the name ("Rex, my dog"; "Monzo, the banking app") or equal to it ("Quintela
+    is a fintech company", "Marta is my sister"), or None."""
+    nouns = [c for c in head.children if c.dep_ == "appos"]
+    if head.dep_ == "nsubj" and head.head.lemma_ == "be":
+        nouns += [c for c in head.head.children if c.dep_ == "attr"]
+    for noun in nouns:
+        lemma = noun.lemma_.lower()
+        for kind, words in (("animal", ANIMAL_NOUNS), ("organization", ORGANIZATION_NOUNS), ("tool", SOFTWARE_NOUNS),
+                            ("person", PERSON_NOUNS), ("place", PLACE_NOUNS)):
+            if lemma in words:
+                return kind
+    return None
+
+
+def _in_a_persons_role(span: Span) -> bool:
+    """Whether a name is said where only a person goes: after a person's noun ("my sister Ana", "someone named
+    Dorian", "my friends Josh and Mark"), owning a kin word ("Tomasz's wife"), listed with a person pronoun ("Jasper
+    and I"), followed by "he" / "she", addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a
+    novel by Ursula Le Guin"), the subject of saying, thinking or writing ("Marta said"), the object of meeting or
+    calling ("met Oskar"), or whom something is done with or told to ("hiking with Jasper")."""
+    head = span.root
+    doc = span.doc
+    if any(t.lower_ in ("i", "me", "you", "he", "she", "we") for t in head.conjuncts):
+        return True
+    after = [t for t in doc[span.end:span.end + 2] if t.lower_ != ","]
+    if after and after[0].lower_ in ("he", "she", "who") and span.end < len(doc) and doc[span.end].lower_ == ",":
+        return True  # "It was Matt Patterson, he is so talented!"
+    if (span.start > 0 and doc[span.start - 1].lower_ == "," and span.label_ not in _THING_LABELS
+            and all(t.is_punct for t in doc[span.end:span.sent.end])):
+        return True  # "Sounds amazing, Ev!": whom the sentence is said to
+    opening = doc[span.sent.start:span.start]
+    addressed = span.end == len(doc) or doc[span.end].is_punct
+    if addressed and opening and all(t.lower_ in GREETING_WORDS or t.pos_ == "INTJ" or t.is_punct for t in opening):
+        return True  # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great")
+    first = _first_conjunct(head)
+    listed = [span, doc[first.left_edge.i:first.i + 1]] if first.i != head.i else [span]
+    if any((before := _word_before(s)) is not None and before.lemma_.lower() in PERSON_NOUNS for s in listed):
+        return True  # the noun before the name, or before the first name of its list
+    if head.dep_ == "poss" and head.head.lemma_.lower() in PERSON_NOUNS:
+        return True
+    if first.dep_ == "appos":
+        first = first.head  # "One of the residents, Cindy, wrote it": Cindy wrote
+    if first.dep_ == "nsubj":
+        attributes = [c for c in first.head.children if c.dep_ == "attr"] if first.head.lemma_ == "be" else []
+        if any(a.lemma_.lower() in PERSON_NOUNS for a in attributes):
+            return True  # "Orla is our designer"
+        return span.label_ != "ORG" and first.head.lemma_.lower() in PERSON_SUBJECT_VERBS
+    if first.dep_ == "dobj":
+        return span.label_ not in _THING_LABELS and first.head.lemma_.lower() in PERSON_OBJECT_VERBS
+    preposition, verb = first.head, first.head.head
+    if first.dep_ == "pobj" and preposition.lower_ == "by":
+        made = verb.lemma_.lower() in MADE_NOUNS or verb.ent_type_ == "WORK_OF_ART" or verb.tag_ == "VBN"
+        return made and span.label_ not in ("GPE", "LOC", "FAC")
+    if first.dep_ != "pobj" or verb.pos_ != "VERB":
+        return False
+    if preposition.lower_ == "with":  # one hikes "with" no place: a place label of a first name does not outvote it
+        return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_VERBS
+    return preposition.lower_ == "to" and span.label_ not in _THING_LABELS and verb.lemma_.lower() in TO_PERSON_VERBS
 
 
 def _conjunct_type(span: Span) -> str | None:
@@ -268,10 +432,8 @@ def _conjunct_type(span: Span) -> str | None:
 
 
 def _beside_an_organization_noun(head: Token) -> bool:
-    """ "the Monzo app" (the name modifies the noun), "Monzo, the banking app" (the noun is set beside the name)."""
-    if head.dep_ == "compound" and head.head.lemma_.lower() in ORGANIZATION_NOUNS:
-        return True
-    return any(c.dep_ == "appos" and c.lemma_.lower() in ORGANIZATION_NOUNS for c in head.children)
+    """ "the Monzo app": the name modifies an organisation's noun."""
+    return head.dep_ == "compound" and head.head.lemma_.lower() in ORGANIZATION_NOUNS
 
 
 def _word_before(span: Span) -> Token | None:

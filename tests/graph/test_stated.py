@@ -52,6 +52,39 @@ def test_what_is_not_stated_as_done_gives_no_relation(text: str) -> None:
     assert _read(text) == set()
 
 
+@pytest.mark.parametrize(("text", "relation"), [
+    ("We took a road trip to Montana in May.", ("I", "visited", "Montana")),
+    ("I went on a vacation to Crete with my parents.", ("I", "visited", "Crete")),
+    ("Last month I went to a jazz festival in Montreal.", ("I", "visited", "Montreal")),
+    ("I was in Kraków for a week.", ("I", "visited", "Kraków")),
+    ("I've been to Lisbon twice.", ("I", "visited", "Lisbon")),
+    ("I took this photo in Peru.", ("I", "visited", "Peru")),
+    ("We explored Iceland by car.", ("I", "visited", "Iceland")),
+])
+def test_a_trip_told_by_its_noun_or_by_being_there_is_a_visit(text: str, relation: tuple[str, str, str]) -> None:
+    assert relation in _read(text)
+
+
+@pytest.mark.parametrize(("text", "relation"), [
+    ('I\'m currently reading "The Overstory" and loving it.', ("I", "reads", "The Overstory")),
+    ("I'm playing Stardew Valley these days.", ("I", "plays", "Stardew Valley")),
+])
+def test_what_someone_is_reading_or_playing_now_is_stated(text: str, relation: tuple[str, str, str]) -> None:
+    assert relation in _read(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I want to take a trip to Montana.",
+    "I'm planning a trip to Crete next year.",
+    "My friend was in Kraków last week.",
+    "I was in the Riverside Orchestra for years.",  # being in an organisation is no visit
+    "I'll call you when I'm in Kraków.",  # a condition, not a statement
+    "If I go to Lisbon, I'll bring you a tile.",
+])
+def test_a_trip_wished_planned_or_someone_elses_is_no_visit(text: str) -> None:
+    assert _read(text) == set()
+
+
 def test_the_graph_holds_relations_the_turns_state_with_their_message_and_time() -> None:
     chat = turns("a1", "c1", "2024-05-02", ("Mia", "Hi!"), ("Mia", "I went to Paris with my sister Anna."))
     graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)

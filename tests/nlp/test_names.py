@@ -180,3 +180,90 @@ def test_people_listed_together_stay_people() -> None:
 def test_a_name_with_an_animal_set_beside_it_is_an_animal(text: str, name: str) -> None:
     """(Issue 40: a dog was typed a person or a concept when its kind came after its name.)"""
     assert [n.type for n in names_in(text) if n.text == name] == ["animal"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We deployed Kafka on three brokers last week.", "Kafka"),
+    ("I installed Redis on my laptop.", "Redis"),
+    ("I configured Traefik for the new cluster.", "Traefik"),
+    ("We switched to Grafana for dashboards.", "Grafana"),
+    ("They use Go and Kafka at work.", "Kafka"),
+    ("Our billing service runs on Postgres.", "Postgres"),
+    ("The Nomad cluster was down all morning.", "Nomad"),
+])
+def test_a_named_thing_used_installed_or_run_is_software_not_a_person(text: str, name: str) -> None:
+    assert _types(text).get(name) == "tool"
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("Quintela is a fintech company.", "Quintela", "organization"),
+    ("I joined Quintela in March.", "Quintela", "organization"),
+    ("Vesna is a message broker we tried.", "Vesna", "tool"),
+    ("Marta is my sister.", "Marta", "person"),
+])
+def test_a_name_set_equal_to_a_kind_or_joined_alone_takes_that_kind(text: str, name: str, kind: str) -> None:
+    assert _types(text).get(name) == kind
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Marta said the flat is ready.", "Marta"),
+    ("I went hiking with Jasper.", "Jasper"),
+    ("Jasper and I went hiking.", "Jasper"),
+    ("I met Oskar at the gym.", "Oskar"),
+    ("Yesterday I called Brigid about the party.", "Brigid"),
+    ("Brigid's husband is a nurse.", "Brigid"),
+    ("I saw Oskar's mom at the store.", "Oskar"),
+    ("Sounds amazing, Ev!", "Ev"),
+    ("I loved \"Becoming Nicole\" by Amy Ellis Nutt.", "Amy Ellis Nutt"),
+    ("It is a novel by Ursula Le Guin.", "Ursula Le Guin"),
+    ("I met someone named Dorian at the fair.", "Dorian"),
+    ("It was Matt Patterson, he is so talented!", "Matt Patterson"),
+    ("We visited my friends Josh and Mark.", "Mark"),
+    ("Orla is our designer.", "Orla"),
+    ("One of the residents, Cindy, wrote it.", "Cindy"),
+])
+def test_a_name_in_a_persons_role_is_a_person_in_that_role(text: str, name: str) -> None:
+    found = {n.text: n for n in names_in(text)}
+    assert found[name].type == "person" and found[name].person_role
+
+
+def test_a_name_in_no_persons_role_has_none_marked() -> None:
+    found = {n.text: n for n in names_in("We deployed Kafka on three brokers last week.")}
+    assert not found["Kafka"].person_role
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Congrats Joanna!", "Joanna"),
+    ("Yep Jon, that works.", "Jon"),
+    ("Hey Priyanka, how was the trip?", "Priyanka"),
+])
+def test_a_greeting_said_before_a_name_is_no_part_of_it_and_the_one_greeted_is_a_person(text: str,
+                                                                                        name: str) -> None:
+    found = {n.text: n for n in names_in(text)}
+    assert name in found and found[name].type == "person" and found[name].person_role
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Yep, Toby and I are off to the park!", "Yep"),
+    ("Ttyl, Bye!", "Bye"),
+    ("One of the volunteers, Priti, wrote it.", "One"),
+])
+def test_a_greeting_or_a_number_alone_is_no_name(text: str, word: str) -> None:
+    assert word not in _types(text)
+
+
+def test_a_place_after_a_greeting_is_not_the_one_greeted() -> None:
+    assert _types("Wow, Chicago sounds great!").get("Chicago") != "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ('"Finding Home" is a script about a girl.', "Finding Home"),
+    ('I loved "Becoming Nicole" by Amy Ellis Nutt.', "Becoming Nicole"),
+    ('I saw you had "The Overstory" on your shelf.', "Overstory"),
+])
+def test_a_name_in_quotation_marks_is_a_work(text: str, name: str) -> None:
+    assert _types(text).get(name) == "work"
+
+
+def test_a_city_visited_is_not_a_person_by_the_verb() -> None:
+    assert _types("I've been wanting to visit NYC for years.").get("NYC") != "person"

@@ -1,0 +1,79 @@
+"""One entity, one type, chosen from all its mentions' evidence: the sentences of the turns that name it and the
+types an episode listed it with (issue 39: "Feedzai" was both an organization and a place, "Northwind Labs" too;
+"Kafka" and "Redis" were people). Chats written for these tests."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from memlake.graph.build import build_graph
+from tests.graph.helpers import episode, episodes, fact, facts, no_facts, turns
+
+
+def _types(graph) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return graph.entities.select("name", "type").rows()
+
+
+def test_an_organisation_an_episode_listed_as_a_place_is_one_organisation() -> None:
+    chat = turns("t1", "c1", "2024-06-01",
+                 ("user", "Big news: I joined Quintela Labs in March!"),
+                 ("user", "Quintela Labs is fully remote, which I love."))
+    listed = episodes(episode("t1", "c1", "2024-06-01", entities=[("Quintela Labs", "place")]),
+                      episode("t1", "c2", "2024-06-08", entities=[("Quintela Labs", "place")]))
+    graph = build_graph(listed, no_facts(), None, 0.85, turns=chat)
+    assert [t for n, t in _types(graph) if n == "Quintela Labs"] == ["organization"]
+    said = graph.mentions.filter(pl.col("name") == "Quintela Labs")
+    assert said["type"].unique().to_list() == ["organization"]
+
+
+def test_software_the_user_runs_is_one_tool_however_else_it_is_said() -> None:
+    chat = turns("t2", "c1", "2024-06-02",
+                 ("user", "We deployed Kafka on three brokers."),
+                 ("user", "Honestly Kafka is a beast."),
+                 ("user", "I installed Redis on my laptop, and Redis keeps crashing."))
+    listed = episodes(episode("t2", "c1", "2024-06-02", entities=[("Kafka", "person"), ("Redis", "person")]))
+    types = _types(build_graph(listed, no_facts(), None, 0.85, turns=chat))
+    assert [t for n, t in types if n == "Kafka"] == ["tool"]
+    assert [t for n, t in types if n == "Redis"] == ["tool"]
+
+
+def test_a_name_labelled_a_person_but_never_in_a_persons_role_is_no_person() -> None:
+    """The small model labels an unknown capitalised word a person; a name no sentence puts where a person goes
+    (saying, meeting, a relative) is not one."""
+    chat = turns("t3", "c1", "2024-06-03",
+                 ("user", "Traefik was acting up again today."),
+                 ("user", "I think Traefik hates me."))
+    types = _types(build_graph(episodes(), no_facts(), None, 0.85, turns=chat))
+    assert ("Traefik", "person") not in types
+
+
+def test_a_person_named_once_in_a_persons_role_stays_a_person_in_every_mention() -> None:
+    chat = turns("t4", "c1", "2024-06-04",
+                 ("user", "Brigid was at the market."),
+                 ("user", "Anyway, Brigid said the flat is ready."),
+                 ("user", "I'm reading Rothfuss now."))
+    graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
+    types = _types(graph)
+    assert [t for n, t in types if n == "Brigid"] == ["person"]
+    assert ("Rothfuss", "person") in types
+    assert graph.mentions.filter(pl.col("name") == "Brigid")["type"].unique().to_list() == ["person"]
+
+
+def test_a_speaker_is_a_person_whatever_an_episode_listed() -> None:
+    chat = turns("t5", "c1", "2024-06-05", ("Hanna", "We adopted a cockatiel named Kiwi."), ("Leo", "Aw!"))
+    listed = episodes(episode("t5", "c1", "2024-06-05", entities=[("Hanna", "organization"), ("Kiwi", "person")]))
+    types = _types(build_graph(listed, no_facts(), None, 0.85, turns=chat))
+    assert [t for n, t in types if n == "Hanna"] == ["person"]
+    assert [t for n, t in types if n == "Kiwi"] == ["animal"]
+
+
+def test_a_name_at_a_persons_end_of_a_relation_an_episode_or_a_fact_states_is_a_person() -> None:
+    chat = turns("t6", "c1", "2024-06-06",
+                 ("user", "Orsolya Kiss reviewed the design doc."),
+                 ("user", "Bertram Ode approved the budget."))
+    listed = episodes(episode("t6", "c1", "2024-06-06", entities=[("Orsolya Kiss", "person")],
+                              relations=[("user", "works_with", "Orsolya Kiss")]))
+    stated = facts(fact("t6", "c1", "2024-06-06", "user", "sibling", "Bertram Ode"))
+    types = _types(build_graph(listed, stated, None, 0.85, turns=chat))
+    assert [t for n, t in types if n == "Orsolya Kiss"] == ["person"]
+    assert [t for n, t in types if n == "Bertram Ode"] == ["person"]
