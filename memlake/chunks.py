@@ -64,9 +64,9 @@ BARE_CHUNKING = ChunkingSettings(
 # `build_chunks` gives other rows for the same turns and settings (2: sentence keys, 3: question keys,
 # 4: passage keys of long turns, 5: sessions' hashes marked as pooled, so that the sessions pooled across agents
 # before pooling grouped by agent are pooled again, 6: one sentence splitter with the distiller, "Dr. Patel" and
-# "J. R. R. Tolkien" kept whole), so that a home's older days are built again by the next run
+# "J. R. R. Tolkien" kept whole, 7: "I." ends a sentence), so that a home's older days are built again by the next run
 # (`stale_chunk_days`).
-CHUNKER = "memlake-chunks-6"
+CHUNKER = "memlake-chunks-7"
 RECIPE_STAMP = "memlake.chunk_recipe"
 # A pooled key's text hash carries this mark: its vector is its members' mean, not an embedding of its text,
 # so switching a kind between pooled and embedded gives its rows new vectors on the next index run.
@@ -95,9 +95,10 @@ _EMBED_RANK = "_embed_rank"  # on a passage row while chunks are built: its plac
 # ? before a capital, a digit, a quote or a bracket ("[shares a photo ...]"), or at a line break. pysbd, measured on
 # LoCoMo's 5,882 turns: 5.7 s against 0.02 s, and it kept "...rewarding. Really..." whole.
 # A full stop that closes a title, a Latin abbreviation or an initial ("Dr. Patel", "e.g. hiking", "J. R. R.
-# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot.
+# Tolkien", "the U.S.") ends no sentence: one capital letter or a short title before the dot. "I." is the pronoun
+# ending a sentence ("Neither did I. We left.") far more often than an initial, so it ends one.
 _NOT_AN_END = "".join(rf"(?<!\b{abbreviation})" for abbreviation in (
-    r"[A-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
+    r"[A-HJ-Z]\.", r"Mr\.", r"Ms\.", r"Dr\.", r"St\.", r"Mrs\.", r"Mt\.", r"Jr\.", r"Sr\.", r"Prof\.", r"vs\.",
     r"e\.g\.", r"i\.e\.", r"[Nn]o\.(?=\s+\d)"))
 # A colon before a statement ends one too ("Big news: I moved to Leeds"); not one before a date ("New date: June 3"
 # says what the date is for) nor before a name that ends the sentence ("Meet my new partner: Sam.", "New job: Globex.").

@@ -93,6 +93,9 @@ def test_a_text_of_several_sentences_is_read_sentence_by_sentence() -> None:
     ("We saw Dr. Okafor at the clinic on Tuesday. It went well.", "We saw Dr. Okafor at the clinic on Tuesday."),
     ("My favourite author is J. R. R. Tolkien, always. Nobody comes close.",
      "My favourite author is J. R. R. Tolkien, always."),
+    # "I" before a full stop is the pronoun ending a sentence, not an initial
+    ("Nobody else went, did I. Then Sam called from Leeds.", "Then Sam called from Leeds."),
+    ("Neither did I. We left Porto early.", "We left Porto early."),
 ])
 def test_the_names_layer_splits_sentences_as_the_distiller_does(text: str, whole: str) -> None:
     """One sentence splitter (memlake.chunks.SENTENCE_END) for the names layer, the chunker and the distiller: a title

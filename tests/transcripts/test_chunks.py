@@ -269,7 +269,7 @@ def test_the_chunker_version_moves_with_what_the_chunker_builds():
     chunks = build_chunks(frame, count_words, cut(chunk_window_size=2, chunk_sentences=True, chunk_questions=True,
                                                   chunk_long_turn_words=100, chunk_long_turn_keys=4))
     digest = hashlib.sha256(json.dumps(chunks.to_dicts(), default=str).encode()).hexdigest()[:16]
-    assert (CHUNKER, digest) == ("memlake-chunks-6", "42ca7b7505647f74")
+    assert (CHUNKER, digest) == ("memlake-chunks-7", "42ca7b7505647f74")
 
 
 def test_a_long_turn_without_a_question_mark_is_read_in_linear_time():
