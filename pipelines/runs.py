@@ -162,7 +162,7 @@ def run_landing(
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     unfinished = _unfinished(instance) if days is None else None
     # the days of the last run if it did not finish: its turns may be written and its indexes not
     known = instance.get_dynamic_partitions(DAYS)
@@ -201,9 +201,9 @@ def run_reindex(
 ) -> RunOutcome:
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
-    days = set(Lake(settings.lake_dir).partitions(TURNS))
+    days = set(Lake.of(settings).partitions(TURNS))
     if not days:  # asked before anything is created: a mistyped home stays absent
-        raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
+        raise NothingToIndex(f"the lake at {Lake.of(settings).store.uri} has no turns: run `memlake run` first")
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)
@@ -424,7 +424,7 @@ def run_distill(
     as_of: datetime | None = None,
 ) -> DistillOutcome:
     """Distil an agent's conversations now (as of now unless told), and rebuild what depends on them."""
-    store = Lake(settings.lake_dir)
+    store = Lake.of(settings)
     frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
     if conversation_id is not None:
         frame = frame.filter(pl.col("conversation_id") == conversation_id)
@@ -488,7 +488,7 @@ def run_maintenance(
         metadata = event.event_specific_data.materialization.metadata  # type: ignore[union-attr]
         if "sweep_id" in metadata and "kind" in metadata:
             sweep = metadata["sweep_id"].value
-            rows = Lake(settings.lake_dir).read(REPORTS).filter(pl.col("sweep_id") == sweep)
+            rows = Lake.of(settings).read(REPORTS).filter(pl.col("sweep_id") == sweep)
             outcome.report = SweepReport.from_row(rows.row(0, named=True)) if rows.height else None
     for evaluation in result.get_asset_check_evaluations():
         outcome.checks[evaluation.check_name] = (evaluation.passed, evaluation.description or "")
