@@ -93,14 +93,6 @@ def index_store(settings: Settings) -> Store:
     return _home_store(settings, "lancedb", settings.lancedb_dir)
 
 
-def refuse_on_object_storage(settings: Settings, what: str) -> None:
-    """Stop `what`, which reads or writes the lake's files in place, on a home whose lake is in object storage."""
-    if settings.storage_uri:
-        raise ObjectStorageUnsupported(
-            f"{what} works on a home whose lake is in its own folders; this home's lake is at "
-            f"{settings.storage_uri} (storage_uri): run it on a home without storage_uri")
-
-
 def _home_store(settings: Settings, name: str, local: Path) -> Store:
     if not settings.storage_uri:
         return Store.folder(local)

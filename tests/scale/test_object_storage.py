@@ -2,11 +2,17 @@
 run` writes them there and nowhere local, `Memory` reads back the same search hits, facts and context as the same
 samples on local disk, a rerun changes nothing, and no secret reaches a file of the home."""
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from memlake.api import Memory
 from memlake.lake import Lake
-from memlake.schemas import TURNS
+from memlake.schemas import TABLES, TURNS
 from memlake.settings import load_settings
 from pipelines.runs import POSTGRES_STORAGE_URL_VARIABLE
 from tests.scale.homes import run_samples, sample_home
@@ -37,8 +43,10 @@ def _queries(settings) -> dict[str, list[str]]:
 def _memory_of(settings, queries) -> dict:
     memory = Memory(settings=settings)
     read = {}
+    assert memory.agents_with_turns() == sorted(queries)
     for agent, phrasings in queries.items():
         read[agent] = {
+            "turns": memory.turns(agent).select("day", "conversation_id", "turn_index", "content").rows(),
             "facts": sorted(memory.facts(agent).select("fact_id", "type", "subject", "content").rows()),
             "search": [memory.search(q, agent, as_of=AS_OF).select("conversation_id", "message_ids", "text").rows()
                        for q in phrasings],
@@ -109,3 +117,59 @@ def test_a_storage_uri_other_than_s3_is_refused_with_the_setting_named(tmp_path)
 def test_the_secret_key_is_in_no_printed_form_of_the_settings(tmp_path):
     settings = load_settings(tmp_path, storage_uri=f"s3://{BUCKET}/x", s3_secret_access_key=SECRET_KEY)
     assert SECRET_KEY not in repr(settings) and SECRET_KEY not in settings.model_dump_json()
+
+
+# Columns that say when a run happened, not what it built: two uninterrupted runs of the same samples differ there
+# (a distillation cache row's created_at is when the run cached it).
+RUN_TIME_COLUMNS = {"ingested_at", "first_seen_at", "ran_at", "written_at", "distill_cache.created_at"}
+
+
+def _tables(settings) -> dict[str, list[tuple]]:
+    """Every lake table's rows, sorted, without the run-time columns."""
+    lake = Lake.of(settings)
+    tables = {}
+    for name, table in sorted(TABLES.items()):
+        frame = lake.read(table)
+        frame = frame.drop([c for c in frame.columns if {c, f"{table.name}.{c}"} & RUN_TIME_COLUMNS])
+        tables[name] = sorted(map(repr, frame.rows()))
+    return tables
+
+
+def _killed_during_the_lake_write(settings, bucket, turns_prefix) -> None:
+    """`memlake run`'s job in a subprocess, killed as soon as its first turns partition is on the store (the days
+    are written side by side: the others are being uploaded)."""
+    code = ("import sys\nfrom memlake.settings import load_settings\nfrom tests.scale.homes import run_samples\n"
+            f"run_samples(load_settings({str(settings.home)!r}))\n")
+    run = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": os.getcwd()},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 400
+        while not objects(bucket, turns_prefix):
+            assert run.poll() is None, "the run ended before it wrote a turns partition"
+            assert time.monotonic() < deadline, "no turns partition written in time"
+            time.sleep(0.02)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=60)
+    assert run.returncode == -signal.SIGKILL
+
+
+def test_a_run_killed_while_writing_the_lake_on_s3_is_recovered_by_the_next_run(tmp_path, monkeypatch, s3_endpoint):
+    local = _home(tmp_path, "local", monkeypatch)
+    assert run_samples(local).success
+
+    bucket = bucket_filesystem(s3_endpoint)
+    bucket.create_dir(BUCKET)
+    for name, value in {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+                        "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": REGION}.items():
+        monkeypatch.setenv(name, value)
+    remote = _home(tmp_path, "remote", monkeypatch, storage_uri=f"s3://{BUCKET}/team-b")
+    _killed_during_the_lake_write(remote, bucket, f"{BUCKET}/team-b/lake/{TURNS.layer}/{TURNS.name}")
+    assert Lake.of(remote).partitions(TURNS) != Lake.of(local).partitions(TURNS) or not objects(
+        bucket, f"{BUCKET}/team-b/lancedb"), "the killed run finished what it was to build"
+
+    recovered = run_samples(remote)
+    assert recovered.success and recovered.failed_checks == []
+    assert _tables(remote) == _tables(local)
+    queries = _queries(local)
+    assert _memory_of(remote, queries) == _memory_of(local, queries)
