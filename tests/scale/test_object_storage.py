@@ -64,17 +64,22 @@ def _built(filesystem, prefix) -> dict:
             if "landing_manifest" not in path and not path.rsplit("/", 1)[-1].startswith(".changed")}
 
 
-def test_the_lake_and_indexes_on_s3_hold_what_local_disk_holds_and_a_rerun_changes_nothing(
-        tmp_path, monkeypatch, s3_endpoint):
+def _local_and_remote_homes(tmp_path, monkeypatch, s3_endpoint, prefix):
+    """The samples built on local disk (the reference), and a second sample home, not yet run, whose lake and
+    indexes are at s3://BUCKET/<prefix>; with the test's client of the bucket."""
     local = _home(tmp_path, "local", monkeypatch)
     assert run_samples(local).success
-
     bucket = bucket_filesystem(s3_endpoint)
     bucket.create_dir(BUCKET)
     for name, value in {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
                         "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": REGION}.items():
         monkeypatch.setenv(name, value)  # the standard variables: the keys are never in the home's settings
-    remote = _home(tmp_path, "remote", monkeypatch, storage_uri=f"s3://{BUCKET}/team-a")
+    return local, _home(tmp_path, "remote", monkeypatch, storage_uri=f"s3://{BUCKET}/{prefix}"), bucket
+
+
+def test_the_lake_and_indexes_on_s3_hold_what_local_disk_holds_and_a_rerun_changes_nothing(
+        tmp_path, monkeypatch, s3_endpoint):
+    local, remote, bucket = _local_and_remote_homes(tmp_path, monkeypatch, s3_endpoint, "team-a")
     first = run_samples(remote)
     assert first.success and first.failed_checks == []
 
@@ -155,15 +160,7 @@ def _killed_during_the_lake_write(settings, bucket, turns_prefix) -> None:
 
 
 def test_a_run_killed_while_writing_the_lake_on_s3_is_recovered_by_the_next_run(tmp_path, monkeypatch, s3_endpoint):
-    local = _home(tmp_path, "local", monkeypatch)
-    assert run_samples(local).success
-
-    bucket = bucket_filesystem(s3_endpoint)
-    bucket.create_dir(BUCKET)
-    for name, value in {"AWS_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-                        "AWS_SECRET_ACCESS_KEY": SECRET_KEY, "AWS_REGION": REGION}.items():
-        monkeypatch.setenv(name, value)
-    remote = _home(tmp_path, "remote", monkeypatch, storage_uri=f"s3://{BUCKET}/team-b")
+    local, remote, bucket = _local_and_remote_homes(tmp_path, monkeypatch, s3_endpoint, "team-b")
     _killed_during_the_lake_write(remote, bucket, f"{BUCKET}/team-b/lake/{TURNS.layer}/{TURNS.name}")
     assert Lake.of(remote).partitions(TURNS) != Lake.of(local).partitions(TURNS) or not objects(
         bucket, f"{BUCKET}/team-b/lancedb"), "the killed run finished what it was to build"
