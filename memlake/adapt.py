@@ -81,10 +81,10 @@ def question_reply_pairs(turns: pl.DataFrame) -> list[QuestionReply]:
     return pairs
 
 
-def home_pairs(lake_dir: Path, agents: Sequence[str] | None = None) -> tuple[list[QuestionReply], int]:
+def home_pairs(lake: Lake | Path, agents: Sequence[str] | None = None) -> tuple[list[QuestionReply], int]:
     """The question-reply pairs of a lake's turns (of `agents` only, if given), and how many turns
     they were taken from."""
-    turns = Lake(lake_dir).read(TURNS)
+    turns = (lake if isinstance(lake, Lake) else Lake(lake)).read(TURNS)
     if agents:
         turns = turns.filter(pl.col("agent_id").is_in(list(agents)))
     return question_reply_pairs(turns), turns.height

@@ -163,7 +163,7 @@ def _table(path: str) -> Table:
 
 def _agent_frames(settings: Settings, agent_id: str) -> dict[str, pl.DataFrame]:
     """Table path -> the agent's rows, what the user forgot left out."""
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     logs = {path: read_log(settings, table, agent_id) for path, (table, _) in INPUT_LOGS.items()}
     tables = {t.path: _agent_rows(lake, t, agent_id) for t in EXPORTED_TABLES}
     turns = remembered_turns(tables[TURNS.path], logs[FORGET.path])
@@ -246,9 +246,8 @@ def holds_memory(settings: Settings, agent_id: str) -> str:
     if (settings.landing_dir / agent_id).is_dir() and any(
             p.is_file() for p in (settings.landing_dir / agent_id).rglob("*")):
         return "landing files"
-    lake = Lake(settings.lake_dir)
-    files = lake.files(TURNS)
-    if files and pl.scan_parquet(files).filter(pl.col("agent_id") == agent_id).head(1).collect().height:
+    lake = Lake.of(settings)
+    if lake.holds(TURNS, "agent_id", agent_id):
         return "turns"
     for path, (table, _) in INPUT_LOGS.items():
         if read_log(settings, table, agent_id).height:

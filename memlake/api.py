@@ -52,6 +52,7 @@ from memlake.schemas import (
     check_agent_id,
 )
 from memlake.settings import Settings, existing_home, load_settings
+from memlake.storage import index_store
 from memlake.text import content_words
 
 # Imported where used, not here, so that `import memlake.api` (every CLI command, a notebook reading turns) pays
@@ -107,7 +108,7 @@ class Memory:
 
     def __init__(self, home: str | Path | None = None, settings: Settings | None = None) -> None:
         self.settings = existing_home(settings or load_settings(home))
-        self.lake = Lake(self.settings.lake_dir)
+        self.lake = Lake.of(self.settings)
         # Reads may come from many threads at once (`memlake serve`): the helpers and caches a read fills are
         # filled under this lock, one fill at a time, and read without it once they are there.
         self._fills = threading.RLock()
@@ -246,7 +247,7 @@ class Memory:
         """The search's store if a search opened it, else a one-off one for a look (no snapshots)."""
         from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-        return getattr(self, "_vectors", None) or VectorStore(self.settings.lancedb_dir, snapshot_rows=0)
+        return getattr(self, "_vectors", None) or VectorStore.of(self.settings)
 
     def _check_index(self, scope: str, agent_id: str) -> None:
         """A search that found nothing because its index is not there, while the lake holds what the index is
@@ -254,23 +255,22 @@ class Memory:
         which that run had not carried that far), is an error saying how to rebuild it."""
         table, source = INDEXES[scope]
         # the tables LanceDB lists, not the store's cache of open ones: this one may have gone since
-        indexed = self.settings.lancedb_dir.is_dir() and table in self._store_to_look().db.list_tables().tables
+        indexes = index_store(self.settings)
+        indexed = indexes.exists() and table in self._store_to_look().db.list_tables().tables
         if indexed:
             return
         if self._holds(source, agent_id):
-            missing = (f"the search index {table} is missing from {self.settings.lancedb_dir}, though the lake holds "
+            missing = (f"the search index {table} is missing from {indexes.uri}, though the lake holds "
                        f"{source.name} of agent {agent_id!r}")
             raise Unavailable(f"{missing}: {_index_repair(self.settings.home)}")
         if self._holds(TURNS, agent_id) and _run_stopped(self.settings.home):
-            raise Unavailable(f"the search index {table} is missing from {self.settings.lancedb_dir}: the lake holds "
+            raise Unavailable(f"the search index {table} is missing from {indexes.uri}: the lake holds "
                              f"turns of agent {agent_id!r} that were not built that far, because "
                              f"{_index_repair(self.settings.home)}")
 
     def _holds(self, table: Table, agent_id: str) -> bool:
         """Whether the lake's `table` has a row of the agent."""
-        files = self.lake.files(table)
-        held = pl.scan_parquet(files).filter(pl.col("agent_id") == agent_id).head(1).collect() if files else None
-        return held is not None and held.height > 0
+        return self.lake.holds(table, "agent_id", agent_id)
 
     def _fact_reads(self) -> Any:
         from memlake.facts.reads import FactReads  # deferred: the fact fold, ~50 ms
@@ -473,7 +473,7 @@ class Memory:
         hop_weight, hop_seeds = self._graph_hop_settings(scope, params)
         if "embedder" not in params:  # after the checks: a model takes seconds
             self._once("_embedder", self._load_embedder)
-        if not self.settings.lancedb_dir.is_dir():  # nothing indexed yet; a search creates nothing
+        if not index_store(self.settings).exists():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
         self._search_tools(params)
@@ -527,7 +527,7 @@ class Memory:
         unless the caller gave its own."""
         from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-        store = self._once("_vectors", lambda: VectorStore.serving(self.settings.lancedb_dir, self.settings.serving))
+        store = self._once("_vectors", lambda: VectorStore.serving(index_store(self.settings), self.settings.serving))
         params.setdefault("store", store)
         params.setdefault("turn_store", store)  # a fact overlay's hits read their turns here
         params.setdefault("embedder", getattr(self, "_embedder", None))
@@ -614,7 +614,7 @@ class Memory:
         from memlake.vectors import Filters, quote  # deferred: LanceDB, ~1 s
 
         table, key = INDEXES[scope][0], SPECS[scope].key
-        if not wanted or not self.settings.lancedb_dir.is_dir():
+        if not wanted or not index_store(self.settings).exists():
             return set()
         store = self._store_to_look()
         if not store.exists(table):

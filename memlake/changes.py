@@ -11,16 +11,16 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from memlake.atomic_files import write_text_atomically
 from memlake.settings import Settings
+from memlake.storage import Store, index_store, lake_store
 
 MARK = ".changed"
 
 
-def mark_changed(folder: Path, name: str = MARK) -> None:
-    """Say that what `folder` holds changed (`name`: one agent's mark inside it)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(folder / name, uuid.uuid4().hex)
+def mark_changed(folder: Path | Store, name: str = MARK) -> None:
+    """Say that what `folder` holds changed (`name`: one agent's mark inside it); on object storage too, where
+    the mark is one object put whole."""
+    (folder if isinstance(folder, Store) else Store.folder(folder)).write_text(name, uuid.uuid4().hex)
 
 
 def agent_mark(agent_id: str) -> str:
@@ -34,17 +34,17 @@ def _token(path: Path) -> str:
         return ""
 
 
-def folder_state(folder: Path) -> str:
+def folder_state(folder: Path | Store) -> str:
     """What changes whenever a write marked `folder` changed (the indexes: `VectorStore`), by any process."""
-    return _token(folder / MARK)
+    return folder.read_text(MARK) if isinstance(folder, Store) else _token(folder / MARK)
 
 
 def lake_state(settings: Settings) -> str:
     """What changes whenever any lake table was written, by any process."""
-    return _token(settings.lake_dir / MARK)
+    return folder_state(lake_store(settings))
 
 
 def memory_state(settings: Settings, agent_id: str) -> tuple[str, ...]:
     """What changes whenever anything the agent's memory is read from was written, by any process."""
-    return (lake_state(settings), _token(settings.lancedb_dir / MARK),
+    return (lake_state(settings), folder_state(index_store(settings)),
             _token(settings.inputs_dir / agent_mark(agent_id)))

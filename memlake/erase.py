@@ -31,7 +31,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import polars as pl
 import pyarrow.parquet as pq
 
@@ -65,8 +64,9 @@ from memlake.schemas import (
     agent_folder,
 )
 from memlake.settings import Settings
+from memlake.storage import index_store
 from memlake.transcripts import content_sha256, stable_message_id
-from memlake.vectors import key_column, key_scope, quote
+from memlake.vectors import VectorStore, key_column, key_scope, quote
 
 SOURCES = "source_conversation_ids"
 MESSAGES = "source_message_ids"
@@ -107,7 +107,7 @@ class Erased:
 
 def erase(settings: Settings, erasure: Erasure) -> Erased:
     """Remove what `erasure` names from every store."""
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     erasure = erasure.with_facts(_derived_facts(lake, erasure))
     removed: Counter[str] = Counter()
     rebuilt = _conversations_of(lake, erasure)  # their rows go now, and their days are built again next run
@@ -131,7 +131,7 @@ def erase(settings: Settings, erasure: Erasure) -> Erased:
     texts, index_removed = _erase_indexes(settings, erasure, rebuilt)
     removed.update(index_removed)
     removed["embedding_cache"] += forget_texts(settings.embedding_cache_dir, texts)
-    mark_changed(lake.root)
+    mark_changed(lake.store)
     return Erased({store: count for store, count in sorted(removed.items()) if count}, sorted(set(messages)),
                   sorted({h for h in hashes if h}), sorted(erasure.fact_keys))
 
@@ -141,16 +141,16 @@ def settle_agent_facts(settings: Settings, agent_id: str, facts: pl.DataFrame, e
     applied (`facts`, `edges`), before the erase takes the forgotten versions' rows out: a version a forget took
     back makes the one before it current again in the lake now, as the next run's fold will. The files keep their
     stamps, so the forget entry still reads as pending and folding it again changes nothing."""
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     for table, rows in ((FACTS, facts), (FACT_EDGES, edges)):
         ours = pl.from_arrow(conform(table, rows))  # the same rows for every file: conformed once
         assert isinstance(ours, pl.DataFrame)
-        for path in lake.files(table):
-            data = pq.read_table(path)
+        for path in lake.paths_of(table):
+            data = lake.read_file(path)
             frame = pl.from_arrow(data)
             assert isinstance(frame, pl.DataFrame)
             settled = pl.concat([frame.filter(pl.col("agent_id") != agent_id), ours])
-            write_parquet_atomically(path, settled.to_arrow().cast(data.schema))
+            lake.replace_file(path, settled.to_arrow().cast(data.schema))
 
 
 def _derived_facts(lake: Lake, erasure: Erasure) -> set[str]:
@@ -219,8 +219,8 @@ def _erase_rows(lake: Lake, table: Table, erasure: Erasure, rebuilt: frozenset[s
     A turns file that lost a message of a conversation built again is written without its stamp: the next run
     takes its day for unbuilt and builds it from landing, which no longer holds the message."""
     dropped = []
-    for path in lake.files(table):
-        data = pq.read_table(path)
+    for path in lake.paths_of(table):
+        data = lake.read_file(path)
         frame = pl.from_arrow(data)
         assert isinstance(frame, pl.DataFrame)
         if table is ENTITY_MERGES:  # a merge goes with the entity it went into
@@ -240,7 +240,7 @@ def _erase_rows(lake: Lake, table: Table, erasure: Erasure, rebuilt: frozenset[s
             # an empty stamp is older than any manifest row: the day reads as unbuilt (a missing stamp would
             # read as a file from before stamps, built), so the next run builds its chunks and episodes again
             metadata[MANIFEST_STAMP.encode()] = b""
-        write_parquet_atomically(path, out.replace_schema_metadata(metadata))
+        lake.replace_file(path, out.replace_schema_metadata(metadata))
     return pl.concat(dropped) if dropped else lake.empty(table).drop("day", strict=False)
 
 
@@ -293,7 +293,7 @@ def _erase_landing(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
         return removed
     if not (erasure.conversation_ids or rebuilt):
         return removed
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     manifest = lake.read(LANDING_MANIFEST)
     holding = manifest.filter(pl.col("agent_id").eq(erasure.agent_id)
                               & pl.col("conversation_id").is_in(sorted(erasure.conversation_ids | rebuilt)))
@@ -353,8 +353,9 @@ def _record_rewrites(lake: Lake, erasure: Erasure, rewritten: dict[str, tuple[st
             row["source_format"], row["archive"] = "jsonl", None
             row["reason"] = "rewritten without forgotten conversation(s)"
         rows.append(row)
-    stamp = {k.decode(): v.decode() for k, v in (pq.read_schema(lake.files(LANDING_MANIFEST)[0]).metadata or {}).items()
-             if not k.startswith(b"ARROW")} if lake.files(LANDING_MANIFEST) else None
+    manifest = lake.paths_of(LANDING_MANIFEST)
+    stamp = {k.decode(): v.decode() for k, v in (lake.read_file(manifest[0]).schema.metadata or {}).items()
+             if not k.startswith(b"ARROW")} if manifest else None
     lake.write(LANDING_MANIFEST, rows if rows else lake.empty(LANDING_MANIFEST), stamp=stamp)
 
 
@@ -384,9 +385,10 @@ def _erase_indexes(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
     the rows deleted (their vectors leave the embedding cache too) and the count per table."""
     removed: Counter[str] = Counter()
     hashes: list[str] = []
-    if not settings.lancedb_dir.is_dir():
+    indexes = index_store(settings)
+    if not indexes.exists():
         return hashes, removed
-    db = lancedb.connect(str(settings.lancedb_dir))
+    db = VectorStore(indexes, snapshot_rows=0).db
     for name in db.list_tables().tables:
         table = db.open_table(name)
         where = _index_filter(erasure, rebuilt, set(table.schema.names))
@@ -407,7 +409,7 @@ def _erase_indexes(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
-    mark_changed(settings.lancedb_dir)
+    mark_changed(indexes)
     return hashes, removed
 
 
@@ -438,7 +440,7 @@ def _index_filter(erasure: Erasure, rebuilt: frozenset[str], columns: set[str]) 
 
 
 def _entity_ids(settings: Settings, agent_id: str) -> set[str]:
-    frame = Lake(settings.lake_dir).read(ENTITIES)
+    frame = Lake.of(settings).read(ENTITIES)
     return set(frame.filter(pl.col("agent_id").eq(agent_id))["entity_id"].to_list())
 
 
@@ -487,7 +489,7 @@ def forgotten_content_left(settings: Settings) -> dict[str, int]:
         return {}
     messages = {(r["agent_id"], m) for r in receipts.iter_rows(named=True) for m in r["message_ids"] or []}
     hashes = {h for r in receipts.iter_rows(named=True) for h in r["content_sha256"] or []}
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     for table in TABLES.values():
         frame = lake.read(table)
         if not frame.is_empty():
@@ -509,9 +511,10 @@ def _holds(row: dict[str, Any], messages: set[tuple[str, str]], hashes: set[str]
 
 def _index_rows(settings: Settings) -> list[tuple[str, list[dict[str, Any]]]]:
     """The rows of every version of every LanceDB table (a cleaned table has one)."""
-    if not settings.lancedb_dir.is_dir():
+    indexes = index_store(settings)
+    if not indexes.exists():
         return []
-    db = lancedb.connect(str(settings.lancedb_dir))
+    db = VectorStore(indexes, snapshot_rows=0).db
     found = []
     for name in db.list_tables().tables:
         table = db.open_table(name)
@@ -585,7 +588,7 @@ def _has_conversation(settings: Settings, agent_id: str, conversation_id: str, f
         return True
 
     found = query(
-        Lake(settings.lake_dir).connect(),
+        Lake.of(settings).connect(),
         "SELECT 1 FROM transcripts.turns WHERE agent_id = ? AND conversation_id = ? LIMIT 1",
         [agent_id, conversation_id],
     )

@@ -1,9 +1,10 @@
-"""The lake: Parquet tables under `<home>/lake`, written atomically, read through DuckDB.
+"""The lake: Parquet tables under `<home>/lake` (or `<storage_uri>/lake`), written atomically, read through DuckDB.
 
 A partition (or an unpartitioned table) is one Parquet file. It is written to
 a temporary file beside its final place and swapped in with `os.replace` (`memlake.atomic_files`), so a
 reader sees the old file or the new one, never half of one, and a killed write
-leaves the old data in place.
+leaves the old data in place. On an object store (`memlake.storage`), which has no rename, the file is one
+object uploaded whole: S3 shows it only once the upload completes, so the same holds (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ from typing import Any
 import duckdb
 import polars as pl
 import pyarrow as pa
-import pyarrow.dataset  # noqa: F401  # read_table imports it on first use; never first on a reader thread
+import pyarrow.compute as pc
+import pyarrow.dataset as pads  # read_table imports it on first use too; never first on a reader thread
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from memlake.atomic_files import TMP_PREFIX, write_parquet_atomically
 from memlake.changes import mark_changed
 from memlake.schemas import PARTITION_COLUMN, TABLES, Table
+from memlake.settings import Settings
+from memlake.storage import ObjectStorageUnsupported, Store, lake_store, write_object
 
 DATA_FILE = "data.parquet"
 # Parquet reads, writes and fsyncs release the GIL: a run touching hundreds of daily files
@@ -44,11 +49,19 @@ def conform(table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFra
     return pa.Table.from_arrays(columns, schema=table.schema)
 
 
-def _atomic_write(path: Path, data: pa.Table) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f"{TMP_PREFIX}*"):
-        stale.unlink(missing_ok=True)  # left by a killed write; never read
-    write_parquet_atomically(path, data)
+def _atomic_write(store: Store, path: str, data: pa.Table) -> None:
+    """`data` as the Parquet file `path` of `store`, whole or not at all: swapped in by a rename on a local disk,
+    one whole object on an object store (which has no rename, and shows an object only once it is complete)."""
+    if store.local:
+        local = Path(path)
+        local.parent.mkdir(parents=True, exist_ok=True)
+        for stale in local.parent.glob(f"{TMP_PREFIX}*"):
+            stale.unlink(missing_ok=True)  # left by a killed write; never read
+        write_parquet_atomically(local, data)
+        return
+    buffer = pa.BufferOutputStream()
+    pq.write_table(data, buffer, compression="zstd")
+    write_object(store.filesystem, path, buffer.getvalue().to_pybytes())
 
 
 def _stamped(data: pa.Table, stamp: Mapping[str, str] | None) -> pa.Table:
@@ -56,8 +69,8 @@ def _stamped(data: pa.Table, stamp: Mapping[str, str] | None) -> pa.Table:
     return data.replace_schema_metadata({**(data.schema.metadata or {}), **stamp}) if stamp else data
 
 
-def _footer_value(path: Path, key: str) -> str | None:
-    value = (pq.read_schema(path).metadata or {}).get(key.encode())
+def _footer_value(store: Store, path: str, key: str) -> str | None:
+    value = (pq.read_schema(path, filesystem=store.filesystem).metadata or {}).get(key.encode())
     return value.decode() if value is not None else None
 
 
@@ -76,16 +89,37 @@ def _with_days(table: Table, parts: list[pa.Table], days: list[str]) -> pl.DataF
 
 
 class Lake:
-    """Reads and writes the lake tables of one home."""
+    """Reads and writes the lake tables of one home: a local folder, or a prefix of an object store
+    (`memlake.storage`). Every read, write, listing and footer stamp goes through the store's filesystem."""
 
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+    def __init__(self, root: str | Path | Store) -> None:
+        self.store = root if isinstance(root, Store) else Store.folder(Path(root))
+        self.root = Path(self.store.path) if self.store.local else self.store
+
+    @classmethod
+    def of(cls, settings: Settings) -> Lake:
+        """The home's lake, where its settings put it (`storage_uri`)."""
+        return cls(lake_store(settings))
+
+    def _table_path(self, table: Table) -> str:
+        return self.store.file(table.layer, table.name)
+
+    def _partition_path(self, table: Table, day: str) -> str:
+        return self.store.file(table.layer, table.name, f"{PARTITION_COLUMN}={day}", DATA_FILE)
+
+    def _local(self, what: str) -> None:
+        if not self.store.local:
+            raise ObjectStorageUnsupported(f"{what} names a local file; this lake is at {self.store.uri}")
 
     def table_dir(self, table: Table) -> Path:
-        return self.root / table.layer / table.name
+        """The folder of `table` in a local lake."""
+        self._local("Lake.table_dir")
+        return Path(self._table_path(table))
 
     def partition_file(self, table: Table, day: str) -> Path:
-        return self.table_dir(table) / f"{PARTITION_COLUMN}={day}" / DATA_FILE
+        """The file of one day of `table` in a local lake."""
+        self._local("Lake.partition_file")
+        return Path(self._partition_path(table, day))
 
     def write(
         self,
@@ -98,8 +132,8 @@ class Lake:
         if table.partitioned:
             raise ValueError(f"{table.path} is partitioned: use write_partition")
         conformed = _stamped(conform(table, data), stamp)
-        _atomic_write(self.table_dir(table) / DATA_FILE, conformed)
-        mark_changed(self.root)
+        _atomic_write(self.store, self.store.file(table.layer, table.name, DATA_FILE), conformed)
+        mark_changed(self.store)
         return conformed.num_rows
 
     def write_partition(
@@ -109,8 +143,8 @@ class Lake:
         if not table.partitioned:
             raise ValueError(f"{table.path} is not partitioned: use write")
         conformed = conform(table, data)
-        _atomic_write(self.partition_file(table, day), conformed)
-        mark_changed(self.root)
+        _atomic_write(self.store, self._partition_path(table, day), conformed)
+        mark_changed(self.store)
         return conformed.num_rows
 
     def write_partitions(
@@ -126,47 +160,86 @@ class Lake:
         """
         conformed = {day: _stamped(conform(table, data), stamp) for day, data in by_day.items()}
         with ThreadPoolExecutor(_FILE_THREADS) as pool:
-            list(pool.map(lambda day: _atomic_write(self.partition_file(table, day), conformed[day]), conformed))
-        mark_changed(self.root)
+            list(pool.map(lambda day: _atomic_write(self.store, self._partition_path(table, day), conformed[day]),
+                          conformed))
+        mark_changed(self.store)
         return _with_days(table, list(conformed.values()), list(conformed))
 
     def partitions(self, table: Table) -> list[str]:
-        """The days that have a written partition, sorted."""
+        """The days that have a written partition, sorted: one listing of the table's folder (or prefix)."""
         prefix = f"{PARTITION_COLUMN}="
-        root = self.table_dir(table)
-        if not root.is_dir():
-            return []
-        return sorted(
-            p.name[len(prefix) :]
-            for p in root.iterdir()
-            if p.name.startswith(prefix) and (p / DATA_FILE).is_file()
-        )
+        root = self._table_path(table)
+        selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)
+        days = []
+        for info in self.store.filesystem.get_file_info(selector):
+            parts = info.path[len(root):].strip("/").split("/")
+            if (info.type == pafs.FileType.File and len(parts) == 2 and parts[1] == DATA_FILE
+                    and parts[0].startswith(prefix)):
+                days.append(parts[0][len(prefix):])
+        return sorted(days)
 
     def stamps(self, table: Table, key: str) -> dict[str, str | None]:
         """Each written day's stamp `key` (None: its file has none), read from the files' footers only."""
-        return {day: _footer_value(self.partition_file(table, day), key) for day in self.partitions(table)}
+        return {day: _footer_value(self.store, self._partition_path(table, day), key)
+                for day in self.partitions(table)}
 
     def stamp(self, table: Table, key: str) -> str | None:
         """An unpartitioned table's stamp `key` (None: no file yet, or a file without it)."""
-        path = self.table_dir(table) / DATA_FILE
-        return _footer_value(path, key) if path.is_file() else None
+        paths = self._paths(table)
+        return _footer_value(self.store, paths[0], key) if paths else None
+
+    def _paths(self, table: Table, days: Iterable[str] | None = None) -> list[str]:
+        """The table's files (of `days`, when given) as paths of the store's filesystem."""
+        if not table.partitioned:
+            path = self.store.file(table.layer, table.name, DATA_FILE)
+            return [path] if self.store.filesystem.get_file_info(path).type == pafs.FileType.File else []
+        written = self.partitions(table)
+        wanted = written if days is None else sorted(set(days) & set(written))
+        return [self._partition_path(table, day) for day in wanted]
 
     def files(self, table: Table, days: Iterable[str] | None = None) -> list[Path]:
-        if not table.partitioned:
-            path = self.table_dir(table) / DATA_FILE
-            return [path] if path.is_file() else []
-        wanted = self.partitions(table) if days is None else sorted(set(days))
-        return [f for day in wanted if (f := self.partition_file(table, day)).is_file()]
+        """The table's files in a local lake (`file_states`, `holds`, `read_file`: any lake)."""
+        self._local("Lake.files")
+        return [Path(path) for path in self._paths(table, days)]
+
+    def file_states(self, table: Table) -> list[tuple[str, int, int]]:
+        """Each file of the table with its size and modification time: what changes when it is written again."""
+        infos = self.store.filesystem.get_file_info(self._paths(table))
+        return [(info.path, info.size or 0, info.mtime_ns or 0) for info in infos
+                if info.type == pafs.FileType.File]
+
+    def holds(self, table: Table, column: str, value: str) -> bool:
+        """Whether any row of `table` has `value` in `column` (reading that column only)."""
+        paths = self._paths(table)
+        if not paths:
+            return False
+        found = pads.dataset(paths, filesystem=self.store.filesystem, format="parquet").head(
+            1, columns=[column], filter=pc.field(column) == value)
+        return found.num_rows > 0
+
+    def read_file(self, path: str | Path) -> pa.Table:
+        """One file of the lake as written (`paths_of`), its footer's metadata kept."""
+        return pq.read_table(str(path), filesystem=self.store.filesystem)
+
+    def paths_of(self, table: Table) -> list[str]:
+        """The table's files, to read and replace one by one (`read_file`, `replace_file`)."""
+        return self._paths(table)
+
+    def replace_file(self, path: str | Path, data: pa.Table) -> None:
+        """One file of the lake replaced whole (`paths_of`), with the same guarantee as every write."""
+        _atomic_write(self.store, str(path), data)
+        mark_changed(self.store)
 
     def read(self, table: Table, days: Iterable[str] | None = None) -> pl.DataFrame:
         """A table (or some of its days) as a Polars frame, with the `day` column when partitioned."""
-        files = self.files(table, days)
-        if len(files) > 1:
+        paths = self._paths(table, days)
+        fs = self.store.filesystem
+        if len(paths) > 1:
             with ThreadPoolExecutor(_FILE_THREADS) as pool:
-                parts = list(pool.map(lambda path: pq.read_table(path, schema=table.schema), files))
+                parts = list(pool.map(lambda path: pq.read_table(path, schema=table.schema, filesystem=fs), paths))
         else:  # one file (an unpartitioned table, a single day): no pool to start
-            parts = [pq.read_table(path, schema=table.schema) for path in files]
-        days = [path.parent.name.split("=", 1)[1] for path in files] if table.partitioned else []
+            parts = [pq.read_table(path, schema=table.schema, filesystem=fs) for path in paths]
+        days = [path.rsplit("/", 2)[1].split("=", 1)[1] for path in paths] if table.partitioned else []
         return _with_days(table, parts, days)
 
     @staticmethod
@@ -177,6 +250,15 @@ class Lake:
             frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias(PARTITION_COLUMN))
         return frame
 
+    def _dataset(self, table: Table, paths: list[str]) -> pads.Dataset:
+        """The files as one pyarrow dataset read through the store, with the `day` of a partitioned one."""
+        schema, partitioning = table.schema, None
+        if table.partitioned:
+            day = pa.schema([(PARTITION_COLUMN, pa.string())])
+            schema, partitioning = pa.unify_schemas([table.schema, day]), pads.partitioning(day, flavor="hive")
+        return pads.dataset(paths, schema=schema, format="parquet", filesystem=self.store.filesystem,
+                            partitioning=partitioning, partition_base_dir=self._table_path(table))
+
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with every lake table as a view `<layer>.<table>`.
 
@@ -186,9 +268,12 @@ class Lake:
         con = duckdb.connect()
         for table in TABLES.values():
             con.execute(f'CREATE SCHEMA IF NOT EXISTS "{table.layer}"')
-            files = self.files(table)
+            files = self._paths(table)
             view = f'"{table.layer}"."{table.name}"'
-            if files:
+            if files and not self.store.local:  # no httpfs here: DuckDB scans a pyarrow dataset of the store
+                con.register(f"_files_{table.layer}_{table.name}", self._dataset(table, files))
+                con.execute(f"CREATE VIEW {view} AS SELECT * FROM _files_{table.layer}_{table.name}")
+            elif files:
                 file_list = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
                 con.execute(
                     f"CREATE VIEW {view} AS SELECT * FROM read_parquet([{file_list}], "

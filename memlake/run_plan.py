@@ -74,7 +74,7 @@ def read_landing_state(
 ) -> LandingState:
     """The home as the next run finds it; `seen` are landing keys already asked for (beside the manifest's),
     `unfinished_days` the days of a run that did not finish, if one did not."""
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     manifest = lake.read(LANDING_MANIFEST)
     limits = ParseLimits.of(settings)
     files, ignored = scan_landing(settings)  # one scan: it hashes every landing file

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 
@@ -355,6 +355,33 @@ class Settings(
         "empty = SQLite files under the home's dagster_home. The URL stays in the environment of the processes "
         "(MEMLAKE_DAGSTER_POSTGRES_URL), never in dagster.yaml.")
 
+    # Where the lake and the indexes live (memlake.storage); everything else stays under the home
+    storage_uri: str = Field(
+        "", description="s3://bucket/prefix: the lake (<uri>/lake) and the LanceDB indexes (<uri>/lancedb) in "
+        "S3-compatible object storage, read and written there by every process on this home; empty = the home's "
+        "own lake and lancedb folders. The landing folder, the inputs logs, the caches and the Dagster instance "
+        "stay under the home.")
+    s3_endpoint_url: str = Field(
+        "", description="The object store's endpoint (http://127.0.0.1:9000 for a local server); empty = "
+        "AWS_ENDPOINT_URL, else AWS's own.")
+    s3_region: str = Field("", description="The object store's region; empty = AWS_REGION, else us-east-1.")
+    s3_access_key_id: str = Field("", description="The object store's access key id; empty = AWS_ACCESS_KEY_ID, "
+                                  "else the AWS default chain (a role, ~/.aws).")
+    s3_secret_access_key: SecretStr = Field(
+        SecretStr(""), description="The object store's secret key; empty = AWS_SECRET_ACCESS_KEY. Never printed "
+        "or logged: better kept in the environment than in memlake.toml.")
+
+    @field_validator("storage_uri")
+    @classmethod
+    def _an_object_store_uri(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value:
+            bucket = value.removeprefix("s3://").split("/", 1)[0]
+            if not value.startswith("s3://") or not bucket:
+                raise ValueError(f"storage_uri {value!r} is not an object store location: s3://bucket/prefix, "
+                                 "or empty for the home's own folders")
+        return value
+
     @property
     def limits(self) -> LimitsSettings:
         """The landing-file limits, as one group."""
@@ -420,15 +447,16 @@ class Settings(
         return Path(os.environ["DAGSTER_HOME"]) if os.environ.get("DAGSTER_HOME") else self.home / "dagster_home"
 
     def ensure_dirs(self) -> None:
-        """Create the folders of the home that DESIGN.md names."""
+        """Create the folders of the home that DESIGN.md names (the lake's and the indexes' only when they are
+        the home's: on object storage there is nothing to make)."""
+        stores = () if self.storage_uri else (self.lake_dir, self.lancedb_dir)
         for path in (
             self.landing_dir,
             self.quarantine_dir,
             self.inputs_dir / "overrides",
             self.inputs_dir / "forget",
             self.inputs_dir / "access",
-            self.lake_dir,
-            self.lancedb_dir,
+            *stores,
         ):
             path.mkdir(parents=True, exist_ok=True)
 

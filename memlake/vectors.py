@@ -40,6 +40,7 @@ from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from memlake.changes import folder_state, mark_changed
 from memlake.chunks import text_only_sha256
 from memlake.embedding_cache import EmbeddingCache, embed_unique
+from memlake.storage import Store, index_store
 from memlake.vector_filters import Filters, agent_filter, day_scope, key_column, key_scope, quote
 from memlake.vector_rows import (
     NO_EMBEDDER,
@@ -63,7 +64,7 @@ from memlake.vector_snapshot import Snapshot, _match
 from memlake.vector_threads import run_async, submit_async, submit_background
 
 if TYPE_CHECKING:
-    from memlake.settings import ServingSettings
+    from memlake.settings import ServingSettings, Settings
 
 # The store's parts, by concern, live in memlake.vector_*; their names are re-exported here, where callers import
 # them.
@@ -83,12 +84,14 @@ class VectorStore:
     """The LanceDB tables of one home."""
 
     def __init__(
-        self, path: str | Path, snapshot_rows: int = SNAPSHOT_ROWS, background_rows: int | None = None
+        self, path: str | Path | Store, snapshot_rows: int = SNAPSHOT_ROWS, background_rows: int | None = None
     ) -> None:
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        # A long-lived reader sees each new table version on its next read.
-        self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+        # a local folder, or a prefix of an object store (`memlake.storage.index_store`)
+        self.store = path if isinstance(path, Store) else Store.folder(Path(path))
+        self.path: Path | Store = Path(self.store.path) if self.store.local else self.store
+        if self.store.local:
+            Path(self.store.path).mkdir(parents=True, exist_ok=True)
+        self.db = self._connect()
         self._tables: dict[str, Any] = {}
         self._plans: dict[tuple[str, int, str], bool] = {}
         self.snapshot_rows = snapshot_rows  # 0: no snapshots, every read goes to LanceDB
@@ -106,8 +109,18 @@ class VectorStore:
         self._loading: dict[tuple[tuple[str, str, tuple[str, ...]], int, str | None], threading.Event] = {}
         self._lock = threading.Lock()
 
+    def _connect(self) -> Any:
+        """LanceDB on the store; a long-lived reader sees each new table version on its next read."""
+        return lancedb.connect(self.store.uri, read_consistency_interval=timedelta(0),
+                               storage_options=self.store.options or None)
+
     @classmethod
-    def serving(cls, path: str | Path, serving: ServingSettings) -> VectorStore:
+    def of(cls, settings: Settings, snapshot_rows: int = 0) -> VectorStore:
+        """The home's indexes, where its settings put them (`storage_uri`); no snapshots unless asked."""
+        return cls(index_store(settings), snapshot_rows=snapshot_rows)
+
+    @classmethod
+    def serving(cls, path: str | Path | Store, serving: ServingSettings) -> VectorStore:
         """The store of a long-lived reader, keeping the snapshots the serving group (`Settings.serving`) allows."""
         return cls(path, snapshot_rows=serving.search_snapshot_rows,
                    background_rows=serving.search_snapshot_background_rows)
@@ -135,7 +148,7 @@ class VectorStore:
         """An existing table's version and embedder, asked of LanceDB again only once a write has marked the store
         changed (`mark_changed`: every sync, index build and drop ends so): asking LanceDB took ~3 ms of a
         ~23 ms search. The mark is read first, so a write during the asking makes the next read ask again."""
-        mark = folder_state(self.path)
+        mark = folder_state(self.store)
         held = self._current.get(name)
         if held is None or held[0] != mark:
             held = self._current[name] = (mark, int(self.open(name).version), self.embedder_of(name))
@@ -156,7 +169,7 @@ class VectorStore:
             self._forget_snapshots(name, None)
         if self.exists(name):
             self.db.drop_table(name)
-            mark_changed(self.path)
+            mark_changed(self.store)
 
     def _create(self, name: str, schema: pa.Schema, embedder: str) -> Any:
         schema = schema.with_metadata({"memlake.embedder": embedder})
@@ -336,7 +349,7 @@ class VectorStore:
             created = True
         if not created:
             table.optimize()  # folds unindexed rows into the indexes and compacts small fragments
-        mark_changed(self.path)  # `sync` ends here too: its rows are in
+        mark_changed(self.store)  # `sync` ends here too: its rows are in
 
     # -- snapshots ------------------------------------------------------------------------
 
@@ -450,7 +463,8 @@ class VectorStore:
 
             async def open_async() -> Any:
                 if self._async_db is None:
-                    self._async_db = await lancedb.connect_async(str(self.path))
+                    self._async_db = await lancedb.connect_async(self.store.uri,
+                                                                   storage_options=self.store.options or None)
                 pinned_async = await self._async_db.open_table(name)
                 await pinned_async.checkout(version)
                 return pinned_async
@@ -470,7 +484,7 @@ class VectorStore:
             self._indexed.clear()
             self._current.clear()
             self._async_db = None
-        self.db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+        self.db = self._connect()
 
     def _forget_snapshots(self, name: str, version: int | None) -> None:
         """Drop the snapshots of `name` from other versions than `version` (None: all of them)."""

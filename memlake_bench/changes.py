@@ -574,7 +574,7 @@ def fold_only(stories: list[Story]) -> dict[str, Any]:
 def extracted_values(settings: Any) -> dict[tuple[str, str], list[tuple[str | None, str | None]]]:
     """(agent, conversation) -> the (slot, value) of every fact candidate the distiller made of it."""
     out: dict[tuple[str, str], list[tuple[str | None, str | None]]] = {}
-    for row in Lake(settings.lake_dir).read(EPISODES).iter_rows(named=True):
+    for row in Lake.of(settings).read(EPISODES).iter_rows(named=True):
         out[(row["agent_id"], row["conversation_id"])] = [
             (c.get("slot"), c.get("value")) for c in row.get("fact_candidates") or []
         ]

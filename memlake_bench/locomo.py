@@ -325,7 +325,7 @@ def build_landed(home: Path, model: str, pipeline: HomePipeline, write: Callable
     if missing:  # a renamed step would silently drop out of the ingest rate
         raise RuntimeError(f"steps {missing} not in the run; steps were {sorted(steps)}")
     path_seconds = sum(steps[k] for k in TRANSCRIPT_PATH)
-    chunks = Lake(settings.lake_dir).read(CHUNKS)
+    chunks = Lake.of(settings).read(CHUNKS)
     if not raw_rate:
         return ingest_figures(embedder.name, chunks, embedded, wall, path_seconds, steps, metadata)
     texts = chunks.filter(chunks["kind"] != "session")["embed_text"].to_list()

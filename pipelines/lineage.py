@@ -16,6 +16,7 @@ from memlake.facts.profile import PROFILE_RULES
 from memlake.inputs import log_dir
 from memlake.schemas import CHUNK_INDEX, EPISODE_INDEX, FACT_INDEX, PARTITION_COLUMN, SWEEP_EDGES, TABLES, Table
 from memlake.settings import Settings
+from memlake.storage import index_store, lake_store
 
 OWNER = "team:memlake"
 EPISODES = dg.AssetKey(["episodes", "episodes"])
@@ -59,7 +60,7 @@ def table_metadata(table: Table, settings: Settings) -> dict[str, object]:
     return {
         "dagster/column_schema": dg.TableSchema(columns=columns),
         "dagster/table_name": f"{table.layer}.{table.name}",
-        "path": dg.MetadataValue.path(str(settings.lake_dir / table.layer / table.name)),
+        "path": dg.MetadataValue.path(f"{lake_store(settings).uri}/{table.layer}/{table.name}"),
     }
 
 
@@ -77,7 +78,7 @@ def index_metadata(name: str, settings: Settings) -> dict[str, object]:
     """A LanceDB table's name and folder (the search layer's own store, rebuildable from the lake)."""
     return {
         "dagster/table_name": f"lancedb.{name}",
-        "path": dg.MetadataValue.path(str(settings.lancedb_dir / f"{name}.lance")),
+        "path": dg.MetadataValue.path(f"{index_store(settings).uri}/{name}.lance"),
     }
 
 

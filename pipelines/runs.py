@@ -183,7 +183,7 @@ def run_landing(
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     # the days of the last run if it did not finish: its turns may be written and its indexes not
     unfinished = _unfinished(instance, instance.get_dynamic_partitions(DAYS)) if days is None else None
     state = read_landing_state(settings, unfinished_days=None if unfinished is None else unfinished[1])
@@ -224,9 +224,9 @@ def run_reindex(
 ) -> RunOutcome:
     """Rebuild the search indexes (chunks, episodes, facts) of every day the lake has, from the lake alone;
     with `rechunk`, `transcripts/chunks` of every day first, from the turns and today's chunk settings."""
-    days = set(Lake(settings.lake_dir).partitions(TURNS))
+    days = set(Lake.of(settings).partitions(TURNS))
     if not days:  # asked before anything is created: a mistyped home stays absent
-        raise NothingToIndex(f"the lake at {settings.lake_dir} has no turns: run `memlake run` first")
+        raise NothingToIndex(f"the lake at {Lake.of(settings).store.uri} has no turns: run `memlake run` first")
     settings.ensure_dirs()
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)
@@ -529,7 +529,7 @@ def run_distill(
     as_of: datetime | None = None,
 ) -> DistillOutcome:
     """Distil an agent's conversations now (as of now unless told), and rebuild what depends on them."""
-    store = Lake(settings.lake_dir)
+    store = Lake.of(settings)
     frame = store.read(TURNS).filter(pl.col("agent_id") == agent_id)
     if conversation_id is not None:
         frame = frame.filter(pl.col("conversation_id") == conversation_id)
@@ -596,7 +596,7 @@ def run_maintenance(
         materialization = event.event_specific_data.materialization  # type: ignore[union-attr]
         if materialization.asset_key == REPORTS_KEY:
             sweep = materialization.metadata["sweep_id"].value
-            rows = Lake(settings.lake_dir).read(REPORTS).filter(pl.col("sweep_id") == sweep)
+            rows = Lake.of(settings).read(REPORTS).filter(pl.col("sweep_id") == sweep)
             outcome.report = SweepReport.from_row(rows.row(0, named=True)) if rows.height else None
     for evaluation in result.get_asset_check_evaluations():
         outcome.checks[evaluation.check_name] = (evaluation.passed, evaluation.description or "")

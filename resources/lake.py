@@ -50,7 +50,7 @@ class LakeResource(dg.ConfigurableResource):
 
     @cached_property
     def lake(self) -> Lake:
-        return Lake(self.settings.lake_dir)
+        return Lake.of(self.settings)
 
 
 def day_key_problem(key: str, today: date) -> str | None:

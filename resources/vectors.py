@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from memlake.settings import load_settings
+from memlake.vectors import SNAPSHOT_ROWS
 from memlake.vectors import VectorStore as CoreVectorStore
 
 
@@ -18,7 +19,7 @@ class VectorStoreResource(dg.ConfigurableResource):
     home: str = ""
 
     def core(self) -> CoreVectorStore:
-        return CoreVectorStore(load_settings(self.home or None).lancedb_dir)
+        return CoreVectorStore.of(load_settings(self.home or None), snapshot_rows=SNAPSHOT_ROWS)
 
     def embedder_of(self, table: str) -> str | None:
         return self.core().embedder_of(table)

@@ -26,6 +26,7 @@ from memlake.parsers.ingest_json import parse_ingest_json
 from memlake.parsers.parsed import ShapeError
 from memlake.schemas import CHUNK_INDEX, LANDING_MANIFEST, agent_folder, path_inside
 from memlake.settings import Settings
+from memlake.storage import index_store
 
 INGEST_ID = re.compile(r"^\d{8}T\d{6}-[0-9a-f]{12}$")
 
@@ -73,7 +74,7 @@ def ingest_status(settings: Settings, agent_id: str, ingest_id: str) -> IngestSt
         return None
     folder = agent_folder(settings.landing_dir, agent_id)
     relative = f"{agent_id}/{ingest_file_name(ingest_id)}"
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     manifest = lake.read(LANDING_MANIFEST).filter(pl.col("source_file") == relative)
     if manifest.height == 0:
         landed = path_inside(folder, ingest_file_name(ingest_id)).is_file()
@@ -89,9 +90,9 @@ def ingest_status(settings: Settings, agent_id: str, ingest_id: str) -> IngestSt
 def _indexed(settings: Settings, agent_id: str, conversation_ids: list[str]) -> bool:
     from memlake.vectors import Filters, VectorStore  # deferred: LanceDB, ~1 s
 
-    if not conversation_ids or not settings.lancedb_dir.is_dir():
+    if not conversation_ids or not index_store(settings).exists():
         return False
-    store = VectorStore(settings.lancedb_dir, snapshot_rows=0)
+    store = VectorStore.of(settings)
     if not store.exists(CHUNK_INDEX):
         return False
     found = store.rows(CHUNK_INDEX, agent_id, Filters(conversation_ids=tuple(conversation_ids)),

@@ -152,7 +152,7 @@ def section_of(fact: dict[str, Any], people: set[str] = frozenset(),  # type: ig
 
 def profiles_outdated(lake: Lake) -> bool:
     """Whether there are facts and the profiles table was not built from them by these rules."""
-    return bool(lake.files(FACTS)) and lake.stamp(PROFILES, PROFILE_RULES_STAMP) != PROFILE_RULES
+    return bool(lake.paths_of(FACTS)) and lake.stamp(PROFILES, PROFILE_RULES_STAMP) != PROFILE_RULES
 
 
 def latest_day(fact: dict[str, Any]) -> date:

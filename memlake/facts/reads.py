@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from memlake.changes import lake_state
 from memlake.distill.confidence import shown
 from memlake.errors import NotFound
 from memlake.facts.fold import Embed, FoldConfig, Folder, Forget, Override
@@ -109,7 +110,7 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
     """The agent's facts and edges, with overrides and forgets not yet folded merged in."""
     tables = folded_agent_facts(settings, agent_id, embed_factory)
     # the maintenance sweeps never rewrite facts/*: their verdicts (evicted, conflicting, ...) join here
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     latest = latest_fact_status(lake, agent_id)
     tables.facts = with_conflicts(with_sweep_status(tables.facts, latest), latest_sweep_edges(lake, latest))
     return tables
@@ -118,7 +119,7 @@ def agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory |
 def folded_agent_facts(settings: Settings, agent_id: str, embed_factory: EmbedFactory | None = None) -> AgentFacts:
     """The agent's rows of the facts tables with the overrides and forgets not yet folded folded in, as the next
     run's fold writes them (no sweep verdict joined)."""
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     facts = lake.read(FACTS).filter(pl.col("agent_id") == agent_id)
     edges = lake.read(FACT_EDGES).filter(pl.col("agent_id") == agent_id)
     # a held-back agent's rows are those of an earlier fold: entries the last run read may not be in them
@@ -136,7 +137,7 @@ def _merge_pending(
     embed_factory: EmbedFactory | None,
     held_back: bool = False,
 ) -> AgentFacts:
-    if not held_back and not entries_unfolded(settings, Lake(settings.lake_dir)):
+    if not held_back and not entries_unfolded(settings, Lake.of(settings)):
         # the last run folded every entry there is: nothing is pending, even an override whose fact a later
         # forget removed (no row carries its id, which `_pending` would take for an override never folded)
         return AgentFacts(facts, edges)
@@ -183,13 +184,12 @@ class FactReads:
         self._fills = threading.Lock()  # threads of a served Memory fold an agent's facts once per change
 
     def state(self) -> tuple[Any, ...]:
-        """What the reads depend on, cheaply: table files (name, size, mtime) and the logs' file names."""
-        lake = Lake(self.settings.lake_dir)
-        files = []
+        """What the reads depend on, cheaply: the lake's change mark (a fresh token per write, where a file's
+        time may not tell two writes apart), its table files (name, size, mtime) and the logs' file names."""
+        lake = Lake.of(self.settings)
+        files: list[Any] = [lake_state(self.settings)]
         for table in (FACTS, FACT_EDGES, FACT_STATUS, SWEEP_EDGES):
-            for path in lake.files(table):
-                stat = path.stat()
-                files.append((str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino))
+            files.extend(lake.file_states(table))
         logs = []
         for table in (OVERRIDES, FORGET):
             logs.append(tuple(log_files(log_dir(self.settings, table))))
@@ -333,7 +333,7 @@ def profiles_as_read(settings: Settings, tables: AgentFacts, agent_id: str) -> p
 def _profile_versions_read(settings: Settings, agent_id: str, tables: AgentFacts | None) -> pl.DataFrame:
     """The agent's profile versions: the lake's, or, with log entries pending in `tables`, those the next run
     will write from them."""
-    frame = Lake(settings.lake_dir).read(PROFILES).filter(pl.col("agent_id") == agent_id)
+    frame = Lake.of(settings).read(PROFILES).filter(pl.col("agent_id") == agent_id)
     if tables is not None and tables.pending and frame.height:
         if tables.profiles is None:
             tables.profiles = profile_versions(tables.facts, tables.edges, settings.profile_regenerate_threshold,

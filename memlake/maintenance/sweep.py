@@ -69,7 +69,7 @@ def run_sweep(settings: Settings, kind: str, as_of: datetime, embed: Embed | Non
     """One sweep of `kind` over every agent as of `as_of`, written to `maintenance/*`."""
     if kind not in SWEEP_KINDS:
         raise BadRequest(f"unknown sweep kind {kind!r}: one of {', '.join(SWEEP_KINDS)}")
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     config = MaintenanceConfig.from_settings(settings)
     durations: dict[str, float] = {}
     with timed(durations, "read"):

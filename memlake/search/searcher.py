@@ -163,7 +163,7 @@ def search_memory(
     if embedder is None and use_embedder:
         embedder = configured_embedder(settings)
     # a one-off store keeps no snapshot: loading the agent's rows would cost more than the one search
-    searcher = Searcher(store or VectorStore(settings.lancedb_dir, snapshot_rows=0), embedder, turn_store,
+    searcher = Searcher(store or VectorStore.of(settings), embedder, turn_store,
                         passages_per_turn=settings.chunk_long_turn_keys)
     params = SearchParams.from_settings(settings.search, k=k, **overrides)
     return searcher.search(

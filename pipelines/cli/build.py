@@ -49,7 +49,7 @@ def run(home: HomeOption = None, quiet: QuietOption = False) -> None:
     if outcome.retried:
         typer.echo(f"run {outcome.retried} did not finish (failed, cancelled or killed): its work is done again")
     typer.echo(f"new files: {len(outcome.new_files)}; days rebuilt: {_days(outcome.days)}")
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     if outcome.retried_files:
         typer.echo(f"read again (quarantined under a limit that has changed since): {len(outcome.retried_files)}")
         for line in retried_lines(lake.read(LANDING_MANIFEST), outcome.retried_files, ParseLimits.of(settings)):
@@ -137,7 +137,7 @@ def adapt(
     unknown = sorted(set(chosen) - set(Memory(settings=settings).agents_with_turns()))
     if unknown:
         raise ValueError(f"no turns of agent {', '.join(map(repr, unknown))} here to adapt on")
-    pairs, turn_count = home_pairs(settings.lake_dir, chosen)
+    pairs, turn_count = home_pairs(Lake.of(settings), chosen)
     try:
         with ProgressBar("adapting", "batch", quiet) as bar:  # opened at the first batch, once the total is known
             adapted = adapt_model(base, pairs, settings.models_dir, AdaptParams(epochs=epochs), settings.home,
@@ -227,7 +227,7 @@ def distill(
         typer.echo(f"no conversations of agent {agent}" + (f" with id {conversation}" if conversation else ""))
         raise typer.Exit(1)
     stats = outcome.stats
-    pending = Lake(settings.lake_dir).read(PENDING).filter(pl.col("agent_id") == agent)
+    pending = Lake.of(settings).read(PENDING).filter(pl.col("agent_id") == agent)
     typer.echo(f"run {outcome.run_id}: {'ok' if outcome.success else 'FAILED'}; distiller {stats.get('distiller')} "
                f"(prompt {stats.get('prompt_version')}); {stats.get('worked_on', 0)} conversation(s) on "
                f"{len(outcome.days)} day(s)")

@@ -58,7 +58,7 @@ def ingest(
     for path in copied:
         typer.echo(f"landed {path}")
     # bytes quarantined before: a run reads them again only once the limit that refused them changes
-    quarantined = quarantine_reasons(Lake(settings.lake_dir).read(LANDING_MANIFEST), agent)
+    quarantined = quarantine_reasons(Lake.of(settings).read(LANDING_MANIFEST), agent)
     copied_bytes = {sha256_file(path) for path in copied}
     held = 0
     for source in files:

@@ -5,31 +5,10 @@ import psycopg2
 import pytest
 
 from memlake.api import Memory
-from memlake.settings import load_settings, write_home_setting
-from pipelines.runs import POSTGRES_STORAGE_URL_VARIABLE, run_landing
-from resources import HashEmbedderResource, build_resources
-from tests.conftest import land_samples
+from pipelines.runs import POSTGRES_STORAGE_URL_VARIABLE
+from tests.scale.homes import run_samples, sample_home
 from tests.scale.postgres import throwaway_postgres
 from tests.transcripts.helpers import turns_of
-
-
-def _home(tmp_path, name, monkeypatch, **written):
-    home = tmp_path / name
-    home.mkdir()
-    monkeypatch.setenv("MEMLAKE_HOME", str(home))
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)  # a run points it at its home's instance folder
-    for key, value in written.items():  # in the home's memlake.toml, as a user sets it
-        write_home_setting(home, key, value)
-    settings = load_settings(home)
-    settings.ensure_dirs()
-    land_samples(settings)
-    return settings
-
-
-def _run(settings):
-    resources = build_resources(settings)
-    resources["embedder"] = HashEmbedderResource()
-    return run_landing(settings, resources=resources)  # the home's own instance, as `memlake run` uses
 
 
 def _memory_of(settings) -> dict[str, list[tuple]]:
@@ -53,11 +32,11 @@ def postgres_url():
 def test_memlake_run_on_a_postgres_instance_builds_what_sqlite_builds_and_a_rerun_does_nothing(
         tmp_path, monkeypatch, postgres_url):
     monkeypatch.delenv(POSTGRES_STORAGE_URL_VARIABLE, raising=False)
-    on_sqlite = _home(tmp_path, "sqlite", monkeypatch)
-    assert _run(on_sqlite).success
+    on_sqlite = sample_home(tmp_path, "sqlite", monkeypatch)
+    assert run_samples(on_sqlite).success
 
-    on_postgres = _home(tmp_path, "postgres", monkeypatch, dagster_postgres_url=postgres_url)
-    first = _run(on_postgres)
+    on_postgres = sample_home(tmp_path, "postgres", monkeypatch, dagster_postgres_url=postgres_url)
+    first = run_samples(on_postgres)
     assert first.success and first.failed_checks == []
 
     with psycopg2.connect(postgres_url) as connection, connection.cursor() as cursor:
@@ -71,7 +50,7 @@ def test_memlake_run_on_a_postgres_instance_builds_what_sqlite_builds_and_a_reru
     assert _memory_of(on_postgres) == _memory_of(on_sqlite)
 
     lake_files = _built_files(on_postgres)
-    again = _run(on_postgres)
+    again = run_samples(on_postgres)
     assert again.success and again.days == []
     assert set(again.materialized) == {"transcripts/landing_manifest"}  # it looked, found nothing new
     assert _built_files(on_postgres) == lake_files
