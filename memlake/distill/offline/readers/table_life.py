@@ -123,7 +123,8 @@ _VERBS = frozenset({*_KEPT, *_TAKEN_UP})
 _MEALS = frozenset({"breakfast", "lunch", "dinner", "brunch", "supper", "snack", "dessert"})
 
 
-# --- project deadlines (they replace readers/deadline.py): a project, a word of its date, and the day ---
+# --- project deadlines (they replace readers/deadline.py): a project, a word of its date, and the day. Only a
+# sentence saying "project" (or "the launch") is parsed for one: a deadline word alone ("go", "move") is everywhere.
 # The words a deadline is said with: "the Heron launch is on March 4", "Project Falcon is due by June 1", "we pushed
 # Project Heron to June 3", "Project Osprey's launch was delayed by two weeks to June 20", "we're targeting June 3 for
 # Project Heron", "Project Falcon will now go live on May 30".
@@ -136,7 +137,7 @@ _DAY_AFTER = frozenset({"to", "for", "on", "by", "until", "till"})  # the prepos
 DEADLINES: tuple[Reading, ...] = (
     Reading("deadline", "project_deadline", (
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {key: {"IN": words}}},
-         {"LEFT_ID": "anchor", "REL_OP": side, "RIGHT_ID": "project", "RIGHT_ATTRS": {"IS_TITLE": True}}]
+         {"LEFT_ID": "anchor", "REL_OP": side, "RIGHT_ID": "project", "RIGHT_ATTRS": {"LOWER": "project"}}]
         # (the small model may take an opening verb for a name: "Launching Project Osprey on May 30!")
         for side in (".*", ";*") for key, words in (("LEMMA", _DEADLINE_WORDS), ("LOWER", _OPENING)))
     ),
@@ -149,7 +150,7 @@ DEADLINES: tuple[Reading, ...] = (
     # "Project Falcon was June 3 but now it's June 17"
     Reading("it is now", "project_deadline", (
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "be"}}, _child("anchor", "it", DEP="nsubj", LOWER="it"),
-         {"LEFT_ID": "anchor", "REL_OP": ";*", "RIGHT_ID": "project", "RIGHT_ATTRS": {"IS_TITLE": True}}],
+         {"LEFT_ID": "anchor", "REL_OP": ";*", "RIGHT_ID": "project", "RIGHT_ATTRS": {"LOWER": "project"}}],
     )),
 )
 
