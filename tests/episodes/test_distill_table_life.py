@@ -43,3 +43,11 @@ def test_a_diet_said_in_passing_of_another_or_for_a_while_is_no_diet(text: str) 
 ])
 def test_a_deadline_said_with_a_weekday_is_the_next_such_day(text: str, project: str, day: str) -> None:
     assert {(s, v) for slot, s, v in slots(text) if slot == "project_deadline"} == {(project, day)}
+
+
+@pytest.mark.parametrize("text", [
+    "Actually, the Project Kestrel launch is on October 23, 2026, not October 3, 2026.",
+    "The Project Kestrel release is on October 23, 2026, not October 3.",
+])
+def test_a_day_said_as_not_the_deadline_is_not_read_as_it(text: str) -> None:
+    assert {v for slot, _, v in slots(text) if slot == "project_deadline"} == {"2026-10-23"}

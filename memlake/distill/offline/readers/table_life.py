@@ -183,8 +183,9 @@ def _write_deadline(rule: Rule, nodes: dict[str, Token]) -> None:
     for mention in find_dates(sentence.text, rule.sentence.message.created_at, context=""):
         span = sentence.doc.char_span(sentence.start_char + mention.start, sentence.start_char + mention.end,
                                       alignment_mode="expand")
-        if span is None or mention.precision != "day" or span.root.i not in {t.i for t in clause.subtree}:
-            continue
+        if span is None or mention.precision != "day" or span.root.i not in {t.i for t in clause.subtree} or (
+                span.start > 0 and sentence.doc[span.start - 1].lower_ == "not"):
+            continue  # (a day denied: "the launch is on October 23, not October 3")
         root = span.root  # (the day's own preposition may be in the mention: "on Friday")
         prep = root if root.lower_ in _DAY_AFTER else root.head
         if (prep.lower_ in _DAY_AFTER and prep.dep_ in ("prep", "agent")) or root.dep_ in (
