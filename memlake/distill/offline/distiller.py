@@ -24,9 +24,7 @@ from memlake.distill.offline.readers.about_people import read_about_person
 from memlake.distill.offline.readers.action_items import read_action_items
 from memlake.distill.offline.readers.commitment import read_commitment, read_trip_with_days
 from memlake.distill.offline.readers.correction import read_correction
-from memlake.distill.offline.readers.deadline import read_deadline
 from memlake.distill.offline.readers.decision import read_decision
-from memlake.distill.offline.readers.diet import read_diet
 from memlake.distill.offline.readers.employer import (
     read_employer,
     read_employer_indirect,
@@ -166,7 +164,6 @@ _READERS = (
     read_employer,
     read_employer_indirect,
     read_home,
-    read_diet,
     read_preferences,
     read_relationships,
     read_about_person,
@@ -175,7 +172,6 @@ _READERS = (
     read_commitment,
     read_trip_with_days,
     read_dated_event,
-    read_deadline,
     read_skills,
     read_action_items,
 )

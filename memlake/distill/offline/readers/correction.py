@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memlake.distill.offline.readers.deadline import read_deadline
-from memlake.distill.offline.readers.diet import read_diet
+from memlake.distill.dates import find_dates
 from memlake.distill.offline.readers.employer import read_employer_tenure_or_start
 from memlake.distill.offline.readers.home import read_home
 from memlake.distill.offline.readers.table import read_by_table
@@ -20,15 +19,19 @@ def read_correction(rule: Rule) -> bool:
     if not m:
         return False
     rest, old = m.group("rest").strip(), m.group("old").strip()
-    if read_deadline(rule, rest, correction=old):
-        return True
     before = len(rule.found.candidates)
     for clause in split_clauses(rest):
-        for reader in (read_home, read_employer_tenure_or_start, read_diet):
+        for reader in (read_home, read_employer_tenure_or_start):
             reader(rule, clause)
     if not any(c.slot for c in rule.found.candidates[before:]):  # "Actually, I work at Globex, not ...",
         read_by_table(rule, since=before, text=rest)  # "Actually, we live in Porto, not Lisbon"
     slot_candidates = [c for c in rule.found.candidates[before:] if c.slot]
+    if slot_candidates and slot_candidates[0].slot == "project_deadline":  # the day it was said to be, as a day
+        c, was = slot_candidates[0], find_dates(old, rule.sentence.message.created_at)
+        content = "Correction: t" + c.content[1:].rstrip(".") + (f", not {was[0].day.isoformat()}." if was else ".")
+        rule.found.candidates[before:] = [c.model_copy(update={"type": "correction", "confidence": 0.95,
+                                                               "content": content, "tags": (*c.tags, "correction")})]
+        return True
     if slot_candidates:
         rule.found.candidates[before:] = [
             c.model_copy(update={"type": "correction", "confidence": 0.95,

@@ -14,6 +14,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from memlake.distill.offline.readers.relationships import add_kin
+from memlake.distill.offline.readers.table_life import ROWS as LIFE_ROWS
+from memlake.distill.offline.readers.table_life import SLOTS as LIFE_SLOTS
+from memlake.distill.offline.readers.table_life import write as write_life
 from memlake.distill.offline.readers.table_patterns import (
     _LEFT_OUT,
     _VERB_POS,
@@ -116,11 +119,12 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
     read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
     for reading, nodes in sorted(matches, key=_where_said):  # in the order said
         key = (reading.slot or reading.taste or reading.event, nodes["anchor"].i)
-        if key not in read and _said_as_a_fact(nodes) and _in_its_time(reading, nodes):
+        if key not in read and _said_as_a_fact(reading, nodes) and _in_its_time(reading, nodes):
             read.add(key)
             _write(rule, reading, nodes)
     made = rule.found.candidates[count:]
-    values = [c.value.lower() for c in made if c.slot or c.type == "event"]
+    values = [c.value.lower() for c in made if c.slot or c.type == "event" or "allergy" in c.tags] + [
+        c.subject.lower() for c in made if c.slot == "project_deadline"]  # ("pushed the Project Heron launch to")
     if values:
         kept = [c for c in rule.found.candidates[since:count]
                 if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
@@ -132,6 +136,9 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
             kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
             add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
+        return
+    if reading.slot in LIFE_SLOTS:
+        write_life(rule, reading, nodes)
         return
     write_own(rule, reading, nodes)
 
@@ -161,11 +168,13 @@ def _owned(nodes: dict[str, Token]) -> bool:
     return owner is not None and (owner.lower_ != "the" or nodes["anchor"].dep_ in ("nsubj", "nsubjpass"))
 
 
-def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
+def _said_as_a_fact(reading: Reading, nodes: dict[str, Token]) -> bool:
     """The user's own (I or we, also a subject shared with the clause before, or a home or move the pattern says is
     theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
     condition or someone else's words."""
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
+    if reading.slot in LIFE_SLOTS:  # (whose and when, the rows' writer says: the parse of a diet word is unsure)
+        return _said_plainly(anchor, nodes)
     # (the user given it: "they promoted me to ..."; or a sentence of no verb the row's word heads: "Officially a
     # staff engineer!")
     if not (_owned(nodes) or "me" in nodes or (verb is None and anchor.dep_ == "ROOT")
@@ -174,6 +183,11 @@ def _said_as_a_fact(nodes: dict[str, Token]) -> bool:
     if verb is not None and ((any(c.dep_ == "neg" for c in verb.children) and "not" not in nodes)
                              or tense_of(verb) == "future"):
         return False
+    return _said_plainly(anchor, nodes)
+
+
+def _said_plainly(anchor: Token, nodes: dict[str, Token]) -> bool:
+    """Not a wish, a condition or someone else's words, nor quoted."""
     before = anchor.doc[anchor.sent.start:anchor.i].text
     if HYPOTHETICAL.search(before) or REPORTED.search(before):
         return False
@@ -197,7 +211,7 @@ def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
     anchor = nodes["anchor"]
-    if reading.taste or reading.slot in ("kin", "partner"):
+    if reading.taste or reading.slot in ("kin", "partner", *LIFE_SLOTS):
         return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
     verb = _verb_of(anchor)
     if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
@@ -239,7 +253,7 @@ def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
 @cache
 def _by_key() -> dict[str, tuple[Reading, Pattern]]:
     """Every row's patterns by key: the user's own rows (table_self.py) and the people's (here)."""
-    rows = (*SELF_ROWS, *PEOPLE)
+    rows = (*SELF_ROWS, *LIFE_ROWS, *PEOPLE)
     # s12-people: the people rows of readers/table_people.py join `rows` here, with one import line.
     return {f"{reading.name}#{n}.{m}": (reading, variant) for reading in rows
             for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
@@ -261,8 +275,9 @@ _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",)
               "grow": ("grew", "grown"), "come": ("came",), "stand": ("stood",), "learn": ("learnt",),
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
               "go": ("went", "gone"), "hold": ("held",), "give": ("gave", "given"), "lead": ("led",), "run": ("ran",),
-              "have": ("has", "had"), "leave": ("left",),
-              "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been")}
+              "have": ("has", "had"), "leave": ("left",), "eat": ("ate", "eaten"), "keep": ("kept",),
+              "do": ("did", "done"),
+              "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been", "being")}
 
 
 def inflections(lemma: str) -> set[str]:
