@@ -31,7 +31,7 @@ class CoreModelResource(dg.ConfigurableResource):
     home: str = Field("", description="The memlake home whose settings say which model (empty: MEMLAKE_HOME).")
     api_key: str | None = Field(None, description="API key, through dg.EnvVar('MEMLAKE_CORE_API_KEY'); "
                                 "unset: the `core_api_key` setting.")
-    core: CoreModelRunConfig = Field(default_factory=CoreModelRunConfig,  # type: ignore[valid-type]
+    core: CoreModelRunConfig = Field(default_factory=CoreModelRunConfig,
                                      description="The endpoint, model and tries (memlake.toml's core_*).")
 
     @cached_property

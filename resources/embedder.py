@@ -25,7 +25,7 @@ class EmbedderResource(dg.ConfigurableResource):
 
     home: str = Field("", description="The memlake home whose settings name the model (empty: MEMLAKE_HOME); a "
                       "relative model path names a folder in it (a model adapted to the home).")
-    embedding: EmbeddingRunConfig = Field(default_factory=EmbeddingRunConfig,  # type: ignore[valid-type]
+    embedding: EmbeddingRunConfig = Field(default_factory=EmbeddingRunConfig,
                                           description="The embedding model and how it runs (memlake.toml's "
                                           "embedding_*).")
 

@@ -29,11 +29,11 @@ class LakeResource(dg.ConfigurableResource):
     """
 
     home: str = Field("", description="The memlake home the run builds (empty: MEMLAKE_HOME, default ./data).")
-    limits: LimitsRunConfig = Field(default_factory=LimitsRunConfig,  # type: ignore[valid-type]
+    limits: LimitsRunConfig = Field(default_factory=LimitsRunConfig,
                                     description="How much one landing file may hold (memlake.toml's limits).")
-    chunking: ChunkingRunConfig = Field(default_factory=ChunkingRunConfig,  # type: ignore[valid-type]
+    chunking: ChunkingRunConfig = Field(default_factory=ChunkingRunConfig,
                                         description="How turns are cut into search keys (the chunks' recipe).")
-    fold: FoldRunConfig = Field(default_factory=FoldRunConfig,  # type: ignore[valid-type]
+    fold: FoldRunConfig = Field(default_factory=FoldRunConfig,
                                 description="How the facts fold tells duplicates and contradictions.")
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:

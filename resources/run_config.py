@@ -11,7 +11,7 @@ the home's with the set fields on top (`settings_for_run`), checked by the same 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_origin
 
 import dagster as dg
 from pydantic import BaseModel, Field, create_model
@@ -52,11 +52,18 @@ def _described(description: str | None, annotation: Any) -> str:
     return description or ""
 
 
-LimitsRunConfig = group_config(LimitsSettings)
-ChunkingRunConfig = group_config(ChunkingSettings)
-FoldRunConfig = group_config(FoldSettings)
-EmbeddingRunConfig = group_config(EmbeddingSettings)
-CoreModelRunConfig = group_config(CoreModelSettings)
+if TYPE_CHECKING:  # to a type checker each is a dg.Config: their fields are made when the module loads
+    LimitsRunConfig: TypeAlias = dg.Config
+    ChunkingRunConfig: TypeAlias = dg.Config
+    FoldRunConfig: TypeAlias = dg.Config
+    EmbeddingRunConfig: TypeAlias = dg.Config
+    CoreModelRunConfig: TypeAlias = dg.Config
+else:
+    LimitsRunConfig = group_config(LimitsSettings)
+    ChunkingRunConfig = group_config(ChunkingSettings)
+    FoldRunConfig = group_config(FoldSettings)
+    EmbeddingRunConfig = group_config(EmbeddingSettings)
+    CoreModelRunConfig = group_config(CoreModelSettings)
 
 
 def filled(config: type[dg.Config], group: BaseModel) -> dg.Config:
