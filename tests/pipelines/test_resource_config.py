@@ -133,12 +133,12 @@ def test_a_bad_launchpad_value_fails_the_run_naming_the_setting(home):
     assert "chunk_long_turn_words" in str(failure.event_specific_data), failure
 
 
-def test_every_setting_is_run_config_or_said_not_to_be():
+def test_every_setting_is_run_config_or_said_not_to_be(settings):
     """A setting added to a group reaches the launchpad by itself; any other says why a run cannot change it."""
     from resources import build_resources
     from resources.run_config import NOT_RUN_CONFIG, run_config_settings
 
-    in_config = run_config_settings(build_resources(load_settings()).values())
+    in_config = run_config_settings(build_resources(settings).values())
     assert in_config.isdisjoint(NOT_RUN_CONFIG)
     assert in_config | set(NOT_RUN_CONFIG) == set(Settings.model_fields)
     assert all(len(why) > 20 for why in NOT_RUN_CONFIG.values())
