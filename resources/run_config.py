@@ -11,10 +11,11 @@ the home's with the set fields on top (`settings_for_run`), checked by the same 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, get_args, get_origin
 
 import dagster as dg
 from pydantic import BaseModel, Field, create_model
+from pydantic.fields import FieldInfo
 
 from memlake.settings import (
     ChunkingSettings,
@@ -32,11 +33,9 @@ from memlake.settings import (
 
 def group_config(group: type[BaseModel]) -> type[dg.Config]:
     """`group` as Dagster config: its fields and their descriptions, each optional (unset: the home's value)."""
-    fields: dict[str, Any] = {
-        name: (_config_type(field.annotation) | None, Field(None, description=_described(field.description,
-                                                                                         field.annotation)))
-        for name, field in group.model_fields.items()
-    }
+    fields: dict[str, Any] = {}
+    for name, field in group.model_fields.items():
+        fields[name] = (_config_type(field.annotation) | None, Field(None, description=_described(field)))
     name = group.__name__.removesuffix("Settings") + "RunConfig"
     return create_model(name, __base__=dg.Config, __doc__=group.__doc__, **fields)
 
@@ -46,10 +45,10 @@ def _config_type(annotation: Any) -> Any:
     return str if get_origin(annotation) is Literal else annotation
 
 
-def _described(description: str | None, annotation: Any) -> str:
-    if get_origin(annotation) is Literal:
-        return f"{description} One of: {', '.join(annotation.__args__)}."
-    return description or ""
+def _described(field: FieldInfo) -> str:
+    if get_origin(field.annotation) is Literal:
+        return f"{field.description} One of: {', '.join(get_args(field.annotation))}."
+    return field.description or ""
 
 
 if TYPE_CHECKING:  # to a type checker each is a dg.Config: their fields are made when the module loads
