@@ -226,14 +226,57 @@ class ServingSettings(BaseModel):
     )
 
 
+class EmbeddingSettings(BaseModel):
+    """Which model embeds the search keys, and how (`memlake.embedding.load_embedder` takes these)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    embedding_model: str = Field(
+        "",
+        description="sentence-transformers model name or path (a relative path to a folder in the home, "
+        "such as models/adapted-..., is read from the home); empty = the packaged all-MiniLM-L6-v2; "
+        "'none' = no embeddings (full-text search only).",
+    )
+    embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
+    embedding_backend: Literal["torch", "onnx"] = Field(
+        "onnx",
+        description="What runs the embedding model: torch (sentence-transformers) or onnx (ONNX Runtime, the "
+        "model exported from its own weights on first use; mean-pooling models like the packaged one).",
+    )
+
+
+class CoreModelSettings(BaseModel):
+    """Which model distils conversations and how hard it tries (`memlake.distill.client.CoreConfig`); the key is
+    apart (`core_api_key`), a secret that is no group's, so nothing that shows a group shows it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    core_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = offline distiller.")
+    core_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
+    core_mode: Literal["tools", "json", "json_schema"] = Field(
+        "tools", description="instructor mode; local servers often accept only plain JSON mode."
+    )
+    core_timeout_seconds: float = Field(60.0, description="Timeout of one model call.")
+    core_max_tries: int = Field(3, description="Tries per call, with backoff 1 s, 2 s, 4 s.")
+    core_backoff_seconds: float = Field(
+        1.0, description="First wait between tries; it doubles per try up to 4x (1 s, 2 s, 4 s)."
+    )
+    core_breaker_fail_max: int = Field(5, description="Consecutive failures that open the circuit breaker.")
+    core_breaker_reset_seconds: float = Field(60.0, description="Cool-down before one half-open probe.")
+    core_context_tokens: int = Field(12000, description="Conversation tokens per call before splitting.")
+    offline_distiller: bool = Field(True, description="Use the rule-based distiller when no endpoint is set.")
+
+
 class Settings(
-    LimitsSettings, ChunkingSettings, FoldSettings, SearchSettings, ContextSettings, ServingSettings, BaseSettings
+    LimitsSettings, ChunkingSettings, FoldSettings, SearchSettings, ContextSettings, ServingSettings,
+    EmbeddingSettings, CoreModelSettings, BaseSettings
 ):
     """Every tunable of memlake, with its default and what it means.
 
     The settings the code takes together are typed once, in a group (`LimitsSettings`, `ChunkingSettings`,
-    `FoldSettings`, `SearchSettings`, `ContextSettings`, `ServingSettings`), and handed out whole
-    (`settings.chunking`). Their fields are Settings' own, so a home's
+    `FoldSettings`, `SearchSettings`, `ContextSettings`, `ServingSettings`, `EmbeddingSettings`,
+    `CoreModelSettings`), and handed out whole (`settings.chunking`); the groups a run uses are also its
+    resources' config (resources/run_config.py). Their fields are Settings' own, so a home's
     memlake.toml and the MEMLAKE_* variables name them flat, as before the groups (docs/decisions.md, 2026-11-28)."""
 
     model_config = SettingsConfigDict(env_prefix="MEMLAKE_", extra="forbid", frozen=True)
@@ -251,36 +294,8 @@ class Settings(
         date.fromisoformat(value)
         return value
 
-    # Embeddings
-    embedding_model: str = Field(
-        "",
-        description="sentence-transformers model name or path (a relative path to a folder in the home, "
-        "such as models/adapted-..., is read from the home); empty = the packaged all-MiniLM-L6-v2; "
-        "'none' = no embeddings (full-text search only).",
-    )
-    embedding_batch_size: int = Field(64, description="Texts per embedding batch.")
-    embedding_backend: Literal["torch", "onnx"] = Field(
-        "onnx",
-        description="What runs the embedding model: torch (sentence-transformers) or onnx (ONNX Runtime, the "
-        "model exported from its own weights on first use; mean-pooling models like the packaged one).",
-    )
-
-    # Core model (distillation)
-    core_base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = offline distiller.")
-    core_model: str = Field("gpt-4o-mini", description="Model name sent to the endpoint.")
+    # The core model's key (its other settings are CoreModelSettings) and when a conversation is distilled
     core_api_key: str | None = Field(None, description="API key for the endpoint (read through dg.EnvVar).")
-    core_mode: Literal["tools", "json", "json_schema"] = Field(
-        "tools", description="instructor mode; local servers often accept only plain JSON mode."
-    )
-    core_timeout_seconds: float = Field(60.0, description="Timeout of one model call.")
-    core_max_tries: int = Field(3, description="Tries per call, with backoff 1 s, 2 s, 4 s.")
-    core_backoff_seconds: float = Field(
-        1.0, description="First wait between tries; it doubles per try up to 4x (1 s, 2 s, 4 s)."
-    )
-    core_breaker_fail_max: int = Field(5, description="Consecutive failures that open the circuit breaker.")
-    core_breaker_reset_seconds: float = Field(60.0, description="Cool-down before one half-open probe.")
-    core_context_tokens: int = Field(12000, description="Conversation tokens per call before splitting.")
-    offline_distiller: bool = Field(True, description="Use the rule-based distiller when no endpoint is set.")
     summary_debounce_seconds: int = Field(
         60, description="A conversation is distilled once idle this long (from ingested_at and last message)."
     )
@@ -381,6 +396,16 @@ class Settings(
                 raise ValueError(f"storage_uri {value!r} is not an object store location: s3://bucket/prefix, "
                                  "or empty for the home's own folders")
         return value
+
+    @property
+    def embedding(self) -> EmbeddingSettings:
+        """The embedding model and how it runs, as one group."""
+        return _group(self, EmbeddingSettings)
+
+    @property
+    def core(self) -> CoreModelSettings:
+        """The core model's endpoint, model and tries (not its key), as one group."""
+        return _group(self, CoreModelSettings)
 
     @property
     def limits(self) -> LimitsSettings:

@@ -24,18 +24,20 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
 
 
 def build_definitions(resources: dict[str, object] | None = None, settings: Settings | None = None) -> dg.Definitions:
-    """The code location over `settings`' home (MEMLAKE_HOME's when none): its lineage describes that home."""
+    """The code location over `settings`' home (MEMLAKE_HOME's when none): its lineage describes that home, and
+    its resources' config (the launchpad's) holds that home's run settings."""
     # Every job runs its steps in one process, as `memlake run` does: a process per step (Dagster's default)
     # loads the embedding model and the GX import again for each, and a sensor's one-day run took 72 s, not 7.
     # And at `memlake run`'s lower CPU priority: a run beside `memlake serve` made its reads wait.
+    settings = settings or load_settings()
     return dg.Definitions(
         executor=memlake_in_process_executor,
-        assets=described_assets(ASSETS, settings or load_settings()),
+        assets=described_assets(ASSETS, settings),
         asset_checks=CHECKS,
         jobs=JOBS,
         sensors=[*SENSORS, automation_sensor],
         schedules=SCHEDULES,
-        resources=resources or build_resources(),
+        resources=resources or build_resources(settings),  # their config shows the home's run settings
     )
 
 

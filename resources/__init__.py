@@ -1,5 +1,6 @@
 """Dagster resources: thin, typed wrappers that hand the domain core a home's settings and tools. Each is built
-from the home alone (`build_resources`) and reads everything else from that home's one `Settings`."""
+from the home's one `Settings` (`build_resources`): the settings a run uses are their config, filled with the
+home's values, so the launchpad shows them and a value changed there holds for that run (resources/run_config.py)."""
 
 import os
 
@@ -9,6 +10,15 @@ from memlake.settings import Settings, load_settings
 from resources.core_model import CoreModelResource
 from resources.embedder import EmbedderResource, HashEmbedderResource
 from resources.lake import LakeResource
+from resources.run_config import (
+    NOT_RUN_CONFIG,
+    ChunkingRunConfig,
+    CoreModelRunConfig,
+    EmbeddingRunConfig,
+    FoldRunConfig,
+    LimitsRunConfig,
+    filled,
+)
 from resources.vectors import VectorStoreResource
 
 __all__ = ["CoreModelResource", "EmbedderResource", "HashEmbedderResource", "LakeResource", "VectorStoreResource",
@@ -16,26 +26,31 @@ __all__ = ["CoreModelResource", "EmbedderResource", "HashEmbedderResource", "Lak
 
 
 def build_resources(settings: Settings | None = None) -> dict[str, object]:
-    """The resources of a normal run over `settings`' home; with none, over MEMLAKE_HOME as it is when they are
-    used (the code location's). They read the home's settings themselves, so settings changed in memory only
-    (`load_settings(home, key=value)`) would not reach them: those are refused, naming the keys."""
-    if settings is not None:
+    """The resources of a normal run over `settings`' home (with none, MEMLAKE_HOME's as it is now: the code
+    location's), their config filled with those settings' values. Settings changed in memory only
+    (`load_settings(home, key=value)`) reach the run when they are run config; any other is refused, naming it,
+    as the run would read the home's."""
+    if settings is None:
+        settings = load_settings()
+    else:
         _refuse_settings_in_memory_only(settings)
-    home = str(settings.home) if settings is not None else ""
+    home = str(settings.home)
     # the key through dg.EnvVar when the environment has it, so the UI never shows it
     api_key = dg.EnvVar("MEMLAKE_CORE_API_KEY") if os.environ.get("MEMLAKE_CORE_API_KEY") else None
     return {
-        "lake": LakeResource(home=home),
-        "embedder": EmbedderResource(home=home, model=""),
+        "lake": LakeResource(home=home, limits=filled(LimitsRunConfig, settings.limits),
+                             chunking=filled(ChunkingRunConfig, settings.chunking),
+                             fold=filled(FoldRunConfig, settings.fold)),
+        "embedder": EmbedderResource(home=home, embedding=filled(EmbeddingRunConfig, settings.embedding)),
         "vectors": VectorStoreResource(home=home),
-        "core_model": CoreModelResource(home=home, api_key=api_key),
+        "core_model": CoreModelResource(home=home, api_key=api_key, core=filled(CoreModelRunConfig, settings.core)),
     }
 
 
 def _refuse_settings_in_memory_only(settings: Settings) -> None:
     on_disk = load_settings(settings.home)
-    differ = sorted(name for name in Settings.model_fields if getattr(settings, name) != getattr(on_disk, name))
+    differ = sorted(name for name in NOT_RUN_CONFIG if getattr(settings, name) != getattr(on_disk, name))
     if differ:
         raise ValueError(f"settings {', '.join(differ)} differ from {settings.home}'s own (its memlake.toml and "
-                         "MEMLAKE_* variables): the resources read the home's, so write them there "
+                         "MEMLAKE_* variables) and are no run config: a run reads the home's, so write them there "
                          "(memlake.settings.write_home_setting)")

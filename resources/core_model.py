@@ -1,8 +1,9 @@
 """The core-model resource: instructor on the openai client against any OpenAI-compatible endpoint.
 
-What it reaches and how hard it tries are the home's settings (`core_*`, `offline_distiller`); the resource
-adds only the home and the key (through `dg.EnvVar`, so the UI never shows it). No `core_base_url` means the
-offline rule-based distiller (unless `offline_distiller` is off: conversations then wait in `episodes/pending`).
+What it reaches and how hard it tries are its config `core` (the settings `core_*`, `offline_distiller`; unset:
+the home's), shown in the launchpad; the key is apart (through `dg.EnvVar`, so the UI never shows it). No
+`core_base_url` means the offline rule-based distiller (unless `offline_distiller` is off: conversations then
+wait in `episodes/pending`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from memlake.distill.models import Conversation, DistilledSession, DistillError
 from memlake.distill.offline import OfflineDistiller
 from memlake.distill.pending import NO_DISTILLER
 from memlake.distill.run import Distiller
-from memlake.settings import Settings, load_settings
+from memlake.settings import Settings
+from resources.run_config import CoreModelRunConfig, settings_for_run
 
 if TYPE_CHECKING:
     from memlake.distill.client import CoreConfig
@@ -29,10 +31,13 @@ class CoreModelResource(dg.ConfigurableResource):
     home: str = Field("", description="The memlake home whose settings say which model (empty: MEMLAKE_HOME).")
     api_key: str | None = Field(None, description="API key, through dg.EnvVar('MEMLAKE_CORE_API_KEY'); "
                                 "unset: the `core_api_key` setting.")
+    core: CoreModelRunConfig = Field(default_factory=CoreModelRunConfig,
+                                     description="The endpoint, model and tries (memlake.toml's core_*).")
 
     @cached_property
     def settings(self) -> Settings:
-        return load_settings(self.home or None)
+        """The home's settings with this run's config on top."""
+        return settings_for_run(self.home, self.core)
 
     @property
     def configured(self) -> bool:

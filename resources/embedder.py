@@ -11,12 +11,13 @@ from pydantic import Field
 from memlake.embedding import HashEmbedder as HashTextEmbedder
 from memlake.embedding import TextEmbedder, embedding_cache, load_embedder
 from memlake.embedding_cache import EmbeddingCache
-from memlake.settings import Settings, load_settings
+from memlake.settings import Settings
+from resources.run_config import EmbeddingRunConfig, settings_for_run
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """Embeds texts with the home's embedding model (`embedding_model`, default: the packaged
-    all-MiniLM-L6-v2, run by `embedding_backend`), in batches of `embedding_batch_size`.
+    """Embeds texts with the run's embedding model (`embedding.embedding_model`, default: the packaged
+    all-MiniLM-L6-v2, run by `embedding_backend`), in batches of `embedding_batch_size`; unset: the home's.
 
     A model of "none" turns embeddings off; `available` then says so and search is full-text only. The model is
     loaded once per process.
@@ -24,15 +25,18 @@ class EmbedderResource(dg.ConfigurableResource):
 
     home: str = Field("", description="The memlake home whose settings name the model (empty: MEMLAKE_HOME); a "
                       "relative model path names a folder in it (a model adapted to the home).")
-    model: str = Field("", description="Another model than the home's `embedding_model` (empty: the setting).")
+    embedding: EmbeddingRunConfig = Field(default_factory=EmbeddingRunConfig,
+                                          description="The embedding model and how it runs (memlake.toml's "
+                                          "embedding_*).")
 
     @cached_property
     def settings(self) -> Settings:
-        return load_settings(self.home or None)
+        """The home's settings with this run's config on top."""
+        return settings_for_run(self.home, self.embedding)
 
     def _embedder(self) -> TextEmbedder | None:
         settings = self.settings
-        return load_embedder(self.model or settings.embedding_model, settings.embedding_batch_size, settings.home,
+        return load_embedder(settings.embedding_model, settings.embedding_batch_size, settings.home,
                              settings.embedding_backend)
 
     @property
@@ -60,7 +64,7 @@ class EmbedderResource(dg.ConfigurableResource):
     def embed(self, texts: list[str]) -> np.ndarray:
         embedder = self._embedder()
         if embedder is None:
-            raise RuntimeError(f"no embedding model available (model={self.model or self.settings.embedding_model!r})")
+            raise RuntimeError(f"no embedding model available (model={self.settings.embedding_model!r})")
         return embedder.embed(texts)
 
     def count_tokens(self, texts: list[str]) -> list[int]:

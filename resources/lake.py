@@ -1,4 +1,4 @@
-"""The lake resource: the home's settings and its Parquet tables."""
+"""The lake resource: the home, the settings its run uses, and its Parquet tables."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from datetime import UTC, date, datetime
 from functools import cached_property
 
 import dagster as dg
+from pydantic import Field
 
 from memlake.lake import Lake
 from memlake.schemas import check_day
-from memlake.settings import Settings, load_settings
+from memlake.settings import Settings
+from resources.run_config import ChunkingRunConfig, FoldRunConfig, LimitsRunConfig, settings_for_run
 
 # The run tags that carry the partition keys a run is for: one key, or the first and last of a range.
 PARTITION_TAGS = ("dagster/partition", "dagster/asset_partition_range_start", "dagster/asset_partition_range_end")
@@ -22,10 +24,17 @@ class BadPartitionKey(dg.DagsterError):
 class LakeResource(dg.ConfigurableResource):
     """One memlake home: settings, paths and the lake writer/reader.
 
-    `home` empty means MEMLAKE_HOME (default ./data).
+    The settings groups that shape the lake's tables are its config (unset: the home's value): what the launchpad
+    shows, and a value changed there holds for that run only.
     """
 
-    home: str = ""
+    home: str = Field("", description="The memlake home the run builds (empty: MEMLAKE_HOME, default ./data).")
+    limits: LimitsRunConfig = Field(default_factory=LimitsRunConfig,
+                                    description="How much one landing file may hold (memlake.toml's limits).")
+    chunking: ChunkingRunConfig = Field(default_factory=ChunkingRunConfig,
+                                        description="How turns are cut into search keys (the chunks' recipe).")
+    fold: FoldRunConfig = Field(default_factory=FoldRunConfig,
+                                description="How the facts fold tells duplicates and contradictions.")
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         """Refuse a run for a partition key that is not a day, before any step reads or writes: Dagster takes
@@ -44,7 +53,8 @@ class LakeResource(dg.ConfigurableResource):
 
     @cached_property
     def settings(self) -> Settings:
-        settings = load_settings(self.home or None)
+        """The home's settings with this run's config on top."""
+        settings = settings_for_run(self.home, self.limits, self.chunking, self.fold)
         settings.ensure_dirs()
         return settings
 

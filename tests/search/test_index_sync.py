@@ -49,8 +49,9 @@ def test_every_chunk_of_the_lake_is_indexed_and_an_identifier_ranks_first(home):
 
 def test_an_index_built_without_a_model_is_full_text_only(settings, fast_resources, run_pipeline):
     from resources import EmbedderResource
+    from resources.run_config import EmbeddingRunConfig
 
-    fast_resources["embedder"] = EmbedderResource(model="none")
+    fast_resources["embedder"] = EmbedderResource(embedding=EmbeddingRunConfig(embedding_model="none"))
     land(settings, "alice", "chat.jsonl", jsonl(*ALICE))
     assert run_pipeline().success
     assert VectorStore(settings.lancedb_dir).embedder_of(CHUNK_INDEX) == "none"

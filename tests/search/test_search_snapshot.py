@@ -125,6 +125,7 @@ def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, 
 
     from pipelines.runs import run_reindex
     from resources import EmbedderResource
+    from resources.run_config import EmbeddingRunConfig
 
     land(settings, "alice", "chat.jsonl", jsonl(conversation("alice", 12, "2024-03-01")))
     assert run_pipeline().success
@@ -133,7 +134,8 @@ def test_a_reader_follows_a_rebuild_for_another_model(settings, fast_resources, 
     store = VectorStore(settings.lancedb_dir)
     assert set(before["mode"]) == {"hybrid"}
 
-    fast_resources["embedder"] = EmbedderResource(model="none")  # rebuilt without vectors: full text only
+    # rebuilt without vectors: full text only
+    fast_resources["embedder"] = EmbedderResource(embedding=EmbeddingRunConfig(embedding_model="none"))
     assert run_reindex(settings, resources=fast_resources, instance=dg.DagsterInstance.ephemeral()).success
     assert store.embedder_of(CHUNK_INDEX) == "none"
     after = memory.search("conversation", "alice", k=3)  # the same Memory and store as before
