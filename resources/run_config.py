@@ -94,6 +94,10 @@ NOT_RUN_CONFIG: dict[str, str] = {
     "days the others reject",
     "run_nice": "taken by the process before a run's resources exist (the executor lowers its priority)",
     "dagster_postgres_url": "where the Dagster instance keeps its runs, chosen before any run",
+    "run_workers": "how many day runs `memlake run` launches at once: chosen before those runs exist",
+    **{name: "where the lake and indexes live: every run and reader of the home must agree on it (the secret key "
+       "is also a secret, never shown)" for name in ("storage_uri", "s3_endpoint_url", "s3_region",
+                                                     "s3_access_key_id", "s3_secret_access_key")},
     **{name: _READ_TIME for group in (SearchSettings, ContextSettings, ServingSettings) for name in group.model_fields},
     **{name: _IN_NO_GROUP for name in ("summary_debounce_seconds", "half_life_days", "shown_confidence",
                                        "profile_regenerate_threshold", "graph_entity_cosine")},

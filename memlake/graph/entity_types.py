@@ -19,7 +19,7 @@ from memlake.graph.stated import OBJECT_TYPES
 from memlake.nlp.names import CUE_WEIGHT, Name
 
 if TYPE_CHECKING:  # mentions reads its said through these functions
-    from memlake.graph.mentions import Mention, Observation
+    from memlake.graph.observed import Mention, Observation
 
 Key = tuple[str, str]  # (agent, name lowercased)
 # Relations whose target is a person: whom a relation of these names is a person's evidence.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,6 +13,7 @@ import polars as pl
 from memlake.distill.models import USER_SUBJECT
 from memlake.facts.fold import chain_id, slot_of
 from memlake.graph.entity_types import TypeEvidence, agreed_ends, agreed_types
+from memlake.graph.observed import Mention, Observation, Said
 from memlake.nlp.names import CHAT_ROLE_WORDS, only_a_verb
 from memlake.schemas import GRAPH_ENTITY_TYPES
 
@@ -77,46 +78,6 @@ def graph_type(distilled: str | None) -> str:
 def guess_type(name: str) -> str:
     """The type of a name nothing typed: a project by its word, else a person (fact subjects are people)."""
     return "project" if name.lower().startswith("project ") else "person"
-
-
-@dataclass(frozen=True)
-class Mention:
-    """One name said: in a conversation's episode, or as a fact's subject or value."""
-
-    agent_id: str
-    name: str
-    type: str
-    conversation_id: str  # "" for a fact with no conversation (a user's override)
-    at: datetime
-    message_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Observation:
-    """One relation said: source, relation, target, when it holds from (and until, if said), where it was said."""
-
-    agent_id: str
-    source: str
-    source_type: str
-    relation: str  # normalized
-    relation_text: str  # as said
-    target: str
-    target_type: str
-    confidence: float
-    valid_from: datetime
-    valid_until: datetime | None
-    at: datetime
-    conversation_id: str
-    message_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Said:
-    """Everything the graph is built from."""
-
-    mentions: list[Mention]
-    observations: list[Observation]
-    user_names: dict[str, set[str]]  # agent -> the names the user gave as their own
 
 
 def _day(value: str | None, default: datetime) -> datetime:
