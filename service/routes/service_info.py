@@ -21,7 +21,8 @@ def health_head() -> Response:
     return Response()
 
 
-@router.get("/agents", response_model=m.AgentsResponse, tags=["memory"])
+@router.get("/v1/agents", response_model=m.AgentsResponse, tags=["memory"])
+@router.get("/agents", response_model=m.AgentsResponse, tags=["memory"])  # the first route, kept for older callers
 def agents(who: CallerDep, service: ServiceDep) -> m.AgentsResponse:
     """The agents the caller may use (with no tokens: every agent with memory)."""
     memory = service.memory

@@ -35,3 +35,16 @@ def test_an_agent_whose_facts_a_run_folded_stays_listed(settings, run_pipeline) 
     assert Memory(settings=settings).agents() == ["zoe"]
     memory.forget("zoe", everything=True)
     assert "zoe" in Memory(settings=settings).agents()  # it still has memory here: the forget log says so
+
+
+def test_the_agents_are_listed_under_v1_as_the_readmes_client_asks(settings) -> None:
+    """The README's `openai` client has base_url .../v1: `GET /agents` was the one read it could not reach (404)."""
+    from openai import OpenAI
+
+    memory = Memory(settings=settings.model_copy(update={"embedding_model": "none"}))
+    memory.remember("zoe", "I am allergic to cats")
+    with TestClient(create_app(memory, warm=False)) as client:
+        client.base_url = client.base_url.join("/v1")  # as the openai SDK joins its paths
+        sdk = OpenAI(base_url=str(client.base_url), api_key="-", http_client=client)
+        listed = sdk.get("/agents", cast_to=object)
+    assert listed == {"agents": [{"agent_id": "zoe", "has_turns": False}]}
