@@ -139,9 +139,11 @@ def test_materializing_the_sweep_without_a_kind_is_refused_before_it_runs(settin
     write_home(settings, [fact("old", "The user went to a concert.", type="event", said_days_ago=120)])
     field = maintenance_sweep.op.config_schema.config_type.fields["kind"]
     assert field.is_required and not field.default_provided  # the launchpad opens, asking for it
-    with pytest.raises(dg.DagsterInvalidConfigError, match="kind"):
+    with pytest.raises(dg.DagsterInvalidConfigError, match="kind") as refused:
         dg.materialize([maintenance_sweep], resources=fast_resources)
     assert not Lake(settings.lake_dir).files(REPORTS)  # nothing swept, nothing evicted
+    # the launchpad's example (and "Scaffold missing config") is the sweep that only flags, never the one that evicts
+    assert "{'kind': 'lint'}" in str(refused.value) and "'kind': 'consolidation'" not in str(refused.value)
 
 
 @pytest.mark.parametrize("kind", ["evict", "Lint", ""])
