@@ -249,7 +249,9 @@ def _candidates(nodes: list[Node], embed: Embed | None, threshold: float,
     if user is not None:
         own = {normalize_name(name) for name in user_names}
         for i, n in enumerate(nodes):
-            if n.type == "person" and not n.is_user and normalized[i] in own:
+            # a concept too: the name's reading put it in no person's role ("This is Kim, back with ..."), but the
+            # user said it is theirs
+            if n.type in ("person", "concept") and not n.is_user and normalized[i] in own:
                 out.append((user, i, "user_name", f"the user said their name is {n.name!r}", 1.0))
     others = [i for i, n in enumerate(nodes) if not n.is_user]
     tokens = [name_tokens(n.name, n.type) for n in nodes]

@@ -77,3 +77,16 @@ def test_a_name_at_a_persons_end_of_a_relation_an_episode_or_a_fact_states_is_a_
     types = _types(build_graph(listed, stated, None, 0.85, turns=chat))
     assert [t for n, t in types if n == "Orsolya Kiss"] == ["person"]
     assert [t for n, t in types if n == "Bertram Ode"] == ["person"]
+
+
+def test_the_users_own_name_said_in_no_persons_role_is_the_user_not_a_thing() -> None:
+    """The user said their name; a chat that names them in no person's role ("This is Kim, back with ...", "the list
+    from Kim") typed the name a concept beside the user, who had it as an alias (stranger's trial)."""
+    chat = turns("t5", "c1", "2024-06-05",
+                 ("user", "This is Kim, back with the packing list."),
+                 ("user", "The packing list from Kim is done."))
+    known = facts(fact("t5", "c1", "2024-06-05", "user", "name", "Kim"),
+                  fact("t5", "c1", "2024-06-05", "user", "home_city", "Lisbon"))
+    graph = build_graph(episodes(), known, None, 0.85, turns=chat)
+    assert [n for n, _ in _types(graph) if n == "Kim"] == []  # no entity of its own
+    assert graph.entities.filter(pl.col("name") == "user")["aliases"].to_list() == [["Kim"]]
