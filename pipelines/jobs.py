@@ -38,13 +38,13 @@ landing_job = memlake_job(
 days_selection = (dg.AssetSelection.assets(transcripts.turns, chunks.chunks, search.chunk_index, search.episode_index)
                   | dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY))
 folds_selection = landing_job_selection - manifest_job_selection - days_selection
-days_job = dg.define_asset_job(
+days_job = memlake_job(
     "days_job",
     selection=days_selection,
     description="Build the chosen days' turns, chunks (their vectors embedded too), episodes and their indexes; "
     "one of the runs `memlake run` launches at once with `run_workers` > 1.",
 )
-folds_job = dg.define_asset_job(
+folds_job = memlake_job(
     "folds_job",
     selection=folds_selection,
     description="Fold every day into the facts, the profiles, the graph and fact search, once the day runs of a "
