@@ -38,7 +38,7 @@ run: install
 	$(BIN)/memlake run
 
 test: install browser postgres
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 dev: install
 	$(BIN)/memlake dev --host 127.0.0.1 --port 3000

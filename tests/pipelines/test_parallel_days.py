@@ -2,12 +2,14 @@
 launched together, each in a process of its own, and gives exactly the tables one worker gives; the folds and the
 index commits never overlap (one Dagster concurrency pool slot each); a batch that failed is built again."""
 
+import shutil
+
 import dagster as dg
 
 from memlake.settings import load_settings, write_home_setting
 from pipelines.jobs import ASSETS
 from pipelines.runs import run_landing
-from tests.conftest import land_samples
+from tests.conftest import SAMPLES
 from tests.pipelines.test_disk_faults import lake_tables
 
 # The pools whose steps must run one at a time, across runs too: the folds' and the index commits'.
@@ -23,7 +25,10 @@ def _home(tmp_path, name, monkeypatch, workers: int):
     write_home_setting(home, "run_workers", str(workers))
     settings = load_settings(home)
     settings.ensure_dirs()
-    land_samples(settings)
+    # the samples' notes chat alone: eight conversations on eight days, enough for two day runs at a quarter of
+    # the whole samples' time
+    (settings.landing_dir / "demo").mkdir(parents=True)
+    shutil.copy(SAMPLES / "demo" / "notes_chat.jsonl", settings.landing_dir / "demo")
     return settings
 
 
