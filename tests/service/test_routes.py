@@ -11,7 +11,8 @@ from service.app import create_app
 # every (method, path) of the OpenAPI schema of create_app before the split (main at 0bd5bee), and the /v1 twins of
 # /memory/ingest and /agents added since (the openai client's base_url ends in /v1)
 ROUTES = {
-    ("get", "/agents"), ("get", "/v1/agents"), ("get", "/healthz"), ("post", "/memory/ingest"), ("get", "/memory/ingest/{ingest_id}"),
+    ("get", "/agents"), ("get", "/v1/agents"), ("get", "/healthz"), ("post", "/memory/ingest"),
+    ("get", "/memory/ingest/{ingest_id}"),
     ("post", "/v1/chat/completions"), ("post", "/v1/memory/context"), ("get", "/v1/memory/episodes"),
     ("get", "/v1/memory/export"), ("get", "/v1/memory/facts"), ("post", "/v1/memory/forget"),
     ("post", "/v1/memory/forget/preview"), ("get", "/v1/memory/forget/receipts"),

@@ -11,7 +11,7 @@ from schemathesis.core.result import Ok
 
 from tests.service.conftest import Served
 
-EXAMPLES = 12  # per operation: 22 operations, about 265 requests
+EXAMPLES = 12  # per operation: 23 operations, about 275 requests
 
 
 def test_no_request_gets_a_5xx(served: Served) -> None:
@@ -21,7 +21,8 @@ def test_no_request_gets_a_5xx(served: Served) -> None:
     loaded = list(schema.get_all_operations())
     assert all(isinstance(result, Ok) for result in loaded), loaded  # the served schema is a valid one
     operations = [result.ok() for result in loaded if isinstance(result, Ok)]
-    assert len(operations) == 22  # every route is in the schema (ingest also without /v1; export; forget's preview)
+    # every route is in the schema (ingest and agents also without /v1; export; forget's preview)
+    assert len(operations) == 23
 
     for operation in operations:
         @given(case=operation.as_strategy())
