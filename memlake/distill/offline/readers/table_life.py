@@ -6,7 +6,6 @@ now (not a meal, a week, a wish, a diet left); which project a deadline is of an
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from memlake.distill.dates import find_dates
@@ -168,9 +167,11 @@ def _write_deadline(rule: Rule, nodes: dict[str, Token]) -> None:
         return  # "... if QA passes", "Project Heron was due on May 3", "Project Heron launched on March 14" (an event)
     if "it" in nodes and not (any(c.lower_ == "now" for c in anchor.children) or "no longer" in sentence.text):
         return
-    # "Project Heron" as said, else a project the conversation named by its name alone ("Heron now ships ...")
+    # "Project Heron" as said (the word before a capitalised one), else a project the conversation named by its
+    # name alone ("Heron now ships ...")
     words = {t.text for t in sentence}
-    projects = {rule.context.project(m.group(1)) for m in _PROJECT_NAMED.finditer(sentence.text)} or {
+    projects = {rule.context.project(t.nbor().text) for t in sentence[:-1]
+                if t.lower_ == "project" and t.nbor().text[:1].isupper()} or {
         p for p in rule.context.projects if p.split(" ", 1)[1] in words}
     if not projects and anchor.lemma_ in ("launch", "deadline", "release") and any(
             c.lower_ in ("the", "our") for c in anchor.children):  # "the launch is on March 14": the one project
@@ -208,8 +209,6 @@ def _write_deadline(rule: Rule, nodes: dict[str, Token]) -> None:
     rule.entity(project, "project")
     rule.key_date(day, f"The {project} {what}.")
 
-
-_PROJECT_NAMED = re.compile(r"\b[Pp]roject ([A-Z][\w-]*)")
 
 ROWS: tuple[Reading, ...] = (*_OWN, *DEADLINES)
 SLOTS = frozenset(r.slot for r in ROWS)
