@@ -1,14 +1,13 @@
 """Transcript layer, retrieval units: `transcripts/chunks`, in the same daily partitions as the turns."""
 
 
-import tempfile
 from collections import Counter
 
 import dagster as dg
 import polars as pl
 
 from assets.partitions import day_partitions, run_days
-from assets.shared import DAY_WRITERS, EAGER_AFTER_CHECKS, markdown_preview, per_day_metadata, run_totals
+from assets.shared import DAY_WRITERS, DAYS_JOB, EAGER_AFTER_CHECKS, markdown_preview, per_day_metadata, run_totals
 from assets.transcripts import turns
 from memlake.chunks import RECIPE_STAMP, build_chunks_by_day, chunk_recipe, pooled_chunk_kinds, spanned_chunk_kinds
 from memlake.schemas import CHUNK_INDEX, CHUNKS, TURNS
@@ -46,7 +45,8 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
     recipe = chunk_recipe(settings.chunking)
     frame = lake.lake.write_partitions(CHUNKS, to_write, stamp={RECIPE_STAMP: recipe})
     per_day_metadata(context, frame, to_write, _chunks_of_a_day)
-    embedded = embed_into_cache(frame, days, embedder, settings) if settings.run_workers > 1 else None
+    days_at_once = context.dagster_run.job_name == DAYS_JOB  # one of the runs building days at once
+    embedded = embed_into_cache(frame, days, embedder, settings) if days_at_once else None
     vectors = {} if embedded is None else {"embedded_for_the_index": embedded.embedded,
                                            "embed_seconds": round(embedded.embed_seconds, 3)}
     return dg.MaterializeResult(metadata={
@@ -58,10 +58,12 @@ def chunks(context: dg.AssetExecutionContext, lake: LakeResource, embedder: Embe
 
 
 def sync_chunk_rows(
-    store: VectorStore, frame: pl.DataFrame, days: list[str], embedder: EmbedderResource, settings: Settings
+    store: VectorStore, frame: pl.DataFrame, days: list[str], embedder: EmbedderResource, settings: Settings,
+    embed_only: bool = False,
 ) -> SyncResult:
     """Make the chunk index's rows of `days` in `store` exactly `frame`'s, embedding what it has no vector for
-    (through the home's embedding cache): the chunk index's one sync, for its commit and for `embed_into_cache`."""
+    (through the home's embedding cache): the chunk index's one sync, for its commit and, `embed_only`, for
+    `embed_into_cache`."""
     core = embedder.core()
     return store.sync(
         CHUNK_INDEX,
@@ -77,20 +79,20 @@ def sync_chunk_rows(
         cache=embedder.cache(),
         spanned_kinds=spanned_chunk_kinds(settings.chunking),
         embed_spans=getattr(core, "embed_spans", None),  # the onnx backend's; others embed the text
+        embed_only=embed_only,
     )
 
 
 def embed_into_cache(
     frame: pl.DataFrame, days: list[str], embedder: EmbedderResource, settings: Settings
 ) -> SyncResult | None:
-    """With days built in parallel (`run_workers` > 1): the vectors of these chunks, into the home's embedding
-    cache, by the index's own sync into a scratch table thrown away after. The embedding (most of an ingest's time)
-    then runs in each day run's process at once, and the chunk index's commit, one at a time across runs (its
-    pool), reads them from the cache. None when there is no model or no cache to fill."""
+    """With days built at once (`run_workers` > 1): the vectors of these chunks, into the home's embedding cache,
+    by the index's own sync with no table written. The embedding (most of an ingest's time) then runs in each day
+    run's process at once, and the chunk index's commit, one at a time across runs (its pool), reads them from the
+    cache. None when there is no model or no cache to fill."""
     if embedder.core() is None or embedder.cache() is None or frame.height == 0:
         return None
-    with tempfile.TemporaryDirectory(prefix="memlake-day-vectors-") as scratch:
-        return sync_chunk_rows(VectorStore(scratch), frame, days, embedder, settings)
+    return sync_chunk_rows(VectorStore.of(settings), frame, days, embedder, settings, embed_only=True)
 
 
 def _chunks_of_a_day(frame: pl.DataFrame) -> dict[str, object]:

@@ -17,6 +17,7 @@ LAKE_WRITERS = "memlake_lake_writers"
 # file, its stamp in its own footer), so runs over different days may write at once: as many as `run_workers`
 # (the pool's limit, set on the instance by `pipelines.runs.ensure_dagster_home`).
 DAY_WRITERS = "memlake_day_writers"
+DAYS_JOB = "days_job"  # the job of the runs that build days at once (`run_workers` > 1): pipelines/jobs.py
 
 
 # A text column shown in a preview: an id, key, hash, date or label, never what someone said. Dagster keeps every

@@ -18,7 +18,7 @@ import polars as pl
 
 from memlake.access import AccessLog
 from memlake.access import record_access as write_access  # Memory.record_access checks, then calls it
-from memlake.changes import lake_state, memory_state
+from memlake.changes import folder_state, memory_state
 from memlake.context.cache import BlockCache
 from memlake.embedding import QuestionMemo, TextEmbedder, configured_embedder
 from memlake.errors import BadRequest, Conflict, NotFound, Unavailable
@@ -109,6 +109,7 @@ class Memory:
     def __init__(self, home: str | Path | None = None, settings: Settings | None = None) -> None:
         self.settings = existing_home(settings or load_settings(home))
         self.lake = Lake.of(self.settings)
+        self.indexes = index_store(self.settings)  # where the indexes are: built once, asked on every search
         # Reads may come from many threads at once (`memlake serve`): the helpers and caches a read fills are
         # filled under this lock, one fill at a time, and read without it once they are there.
         self._fills = threading.RLock()
@@ -198,7 +199,8 @@ class Memory:
         """`build()` (a read of lake tables), computed again only after a lake write by any process (or a change
         of `also`, what else it reads): a context block reads the episodes twice, and a whole table read costs
         ~1 s at LoCoMo's 272 conversations."""
-        state = (lake_state(self.settings), also)  # before the read: a write during it makes the next call read again
+        # before the read: a write during it makes the next call read again
+        state = (folder_state(self.lake.store), also)
         cached = self._lake_reads.get(name)
         if cached is None or cached[0] != state:
             with self._fills:  # threads that find it stale at once read it once
@@ -255,7 +257,7 @@ class Memory:
         which that run had not carried that far), is an error saying how to rebuild it."""
         table, source = INDEXES[scope]
         # the tables LanceDB lists, not the store's cache of open ones: this one may have gone since
-        indexes = index_store(self.settings)
+        indexes = self.indexes
         indexed = indexes.exists() and table in self._store_to_look().db.list_tables().tables
         if indexed:
             return
@@ -473,7 +475,7 @@ class Memory:
         hop_weight, hop_seeds = self._graph_hop_settings(scope, params)
         if "embedder" not in params:  # after the checks: a model takes seconds
             self._once("_embedder", self._load_embedder)
-        if not index_store(self.settings).exists():  # nothing indexed yet; a search creates nothing
+        if not self.indexes.exists():  # nothing indexed yet; a search creates nothing
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
         self._search_tools(params)
@@ -527,7 +529,7 @@ class Memory:
         unless the caller gave its own."""
         from memlake.vectors import VectorStore  # deferred: LanceDB, ~1 s
 
-        store = self._once("_vectors", lambda: VectorStore.serving(index_store(self.settings), self.settings.serving))
+        store = self._once("_vectors", lambda: VectorStore.serving(self.indexes, self.settings.serving))
         params.setdefault("store", store)
         params.setdefault("turn_store", store)  # a fact overlay's hits read their turns here
         params.setdefault("embedder", getattr(self, "_embedder", None))
@@ -614,7 +616,7 @@ class Memory:
         from memlake.vectors import Filters, quote  # deferred: LanceDB, ~1 s
 
         table, key = INDEXES[scope][0], SPECS[scope].key
-        if not wanted or not index_store(self.settings).exists():
+        if not wanted or not self.indexes.exists():
             return set()
         store = self._store_to_look()
         if not store.exists(table):

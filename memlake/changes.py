@@ -27,16 +27,9 @@ def agent_mark(agent_id: str) -> str:
     return f"{MARK}-{agent_id}"  # agent ids are checked names (schemas.agent_id_problem): safe in a file name
 
 
-def _token(path: Path) -> str:
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        return ""
-
-
-def folder_state(folder: Path | Store) -> str:
+def folder_state(folder: Store) -> str:
     """What changes whenever a write marked `folder` changed (the indexes: `VectorStore`), by any process."""
-    return folder.read_text(MARK) if isinstance(folder, Store) else _token(folder / MARK)
+    return folder.read_text(MARK)
 
 
 def lake_state(settings: Settings) -> str:
@@ -47,4 +40,4 @@ def lake_state(settings: Settings) -> str:
 def memory_state(settings: Settings, agent_id: str) -> tuple[str, ...]:
     """What changes whenever anything the agent's memory is read from was written, by any process."""
     return (lake_state(settings), folder_state(index_store(settings)),
-            _token(settings.inputs_dir / agent_mark(agent_id)))
+            Store.folder(settings.inputs_dir).read_text(agent_mark(agent_id)))

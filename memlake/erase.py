@@ -353,10 +353,7 @@ def _record_rewrites(lake: Lake, erasure: Erasure, rewritten: dict[str, tuple[st
             row["source_format"], row["archive"] = "jsonl", None
             row["reason"] = "rewritten without forgotten conversation(s)"
         rows.append(row)
-    manifest = lake.paths_of(LANDING_MANIFEST)
-    stamp = {k.decode(): v.decode() for k, v in (lake.read_file(manifest[0]).schema.metadata or {}).items()
-             if not k.startswith(b"ARROW")} if manifest else None
-    lake.write(LANDING_MANIFEST, rows if rows else lake.empty(LANDING_MANIFEST), stamp=stamp)
+    lake.write(LANDING_MANIFEST, rows if rows else lake.empty(LANDING_MANIFEST), stamp=lake.footer(LANDING_MANIFEST))
 
 
 def _erase_quarantine(settings: Settings, erasure: Erasure) -> int:
@@ -388,7 +385,7 @@ def _erase_indexes(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
     indexes = index_store(settings)
     if not indexes.exists():
         return hashes, removed
-    db = VectorStore(indexes, snapshot_rows=0).db
+    db = VectorStore.of(settings).db
     for name in db.list_tables().tables:
         table = db.open_table(name)
         where = _index_filter(erasure, rebuilt, set(table.schema.names))
@@ -514,7 +511,7 @@ def _index_rows(settings: Settings) -> list[tuple[str, list[dict[str, Any]]]]:
     indexes = index_store(settings)
     if not indexes.exists():
         return []
-    db = VectorStore(indexes, snapshot_rows=0).db
+    db = VectorStore.of(settings).db
     found = []
     for name in db.list_tables().tables:
         table = db.open_table(name)

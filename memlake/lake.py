@@ -94,7 +94,6 @@ class Lake:
 
     def __init__(self, root: str | Path | Store) -> None:
         self.store = root if isinstance(root, Store) else Store.folder(Path(root))
-        self.root = Path(self.store.path) if self.store.local else self.store
 
     @classmethod
     def of(cls, settings: Settings) -> Lake:
@@ -110,11 +109,6 @@ class Lake:
     def _local(self, what: str) -> None:
         if not self.store.local:
             raise ObjectStorageUnsupported(f"{what} names a local file; this lake is at {self.store.uri}")
-
-    def table_dir(self, table: Table) -> Path:
-        """The folder of `table` in a local lake."""
-        self._local("Lake.table_dir")
-        return Path(self._table_path(table))
 
     def partition_file(self, table: Table, day: str) -> Path:
         """The file of one day of `table` in a local lake."""
@@ -185,8 +179,15 @@ class Lake:
 
     def stamp(self, table: Table, key: str) -> str | None:
         """An unpartitioned table's stamp `key` (None: no file yet, or a file without it)."""
+        return (self.footer(table) or {}).get(key)
+
+    def footer(self, table: Table) -> dict[str, str] | None:
+        """An unpartitioned table's stamps, from its file's footer only (None: no file yet)."""
         paths = self._paths(table)
-        return _footer_value(self.store, paths[0], key) if paths else None
+        if not paths:
+            return None
+        metadata = pq.read_schema(paths[0], filesystem=self.store.filesystem).metadata or {}
+        return {k.decode(): v.decode() for k, v in metadata.items() if not k.startswith(b"ARROW")}
 
     def _paths(self, table: Table, days: Iterable[str] | None = None) -> list[str]:
         """The table's files (of `days`, when given) as paths of the store's filesystem."""

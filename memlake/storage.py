@@ -44,10 +44,6 @@ class Store:
         """A local folder."""
         return cls(pafs.LocalFileSystem(), str(path), str(path))
 
-    def child(self, *parts: str) -> Store:
-        suffix = "/".join(parts)
-        return Store(self.filesystem, f"{self.path}/{suffix}", f"{self.uri}/{suffix}", self.options)
-
     def file(self, *parts: str) -> str:
         """The filesystem path of a file in this folder."""
         return "/".join((self.path, *parts))

@@ -204,8 +204,11 @@ class VectorStore:
         cache: EmbeddingCache | None = None,
         spanned_kinds: Sequence[str] = (),
         embed_spans: EmbedSpans | None = None,
+        embed_only: bool = False,
     ) -> SyncResult:
-        """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`.
+        """Make the rows of `scope` (a trusted filter, e.g. `day IN (...)`) exactly `rows`; with `embed_only`, only
+        embed what the rows need into `cache` (no table read or written: days built at once embed in their own
+        processes, and the one-at-a-time commit then finds the vectors in the cache).
 
         Rows whose (text_sha256, embedder) matches the stored row keep their
         stored vector; the others are embedded (`embed`), except kinds in
@@ -225,12 +228,13 @@ class VectorStore:
         embedder_name = result.embedder
         dim = dim if embed else 0
         schema = index_schema(base_schema, dim)
-        if self.exists(name) and self.embedder_of(name) != embedder_name:
-            self.drop(name)
-            result.rebuilt_table = True
-        table = self.open(name) if self.exists(name) else self._create(name, schema, embedder_name)
-
-        previous = self._previous(table, scope, key, with_vectors=dim > 0)
+        previous: dict[str, tuple[str, Any]] = {}
+        if not embed_only:
+            if self.exists(name) and self.embedder_of(name) != embedder_name:
+                self.drop(name)
+                result.rebuilt_table = True
+            table = self.open(name) if self.exists(name) else self._create(name, schema, embedder_name)
+            previous = self._previous(table, scope, key, with_vectors=dim > 0)
         vectors: list[np.ndarray | None] = [None] * rows.height
         to_embed: list[int] = []
         pooled: list[int] = []
@@ -266,6 +270,8 @@ class VectorStore:
             result.embedded += counts.embedded
             result.from_cache += counts.from_cache
         result.embed_seconds = time.perf_counter() - started
+        if embed_only:
+            return result
         if pooled:
             self._pool(rows, vectors, pooled, pool_by or "")
             result.pooled = len(pooled)

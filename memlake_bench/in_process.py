@@ -14,7 +14,8 @@ from resources import build_resources
 
 class InProcessHomePipeline:
     """Each run in process, on an instance of its own that is gone with it, so a benchmark's home leaves nothing
-    in a Dagster home."""
+    in a Dagster home; but days built at once (`run_workers` > 1), whose runs in other processes share the home's
+    instance."""
 
     def land(self, settings: Settings) -> HomeRun:
         if settings.run_workers > 1:  # days built at once: runs in other processes share the home's instance

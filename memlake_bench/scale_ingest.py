@@ -21,7 +21,7 @@ from typing import Any
 
 from memlake.lake import Lake
 from memlake.schemas import TURNS
-from memlake.settings import write_home_setting
+from memlake.settings import load_settings, write_home_setting
 from memlake_bench import locomo
 from memlake_bench.markdown import markdown_table
 from memlake_bench.pipeline import HomePipeline
@@ -43,7 +43,7 @@ def build_with_workers(
     cpu_before, started = _cpu_seconds(), time.perf_counter()
     figures = locomo.build(samples, home, model, pipeline, raw_rate=False)
     wall, cpu = time.perf_counter() - started, _cpu_seconds() - cpu_before
-    turns = Lake(home / "lake").read(TURNS)
+    turns = Lake.of(load_settings(home)).read(TURNS)
     conversations = turns.select("agent_id", "conversation_id").n_unique()
     per_thousand = 1000 / turns.height if turns.height else 0.0
     return {

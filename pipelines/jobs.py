@@ -5,6 +5,7 @@ import dagster as dg
 from assets import chunks, episodes, facts, graph, inputs, maintenance, search, transcripts
 from assets.episodes import EPISODES_KEY, PENDING_KEY
 from assets.facts import EDGES_KEY, FACTS_KEY
+from assets.shared import DAYS_JOB
 from pipelines.run_status import TRIGGER_TAG, UI_TRIGGER
 
 
@@ -35,11 +36,11 @@ landing_job = memlake_job(
 # Days built in parallel (`run_workers` > 1): the landing job split in three, run in turn by `memlake run`: the
 # manifest (once), then the per-day assets in one run per share of the days (runs at once), then the folds over
 # every day (facts, profiles, graph, fact search) once. Every partitioned asset of the landing job is a day asset.
-days_selection = (dg.AssetSelection.assets(transcripts.turns, chunks.chunks, search.chunk_index, search.episode_index)
-                  | dg.AssetSelection.assets(EPISODES_KEY, PENDING_KEY))
+days_selection = landing_job_selection & dg.AssetSelection.assets(
+    *(a for a in ASSETS if isinstance(a, dg.AssetsDefinition) and a.partitions_def is not None))
 folds_selection = landing_job_selection - manifest_job_selection - days_selection
 days_job = memlake_job(
-    "days_job",
+    DAYS_JOB,
     selection=days_selection,
     description="Build the chosen days' turns, chunks (their vectors embedded too), episodes and their indexes; "
     "one of the runs `memlake run` launches at once with `run_workers` > 1.",

@@ -28,8 +28,8 @@ import polars as pl
 from memlake.chunks import SENTENCE_END
 from memlake.embedding import configured_embedder
 from memlake.graph.build import Graph, build_home_graph
+from memlake.graph.picture import shown_relations
 from memlake.graph.reads import named
-from memlake.graph.stated import SHOWN_CONFIDENCE
 from memlake.lake import Lake
 from memlake.schemas import EPISODES, FACTS, TURNS
 from memlake.settings import load_settings
@@ -40,7 +40,7 @@ EVIDENCE_SENTENCES = 3  # per entity: enough to judge its type
 def build(home: Path) -> tuple[Graph, dict[tuple[str, str], str], float]:
     """The home's graph built by this checkout, the text of every message by (agent, message id), the seconds."""
     settings = load_settings(home)
-    lake = Lake(settings.lake_dir)
+    lake = Lake.of(settings)
     embedder = configured_embedder(settings)
     turns = lake.read(TURNS)
     start = time.perf_counter()
@@ -53,7 +53,7 @@ def build(home: Path) -> tuple[Graph, dict[tuple[str, str], str], float]:
 def report(name: str, graph: Graph, turns: int, seconds: float) -> None:
     relations, entities = graph.relations, graph.entities
     agents = max(1, entities["agent_id"].n_unique())
-    shown = relations.filter(pl.col("confidence") >= SHOWN_CONFIDENCE)
+    shown = shown_relations(relations)
     print(f"== {name}: {turns} turns, graph built in {seconds:.1f} s")
     print(f"entities {entities.height} over {agents} agents; by type {dict(Counter(entities['type']).most_common())}")
     print(f"relation versions {relations.height} ({relations.height / agents:.1f} per agent), shown "
@@ -91,7 +91,7 @@ def entity_rows(home: str, graph: Graph, said: dict[tuple[str, str], str]) -> li
 
 def relation_rows(home: str, graph: Graph, said: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
     rows = []
-    shown = graph.relations.filter(pl.col("confidence") >= SHOWN_CONFIDENCE)
+    shown = shown_relations(graph.relations)
     for r in named(shown, graph.entities).sort("agent_id", "relation_id", "version").iter_rows(named=True):
         quotes = [said.get((r["agent_id"], m), "") for m in r["source_message_ids"]]
         rows.append({"home": home, "agent_id": r["agent_id"], "relation_id": r["relation_id"],

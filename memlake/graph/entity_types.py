@@ -13,13 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
+from memlake.graph.observed import Mention, Observation
 from memlake.graph.stated import OBJECT_TYPES
 from memlake.nlp.names import CUE_WEIGHT, Name
-
-if TYPE_CHECKING:  # mentions reads its said through these functions
-    from memlake.graph.observed import Mention, Observation
 
 Key = tuple[str, str]  # (agent, name lowercased)
 # Relations whose target is a person: whom a relation of these names is a person's evidence.

@@ -223,11 +223,9 @@ def read_said(episodes: pl.DataFrame, facts: pl.DataFrame, forgotten: Iterable[t
     ep_mentions = agreed_types(ep_mentions + said_in_turns[0], agreed)
     ep_observations = (agreed_ends(ep_observations, agreed, stated=False)
                        + agreed_ends(said_in_turns[1], agreed, stated=True))
-    # a fact's subject is typed by a guess; an episode or a turn that named it says what it is
-    typed = {(m.agent_id, m.name.lower()): m.type for m in ep_mentions}
-    fact_mentions = [replace(m, type=typed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
-    fact_observations = [replace(o, source_type=typed.get((o.agent_id, o.source.lower()), o.source_type))
-                         for o in agreed_ends(fact_observations, agreed, stated=False)]
+    # a fact's subject is typed by a guess; an episode or a turn that named it says what it is (the agreed type)
+    fact_mentions = [replace(m, type=agreed.get((m.agent_id, m.name.lower()), m.type)) for m in fact_mentions]
+    fact_observations = agreed_ends(fact_observations, agreed, stated=False)
     ep_mentions, ep_observations, fact_mentions, fact_observations = _typed_by_relations(
         ep_observations, ep_mentions, ep_observations, fact_mentions, fact_observations)
 

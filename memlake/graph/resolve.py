@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from memlake.distill.models import USER_SUBJECT
-from memlake.graph.mentions import Mention, Observation, Said
+from memlake.graph.observed import Mention, Observation, Said
 
 # Relations to the user that say nothing about who someone is: they never keep two people apart.
 GENERIC_RELATIONS = frozenset({"knows", "mentions", "met", "talked_to"})

@@ -27,7 +27,7 @@ import memlake.graph.stated as stated_module
 import memlake.nlp.names as names_module
 from memlake.distill.models import USER_SUBJECT
 from memlake.graph.entity_types import TypeEvidence
-from memlake.graph.mentions import Mention, Observation
+from memlake.graph.observed import Mention, Observation
 from memlake.graph.stated import Stated, relations_in
 from memlake.lake import Lake, conform
 from memlake.nlp.language_model import MODEL_PACKAGE, parse_all

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memlake.graph.mentions import Observation
+from memlake.graph.observed import Observation
 from memlake.graph.resolve import stable_id
 
 # One current target per source, and one current source per target.

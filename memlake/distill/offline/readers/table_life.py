@@ -201,9 +201,6 @@ def _write_deadline(rule: Rule, nodes: dict[str, Token]) -> None:
     what = "deadline" if "it" in nodes or (lemmas & {"deadline", "due", "date", "target"} and not lemmas & {
         "launch", "release"}) else "launch"
     value = day.day.isoformat()
-    if any(c.slot == "project_deadline" and c.subject == project and c.value == value
-           and rule.message_id in c.message_ids for c in rule.found.candidates):
-        return  # read already by another word of the sentence: "We pushed the Project Heron launch to June 2"
     rule.add(SLOT_TYPES["project_deadline"], value, f"The {project} {what} is on {value}.", subject=project,
              slot="project_deadline", importance=0.7, tags=("project", "deadline"))
     rule.entity(project, "project")
