@@ -16,17 +16,13 @@ from assets.chunks import chunks, sync_chunk_rows
 from assets.episodes import EPISODES_KEY
 from assets.facts import FACTS_KEY
 from assets.partitions import day_partitions, run_days
-from assets.shared import EAGER, markdown_preview, per_day_metadata, run_totals
+from assets.shared import EAGER, INDEX_WRITERS, markdown_preview, per_day_metadata, run_totals
 from memlake.schemas import CHUNK_INDEX, CHUNKS, EPISODE_INDEX, EPISODES, FACT_INDEX, FACTS
 from memlake.search import EPISODE_INDEX_SCHEMA, FACT_INDEX_SCHEMA, episode_index_rows, fact_index_rows
 from memlake.vectors import NO_EMBEDDER, SyncResult, day_scope
 from resources.embedder import EmbedderResource
 from resources.lake import LakeResource
 from resources.vectors import VectorStoreResource
-
-# Index writers run one at a time, across runs too: two LanceDB merges of the same days at once both insert
-# the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
-INDEX_WRITERS = "memlake_index_writers"
 
 
 def _embedding(

@@ -17,6 +17,9 @@ LAKE_WRITERS = "memlake_lake_writers"
 # file, its stamp in its own footer), so runs over different days may write at once: as many as `run_workers`
 # (the pool's limit, set on the instance by `pipelines.runs.ensure_dagster_home`).
 DAY_WRITERS = "memlake_day_writers"
+# Writers of the LanceDB indexes run one at a time, across runs too: two LanceDB merges of the same days at once
+# both insert the rows neither saw, and the index keeps both copies (measured; see docs/decisions.md).
+INDEX_WRITERS = "memlake_index_writers"
 DAYS_JOB = "days_job"  # the job of the runs that build days at once (`run_workers` > 1): pipelines/jobs.py
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memlake.changes import folder_state, mark_changed
 from memlake.chunks import text_only_sha256
@@ -78,6 +79,18 @@ __all__ = [
 ANN_MIN_ROWS = 50_000
 # Rows a reader keeps in memory by default (Settings.search_snapshot_rows): about 2 KB a row with 384-d vectors.
 SNAPSHOT_ROWS = 300_000
+
+
+def _is_commit_conflict(error: BaseException) -> bool:
+    return isinstance(error, RuntimeError) and "commit conflict" in str(error).lower()
+
+
+def _lance_commits() -> Retrying:
+    """Tries of a Lance commit that another writer of the table may get in before (two runs indexing one table at
+    once, or two hosts on one object store): Lance refuses the later commit as retryable, and the retry reads the
+    table anew."""
+    return Retrying(retry=retry_if_exception(_is_commit_conflict), stop=stop_after_attempt(6),
+                    wait=wait_random_exponential(multiplier=0.05, max=2), reraise=True)
 
 
 class VectorStore:
@@ -284,7 +297,9 @@ class VectorStore:
             .when_not_matched_insert_all()
             .when_not_matched_by_source_delete(scope)
         )
-        builder.execute(arrow)
+        for attempt in _lance_commits():
+            with attempt:
+                builder.execute(arrow)
         result.deleted = len(set(previous) - set(rows[key].to_list()))
         self.ensure_indexes(name)
         return result
@@ -323,7 +338,13 @@ class VectorStore:
 
     def ensure_indexes(self, name: str, ann: bool | None = None) -> None:
         """Full-text index on `text`, a bitmap on `agent_id`; fold new rows in; an ANN index when large."""
-        table = self.open(name)
+        for attempt in _lance_commits():
+            with attempt:
+                self._ensure_indexes(name, ann)
+        mark_changed(self.store)  # `sync` ends here too: its rows are in
+
+    def _ensure_indexes(self, name: str, ann: bool | None) -> None:
+        table = self.open(name)  # anew on each try: what the writer that got in first committed
         existing = {tuple(i.columns): i for i in table.list_indices()}
         created = False
         if (TEXT,) not in existing:
@@ -355,7 +376,6 @@ class VectorStore:
             created = True
         if not created:
             table.optimize()  # folds unindexed rows into the indexes and compacts small fragments
-        mark_changed(self.store)  # `sync` ends here too: its rows are in
 
     # -- snapshots ------------------------------------------------------------------------
 

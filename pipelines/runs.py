@@ -34,7 +34,7 @@ from dagster._utils.error import SerializableErrorInfo
 from assets.episodes import EPISODES_KEY
 from assets.maintenance import REPORTS_KEY
 from assets.partitions import DAYS, days_of_run, register_days
-from assets.shared import DAY_WRITERS, said_run_totals
+from assets.shared import DAY_WRITERS, INDEX_WRITERS, LAKE_WRITERS, said_run_totals
 from memlake.atomic_files import write_text_atomically
 from memlake.disk_faults import disk_fault_in_text
 from memlake.lake import Lake
@@ -116,18 +116,22 @@ def ensure_dagster_home(settings: Settings) -> Path:
         os.environ[POSTGRES_STORAGE_URL_VARIABLE] = with_psycopg2(settings.dagster_postgres_url)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     _automation_shown_on()
-    _day_writers_limit(settings.run_workers)
+    _pool_limits(settings.run_workers)
     return dagster_home
 
 
-def _day_writers_limit(workers: int) -> None:
-    """The day writers' pool takes `run_workers` steps at once (dagster.yaml gives every pool one slot: its
-    `concurrency` block has a default limit, not one per pool, so this one is set on the instance, as
-    `dagster instance concurrency set` does)."""
+def _pool_limits(workers: int) -> None:
+    """Each pool's slots, set on the instance before a run takes one, as `dagster instance concurrency set` does:
+    the day writers' take `run_workers` steps at once, the others one. dagster.yaml's default limit is not one per
+    pool, and Dagster applies it when a run first meets a pool: it counts the pool's slots, then adds what is
+    missing, so two runs starting at once each gave the index writers' pool a slot, and two index commits ran
+    together."""
+    limits = {LAKE_WRITERS: 1, INDEX_WRITERS: 1, DAY_WRITERS: workers}
     with dg.DagsterInstance.get() as instance:
         storage = instance.event_log_storage
-        if storage.get_concurrency_info(DAY_WRITERS).slot_count != workers:
-            storage.set_concurrency_slots(DAY_WRITERS, workers)
+        for pool, limit in limits.items():
+            if storage.get_concurrency_info(pool).slot_count != limit:
+                storage.set_concurrency_slots(pool, limit)
 
 
 def _automation_shown_on() -> None:

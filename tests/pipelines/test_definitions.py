@@ -36,8 +36,7 @@ def test_every_writer_waits_for_the_others_of_its_store():
     """Writers of unpartitioned lake tables share one pool and index writers another (the home's instance limits
     each to one), so two runs never rewrite the same Parquet table or merge into the same LanceDB table at once;
     the per-day writers (each writes only its days' files) share a third, as wide as `run_workers`."""
-    from assets.search import INDEX_WRITERS
-    from assets.shared import DAY_WRITERS, LAKE_WRITERS
+    from assets.shared import DAY_WRITERS, INDEX_WRITERS, LAKE_WRITERS
 
     pools = {
         key.to_user_string(): asset.op.pool

@@ -6,6 +6,7 @@ import shutil
 
 import dagster as dg
 
+from assets.shared import DAY_WRITERS
 from memlake.settings import load_settings, write_home_setting
 from pipelines.jobs import ASSETS
 from pipelines.runs import run_landing
@@ -70,6 +71,19 @@ def test_two_workers_build_the_days_in_two_runs_at_once_and_the_same_tables_as_o
     assert len(spans) >= len(single)  # each at least once (the per-day indexes once per day run)
     for (_, end, step), (start, _, later) in zip(spans, spans[1:], strict=False):
         assert end <= start, f"{step} and {later} overlapped"
+
+
+def test_every_pool_has_its_slots_before_any_run_meets_it(tmp_path, monkeypatch):
+    """Left to dagster.yaml's default limit, a pool got its slots from the first run that met it, which counts and
+    then adds: two day runs starting at once each added one, and two index commits ran together (CI, 2026-11-29)."""
+    from pipelines.runs import ensure_dagster_home
+
+    settings = _home(tmp_path, "home", monkeypatch, workers=3)
+    ensure_dagster_home(settings)
+    with dg.DagsterInstance.get() as instance:
+        storage = instance.event_log_storage
+        slots = {pool: storage.get_concurrency_info(pool).slot_count for pool in (*SINGLE_WRITER_POOLS, DAY_WRITERS)}
+    assert slots == {"memlake_lake_writers": 1, "memlake_index_writers": 1, DAY_WRITERS: 3}
 
 
 def test_a_batch_whose_folds_failed_has_its_days_built_again_by_the_next_run(tmp_path, monkeypatch):

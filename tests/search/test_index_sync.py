@@ -352,3 +352,38 @@ def test_a_long_answer_embeds_at_most_its_token_budget_and_its_other_passages_ha
     assert sum(1 for t in passages["embed_text"] if not np.any(vectors[t])) == 4  # no vector past the budget
     mean = sum(embedded) / len(embedded)
     np.testing.assert_allclose(vectors[f"Assistant: {LONG_ANSWER}"], mean / np.linalg.norm(mean), atol=1e-6)
+
+
+def test_two_writers_indexing_one_new_table_at_once_both_succeed_and_leave_one_set_of_indexes(tmp_path):
+    """Two day runs (or two hosts on one object store) index one new table at the same moment: Lance commits one
+    writer's index and refuses the other's as a retryable conflict; that writer tries again on the table as it
+    now is, and finds the index there."""
+    import threading
+
+    import lancedb
+    import pyarrow as pa
+
+    for attempt in range(3):  # each round raced on every try of the two writers without the retry
+        folder = tmp_path / str(attempt)
+        rows = pa.table({"chunk_id": [f"c{i}" for i in range(200)], "text": [f"note {i}" for i in range(200)],
+                         "agent_id": ["alice", "bob"] * 100})
+        lancedb.connect(folder).create_table("chunk_index", rows)
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def index(store: VectorStore, barrier: threading.Barrier, errors: list[BaseException]) -> None:
+            barrier.wait()
+            try:
+                store.ensure_indexes("chunk_index")
+            except Exception as error:  # noqa: BLE001 - the test reports what a writer raised
+                errors.append(error)
+
+        writers = [threading.Thread(target=index, args=(VectorStore(folder), barrier, errors)) for _ in range(2)]
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join()
+        assert errors == []
+        table = lancedb.connect(folder).open_table("chunk_index")
+        assert sorted(tuple(index.columns) for index in table.list_indices()) == [
+            ("agent_id",), ("chunk_id",), ("text",)]
