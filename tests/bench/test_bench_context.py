@@ -20,13 +20,12 @@ pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="../shared/benchmar
 
 
 @pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory, locomo_home) -> tuple[Path, Path, dict]:
-    """One `--limit 1` run on the session's LoCoMo home (the one it would build): (home, written report, returned
-    report)."""
-    out = tmp_path_factory.mktemp("context") / "benchmarks" / "context.json"
-    report = run_context(LOCOMO, out, home=locomo_home, reuse=True, limit=1, model="hash", log=lambda _: None,
-                         pipeline=IN_PROCESS)
-    return locomo_home, out, report
+def smoke_run(tmp_path_factory) -> tuple[Path, Path, dict]:
+    """One `--limit 1` run, its home kept: (home, written report, returned report)."""
+    home = tmp_path_factory.mktemp("context") / "home"
+    out = home.parent / "benchmarks" / "context.json"
+    report = run_context(LOCOMO, out, home=home, limit=1, model="hash", log=lambda _: None, pipeline=IN_PROCESS)
+    return home, out, report
 
 
 def test_limit_1_smoke_run_reports_evidence_shares_tokens_and_latency_per_mode(smoke_run):

@@ -38,11 +38,10 @@ def test_only_the_conversation_reaches_landing():
     assert {q.category for q in questions([sample])} <= {1, 2, 3, 4}
 
 
-def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path, locomo_home):
+def test_limit_1_smoke_run_writes_results_and_the_report(tmp_path):
     out = tmp_path / "benchmarks" / "locomo.json"
-    # the home `--limit 1 --model hash` builds, built once for the session (`--reuse` reads its saved ingest figures)
-    report = run_locomo(LOCOMO, out, limit=1, model="hash", home=locomo_home, reuse=True, sweeps=False,
-                        latency_queries=20, log=lambda _: None, pipeline=IN_PROCESS)
+    report = run_locomo(LOCOMO, out, limit=1, model="hash", sweeps=False, latency_queries=20, log=lambda _: None,
+                        pipeline=IN_PROCESS)
 
     saved = json.loads(out.read_text())
     assert saved["data"]["samples"] == 1 and saved["data"]["questions"] == report["data"]["questions"] > 100
