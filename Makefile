@@ -37,8 +37,9 @@ run: install
 	$(BIN)/memlake ingest-samples
 	$(BIN)/memlake run
 
+# --no-loadscope-reorder: files in the order tests/conftest.py gives, its heavy files first
 test: install browser postgres
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=15
 
 dev: install
 	$(BIN)/memlake dev --host 127.0.0.1 --port 3000

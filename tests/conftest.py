@@ -22,6 +22,43 @@ SAMPLES = REPO / "data" / "samples"
 LOCOMO = REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 
 
+# The files of the longest tests (seconds of pytest on CI's 2 cores, 2026-11-29), run first. `make test` gives each
+# of its two workers a file at a time in collection order (`--dist loadfile --no-loadscope-reorder`): xdist's own
+# order, most tests first, left these one- to three-test files to the end, one worker busy with them alone.
+HEAVY_FILES = (
+    "tests/pipelines/test_parallel_days.py",  # ~100: days built in spawned processes, 2 workers
+    "tests/pipelines/test_dev_ui_browser.py",  # ~93: `memlake dev` driven in chromium
+    "tests/bench/test_bench_scale.py",  # ~90: ingest with 1 and 2 workers, the scale cases
+    "tests/scale/test_dagster_on_postgres.py",  # ~51
+    "tests/bench/test_bench_context.py",  # ~42: the LoCoMo home and its context blocks
+    "tests/bench/test_bench_smoke.py",  # ~26
+    "tests/pipelines/test_cli.py",  # ~21 a run of the samples, several
+    "tests/pipelines/test_dev_server.py",  # ~22: `memlake dev` started
+    "tests/bench/test_bench_serve.py",  # ~19
+    "tests/pipelines/test_export_import.py",  # ~18 its homes
+    "tests/service/test_proxy_memory.py",  # ~16
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The heavy files first, in the order above, then the others most tests first (xdist's own heuristic); a
+    file's tests stay together and in their order, so its module fixtures are built once."""
+    files = [item.nodeid.split("::", 1)[0] for item in items]
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for index, name in enumerate(files):
+        counts[name] = counts.get(name, 0) + 1
+        first.setdefault(name, index)
+    heavy = {name: rank for rank, name in enumerate(HEAVY_FILES)}
+
+    def rank(index: int) -> tuple[int, int, int]:
+        name = files[index]
+        return (heavy.get(name, len(heavy)), 0 if name in heavy else -counts[name], first[name])
+
+    order = sorted(range(len(items)), key=rank)  # stable: a file's tests keep their order
+    items[:] = [items[i] for i in order]
+
+
 @pytest.fixture
 def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Settings for an empty home in tmp_path (MEMLAKE_HOME points there too)."""

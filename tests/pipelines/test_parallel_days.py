@@ -5,6 +5,7 @@ index commits never overlap (one Dagster concurrency pool slot each); a batch th
 import shutil
 
 import dagster as dg
+import pytest
 
 from assets.shared import DAY_WRITERS
 from memlake.settings import load_settings, write_home_setting
@@ -37,13 +38,23 @@ def _run(settings):
     return run_landing(settings)  # the home's own instance and resources, as `memlake run` uses
 
 
+@pytest.fixture(scope="module")
+def one_worker(tmp_path_factory):
+    """The samples' notes chat built by one worker, once for the module: (outcome, lake tables), the reference the
+    tests compare two workers' tables with (read only)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:  # MEMLAKE_HOME and DAGSTER_HOME restored after the module
+        one = _home(tmp_path_factory.mktemp("one-worker"), "one", monkeypatch, workers=1)
+        alone = _run(one)
+        yield alone, lake_tables(one)
+
+
 def _single_writer_ops() -> set[str]:
     return {a.node_def.name for a in ASSETS if isinstance(a, dg.AssetsDefinition) and a.op.pool in SINGLE_WRITER_POOLS}
 
 
-def test_two_workers_build_the_days_in_two_runs_at_once_and_the_same_tables_as_one_worker(tmp_path, monkeypatch):
-    one = _home(tmp_path, "one", monkeypatch, workers=1)
-    alone = _run(one)
+def test_two_workers_build_the_days_in_two_runs_at_once_and_the_same_tables_as_one_worker(tmp_path, monkeypatch,
+                                                                                          one_worker):
+    alone, ones = one_worker
     assert alone.success, alone.failure
     assert len(alone.run_ids) == 1 and len(alone.days) >= 2  # one run; the samples span several days
 
@@ -59,7 +70,7 @@ def test_two_workers_build_the_days_in_two_runs_at_once_and_the_same_tables_as_o
     assert len({run.tags["memlake/pid"] for run in day_runs}) == 2
     assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
 
-    ones, twos = lake_tables(one), lake_tables(two)
+    twos = lake_tables(two)
     for name, frame in ones.items():
         differ = [c for c in frame.columns if frame.height != twos[name].height or not frame[c].equals(twos[name][c])]
         assert not differ, (name, differ)
@@ -86,7 +97,7 @@ def test_every_pool_has_its_slots_before_any_run_meets_it(tmp_path, monkeypatch)
     assert slots == {"memlake_lake_writers": 1, "memlake_index_writers": 1, DAY_WRITERS: 3}
 
 
-def test_a_batch_whose_folds_failed_has_its_days_built_again_by_the_next_run(tmp_path, monkeypatch):
+def test_a_batch_whose_folds_failed_has_its_days_built_again_by_the_next_run(tmp_path, monkeypatch, one_worker):
     two = _home(tmp_path, "two", monkeypatch, workers=2)
 
     def broken_fold(*args, **kwargs):
@@ -102,9 +113,9 @@ def test_a_batch_whose_folds_failed_has_its_days_built_again_by_the_next_run(tmp
     assert again.success, again.failure
     assert again.retried == failed.run_id and again.days == failed.days and len(again.run_ids) == 4
 
-    one = _home(tmp_path, "one", monkeypatch, workers=1)
-    assert _run(one).success
-    ones, twos = lake_tables(one), lake_tables(two)
+    alone, ones = one_worker
+    assert alone.success
+    twos = lake_tables(two)
     for name, frame in ones.items():
         differ = [c for c in frame.columns if frame.height != twos[name].height or not frame[c].equals(twos[name][c])]
         assert not differ, (name, differ)
