@@ -14,32 +14,18 @@ import sys
 import time
 
 import psycopg2
-import pytest
 
 from memlake.lake import Lake
 from memlake.schemas import TABLES, TURNS
 from pipelines.runs import POSTGRES_STORAGE_URL_VARIABLE
 from tests.scale.homes import memory_of, object_store_environment, queries_of, run_samples, sample_home
-from tests.scale.object_storage import SECRET_KEY, bucket_filesystem, objects, throwaway_s3
-from tests.scale.postgres import throwaway_postgres
+from tests.scale.object_storage import SECRET_KEY, bucket_filesystem, objects
 
 BUCKET = "memlake-test"
 
 # Columns that say when a run happened, not what it built: two uninterrupted runs of the same samples differ there
 # (a distillation cache row's created_at is when the run cached it).
 RUN_TIME_COLUMNS = {"ingested_at", "first_seen_at", "ran_at", "written_at", "distill_cache.created_at"}
-
-
-@pytest.fixture
-def postgres_url():
-    with throwaway_postgres() as url:
-        yield url
-
-
-@pytest.fixture
-def s3_endpoint():
-    with throwaway_s3() as endpoint:
-        yield endpoint
 
 
 def tables_of(settings) -> dict[str, list[str]]:
