@@ -16,6 +16,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -74,15 +75,16 @@ class AccessLog:
         return dict(Counter(ids[at <= cutoff].tolist()))
 
     def _refresh(self) -> None:
-        try:
-            stamp = self.folder.stat().st_mtime_ns
-        except FileNotFoundError:
-            return
-        if stamp == self._listed_at:
-            return
-        # A directory's mtime ticks coarsely: two entries within one tick share it, so an mtime
-        # is trusted to cover every entry only once it is a second old.
-        self._listed_at = stamp if time.time_ns() - stamp > 1_000_000_000 else None
+        if self.folder.local:  # a local folder's mtime says when an entry was added; an object store lists anew
+            try:
+                stamp = Path(self.folder.path).stat().st_mtime_ns
+            except FileNotFoundError:
+                return
+            if stamp == self._listed_at:
+                return
+            # A directory's mtime ticks coarsely: two entries within one tick share it, so an mtime
+            # is trusted to cover every entry only once it is a second old.
+            self._listed_at = stamp if time.time_ns() - stamp > 1_000_000_000 else None
         new = [name for name in log_files(self.folder) if name not in self._read]
         if not new:
             return

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from memlake.settings import Settings
-from memlake.storage import Store, index_store, lake_store
+from memlake.storage import Store, index_store, inputs_store, lake_store
 
 MARK = ".changed"
 
@@ -40,4 +40,4 @@ def lake_state(settings: Settings) -> str:
 def memory_state(settings: Settings, agent_id: str) -> tuple[str, ...]:
     """What changes whenever anything the agent's memory is read from was written, by any process."""
     return (lake_state(settings), folder_state(index_store(settings)),
-            Store.folder(settings.inputs_dir).read_text(agent_mark(agent_id)))
+            inputs_store(settings).read_text(agent_mark(agent_id)))

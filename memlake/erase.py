@@ -34,7 +34,6 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from memlake.atomic_files import write_parquet_atomically
 from memlake.embedding_cache import forget_texts
 from memlake.errors import BadRequest, NotFound
 from memlake.facts.fold import Forget
@@ -45,6 +44,7 @@ from memlake.index_rows import fact_index_rows
 from memlake.inputs import append_entry, log_dir, log_files, read_log
 from memlake.lake import Lake, conform, mark_changed, query
 from memlake.landing import MANIFEST_STAMP, sha256_file
+from memlake.landing_inbox import drop_from_inbox
 from memlake.parsers import parse_file
 from memlake.schemas import (
     AUDIT,
@@ -52,6 +52,7 @@ from memlake.schemas import (
     ENTITY_MERGES,
     FACT_EDGES,
     FACTS,
+    FORGET,
     FORGET_RECEIPTS,
     JUDGE_CACHE,
     LANDING_MANIFEST,
@@ -64,7 +65,7 @@ from memlake.schemas import (
     agent_folder,
 )
 from memlake.settings import Settings
-from memlake.storage import index_store
+from memlake.storage import index_store, write_parquet_whole
 from memlake.transcripts import content_sha256, stable_message_id
 from memlake.vectors import VectorStore, key_column, key_scope, quote
 
@@ -261,8 +262,7 @@ def _erase_logs(settings: Settings, erasure: Erasure) -> Counter[str]:
     folder = log_dir(settings, OVERRIDES)
     override_ids = sorted(erasure.override_ids)
     for name in log_files(folder):
-        path = folder / name
-        data = pq.read_table(path)
+        data = pq.read_table(folder.file(name), filesystem=folder.filesystem)
         frame = pl.from_arrow(data)
         assert isinstance(frame, pl.DataFrame)
         ours = pl.col("agent_id").eq(erasure.agent_id)
@@ -271,10 +271,10 @@ def _erase_logs(settings: Settings, erasure: Erasure) -> Counter[str]:
             continue
         removed[f"inputs/{OVERRIDES.name}"] += gone.height
         if gone.height == frame.height:
-            path.unlink()
+            folder.delete(name)
         else:
             kept = frame.join(gone, on=list(OVERRIDES.key), how="anti")
-            write_parquet_atomically(path, kept.to_arrow().cast(data.schema))
+            write_parquet_whole(folder, folder.file(name), kept.to_arrow().cast(data.schema))
     return removed
 
 
@@ -285,6 +285,11 @@ def _erase_landing(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
     """Remove the agent's landing folder, or the forgotten conversations and messages from the files holding
     them."""
     removed: Counter[str] = Counter()
+    # sent to a replica of a shared store and not taken by a run yet (memlake.landing_inbox)
+    dropped = drop_from_inbox(settings, erasure.agent_id, None if erasure.whole_agent else (
+        erasure.conversation_ids | rebuilt))
+    if dropped:
+        removed["landing inbox"] = dropped
     folder = agent_folder(settings.landing_dir, erasure.agent_id)
     if erasure.whole_agent:
         if folder.is_dir():
@@ -306,6 +311,35 @@ def _erase_landing(settings: Settings, erasure: Erasure, rebuilt: frozenset[str]
     if rewritten:
         _record_rewrites(lake, erasure, rewritten)
     return removed
+
+
+def erase_forgotten_landing(settings: Settings) -> int:
+    """What a forget served by another host's replica could not reach: on a home whose store is shared
+    (`storage_uri`), the forget log (on the store) names conversations that this host's landing files may still
+    hold; each such file is rewritten without them, as the forget would have done here. Run before each landing
+    scan; returns how many files were rewritten. A file is parsed only when its bytes name a forgotten
+    conversation. (A home on one host: the forget erased its landing at once.)"""
+    if not settings.storage_uri:
+        return 0
+    forgets = read_log(settings, FORGET).filter(pl.col("scope") == "conversation")
+    rewritten_files = 0
+    for (agent_id,), entries in forgets.group_by("agent_id"):
+        folder = settings.landing_dir / str(agent_id)
+        forgotten = frozenset(entries["target"].drop_nulls().to_list())
+        if not folder.is_dir() or not forgotten:
+            continue
+        erasure = Erasure(str(agent_id), conversation_ids=forgotten)
+        rewritten: dict[str, tuple[str, str] | None] = {}
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            data = path.read_bytes()
+            if not any(c.encode() in data for c in forgotten):
+                continue
+            if {c.conversation_id for c in parse_file(path).conversations} & forgotten:
+                rewritten[path.relative_to(settings.landing_dir).as_posix()] = _rewrite_without(settings, path, erasure)
+        if rewritten:
+            _record_rewrites(Lake.of(settings), erasure, rewritten)
+            rewritten_files += len(rewritten)
+    return rewritten_files
 
 
 def _rewrite_without(settings: Settings, path: Path, erasure: Erasure) -> tuple[str, str] | None:

@@ -22,11 +22,11 @@ import pyarrow.dataset as pads  # read_table imports it on first use too; never 
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from memlake.atomic_files import TMP_PREFIX, write_parquet_atomically
+from memlake.atomic_files import TMP_PREFIX
 from memlake.changes import mark_changed
 from memlake.schemas import PARTITION_COLUMN, TABLES, Table
 from memlake.settings import Settings
-from memlake.storage import ObjectStorageUnsupported, Store, lake_store, write_object
+from memlake.storage import ObjectStorageUnsupported, Store, lake_store, write_parquet_whole
 
 DATA_FILE = "data.parquet"
 # Parquet reads, writes and fsyncs release the GIL: a run touching hundreds of daily files
@@ -50,18 +50,11 @@ def conform(table: Table, data: pa.Table | Sequence[dict[str, Any]] | pl.DataFra
 
 
 def _atomic_write(store: Store, path: str, data: pa.Table) -> None:
-    """`data` as the Parquet file `path` of `store`, whole or not at all: swapped in by a rename on a local disk,
-    one whole object on an object store (which has no rename, and shows an object only once it is complete)."""
+    """`data` as the Parquet file `path` of `store`, whole or not at all (`write_parquet_whole`)."""
     if store.local:
-        local = Path(path)
-        local.parent.mkdir(parents=True, exist_ok=True)
-        for stale in local.parent.glob(f"{TMP_PREFIX}*"):
+        for stale in Path(path).parent.glob(f"{TMP_PREFIX}*"):
             stale.unlink(missing_ok=True)  # left by a killed write; never read
-        write_parquet_atomically(local, data)
-        return
-    buffer = pa.BufferOutputStream()
-    pq.write_table(data, buffer, compression="zstd")
-    write_object(store.filesystem, path, buffer.getvalue().to_pybytes())
+    write_parquet_whole(store, path, data)
 
 
 def _stamped(data: pa.Table, stamp: Mapping[str, str] | None) -> pa.Table:

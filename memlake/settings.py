@@ -374,8 +374,9 @@ class Settings(
     storage_uri: str = Field(
         "", description="s3://bucket/prefix: the lake (<uri>/lake) and the LanceDB indexes (<uri>/lancedb) in "
         "S3-compatible object storage, read and written there by every process on this home; empty = the home's "
-        "own lake and lancedb folders. The landing folder, the inputs logs, the caches and the Dagster instance "
-        "stay under the home.")
+        "own lake and lancedb folders. The inputs logs (remember, forget, access) are at <uri>/inputs and "
+        "conversations sent to `memlake serve` wait at <uri>/landing for a run on any host; the landing folder, "
+        "the caches and the Dagster instance stay under the home.")
     s3_endpoint_url: str = Field(
         "", description="The object store's endpoint (http://127.0.0.1:9000 for a local server); empty = "
         "AWS_ENDPOINT_URL, else AWS's own.")

@@ -1,23 +1,28 @@
 """Where the lake and the indexes live: the home's own folders, or a prefix of an S3-compatible bucket
-(the `storage_uri` setting). Everything else of a home (landing, inputs logs, caches, Dagster) stays local.
+(the `storage_uri` setting), with the inputs logs (remember, forget, access: `memlake.inputs`) beside them, so
+that every process on every host that reads the store also sees every write. Everything else of a home (landing,
+quarantine, caches, Dagster) stays local.
 
-A `Store` is one folder on one pyarrow filesystem; the lake (`memlake.lake.Lake`), the change marks
-(`memlake.changes`) and LanceDB (`memlake.vectors`) read and write through it. The object store's endpoint,
+A `Store` is one folder on one pyarrow filesystem; the lake (`memlake.lake.Lake`), the inputs logs, the change
+marks (`memlake.changes`) and LanceDB (`memlake.vectors`) read and write through it. The object store's endpoint,
 region and keys come from the settings (`s3_*`), else the standard AWS_* variables; the secret key is held
 only in the filesystem and the LanceDB options, never in a message, a log line or a file of the home.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pyarrow as pa
 import pyarrow.fs as pafs
+import pyarrow.parquet as pq
 
-from memlake.atomic_files import write_text_atomically
+from memlake.atomic_files import write_parquet_atomically, write_text_atomically
 from memlake.settings import Settings
 
 
@@ -47,6 +52,28 @@ class Store:
     def file(self, *parts: str) -> str:
         """The filesystem path of a file in this folder."""
         return "/".join((self.path, *parts))
+
+    def child(self, name: str) -> Store:
+        """The folder `name` inside this one, on the same filesystem."""
+        return Store(self.filesystem, self.file(name), f"{self.uri}/{name}", self.options)
+
+    def names(self, suffix: str) -> list[str]:
+        """The names of the files directly here ending in `suffix`, sorted; hidden names (a local write's
+        temporary file) left out."""
+        if self.local:
+            if not Path(self.path).is_dir():
+                return []
+            found = (entry.name for entry in os.scandir(self.path))
+        else:
+            selector = pafs.FileSelector(self.path, allow_not_found=True)
+            found = (info.base_name for info in self.filesystem.get_file_info(selector)
+                     if info.type == pafs.FileType.File)
+        return sorted(name for name in found if name.endswith(suffix) and not name.startswith("."))
+
+    def delete(self, name: str) -> None:
+        """File `name` here removed (nothing when it is missing)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.filesystem.delete_file(self.file(name))
 
     def exists(self) -> bool:
         """Whether anything was ever written here (on an object store a folder is only its objects' prefix)."""
@@ -79,6 +106,18 @@ def write_object(filesystem: pafs.FileSystem, path: str, data: bytes) -> None:
         stream.write(data)
 
 
+def write_parquet_whole(store: Store, path: str, data: pa.Table) -> None:
+    """`data` as the Parquet file `path` of `store`, whole or not at all: swapped in by a rename on a local disk,
+    one whole object on an object store (which has no rename, and shows an object only once it is complete)."""
+    if store.local:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        write_parquet_atomically(Path(path), data)
+        return
+    buffer = pa.BufferOutputStream()
+    pq.write_table(data, buffer, compression="zstd")
+    write_object(store.filesystem, path, buffer.getvalue().to_pybytes())
+
+
 def lake_store(settings: Settings) -> Store:
     """Where the home's lake is: `<storage_uri>/lake`, or the home's lake folder."""
     return _home_store(settings, "lake", settings.lake_dir)
@@ -87,6 +126,18 @@ def lake_store(settings: Settings) -> Store:
 def index_store(settings: Settings) -> Store:
     """Where the home's LanceDB indexes are: `<storage_uri>/lancedb`, or the home's lancedb folder."""
     return _home_store(settings, "lancedb", settings.lancedb_dir)
+
+
+def landing_store(settings: Settings) -> Store:
+    """Where conversations sent to a replica wait for a run (`memlake.landing_inbox`): `<storage_uri>/landing`,
+    or the home's landing folder."""
+    return _home_store(settings, "landing", settings.landing_dir)
+
+
+def inputs_store(settings: Settings) -> Store:
+    """Where the home's inputs logs are: `<storage_uri>/inputs` (every replica's writes reach every run), or
+    the home's inputs folder."""
+    return _home_store(settings, "inputs", settings.inputs_dir)
 
 
 def _home_store(settings: Settings, name: str, local: Path) -> Store:

@@ -11,6 +11,7 @@ from memlake_bench.distill import render_distill_section
 from memlake_bench.locomo import KS, SEARCH_K, SESSION_KS
 from memlake_bench.markdown import markdown_table
 from memlake_bench.scale_ingest import render_markdown as render_ingest_with_workers
+from memlake_bench.scale_storage import render_markdown as render_search_by_store
 
 TARGETS = {"turn_any@10": 0.90, "session_all@5": 0.95}
 TARGET_SERVE_CLIENTS = 8  # the serve latency targets hold at this many concurrent clients
@@ -241,6 +242,7 @@ def render_scale(report: dict[str, Any]) -> str:
         "the latencies against it: a larger value means a slower machine at that moment.",
         "",
         render_ingest_with_workers(report),  # `--ingest-samples`: LoCoMo ingest with 1 and 2 workers
+        render_search_by_store(report),  # `--storage-samples`: search on an object store vs local disk
     ])
 
 

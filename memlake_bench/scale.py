@@ -1,5 +1,6 @@
 """Search at scale over synthetic chunks: latency p50/p95 and the reader's peak memory; and, when asked, ingest
-throughput on LoCoMo with 1 and 2 workers (`memlake_bench.scale_ingest`).
+throughput on LoCoMo with 1 and 2 workers (`memlake_bench.scale_ingest`) and the reader's search p50/p95 with the
+lake and indexes on an object store vs local disk (`memlake_bench.scale_storage`).
 
 Cases: `single:ROWS` (one agent) and `agents:AGENTS:ROWS` (rows spread evenly).
 Rows are synthetic: clustered unit vectors (384-d, like the default model) and
@@ -41,6 +42,7 @@ from memlake.vectors import Filters, VectorStore, index_schema
 from memlake_bench.machine import machine, python_speed_ms
 from memlake_bench.pipeline import HomePipeline
 from memlake_bench.scale_ingest import ingest_with_workers
+from memlake_bench.scale_storage import latency_by_store
 
 DIM = 384
 BATCH = 100_000
@@ -260,10 +262,22 @@ class IngestCase:
     pipeline: HomePipeline
 
 
+@dataclass(frozen=True)
+class StorageCase:
+    """LoCoMo's first `samples` conversations built on local disk and on a loopback object store; `queries`
+    searched on each."""
+
+    data: Path
+    samples: int
+    model: str
+    pipeline: HomePipeline
+    queries: int
+
+
 def parse_cases(sizes: str) -> list[tuple[str, int, int]]:
     cases = []
-    for item in sizes.split(","):
-        parts = item.strip().split(":")
+    for item in filter(None, (item.strip() for item in sizes.split(","))):  # "" = no synthetic case
+        parts = item.split(":")
         if parts[0] == "single":
             cases.append((item.strip(), 1, int(parts[1])))
         elif parts[0] == "agents":
@@ -281,16 +295,22 @@ def run_scale(
     home: Path | None = None,
     log: Callable[[str], None] = print,
     ingest: IngestCase | None = None,
+    storage: StorageCase | None = None,
 ) -> dict[str, Any]:
     """Every case: build, then measure in a fresh reader subprocess; with `ingest`, LoCoMo's ingest throughput with
-    each worker count first (`memlake_bench.scale_ingest`). Writes `out` as JSON."""
+    each worker count first (`memlake_bench.scale_ingest`); with `storage`, the reader's search on an object store
+    vs local disk (`memlake_bench.scale_storage`). Writes `out` as JSON."""
     results = []
     ingested: list[dict[str, Any]] = []
+    stored: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="memlake-scale-") as tmp:
         root = home or Path(tmp)
         if ingest is not None:
             ingested = ingest_with_workers(ingest.data, root, samples=ingest.samples, workers=ingest.workers,
                                            model=ingest.model, pipeline=ingest.pipeline, log=log)
+        if storage is not None:
+            stored = latency_by_store(storage.data, root, samples=storage.samples, model=storage.model,
+                                      pipeline=storage.pipeline, queries=storage.queries, log=log)
         for label, agents, total in parse_cases(sizes):
             path = root / label.replace(":", "_")
             log(f"scale {label}: building {total:,} rows over {agents} agent(s)")
@@ -313,6 +333,7 @@ def run_scale(
         "note": "synthetic clustered 384-d vectors and Zipf pseudo-words; latency excludes the query embedding",
         "cases": results,
         "ingest": ingested,
+        "storage": stored,
     }
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

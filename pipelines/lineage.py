@@ -67,7 +67,7 @@ def table_metadata(table: Table, settings: Settings) -> dict[str, object]:
 def log_metadata(table: Table, settings: Settings) -> dict[str, object]:
     """An input log's columns and folder (one Parquet file per write)."""
     return {"dagster/column_schema": dg.TableSchema(columns=_columns(table)),
-            "path": dg.MetadataValue.path(str(log_dir(settings, table)))}
+            "path": dg.MetadataValue.path(log_dir(settings, table).uri)}
 
 
 def _columns(table: Table) -> list[dg.TableColumn]:

@@ -37,8 +37,10 @@ from assets.partitions import DAYS, days_of_run, register_days
 from assets.shared import DAY_WRITERS, INDEX_WRITERS, LAKE_WRITERS, said_run_totals
 from memlake.atomic_files import write_text_atomically
 from memlake.disk_faults import disk_fault_in_text
+from memlake.erase import erase_forgotten_landing
 from memlake.lake import Lake
 from memlake.landing import IgnoredFile
+from memlake.landing_inbox import take_inbox
 from memlake.maintenance.sweep import SweepReport
 from memlake.run_lock import one_run_at_a_time, process_alive
 from memlake.run_plan import plan_run, read_landing_state
@@ -185,6 +187,8 @@ def run_landing(
     """Ingest what is new in landing (or rebuild `days`), and everything downstream, in one run; a run of
     this kind that did not finish (failed, cancelled, killed) has its days built again first."""
     settings.ensure_dirs()
+    take_inbox(settings)  # conversations sent to any host's replica of a shared store (memlake.landing_inbox)
+    erase_forgotten_landing(settings)  # and what a forget on another host's replica could not erase here
     instance = instance or _home_instance(settings)
     release_stale_slots(instance)  # before the last run's status is read: a killed one is marked failed here
     lake = Lake.of(settings)

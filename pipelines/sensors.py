@@ -16,9 +16,11 @@ import polars as pl
 
 from assets.partitions import DAYS, add_requests, range_tags
 from memlake.chunks import chunk_recipe
+from memlake.erase import erase_forgotten_landing
 from memlake.facts.overrides import log_entries
 from memlake.facts.profile import PROFILE_RULES
 from memlake.landing import manifest_keys, manifest_version
+from memlake.landing_inbox import take_inbox
 from memlake.parsers import ParseLimits
 from memlake.run_plan import plan_run, read_landing_state
 from memlake.schemas import LANDING_MANIFEST, PENDING
@@ -81,6 +83,8 @@ def landing_sensor(context: dg.SensorEvaluationContext, lake: LakeResource) -> d
     if not going:  # files asked for by a run that ended before its manifest step (cancelled) are new again
         # and so are files quarantined by a limit that has changed since (read again)
         seen &= manifest_keys(manifest, ParseLimits.of(settings))
+    take_inbox(settings)  # conversations sent to any host's replica of a shared store (memlake.landing_inbox)
+    erase_forgotten_landing(settings)  # and what a forget on another host's replica could not erase here
     plan = plan_run(read_landing_state(settings, seen))
     known = context.instance.get_dynamic_partitions(DAYS)
     if plan.new_files:

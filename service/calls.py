@@ -5,8 +5,9 @@ the one shape of a refusal."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -16,6 +17,7 @@ from filelock import FileLock
 from memlake.api import Memory
 from memlake.embedding import count_packaged_tokens
 from memlake.schemas import agent_id_problem
+from memlake.settings import Settings
 from memlake.tools import MemoryTools
 from service.config import ServiceSettings
 from service.tokens import TokenRefused, TokenStore, TokensUnreadable
@@ -23,6 +25,28 @@ from service.tokens import TokenRefused, TokenStore, TokensUnreadable
 T = TypeVar("T")
 WRITING_TOOLS = ("store", "forget")  # the memory tools that append to the agent's logs
 WRITES_LOCK = ".memlake-serve-writes.lock"  # in the home: the writes of every worker process of `memlake serve`
+
+
+@contextlib.contextmanager
+def writes_across_hosts(settings: Settings) -> Iterator[None]:
+    """One write at a time across the replicas of every host whose home is on one store (`storage_uri`): a
+    PostgreSQL advisory lock keyed on the store, in the Dagster instance's database (`dagster_postgres_url`), held
+    by this write's session and let go when it ends, a killed process's too. A forget rewrites lake tables and a
+    remember reads the agent's facts before it appends: two at once on two hosts would each miss the other's.
+    Without both settings the home is one host's, and the file lock covers its processes."""
+    if not (settings.storage_uri and settings.dagster_postgres_url):
+        yield
+        return
+    import psycopg2  # deferred: PostgreSQL's client (dagster-postgres's), only on a shared store
+
+    key = int.from_bytes(hashlib.sha256(settings.storage_uri.encode()).digest()[:8], "big", signed=True)
+    session = psycopg2.connect(settings.dagster_postgres_url)
+    try:
+        with session.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", (key,))
+        yield
+    finally:
+        session.close()  # the session's end lets the lock go
 
 
 class ServiceError(Exception):
@@ -93,7 +117,7 @@ class Service:
         self._writes_across = FileLock(memory.settings.home / WRITES_LOCK)
 
     def write(self, call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        with self._writes, self._writes_across:
+        with self._writes, self._writes_across, writes_across_hosts(self.memory.settings):
             return call(*args, **kwargs)
 
     def tool(self, agent_id: str, name: str, arguments: dict[str, Any] | str | None) -> dict[str, Any]:

@@ -1,27 +1,26 @@
-"""`POST /memory/ingest`: a conversation written as an ingest JSON file into its agent's landing folder, and what
-became of it since (`GET /memory/ingest/{id}`).
+"""`POST /memory/ingest`: a conversation written as an ingest JSON file into its agent's landing folder (on a home
+whose store is shared, `storage_uri`, into the store's inbox for the run on any host: `memlake.landing_inbox`), and
+what became of it since (`GET /memory/ingest/{id}`).
 
 The file appears whole or not at all (`memlake.atomic_files`: written hidden, then renamed; the landing scan skips
-hidden names), in the format `memlake.parsers.ingest_json` reads, so the landing sensor or the next run takes it
-like a dropped one.
+hidden names; on the store one object put whole), in the format `memlake.parsers.ingest_json` reads, so the landing
+sensor or the next run takes it like a dropped one.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from memlake.atomic_files import write_text_atomically
 from memlake.errors import BadRequest
 from memlake.lake import Lake
 from memlake.landing import conversation_start, date_outside_days, future_message
+from memlake.landing_inbox import land_conversation, waiting_in_inbox
 from memlake.parsers.ingest_json import parse_ingest_json
 from memlake.parsers.parsed import ShapeError
 from memlake.schemas import CHUNK_INDEX, LANDING_MANIFEST, agent_folder, path_inside
@@ -35,8 +34,9 @@ def ingest_file_name(ingest_id: str) -> str:
     return f"ingest-{ingest_id}.json"
 
 
-def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str, Path]:
-    """Land one ingest conversation for its agent; returns its id and path. A conversation the parser would
+def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str, str]:
+    """Land one ingest conversation for its agent; returns its id and its path relative to the landing folder
+    (`<agent>/ingest-<id>.json`). A conversation the parser would
     refuse is refused here (`BadRequest`), before anything is written."""
     try:
         parsed = parse_ingest_json(conversation)
@@ -50,12 +50,9 @@ def write_ingest(settings: Settings, conversation: dict[str, Any]) -> tuple[str,
         problem = (date_outside_days(started, first_day, now.date()) if started else None) or future_message(read, now)
         if problem is not None:
             raise BadRequest(problem)
-    folder = agent_folder(settings.landing_dir, conversation["agent_id"])
     ingest_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(6)}"
-    path = path_inside(folder, ingest_file_name(ingest_id))
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(path, json.dumps(conversation, ensure_ascii=False))
-    return ingest_id, path
+    # on a shared store, in its inbox: the run on whichever host builds the home takes it (memlake.landing_inbox)
+    return ingest_id, land_conversation(settings, conversation["agent_id"], ingest_file_name(ingest_id), conversation)
 
 
 @dataclass(frozen=True)
@@ -77,7 +74,8 @@ def ingest_status(settings: Settings, agent_id: str, ingest_id: str) -> IngestSt
     lake = Lake.of(settings)
     manifest = lake.read(LANDING_MANIFEST).filter(pl.col("source_file") == relative)
     if manifest.height == 0:
-        landed = path_inside(folder, ingest_file_name(ingest_id)).is_file()
+        landed = path_inside(folder, ingest_file_name(ingest_id)).is_file() or waiting_in_inbox(
+            settings, agent_id, ingest_file_name(ingest_id))
         return IngestStatus("waiting", None, False, []) if landed else None
     quarantined = manifest.filter(pl.col("status") == "quarantined")
     if quarantined.height:

@@ -14,6 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import lancedb
+import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 
@@ -36,7 +38,26 @@ def occurrences(home: Path, needle: str) -> Counter[str]:
     return Counter({k: v for k, v in found.items() if v})
 
 
-def _in_parquet(path: Path, needle: str) -> int:
+def store_occurrences(filesystem: pafs.FileSystem, prefix: str, lance_uri: str, lance_options: dict[str, str],
+                      needle: str) -> Counter[str]:
+    """Where `needle` is among the objects under `prefix` of an object store, and in every version of every
+    LanceDB table at `lance_uri`: a count per object (or per `lancedb/<table>@v<version>`)."""
+    found: Counter[str] = Counter()
+    raw = needle.encode()
+    selector = pafs.FileSelector(prefix, recursive=True, allow_not_found=True)
+    for info in sorted(filesystem.get_file_info(selector), key=lambda info: info.path):
+        if info.type != pafs.FileType.File:
+            continue
+        with filesystem.open_input_stream(info.path) as stream:
+            data = stream.read()
+        found[info.path] += data.count(raw)
+        if info.path.endswith(".parquet") or data[:4] == b"PAR1":
+            found[info.path] += _in_parquet(pa.BufferReader(data), needle)
+    found.update(_in_lance_tables(lancedb.connect(lance_uri, storage_options=lance_options), needle))
+    return Counter({k: v for k, v in found.items() if v})
+
+
+def _in_parquet(path: Path | pa.BufferReader, needle: str) -> int:
     try:
         table = pq.read_table(path)
     except Exception:  # a Lance or other file that starts like Parquet: its bytes were read
@@ -57,10 +78,13 @@ def _in_sqlite(path: Path, needle: str) -> int:
 
 
 def _in_lance(root: Path, needle: str) -> Counter[str]:
-    found: Counter[str] = Counter()
     if not root.is_dir():
-        return found
-    db = lancedb.connect(str(root))
+        return Counter()
+    return _in_lance_tables(lancedb.connect(str(root)), needle)
+
+
+def _in_lance_tables(db: lancedb.DBConnection, needle: str) -> Counter[str]:
+    found: Counter[str] = Counter()
     for name in db.list_tables().tables:
         table = db.open_table(name)
         for version in table.list_versions():

@@ -208,11 +208,15 @@ def bench_scale(
     workers: Annotated[str, typer.Option(help="comma-separated worker counts (run_workers) of the ingest")] = "1,2",
     data: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="locomo10.json")] = LOCOMO_DATA,
     model: Annotated[str, typer.Option(help="embedding model of the ingest (default: the packaged one)")] = "",
+    storage_samples: Annotated[int, typer.Option(
+        min=0, help="also build LoCoMo's first N conversations on local disk and on an S3-compatible server on "
+        "loopback (moto), and time the reader's search on each (0: not measured)")] = 0,
 ) -> None:
     """Search p50/p95 and the reader's peak memory over synthetic vectors and text; with --ingest-samples, ingest
-    throughput on LoCoMo with each worker count (days built at once)."""
+    throughput on LoCoMo with each worker count (days built at once); with --storage-samples, the reader's search
+    p50/p95 with the lake and indexes on an object store vs local disk."""
     from memlake_bench.in_process import IN_PROCESS  # deferred: Dagster, only for the ingest
-    from memlake_bench.scale import IngestCase, run_scale  # deferred: LanceDB costs ~1 s to import
+    from memlake_bench.scale import IngestCase, StorageCase, run_scale  # deferred: LanceDB costs ~1 s to import
 
     try:
         counts = tuple(int(count) for count in workers.split(","))
@@ -221,7 +225,8 @@ def bench_scale(
     if any(count < 1 for count in counts):
         raise typer.BadParameter(f"--workers {workers!r}: each count is at least 1")
     ingest = IngestCase(data, ingest_samples, counts, model, IN_PROCESS) if ingest_samples else None
-    run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo, ingest=ingest)
+    storage = StorageCase(data, storage_samples, model, IN_PROCESS, queries) if storage_samples else None
+    run_scale(out, sizes=sizes, queries=queries, home=home, log=typer.echo, ingest=ingest, storage=storage)
 
 
 @bench_app.command("distill")

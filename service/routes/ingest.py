@@ -29,10 +29,9 @@ def ingest(who: CallerDep, service: ServiceDep, body: m.IngestRequest, header: A
     # a conversation without a date would be quarantined by the run ("no session date"): it was said now
     conversation.setdefault("session_date", datetime.now(UTC).isoformat())
     settings = service.memory.settings
-    ingest_id, path = write_ingest(settings, conversation)
+    ingest_id, landed = write_ingest(settings, conversation)
     log.info("ingest %s landed for agent %s (%d turns)", ingest_id, agent, len(body.turns))
-    return m.IngestAccepted(ingest_id=ingest_id, agent_id=agent, state="waiting",
-                            file=path.relative_to(settings.landing_dir).as_posix())
+    return m.IngestAccepted(ingest_id=ingest_id, agent_id=agent, state="waiting", file=landed)
 
 
 @router.get("/v1/memory/ingest/{ingest_id}", response_model=m.IngestStatusResponse)

@@ -80,7 +80,7 @@ def test_lineage_starts_at_the_landing_folder_and_the_logs_people_write(settings
     assert _value(landing.metadata["path"]) == str(settings.landing_dir)
     for table in (OVERRIDES, FORGET, ACCESS, GRAPH_SPLITS):
         node = graph.get(dg.AssetKey(["inputs", table.name]))
-        assert _value(node.metadata["path"]) == str(log_dir(settings, table))
+        assert _value(node.metadata["path"]) == log_dir(settings, table).uri
         columns = [column.name for column in _value(node.metadata["dagster/column_schema"]).columns]
         assert columns == [field.name for field in table.schema]
 
