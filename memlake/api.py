@@ -508,8 +508,9 @@ class Memory:
         from memlake.search.current import replaced_turns  # deferred: LanceDB, ~1 s
 
         moment = as_utc_or_none(as_of, end_of_day=True)
-        in_force = pl.concat([self.facts(agent_id, as_of=moment), self.facts(agent_id, as_of=moment, candidates=True)])
-        return replaced_turns(agent_id, query, self.facts(agent_id, as_of=moment, include_history=True), in_force,
+        return replaced_turns(agent_id, query, self.facts(agent_id, as_of=moment, include_history=True),
+                              lambda: pl.concat([self.facts(agent_id, as_of=moment, candidates=held)
+                                                 for held in (False, True)]),  # shown and held back: in force
                               lambda ids: self.turns(agent_id).filter(pl.col("message_id").is_in(ids)))
 
     def _checked_search(

@@ -50,14 +50,18 @@ class Replaced:
 TurnsOf = Callable[[list[str]], pl.DataFrame]  # message ids -> their turns: message_id, conversation_id, ...
 
 
-def replaced_turns(agent_id: str, question: str, history: pl.DataFrame, in_force: pl.DataFrame,
+def replaced_turns(agent_id: str, question: str, history: pl.DataFrame, in_force_of: Callable[[], pl.DataFrame],
                    turns_of: TurnsOf) -> Replaced | None:
     """The stale turns of a search for `question`, or None when it does not ask about now or nothing was replaced.
 
-    `history`: every version of the agent's facts said by the search's moment; `in_force`: those true then;
-    `turns_of`: the turns (message_id, conversation_id, turn_index, created_at) of the given message ids."""
-    current = set(in_force.select("fact_id", "version").rows()) if in_force.height else set()
+    `history`: every version of the agent's facts said by the search's moment; `in_force_of()`: those true then
+    (read only when a version was replaced); `turns_of`: the turns (message_id, conversation_id, turn_index,
+    created_at) of the given message ids."""
     replaced = history.filter(pl.col("superseded_by").is_not_null()) if history.height else history
+    if replaced.height == 0:
+        return None
+    in_force = in_force_of()
+    current = set(in_force.select("fact_id", "version").rows()) if in_force.height else set()
     stale = [row for row in replaced.iter_rows(named=True) if (row["fact_id"], row["version"]) not in current]
     if not stale or not _about_now(question):
         return None

@@ -123,3 +123,11 @@ def test_the_names_layer_splits_sentences_as_the_distiller_does(text: str, whole
 ])
 def test_a_question_about_now_is_told_by_its_main_verb(question: str, now: bool) -> None:
     assert nlp.asks_about_now(question) is now
+
+
+def test_topic_words_are_lemmas_without_names_or_stop_words() -> None:
+    asked, violin, allergy, home = nlp.topic_words(["what instrument does Nadia play?", "Nadia plays the violin.",
+                                                    "Nadia is allergic to peanuts.", "Where does Tomás live now?"])
+    assert asked & violin == {"play"} and not asked & allergy  # "plays" is "play"; the name is no topic
+    assert not {"nadia", "tomás", "the", "is", "does"} & (violin | allergy | home)
+    assert "live" in home
