@@ -442,14 +442,16 @@ class Memory:
         record_access: bool = False,
         **params: Any,
     ) -> pl.DataFrame:
-        """Hybrid search of one agent's memory: one row per hit, in `rank` order (best match first, with a
-        near-duplicate of a row above pushed down by MMR, so a row's score can exceed the one above it).
+        """Hybrid search of one agent's memory: one row per hit, in `rank` order, best first by `score`, the score
+        the list is ordered by (a near-duplicate of a row above, or a conversation's fifth turn, lowered by MMR and
+        the spread; `own_score` is the hit's before them). For a question about now, a turn that said only facts
+        since replaced gives way to the turn that said what replaced them (`standing`, memlake.search.current).
 
         `scope` is chunks (turns, with adjacent turns as `context`), episodes
         or facts. Recency counts back from `as_of` (naive = UTC, ISO string,
         None = now; a date means its end, as in `facts`). `since` and `until` keep
         rows said in [since, until); a date `until` includes that day. Columns:
-        score and its parts (rrf, vector_rank, text_rank, context_lift, recency,
+        score, own_score and its parts (rrf, vector_rank, text_rank, context_lift, standing, recency,
         importance, access, boost), which key of a turn each list matched
         (vector_match, text_match: turn, sentence, passage or question; None if that
         list did not find it), text, `excerpt` (True: `text` is the passage of a
@@ -479,6 +481,8 @@ class Memory:
             self._check_index(scope, agent_id)
             return empty_result(SPECS[scope])
         self._search_tools(params)
+        if scope == "chunks" and "replaced" not in params:  # a question about now: stale turns give way
+            params["replaced"] = self._replaced(query, agent_id, as_of)
         if scope == "chunks" and params.get("graph_weight", self.settings.search_graph_weight):
             params["graph"] = self._on_lake(f"graph_links/{agent_id}", lambda: GraphLinks.of_agent(
                 self._lake_table, agent_id))  # the turns the query's entities pull (search_graph_weight)
@@ -497,6 +501,17 @@ class Memory:
         if record_access:  # keys a search just returned: no need to look them up again
             write_access(self.settings, agent_id, scope, found["key"].to_list())
         return found
+
+    def _replaced(self, query: str, agent_id: str, as_of: datetime | str | None) -> Any:
+        """The turns that said only facts replaced by `as_of`, with those that said what replaced them, when `query`
+        asks about now (memlake.search.current); None otherwise."""
+        from memlake.search.current import replaced_turns  # deferred: LanceDB, ~1 s
+
+        moment = as_utc_or_none(as_of, end_of_day=True)
+        return replaced_turns(agent_id, query, self.facts(agent_id, as_of=moment, include_history=True),
+                              lambda: pl.concat([self.facts(agent_id, as_of=moment, candidates=held)
+                                                 for held in (False, True)]),  # shown and held back: in force
+                              lambda ids: self.turns(agent_id).filter(pl.col("message_id").is_in(ids)))
 
     def _checked_search(
         self, query: str, agent_id: str, k: int, scope: str, since: datetime | str | None, until: datetime | str | None,

@@ -178,6 +178,12 @@ class SearchSettings(BaseModel):
     search_mention_weight: float = Field(
         1.0, ge=0, description="Boost when the query names a hit's speaker (chunks) or subject (facts)."
     )
+    search_superseded_weight: float = Field(
+        0.5, ge=0, le=1,
+        description="For a question about now (its main verb in the present tense), a turn hit that said only facts "
+        "since replaced keeps this share of its score, and the turns that said what replaced them get its whole "
+        "score (brought in if no list found them): the move ranks above the old home (memlake.search.current).",
+    )
     search_question_weight: float = Field(
         0.9, ge=0, description="Scale of a question chunk's cosine similarity in the vector list (1 = as a turn's own)."
     )

@@ -103,17 +103,41 @@ def compact_plans(ask: Ask) -> list[SectionPlan]:
 
 
 def matched_facts(ask: Ask) -> list[ContextLine]:
-    """The current facts the question names (its slots of the user, the subject it names) and the fact search's
-    hits that share a word with it, in `working_memory` order (with their past when the question asks about it).
-    That is the facts' relevance floor: the nearest vectors alone are no match (there always are some; a block
-    filled with them held about half unrelated facts), so a question that names little gets a short section."""
+    """The current facts the question asks about, in `working_memory` order (with their past when the question asks
+    about it): those in a slot it names of whom it is about (a subject it names, else the user), and those that say
+    something it asks: a fact of whom it is about, or one the fact search found by its words (of that subject when
+    it names one), that shares a topic word with it (`topic_words`: a lemma, no name). That is the facts' relevance
+    floor, so a question that names
+    little gets a short section. The nearest vectors alone are no match (there always are some: a block filled with
+    them held about half unrelated facts), nor is a name alone: "what instrument does Nadia play?" gets her violin,
+    not her greyhound, her allergy and her job."""
     hits = ask.search("facts")
-    named = to_lines.named_fact_ids(ask.current, ask.gate)
-    sharing_a_word = hits.filter(pl.col("text_match").is_not_null())
-    if not named and sharing_a_word.height == 0:
+    current = ask.current
+    subject = pl.col("subject").str.to_lowercase()
+    named = (ask.gate.fired or "").lower()
+    whom = named if named in set(current["subject"].str.to_lowercase().to_list()) else "user"
+    slotted = current.filter((subject == whom) & pl.col("slot").is_in(list(ask.gate.slots)))["fact_id"].to_list()
+    found = set(hits.filter(pl.col("text_match").is_not_null())["fact_id"].to_list())
+    said = current.filter(pl.col("fact_id").is_in(list(found)) | (subject == named))
+    if whom != "user":  # a question about someone it names: "where does Nadia live?" is not about the user's home
+        said = said.filter(subject == whom)
+    asked, *words = _topic_words([ask.query, *said["content"].to_list()])
+    on_topic = [fact_id for fact_id, own in zip(said["fact_id"].to_list(), words, strict=True) if own & asked]
+    wanted = {*slotted, *on_topic}
+    if not wanted:
         return []
-    wanted = {*named, *sharing_a_word["fact_id"].to_list()}
     return [line for line in working_memory(ask, hits) if line.ref.split("@")[0] in wanted]
+
+
+def _topic_words(texts: list[str]) -> list[frozenset[str]]:
+    """`memlake.nlp.topic_words`, or without the language model each text's content words but capitalised ones."""
+    from memlake.nlp import LanguageModelMissing, topic_words  # deferred: spaCy loads in seconds
+
+    try:
+        return topic_words(texts)
+    except LanguageModelMissing:
+        return [frozenset(word for word in content_words(" ".join(w for w in text.split() if not w[:1].isupper())))
+                for text in texts]
 
 
 def working_memory(ask: Ask, hits: pl.DataFrame) -> list[ContextLine]:

@@ -5,10 +5,11 @@ sentence puts it: first, after "and", after a comma, or inside "since ...".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from memlake.nlp.language_model import parse
+from memlake.nlp.language_model import parse, parse_all
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -127,6 +128,23 @@ def _preps_of(head: Token) -> list[Token]:
 
 def _phrase(token: Token) -> str:
     return " ".join(t.text for t in token.subtree)
+
+
+def asks_about_now(question: str) -> bool:
+    """Whether a question asks how things are now: the main verb of its last sentence (the question itself, after any
+    lead-in) is in the present tense ("where do I live?", "what am I eating these days?", "what's my diet now?"),
+    not the past ("where did I live?", "where have I lived?", "what did I use to eat?") nor the future ("where will I
+    live?"). Read from the parse, so "now", "currently" or "these days" need no list: they go with a present verb."""
+    sentences = list(parse(question, names=False).sents)
+    return bool(sentences) and tense_of(sentences[-1].root) == "present"
+
+
+def topic_words(texts: Sequence[str]) -> list[frozenset[str]]:
+    """What each text is about, as lemmas ("plays" and "play" are one word): its words but stop words, punctuation,
+    numbers and names. A name is left out because it says whom a text is about, not what: "what instrument does
+    Nadia play?" shares "play" with "Nadia plays the violin", and nothing with "Nadia is allergic to peanuts"."""
+    return [frozenset(t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop and t.pos_ != "PROPN"
+                      and len(t.text) > 1) for doc in parse_all(list(texts), names=False)]
 
 
 def tense_of(head: Token) -> Tense:

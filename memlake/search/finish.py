@@ -19,7 +19,7 @@ from memlake.schemas import CHUNK_INDEX
 from memlake.search.fusion import Candidate
 from memlake.search.params import IndexSpec, turn_key
 from memlake.search.plan import Plan
-from memlake.search.rerank import Scoring, mmr_order
+from memlake.search.rerank import Scoring, mmr_picks
 from memlake.text import content_words
 from memlake.vectors import VECTOR, Filters, Snapshot, VectorStore, key_scope
 
@@ -117,7 +117,7 @@ def result_frame(
     scored = []
     for key in keys:
         boost, rec, importance, access, mention = scoring.boost(key, candidates[key].row, most)
-        fused = candidates[key].rrf + candidates[key].lift
+        fused = candidates[key].fused
         scored.append({"score": fused * boost, "recency": rec, "importance": importance, "access": access,
                        "mention": mention, "boost": boost})
     matrix = None
@@ -129,11 +129,14 @@ def result_frame(
     if spread and decay < 1.0:
         groups = [candidates[k].row.get(spread) for k in keys]
         sizes = [len(returned_text(candidates[k], turns).split()) for k in keys]
-    order = mmr_order([s["score"] for s in scored], matrix, plan.params.mmr_lambda, plan.params.k, own,
+    picks = mmr_picks([s["score"] for s in scored], matrix, plan.params.mmr_lambda, plan.params.k, own,
                       groups, decay, sizes)
     out = []
-    for rank, i in enumerate(order, start=1):
-        row = {"rank": rank, **result_row(keys[i], candidates[keys[i]], mode, note, turns), **scored[i]}
+    for rank, (i, ordered_by) in enumerate(picks, start=1):
+        # `score` is what ordered the list (the spread over conversations and near-duplicates included), so it
+        # never rises down the list; `own_score` is the hit's before the spread
+        row = {"rank": rank, **result_row(keys[i], candidates[keys[i]], mode, note, turns), **scored[i],
+               "score": ordered_by, "own_score": scored[i]["score"]}
         row.update(context(plan.spec, candidates[keys[i]].row, turns, plan.params.window_turns))
         row.update({c: candidates[keys[i]].row.get(c) for c in plan.spec.extra_columns})
         out.append(row)
@@ -163,6 +166,7 @@ def result_row(
         "vector_match": cand.matched.get("vector") or None,
         "text_match": cand.matched.get("text") or None,
         "context_lift": cand.lift,
+        "standing": cand.standing,
         "mode": mode,
         "note": note,
         "turn_start": cand.row.get("turn_start"),
@@ -225,6 +229,7 @@ def _result_schema() -> dict[str, Any]:
     return {
         "rank": pl.Int32,
         "score": pl.Float64,
+        "own_score": pl.Float64,
         "text": pl.String,
         "excerpt": pl.Boolean,
         "agent_id": pl.String,
@@ -239,6 +244,7 @@ def _result_schema() -> dict[str, Any]:
         "vector_match": pl.String,
         "text_match": pl.String,
         "context_lift": pl.Float64,
+        "standing": pl.Float64,
         "recency": pl.Float64,
         "importance": pl.Float64,
         "access": pl.Float64,

@@ -45,11 +45,19 @@ class Candidate:
     rrf: float = 0.0
     lift: float = 0.0
     nearest_part: str | None = None  # a long turn's passage nearest the question
+    # below 1: a turn that says only what has since been replaced, for a question about now (search.current)
+    standing: float = 1.0
+
+    @property
+    def fused(self) -> float:
+        """The score before boosts: fused, lifted by the turn's context, times its standing."""
+        return (self.rrf + self.lift) * self.standing
 
     def with_row(self, row: dict[str, Any]) -> Candidate:
         """The candidate with its whole row (written out: `dataclasses.replace` costs ~5 us, a search
         replaces up to 160 rows)."""
-        return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift, self.nearest_part)
+        return Candidate(row, self.ranks, self.matched, self.parts, self.rrf, self.lift, self.nearest_part,
+                         self.standing)
 
     def excerpt_key(self) -> str | None:
         """The key of the passage a hit on a long turn returns: the one nearest the question, else (its passages
@@ -206,7 +214,7 @@ def add_graph_list(plan: Plan, fused: Fused, graph: GraphLinks) -> None:
         key = turn_key(plan.agent_id, conversation, index)
         cand = fused.candidates.get(key)
         if cand is None:
-            cand = fused.candidates[key] = _light(conversation, index, graph.times.get((conversation, index)))
+            cand = fused.candidates[key] = light_candidate(conversation, index, graph.times.get((conversation, index)))
         cand.ranks["graph"] = rank
         cand.rrf += params.graph_weight * (pull / strongest) / (params.rrf_k + rank)
 
@@ -231,13 +239,14 @@ def add_context_lifts(agent_id: str, params: SearchParams, fused: Fused) -> None
         shares = _neighbour_shares(agent_id, candidates, base_score)
         for key, (value, conversation, index, created_at) in shares.items():
             if key not in candidates:
-                candidates[key] = _light(conversation, index, created_at)
+                candidates[key] = light_candidate(conversation, index, created_at)
             lifts[key] += params.neighbor_weight * value
     for key, value in lifts.items():
         candidates[key].lift = value
 
 
-def _light(conversation: str, index: int, created_at: Any) -> Candidate:
+def light_candidate(conversation: str, index: int, created_at: Any) -> Candidate:
+    """A turn that joins the candidates through another hit, with what its fetch needs."""
     return Candidate(row={"conversation_id": conversation, "turn_start": index, "turn_end": index,
                           "kind": "turn", "created_at": created_at})
 
@@ -256,7 +265,7 @@ def _window_views(
             key = turn_key(agent_id, conversation, index)
             window[key] = max(window[key], params.window_weight * value)
             if key not in candidates:
-                candidates[key] = _light(conversation, index, times.get(conversation))
+                candidates[key] = light_candidate(conversation, index, times.get(conversation))
     return window
 
 

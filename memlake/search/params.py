@@ -32,6 +32,9 @@ class SearchParams:
     importance_weight: float = 0.0
     access_weight: float = 0.0
     mention_weight: float = 0.0
+    # for a question about now, a turn that says only what has since been replaced keeps this share of its score
+    # and passes the whole to the turns that said what replaced it (memlake.search.current; 1 = it only passes it)
+    superseded_weight: float = 1.0
     # the turns naming the query's entities and its first hits' (memlake.graph.links), fused as one more list at
     # this weight (0 = off); the first `graph_seeds` hits' entities pull too; depth 2 adds related entities
     graph_weight: float = 0.0
@@ -57,6 +60,8 @@ class SearchParams:
             raise BadRequest(f"graph_seeds must be a whole number of at least 0, got {self.graph_seeds!r}")
         if self.graph_depth not in (1, 2) or isinstance(self.graph_depth, bool):
             raise BadRequest(f"graph_depth must be 1 or 2, got {self.graph_depth!r}")
+        if not 0.0 <= self.superseded_weight <= 1.0:
+            raise BadRequest(f"superseded_weight must be in [0, 1], got {self.superseded_weight!r}")
         if not 0.0 <= self.mmr_lambda <= 1.0:
             raise BadRequest(f"mmr_lambda must be in [0, 1], got {self.mmr_lambda!r}")
         if not 0.0 < self.same_conversation_decay <= 1.0:
@@ -88,6 +93,7 @@ class SearchParams:
             importance_weight=settings.search_importance_weight,
             access_weight=settings.search_access_weight,
             mention_weight=settings.search_mention_weight,
+            superseded_weight=settings.search_superseded_weight,
             graph_weight=settings.search_graph_weight,
             graph_seeds=settings.search_graph_seeds,
             graph_depth=settings.search_graph_depth,

@@ -123,7 +123,7 @@ def shortlist(candidates: Mapping[str, Candidate], scoring: Scoring, keep: int) 
     Every boost is at least 1, so the `keep`-th best score is at least the `keep`-th best unboosted one
     (`floor`): a candidate below it even at the highest boost (`ceiling`) cannot be among the best, and is
     not boosted at all (most of a search's ~250 candidates are neighbours with a small share)."""
-    fused = {k: c.rrf + c.lift for k, c in candidates.items()}
+    fused = {k: c.fused for k, c in candidates.items()}
     ceiling = scoring.ceiling(c.row for c in candidates.values())
     contenders = list(candidates)
     if ceiling is not None and len(fused) > keep:
@@ -146,19 +146,39 @@ def mmr_order(
     group_decay: float = 1.0,
     sizes: Sequence[float] | None = None,
 ) -> list[int]:
-    """Indices of the first `k` picks by Maximal Marginal Relevance (scores normalised to 0..1).
+    """Indices of the first `k` picks by Maximal Marginal Relevance (`mmr_picks` without their scores)."""
+    return [index for index, _ in mmr_picks(scores, vectors, lam, k, tiebreak, groups, group_decay, sizes)]
+
+
+def mmr_picks(
+    scores: Sequence[float],
+    vectors: np.ndarray | None,
+    lam: float,
+    k: int,
+    tiebreak: Sequence[float] | None = None,
+    groups: Sequence[Any] | None = None,
+    group_decay: float = 1.0,
+    sizes: Sequence[float] | None = None,
+) -> list[tuple[int, float]]:
+    """The first `k` picks by Maximal Marginal Relevance: (index, the score it was picked by), best first.
 
     Equal scores are ordered by `tiebreak` (higher first), then by index. With `groups` (a conversation per
     score) and `group_decay` below 1, a candidate's relevance is multiplied by `group_decay` for every
     `GROUP_DECAY_UNIT` of `sizes` (words; 1 unit a pick without them) already picked from its group, so that a
     budget of words reaches more conversations.
+
+    A pick's score is what ordered it, in the scale of `scores`: its own score times the decay of its group, less
+    `(1 - lam) / lam` times its greatest cosine similarity to a hit above it (times the best score). It never rises
+    down the list (the decay only falls and the similarity only grows as picks are made), so the first pick keeps
+    its own score and a user reads the list's order in its scores. Without diversity a pick's score is its own.
     """
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], -(tiebreak[i] if tiebreak else 0.0), i))
     by_vectors = lam < 1.0 and vectors is not None
     by_groups = groups is not None and group_decay < 1.0
     if not (by_vectors or by_groups) or len(order) <= 1:
-        return order[:k]
-    rel = np.asarray([scores[i] for i in order], dtype=np.float64) / (max(scores) or 1.0)
+        return [(i, float(scores[i])) for i in order[:k]]
+    best = max(scores) or 1.0
+    rel = np.asarray([scores[i] for i in order], dtype=np.float64) / best
     numbers: dict[Any, int] = {}  # a group's number, in order of first appearance
     group_of = None
     if by_groups and groups is not None:
@@ -168,14 +188,14 @@ def mmr_order(
     sorted_vectors = vectors[order] if by_vectors else None  # type: ignore[index]
     max_sim = np.zeros(len(order))
     free = np.ones(len(order), dtype=bool)
-    chosen: list[int] = []
+    chosen: list[tuple[int, float]] = []
     while len(chosen) < min(k, len(order)):
         value = np.where(free, lam * rel * decay - (1.0 - lam) * max_sim, -np.inf)
-        best = int(np.argmax(value))  # ties go to the better-ranked one
-        chosen.append(order[best])
-        free[best] = False
+        pick = int(np.argmax(value))  # ties go to the better-ranked one
+        chosen.append((order[pick], float(value[pick]) / (lam or 1.0) * best))
+        free[pick] = False
         if sorted_vectors is not None:
-            max_sim = np.maximum(max_sim, sorted_vectors @ sorted_vectors[best])
+            max_sim = np.maximum(max_sim, sorted_vectors @ sorted_vectors[pick])
         if group_of is not None:
-            decay[group_of == group_of[best]] *= step[best]
+            decay[group_of == group_of[pick]] *= step[pick]
     return chosen

@@ -14,6 +14,7 @@ from memlake.embedding import TextEmbedder, configured_embedder, why_unavailable
 from memlake.errors import BadRequest
 from memlake.moments import parse_as_of
 from memlake.search.candidates import Source, candidate_lists, index_columns, search_mode
+from memlake.search.current import Replaced, give_way
 from memlake.search.finish import (
     empty_result,
     fetch_rows,
@@ -63,9 +64,11 @@ class Searcher:
         access_counts: Mapping[str, int] | None = None,
         query_vector: np.ndarray | None = None,
         graph: GraphLinks | None = None,
+        replaced: Replaced | None = None,
     ) -> pl.DataFrame:
         """The `params.k` best rows of one agent for `query`, best first (see the package doc); `graph` (the
-        agent's links) adds the turns its entities pull as one more list when `params.graph_weight` > 0."""
+        agent's links) adds the turns its entities pull as one more list when `params.graph_weight` > 0;
+        `replaced` (the stale turns of a question about now) makes them give way to what replaced them."""
         plan = plan_search(spec, query, agent_id, params, filters or Filters(), as_of)
         if not self.store.exists(spec.table):
             return empty_result(spec)
@@ -80,7 +83,7 @@ class Searcher:
         candidates: dict[str, Candidate] = fused.candidates
         turns: dict[str, dict[str, Any]] = {}
         if spec.result_kinds:
-            candidates, turns = self._best_turns(plan, source, fused, scoring)
+            candidates, turns = self._best_turns(plan, source, fused, scoring, replaced)
         if not candidates:
             return empty_result(spec)
         found = result_frame(plan, scoring, candidates, fused.vectors, turns, source.mode, source.note)
@@ -111,10 +114,13 @@ class Searcher:
                       search_mode(vector, plan.use_text), has_vectors)
 
     def _best_turns(
-        self, plan: Plan, source: Source, fused: Fused, scoring: Scoring
+        self, plan: Plan, source: Source, fused: Fused, scoring: Scoring, replaced: Replaced | None = None
     ) -> tuple[dict[str, Candidate], dict[str, dict[str, Any]]]:
-        """Turn hits: lifted by their context, the best fetched whole (with the turns around them), filtered."""
+        """Turn hits: lifted by their context (stale ones giving way to what replaced them), the best fetched whole
+        (with the turns around them), filtered."""
         add_context_lifts(plan.agent_id, plan.params, fused)
+        if replaced:
+            give_way(plan.agent_id, fused, replaced, plan.params.superseded_weight)
         # only the best rows (by the score so far, boosts included) are fetched whole
         ranked = shortlist(fused.candidates, scoring, keep=max(4 * plan.params.k, plan.params.k + 30))
         columns = [*index_columns(plan.spec), *([VECTOR] if source.has_vectors else [])]
@@ -151,12 +157,14 @@ def search_memory(
     access: AccessLog | None = None,
     turn_store: VectorStore | None = None,
     graph: GraphLinks | None = None,
+    replaced: Replaced | None = None,
     **overrides: Any,
 ) -> pl.DataFrame:
     """Hybrid search of one agent's memory in `scope` (chunks, episodes or facts); see `Searcher.search`.
     `access` is the home's access log (read whole when not given), for the access-frequency boost;
     `turn_store` holds the chunk index that orders an episode's or a fact's message ids (default `store`);
-    `graph` the agent's graph links, for the graph list (`graph_weight`)."""
+    `graph` the agent's graph links, for the graph list (`graph_weight`); `replaced` the stale turns of a
+    question about now (`memlake.search.current`)."""
     if scope not in SPECS:
         raise BadRequest(f"unknown scope {scope!r}: expected one of {', '.join(SPECS)}")
     when = parse_as_of(as_of, end_of_day=True)
@@ -176,4 +184,5 @@ def search_memory(
         access_counts=(access or AccessLog(settings)).counts(agent_id, scope, when),
         query_vector=query_vector,
         graph=graph,
+        replaced=replaced,
     )

@@ -139,3 +139,32 @@ def test_with_a_relevance_floor_a_narrow_question_gets_the_turn_it_needs_and_a_s
         assert block.token_count < block.budget / 4, (question, block.token_count)
         # what the floor left out: with none, the nearest unrelated turns fill the block
         assert len(excerpt_ids(chats_home(0.0).context(question, "ann", as_of="2024-04-01"))) > 5
+
+
+# A friend the user talks about, told twice (a fact about someone else is shown once said again), with several
+# facts: a question about one of them names her, not all of them.
+def nadia_chat(conversation: str, day: str) -> tuple:
+    facts = [{**plain(content, f"{conversation}-m1", subject="Nadia"), "slot": slot, "value": value}
+             for content, slot, value in (
+                 ("Nadia lives in Porto.", "home_city", "Porto"),
+                 ("Nadia plays the violin in an orchestra.", None, None),
+                 ("Nadia adopted a greyhound called Biscuit.", None, None),
+                 ("Nadia is allergic to peanuts.", None, None),
+                 ("Nadia is training to be a paramedic.", None, None))]
+    return (conversation, day, "Nadia lives in Porto, plays violin, has a greyhound, is allergic to peanuts and is "
+            "training as a paramedic.", "Melanie", facts)
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("what instrument does Nadia play?", "violin"),
+    ("where does Nadia live these days?", "Porto"),
+    ("is Nadia allergic to anything?", "peanuts"),
+    ("what's the name of Nadia's greyhound?", "Biscuit"),
+])
+def test_a_question_naming_someone_gets_the_facts_about_what_it_asks_not_all_of_theirs(home_with, question,
+                                                                                       wanted) -> None:
+    memory = home_with(nadia_chat("n1", "2024-04-02"), nadia_chat("n2", "2024-04-20"), FRIEND_CHAT)
+    block = memory.context(question, "ann")
+    texts = [row["text"] for row in fact_lines(block)]
+    assert block.gate.section == "facts" and texts and wanted in texts[0], (question, texts)
+    assert len(texts) == 1, (question, texts)  # none of her other four facts, none of the user's

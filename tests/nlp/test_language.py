@@ -106,3 +106,28 @@ def test_the_names_layer_splits_sentences_as_the_distiller_does(text: str, whole
 
     assert whole in list(sentences_naming(text))
     assert whole in [s.text for s in split_sentences(Message("m", "user", text, None))]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("question, now", [
+    ("where do I live now?", True),
+    ("Which city am I living in these days?", True),
+    ("what's my diet?", True),
+    ("What do I eat?", True),
+    ("so, am I still into horror films currently?", True),
+    ("I'm cooking for friends tonight. What do I eat?", True),  # the question is the last sentence
+    ("where did I live before?", False),
+    ("Where have I lived?", False),
+    ("what did I use to eat?", False),
+    ("Where was I living in 2022?", False),
+    ("Where will I live next year?", False),
+])
+def test_a_question_about_now_is_told_by_its_main_verb(question: str, now: bool) -> None:
+    assert nlp.asks_about_now(question) is now
+
+
+def test_topic_words_are_lemmas_without_names_or_stop_words() -> None:
+    asked, violin, allergy, home = nlp.topic_words(["what instrument does Nadia play?", "Nadia plays the violin.",
+                                                    "Nadia is allergic to peanuts.", "Where does Tomás live now?"])
+    assert asked & violin == {"play"} and not asked & allergy  # "plays" is "play"; the name is no topic
+    assert not {"nadia", "tomás", "the", "is", "does"} & (violin | allergy | home)
+    assert "live" in home

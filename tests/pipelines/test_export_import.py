@@ -37,7 +37,8 @@ ID_COLUMNS = {"agent_id", "fact_id", "superseded_by", "override_ids", "ingested_
 # are stored in the order of their (agent-derived) ids, so two equally good hits, or two equally near keys of one
 # turn (vector_match, text_match), may swap places and so their ranks and rank-fused scores. Which hits come back,
 # and everything else each says, is compared.
-RANKING_COLUMNS = {"rank", "score", "rrf", "text_rank", "vector_rank", "context_lift", "vector_match", "text_match"}
+RANKING_COLUMNS = {"rank", "score", "own_score", "rrf", "text_rank", "vector_rank", "context_lift", "vector_match",
+                   "text_match"}
 FACT_ID = re.compile(r"\bf_[0-9a-f]{16}(-\d+)?\b")
 
 

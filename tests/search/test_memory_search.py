@@ -322,6 +322,33 @@ def test_a_decay_by_the_words_a_conversation_gave_lets_a_few_results_reach_anoth
     turns of one matching conversation (and the neighbours its lifts bring in) filling the budget. With
     `same_conversation_decay` (per 100 words taken; these turns are about 10 words) the other conversation that
     also speaks of it gets into the first three."""
+    memory = garden_home(settings, run_pipeline)
+
+    def first_conversations(decay: float) -> list[str]:
+        found = memory.search("tomato seedlings", "alice", k=3, same_conversation_decay=decay)
+        return found["conversation_id"].to_list()
+
+    assert len(set(first_conversations(1.0))) == 1
+    spread = first_conversations(0.05)
+    assert len(set(spread)) == 2 and spread[0] == first_conversations(1.0)[0]
+
+
+def test_the_score_a_user_sees_is_the_one_the_list_is_ordered_by(settings, run_pipeline):
+    """A hit the spread over conversations or MMR moved up has a score at most the one above it: `score` is what
+    ordered the list; `own_score` is the hit's own before the spread, and the first hit's score is its own."""
+    memory = garden_home(settings, run_pipeline)
+    for params in ({"same_conversation_decay": 0.05}, {"mmr_lambda": 0.5}, {}):
+        for question in ("tomato seedlings", "where are my seedlings growing?", "a plot at the allotment"):
+            found = memory.search(question, "alice", k=6, **params)
+            scores = found["score"].to_list()
+            assert scores == sorted(scores, reverse=True), (params, question, found.select("score", "own_score"))
+            assert found["own_score"][0] == pytest.approx(scores[0])
+    moved = memory.search("tomato seedlings", "alice", k=3, same_conversation_decay=0.05)
+    assert (moved["own_score"] > moved["score"]).any()  # the spread changed an order, and says so
+
+
+def garden_home(settings, run_pipeline):
+    """Alice's two conversations about tomato seedlings, one of four turns, one of two, through the pipeline."""
     land(settings, "alice", "garden.jsonl", jsonl(
         msg("garden", 0, "user", "My tomato seedlings on the balcony are leggy.", "2024-04-01"),
         msg("garden", 1, "assistant", "Leggy tomato seedlings want more light on the balcony.", "2024-04-01"),
@@ -332,15 +359,7 @@ def test_a_decay_by_the_words_a_conversation_gave_lets_a_few_results_reach_anoth
         msg("allotment", 1, "assistant", "Congratulations on the plot.", "2024-05-01"),
     ))
     run_pipeline()
-    memory = hash_memory(settings)
-
-    def first_conversations(decay: float) -> list[str]:
-        found = memory.search("tomato seedlings", "alice", k=3, same_conversation_decay=decay)
-        return found["conversation_id"].to_list()
-
-    assert len(set(first_conversations(1.0))) == 1
-    spread = first_conversations(0.05)
-    assert len(set(spread)) == 2 and spread[0] == first_conversations(1.0)[0]
+    return hash_memory(settings)
 
 
 STARTER_ANSWER = (

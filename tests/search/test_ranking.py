@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from memlake.search import mentioned, mmr_order, names_identifier, parse_as_of, recency
+from memlake.search.rerank import mmr_picks
 
 
 @pytest.mark.parametrize(
@@ -60,6 +61,21 @@ def test_a_group_decays_by_the_words_already_picked_from_it():
     scores, groups = [1.0, 0.9, 0.6], ["a", "a", "b"]
     assert mmr_order(scores, None, 1.0, 3, None, groups, 0.8, [200, 20, 20]) == [0, 2, 1]  # 0.9 x 0.64 < 0.6
     assert mmr_order(scores, None, 1.0, 3, None, groups, 0.8, [20, 20, 20]) == [0, 1, 2]  # 0.9 x 0.96 > 0.6
+
+
+@pytest.mark.parametrize(("lam", "groups", "decay"), [
+    (0.5, None, 1.0), (0.6, None, 1.0), (1.0, ["a", "a", "a", "b", "c"], 0.6), (0.7, ["a", "a", "b", "b", "a"], 0.8),
+])
+def test_a_picks_score_is_what_ordered_it_and_never_rises_down_the_list(lam, groups, decay):
+    vectors = np.asarray([[1, 0], [0.99, 0.14], [0.6, 0.8], [0, 1], [0.7, 0.71]], dtype=np.float32)
+    scores = [0.9, 0.85, 0.8, 0.5, 0.45]
+    picks = mmr_picks(scores, vectors, lam, 5, None, groups, decay)
+    ordered = [score for _, score in picks]
+    assert ordered == sorted(ordered, reverse=True)
+    assert picks[0] == (0, pytest.approx(0.9))  # the best keeps its own score
+    assert [index for index, _ in picks] == mmr_order(scores, vectors, lam, 5, None, groups, decay)
+    assert [index for index, _ in picks] != [0, 1, 2, 3, 4]  # the diversity moved a hit up, and its score says so
+    assert mmr_picks(scores, None, 1.0, 3) == [(0, 0.9), (1, 0.85), (2, 0.8)]  # no diversity: own scores
 
 
 def test_mention_matches_name_words_of_three_letters_or_more():
