@@ -173,10 +173,11 @@ def names_in(text: str) -> list[Name]:
         greeted = _past_a_greeting(said)
         if greeted is not None:  # (a slice of a span has no label: the greeting makes it a person's name)
             said = span = greeted
-        if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
+        said = _whole(_trimmed(said))
+        if taken & set(range(said.start, said.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
-        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS:
-            continue  # a side of the chat; a greeting said alone ("Yep, Toby and I ...", "Bye!")
+        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS or _an_exclamation(said):
+            continue  # a side of the chat; a greeting or an exclamation said alone ("Yep, Toby and I ...", "Bye!")
         cue = "work" if _quoted(said) else _cue_of(span, span.root)
         if cue is None and span.label_ not in _NUMBER_LABELS and (greeted is not None or _in_a_persons_role(span)):
             cue = "person"
@@ -185,13 +186,16 @@ def names_in(text: str) -> list[Name]:
         if kind:
             found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
                               said.end_char, cue is not None, untyped, cue == "person"))
-            taken |= set(range(span.start, span.end))
+            taken |= set(range(min(span.start, said.start), max(span.end, said.end)))
     return sorted(found, key=lambda n: n.start)
 
 
 def _without_request_verbs(text: str) -> Doc:
     """The parse of `text`, read again with each sentence's opening request verb in lower case when it has one
-    ("Summarise this for Anna" is read as "summarise this for Anna"): same length, so the offsets hold."""
+    ("Summarise this for Anna" is read as "summarise this for Anna"): same length, so the offsets hold. A backtick
+    or an acute accent between letters is read as the apostrophe it stands for ("We`ve": the pipeline reads the
+    word whole, a proper noun, when the apostrophe is not one it knows)."""
+    text = _APOSTROPHE_STAND_IN.sub("'", text)
     doc = parse(text)
     starts = [t.idx for t in _request_verbs(doc)]
     if not starts:
@@ -332,7 +336,8 @@ def _quoted(span: Span) -> bool:
     Alchemist")."""
     doc = span.doc
     start = span.start - 1 if span.start > 0 and doc[span.start - 1].lower_ in ("the", "a", "an") else span.start
-    return start > 0 and span.end < len(doc) and doc[start - 1].is_quote and doc[span.end].is_quote
+    end = span.end + 1 if span.end < len(doc) and doc[span.end].text in (".", ",", "!", "?") else span.end
+    return start > 0 and end < len(doc) and doc[start - 1].is_quote and doc[end].is_quote  # '"Heat," no contest'
 
 
 def _past_a_greeting(span: Span) -> Span | None:
@@ -342,6 +347,52 @@ def _past_a_greeting(span: Span) -> Span | None:
     while i < len(span) - 1 and (span[i].lower_ in GREETING_WORDS or span[i].pos_ == "INTJ"):
         i += 1
     return span[i:] if i else None
+
+
+def _whole(span: Span) -> Span:
+    """The name as the text writes it: a span the pipeline cut at punctuation inside a word ("CS" of "CS:GO") runs
+    on over each joiner with no space on either side and the word after it (and back over one before it)."""
+    doc = span.doc
+    start, end = span.start, span.end
+    while (start > 1 and doc[start - 1].text in NAME_JOINERS and not doc[start - 1].whitespace_
+           and not doc[start - 2].whitespace_ and doc[start - 2].text[:1].isalnum()):
+        start -= 2
+    while (end + 1 < len(doc) and doc[end].text in NAME_JOINERS and not doc[end - 1].whitespace_
+           and not doc[end].whitespace_ and doc[end + 1].text[:1].isalnum()):
+        end += 2
+    return span if (start, end) == (span.start, span.end) else doc[start:end]
+
+
+def _trimmed(span: Span) -> Span:
+    """The name without the words the pipeline ran on into: it ends before a dash, colon or bracket with a space
+    beside it ("the Pomodoro Technique - 25 minutes") and at its last capitalised word or number."""
+    for i, token in enumerate(span):
+        if i and token.is_punct and token.text not in ".'’" and (token.whitespace_ or span[i - 1].whitespace_):
+            span = span[:i]
+            break
+    while len(span) > 1 and (span[-1].is_punct or span[-1].text[:1].islower()):
+        span = span[:-1]
+    return span
+
+
+def _an_exclamation(span: Span) -> bool:
+    """Whether a one-word candidate that opens its sentence, with punctuation or nothing after it, is an exclamation
+    or a describing word capitalised only by its place ("Awesome, Priyanka!", "Woohoo!", "Incredible, ..."): tagged
+    an interjection, an adjective or an adverb, a word the lemmatizer knows as an adjective or an adverb and not as
+    a noun, or a word said before whom the rest of the sentence only addresses ("Woohoo, thanks Nate!": one is not
+    addressed twice). A name addressed there ("Ramona, have you ...") is none of these."""
+    if len(span) != 1:
+        return False
+    token, doc = span[0], span.doc
+    opening = next((t for t in token.sent if not (t.is_punct or t.is_space)), None)
+    if opening is None or opening.i != token.i or (token.i + 1 < len(doc) and not doc[token.i + 1].is_punct):
+        return False
+    word = token.lower_
+    rest = [t for t in doc[token.i + 1:token.sent.end] if not t.is_punct]
+    addressed = bool(rest) and rest[-1].pos_ == "PROPN" and all(
+        t.pos_ == "PROPN" or t.lower_ in GREETING_WORDS for t in rest)
+    return (token.tag_ == "UH" or token.pos_ in ("INTJ", "ADJ", "ADV") or addressed
+            or (word in _lemma_index("adj") | _lemma_index("adv") and word not in _lemma_index("noun")))
 
 
 def _first_conjunct(head: Token) -> Token:
@@ -391,6 +442,8 @@ def _in_a_persons_role(span: Span) -> bool:
         return True  # "Sounds amazing, Ev!": whom the sentence is said to
     opening = doc[span.sent.start:span.start]
     addressed = span.end == len(doc) or doc[span.end].is_punct
+    if not opening and len(span) == 1 and addressed and _says_you(span):
+        return True  # "Ramona, have you ever been ...": whom the sentence opens by calling
     if addressed and opening and all(t.lower_ in GREETING_WORDS or t.pos_ == "INTJ" or t.is_punct for t in opening):
         return True  # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great")
     first = _first_conjunct(head)
@@ -417,6 +470,13 @@ def _in_a_persons_role(span: Span) -> bool:
     if preposition.lower_ == "with":  # one hikes "with" no place: a place label of a first name does not outvote it
         return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_VERBS
     return preposition.lower_ == "to" and span.label_ not in _THING_LABELS and verb.lemma_.lower() in TO_PERSON_VERBS
+
+
+def _says_you(span: Span) -> bool:
+    """Whether the words after a name and its comma speak to "you" as their subject ("Ramona, have you ...")."""
+    doc = span.doc
+    return (span.end < len(doc) and doc[span.end].text == ","
+            and any(t.lower_ == "you" and t.dep_ == "nsubj" for t in doc[span.end:span.sent.end]))
 
 
 def _conjunct_type(span: Span) -> str | None:
@@ -448,6 +508,11 @@ def _word_before(span: Span) -> Token | None:
 # Speakers that are programs, not people: their turns name products and headings rather than the user's world.
 PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chatgpt", "claude", "gpt", "gemini",
                               "copilot", "tool"})
+
+# A character typed for an apostrophe between two letters ("We`ve", "don´t"): one character, so offsets hold.
+_APOSTROPHE_STAND_IN = re.compile(r"(?<=[A-Za-z])[`´](?=[A-Za-z])")
+# Punctuation that joins the parts of one name when no space is beside it: "CS:GO", "AT&T", "Node.js", "Spider-Man".
+NAME_JOINERS = frozenset(":&.-/+'’")
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
 CUE_WEIGHT = 3

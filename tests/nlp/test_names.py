@@ -267,3 +267,62 @@ def test_a_name_in_quotation_marks_is_a_work(text: str, name: str) -> None:
 
 def test_a_city_visited_is_not_a_person_by_the_verb() -> None:
     assert _types("I've been wanting to visit NYC for years.").get("NYC") != "person"
+
+
+@pytest.mark.parametrize(("text", "word", "kept"), [
+    ("Awesome, Priyanka!", "Awesome", "Priyanka"),
+    ("Woohoo, thanks Benedikt!", "Woohoo", "Benedikt"),
+    ("Brilliant, see you at the lake with Ottilie.", "Brilliant", "Ottilie"),
+    ("Yay! Marisol finally got the keys.", "Yay", "Marisol"),
+    ("Incredible, that photo from Lisbon is stunning.", "Incredible", "Lisbon"),
+])
+def test_an_exclamation_or_adjective_opening_a_sentence_is_no_name(text: str, word: str, kept: str) -> None:
+    """A word capitalised only because it opens the sentence, said as an exclamation ("Awesome, Priyanka!"), is no
+    name; the names after it are kept."""
+    found = _types(text)
+    assert word not in found
+    assert kept in found
+
+
+def test_a_name_that_opens_a_sentence_and_is_addressed_stays_a_name() -> None:
+    assert _types("Ramona, have you ever been to a drag show?").get("Ramona") == "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I usually play CS:GO with my cousin on Fridays.", "CS:GO"),
+    ("My brother just switched his phone plan to AT&T last week.", "AT&T"),
+    ("Rewriting the whole backend in Node.js took the team a summer.", "Node.js"),
+])
+def test_a_name_with_punctuation_inside_is_taken_whole(text: str, name: str) -> None:
+    """A name is what the text says, punctuation inside it kept: no piece of it ("GO" of "CS:GO") is a name."""
+    said = [n.text for n in names_in(text)]
+    assert name in said
+    assert not [n for n in said if n != name and n in name]
+
+
+@pytest.mark.parametrize(("text", "word", "kept"), [
+    ("We`ve already visited my friends Josh and Mark.", "We`ve", "Josh"),
+    ("They`re flying out with Imelda tomorrow.", "They`re", "Imelda"),
+])
+def test_a_contraction_with_a_backtick_is_no_name(text: str, word: str, kept: str) -> None:
+    found = _types(text)
+    assert word not in found
+    assert found.get(kept) == "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I'm using the Pomodoro Technique - 25 minutes work, 5-minute break - to stay sane.", "Pomodoro Technique"),
+    ("We booked the Grand Budapest Hotel - two nights only.", "Grand Budapest Hotel"),
+])
+def test_a_name_ends_where_its_capitalised_words_end(text: str, name: str) -> None:
+    """The words after a dash or in lower case are the sentence's, not the name's."""
+    said = [n.text for n in names_in(text)]
+    assert not [n for n in said if n.startswith(name) and n != name]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ('One of my favorites is a track called "Savana." What do you like?', "Savana"),
+    ('My all-time favourite film is "Heat," no contest.', "Heat"),
+])
+def test_a_title_quoted_with_its_punctuation_inside_the_quotes_is_a_work(text: str, name: str) -> None:
+    assert _types(text).get(name) == "work"
