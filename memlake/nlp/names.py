@@ -112,6 +112,11 @@ GREETING_WORDS = frozenset(
     alright okay ok glad nice cool great sorry oh omg haha lol hmm well dear morning night""".split())  # noqa: SIM905
 # Nouns of what someone made, whose "by" names its maker ("a novel by Ursula Le Guin", "a quote by Rowling").
 MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""".split())  # noqa: SIM905
+# Nouns of happenings a name is the name of, as its last word or the noun it names ("the Boston Marathon", "the
+# Perseid meteor shower", "the Glastonbury festival"); a place's label keeps it a place ("the Tokyo festival").
+EVENT_NOUNS = frozenset("""festival fest conference summit marathon tournament championship championships cup
+    olympics fair expo parade concert gala retreat convention competition hackathon ceremony workshop race shower
+    eclipse""".split())  # noqa: SIM905
 # Nouns of a place set equal to a name ("Zadar is a lovely town").
 PLACE_NOUNS = frozenset("""city town village country island state region province neighbourhood neighborhood
     suburb capital""".split())  # noqa: SIM905
@@ -183,9 +188,10 @@ def names_in(text: str) -> list[Name]:
             cue = "person"
         kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
         untyped = cue is None and kind == "person" and _asked_about(span.root)
-        if kind:
-            found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
-                              said.end_char, cue is not None, untyped, cue == "person"))
+        end = said.start_char + len(text[said.start_char:said.end_char].rstrip(_NOT_A_NAMES_END))
+        if kind and end > said.start_char:  # ('"Summer Sounds"- ...': one token, its quote and dash no part of it)
+            found.append(Name(text[said.start_char:end], "concept" if untyped else kind, said.start_char, end,
+                              cue is not None, untyped, cue == "person"))
             taken |= set(range(min(span.start, said.start), max(span.end, said.end)))
     return sorted(found, key=lambda n: n.start)
 
@@ -286,6 +292,11 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return None
     if "project" in (span[0].lower_, span[-1].lower_) and len(span) > 1:
         return "project"  # "Project Heron", "the Nova project": the name's own word
+    if span.label_ not in ("GPE", "LOC", "FAC") and (
+            (len(span) > 1 and span[-1].lower_ in EVENT_NOUNS)
+            or (head.dep_ == "compound" and head.head.lemma_.lower() in EVENT_NOUNS
+                and not any(c.lower_ in ("a", "an") for c in head.head.children))):
+        return "event"  # "the Boston Marathon", "the Perseid meteor shower"; "an LGBTQ conference" is a kind
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"
@@ -365,13 +376,14 @@ def _whole(span: Span) -> Span:
 
 def _trimmed(span: Span) -> Span:
     """The name without the words the pipeline ran on into: it ends before a dash, colon or bracket with a space
-    beside it ("the Pomodoro Technique - 25 minutes") and at its last capitalised word or number."""
+    beside it ("the Pomodoro Technique - 25 minutes") and at its last capitalised word or number, before a
+    possessive."""
     for i, token in enumerate(span):
         if i and token.is_punct and token.text not in ".'’" and (token.whitespace_ or span[i - 1].whitespace_):
             span = span[:i]
             break
-    while len(span) > 1 and (span[-1].is_punct or span[-1].text[:1].islower()):
-        span = span[:-1]
+    while len(span) > 1 and (span[-1].is_punct or span[-1].text[:1].islower() or span[-1].tag_ == "POS"):
+        span = span[:-1]  # (and "'s": "Ed Sheeran's new album" names Ed Sheeran)
     return span
 
 
@@ -511,6 +523,8 @@ PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chat
 
 # A character typed for an apostrophe between two letters ("We`ve", "don´t"): one character, so offsets hold.
 _APOSTROPHE_STAND_IN = re.compile(r"(?<=[A-Za-z])[`´](?=[A-Za-z])")
+# Characters a name does not end in, though the tokenizer left them on its last word ('Sounds"-').
+_NOT_A_NAMES_END = "\"'“”‘’-–—:;,"
 # Punctuation that joins the parts of one name when no space is beside it: "CS:GO", "AT&T", "Node.js", "Spider-Man".
 NAME_JOINERS = frozenset(":&.-/+'’")
 

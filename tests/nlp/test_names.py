@@ -326,3 +326,32 @@ def test_a_name_ends_where_its_capitalised_words_end(text: str, name: str) -> No
 ])
 def test_a_title_quoted_with_its_punctuation_inside_the_quotes_is_a_work(text: str, name: str) -> None:
     assert _types(text).get(name) == "work"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I love Ed Sheeran's new album.", "Ed Sheeran"),
+    ("Have you read Neil Gaiman's latest book?", "Neil Gaiman"),
+])
+def test_a_possessive_is_no_part_of_the_name(text: str, name: str) -> None:
+    assert [n.text for n in names_in(text)] == [name]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We watched the Perseid meteor shower from the roof.", "Perseid"),
+    ("I am volunteering at the Glastonbury festival this year.", "Glastonbury"),
+    ("We ran the Boston Marathon in April.", "Boston Marathon"),
+])
+def test_a_name_of_a_festival_race_or_shower_is_an_event(text: str, name: str) -> None:
+    assert _types(text).get(name) == "event"
+
+
+def test_a_place_a_festival_is_named_after_stays_a_place() -> None:
+    assert _types("We went to the Tokyo festival in May.").get("Tokyo") == "place"
+
+
+def test_a_kind_of_event_is_not_a_named_one() -> None:
+    assert "LGBTQ" not in _types("I went to an LGBTQ conference two days ago.")
+
+
+def test_a_quoted_title_leaves_its_quotes_and_dash_out() -> None:
+    assert [n.text for n in names_in('"Summer Sounds"- they played an awesome pop song.')] == ["Summer Sounds"]
