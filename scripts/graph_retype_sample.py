@@ -51,12 +51,15 @@ def turns_of(path: str) -> pl.DataFrame:
     return frame
 
 
-def types_of(entities: pl.DataFrame, agent: str, form: str) -> set[str]:
-    """The types of the agent's entities called `form`, or whose name holds it as a piece ("CS" of "CS:GO")."""
+def types_of(entities: pl.DataFrame, agent: str, form: str, whole: bool = True) -> set[str]:
+    """The types of the agent's entities called `form`, or (`whole`) whose name holds it as a piece ("CS" of
+    "CS:GO": the name now taken whole)."""
     low = form.lower()
     ours = entities.filter(pl.col("agent_id") == agent)
     exact = {t for n, t in ours.select("name", "type").iter_rows() if n.lower() == low}
-    return exact or {t for n, t in ours.select("name", "type").iter_rows() if low in n.lower().split(" ")
+    if exact or not whole:
+        return exact
+    return {t for n, t in ours.select("name", "type").iter_rows() if low in n.lower().split(" ")
                      or low in n.lower().replace(":", " ").split(" ")}
 
 
@@ -67,7 +70,7 @@ def main(sample_path: str, locomo: str) -> None:
     for row in rows:
         judged = row.get("judgement", row.get("correct"))
         wanted, form = (row["type"], row["name"]) if judged else RIGHT_FOR_WRONG[row["name"]]
-        found = types_of(graph.entities, row["agent_id"], form)
+        found = types_of(graph.entities, row["agent_id"], form, whole=wanted is not None)
         ok = (not found) if wanted is None else wanted in found
         right += ok
         print(f"{'right' if ok else 'WRONG'}  {row['agent_id']} {row['name']!r}: was {row['type']} "

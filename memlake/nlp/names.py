@@ -110,6 +110,10 @@ PERSON_NOUNS = frozenset(
 GREETING_WORDS = frozenset(
     """hey hi hello yo bye goodbye thanks thank congrats congratulations wow woah whoa aww aw yep yeah yes sure
     alright okay ok glad nice cool great sorry oh omg haha lol hmm well dear morning night""".split())  # noqa: SIM905
+# The greeting words that address someone, whatever the name after them is labelled ("Hey Priyanka", "Thanks Ev"):
+# not the exclamations ("Oh, Italy!", "Wow, Lisbon!").
+ADDRESSING_WORDS = frozenset("""hey hi hello yo bye goodbye thanks thank congrats congratulations dear
+    morning night""".split())  # noqa: SIM905
 # Nouns of what someone made, whose "by" names its maker ("a novel by Ursula Le Guin", "a quote by Rowling").
 MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""".split())  # noqa: SIM905
 # Nouns of happenings a name is the name of, as its last word or the noun it names ("the Boston Marathon", "the
@@ -457,7 +461,9 @@ def _in_a_persons_role(span: Span) -> bool:
     if not opening and len(span) == 1 and addressed and _says_you(span):
         return True  # "Ramona, have you ever been ...": whom the sentence opens by calling
     if addressed and opening and all(t.lower_ in GREETING_WORDS or t.pos_ == "INTJ" or t.is_punct for t in opening):
-        return True  # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great")
+        # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great"); after an exclamation only, a
+        # place's or a firm's label stands ("Oh, Italy!": exclaimed, not greeted)
+        return span.label_ not in _THING_LABELS or any(t.lower_ in ADDRESSING_WORDS for t in opening)
     first = _first_conjunct(head)
     listed = [span, doc[first.left_edge.i:first.i + 1]] if first.i != head.i else [span]
     if any((before := _word_before(s)) is not None and before.lemma_.lower() in PERSON_NOUNS for s in listed):

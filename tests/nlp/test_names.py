@@ -355,3 +355,12 @@ def test_a_kind_of_event_is_not_a_named_one() -> None:
 
 def test_a_quoted_title_leaves_its_quotes_and_dash_out() -> None:
     assert [n.text for n in names_in('"Summer Sounds"- they played an awesome pop song.')] == ["Summer Sounds"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Oh, Italy!", "Italy"),
+    ("Wow, Lisbon!", "Lisbon"),
+])
+def test_a_place_exclaimed_after_an_interjection_is_no_one_greeted(text: str, name: str) -> None:
+    """"Oh, Italy!" answers a trip told: the place is exclaimed, not greeted ("Hey Priyanka!" greets)."""
+    assert _types(text).get(name) == "place"
