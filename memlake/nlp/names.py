@@ -121,6 +121,8 @@ MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""
 EVENT_NOUNS = frozenset("""festival fest conference summit marathon tournament championship championships cup
     olympics fair expo parade concert gala retreat convention competition hackathon ceremony workshop race shower
     eclipse""".split())  # noqa: SIM905
+# Nouns of who supports a club or a team ("a Manchester City fan", "a Leeds supporter").
+FAN_NOUNS = frozenset({"fan", "supporter"})
 # Nouns of a place set equal to a name ("Zadar is a lovely town").
 PLACE_NOUNS = frozenset("""city town village country island state region province neighbourhood neighborhood
     suburb capital""".split())  # noqa: SIM905
@@ -139,6 +141,9 @@ PERSON_OBJECT_VERBS = frozenset(
 WITH_PERSON_VERBS = frozenset(
     """go hang talk chat speak meet travel hike walk run dance eat cook play spend catch grab have camp study
     live stay""".split())  # noqa: SIM905
+# Nouns of what one has or does "with" a person ("a photo with Karlie", "lunch with Marguerite").
+WITH_PERSON_NOUNS = frozenset("""photo picture pic selfie lunch dinner breakfast brunch coffee date call chat meeting
+    walk hike talk conversation""".split())  # noqa: SIM905
 # Verbs one does "to" a person ("talked to Ana", "wrote to Leo").
 TO_PERSON_VERBS = frozenset("""talk speak say write text reply explain introduce send give""".split())  # noqa: SIM905
 # Labels that name a place or an organisation: a verb of people ("visited", "called") does not outvote them.
@@ -315,6 +320,8 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return "person"  # "Rothfuss's novels": the one who wrote them
     if _beside_an_organization_noun(head):
         return "organization"
+    if head.dep_ == "compound" and head.head.lemma_.lower() in FAN_NOUNS and span.label_ != "PERSON":
+        return "organization"  # "a Manchester City fan": the club a city's name stands for
     head = _first_conjunct(head)  # "They use Go and Kafka": Kafka is used as Go is
     verb = head.head if head.dep_ in ("dobj", "pobj") else None
     if verb is not None and span.label_ not in ("GPE", "LOC", "FAC") and _software_verb(head, verb):
@@ -483,6 +490,9 @@ def _in_a_persons_role(span: Span) -> bool:
     if first.dep_ == "pobj" and preposition.lower_ == "by":
         made = verb.lemma_.lower() in MADE_NOUNS or verb.ent_type_ == "WORK_OF_ART" or verb.tag_ == "VBN"
         return made and span.label_ not in ("GPE", "LOC", "FAC")
+    if first.dep_ == "pobj" and preposition.lower_ == "with" and verb.pos_ == "NOUN":
+        # "the last photo with Karlie", "our lunch with Marguerite": a place's label does not outvote it
+        return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_NOUNS
     if first.dep_ != "pobj" or verb.pos_ != "VERB":
         return False
     if preposition.lower_ == "with":  # one hikes "with" no place: a place label of a first name does not outvote it

@@ -364,3 +364,19 @@ def test_a_quoted_title_leaves_its_quotes_and_dash_out() -> None:
 def test_a_place_exclaimed_after_an_interjection_is_no_one_greeted(text: str, name: str) -> None:
     """"Oh, Italy!" answers a trip told: the place is exclaimed, not greeted ("Hey Priyanka!" greets)."""
     assert _types(text).get(name) == "place"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("This is the last photo with Karlie, taken when we hiked.", "Karlie"),
+    ("Remember our lunch with Marguerite at the pier?", "Marguerite"),
+])
+def test_whom_a_photo_or_a_meal_is_with_is_a_person(text: str, name: str) -> None:
+    assert _types(text).get(name) == "person"
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("As a Manchester City fan, I can't agree with you.", "Manchester City", "organization"),
+    ("As a die-hard Leeds fan, I was gutted.", "Leeds", "organization"),
+])
+def test_what_a_fan_supports_is_a_club(text: str, name: str, kind: str) -> None:
+    assert _types(text).get(name) == kind
