@@ -450,13 +450,16 @@ def _kind_set_beside(head: Token) -> str | None:
 def _in_a_persons_role(span: Span) -> bool:
     """Whether a name is said where only a person goes: after a person's noun ("my sister Ana", "someone named
     Dorian", "my friends Josh and Mark"), owning a kin word ("Tomasz's wife"), listed with a person pronoun ("Jasper
-    and I"), followed by "he" / "she", addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a
-    novel by Ursula Le Guin"), the subject of saying, thinking or writing ("Marta said"), the object of meeting or
-    calling ("met Oskar"), or whom something is done with or told to ("hiking with Jasper")."""
+    and I") or, labelled a person, with another name so labelled ("Bach and Mozart"), followed by "he" / "she",
+    addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a novel by Ursula Le Guin"), the
+    subject of saying, thinking or writing ("Marta said"), the object of meeting or calling ("met Oskar"), or whom
+    something is done with or told to ("hiking with Jasper")."""
     head = span.root
     doc = span.doc
     if any(t.lower_ in ("i", "me", "you", "he", "she", "we") for t in head.conjuncts):
         return True
+    if span.label_ == "PERSON" and any(t.ent_type_ == "PERSON" for t in head.conjuncts):
+        return True  # "like Bach and Mozart": a list the model reads as people throughout
     after = [t for t in doc[span.end:span.end + 2] if t.lower_ != ","]
     if after and after[0].lower_ in ("he", "she", "who") and span.end < len(doc) and doc[span.end].lower_ == ",":
         return True  # "It was Matt Patterson, he is so talented!"

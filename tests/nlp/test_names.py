@@ -380,3 +380,15 @@ def test_whom_a_photo_or_a_meal_is_with_is_a_person(text: str, name: str) -> Non
 ])
 def test_what_a_fan_supports_is_a_club(text: str, name: str, kind: str) -> None:
     assert _types(text).get(name) == kind
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I'm a fan of classical like Bach and Mozart.", ("Bach", "Mozart")),
+    ("Growing up we read Tolkien and Pratchett every summer.", ("Tolkien", "Pratchett")),
+])
+def test_people_the_model_labels_as_such_listed_together_are_in_a_persons_role(text: str,
+                                                                                names: tuple[str, ...]) -> None:
+    """Two names listed together that the model labels people are people (a composer named beside another); a
+    name labelled a person alone, in no person's role, is not marked (the test of a name in no person's role)."""
+    found = {n.text: n for n in names_in(text)}
+    assert all(found[name].type == "person" and found[name].person_role for name in names)
