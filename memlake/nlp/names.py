@@ -303,9 +303,11 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return "project"  # "Project Heron", "the Nova project": the name's own word
     if span.label_ not in ("GPE", "LOC", "FAC") and (
             (len(span) > 1 and span[-1].lower_ in EVENT_NOUNS)
-            or (head.dep_ == "compound" and head.head.lemma_.lower() in EVENT_NOUNS
-                and not any(c.lower_ in ("a", "an") for c in head.head.children))):
-        return "event"  # "the Boston Marathon", "the Perseid meteor shower"; "an LGBTQ conference" is a kind
+            or (head.dep_ == "compound" and head.head.lemma_.lower() in EVENT_NOUNS and head.head.tag_ == "NN"
+                and any(c.lower_ == "the" for c in head.head.children))):
+        # "the Boston Marathon", "the Perseid meteor shower": one happening; "an LGBTQ conference", "Fortnite
+        # competitions" are kinds of it
+        return "event"
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"

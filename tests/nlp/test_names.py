@@ -351,6 +351,7 @@ def test_a_place_a_festival_is_named_after_stays_a_place() -> None:
 
 def test_a_kind_of_event_is_not_a_named_one() -> None:
     assert "LGBTQ" not in _types("I went to an LGBTQ conference two days ago.")
+    assert _types("We played Fortnite all night, and I can host Fortnite competitions.").get("Fortnite") != "event"
 
 
 def test_a_quoted_title_leaves_its_quotes_and_dash_out() -> None:
