@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import polars as pl
@@ -71,6 +71,12 @@ def build_graph(
     in_turns = from_turns(turns if turns is not None else Lake.empty(TURNS), turn_reads)
     said = read_said(episodes, facts, forgotten, forgotten_facts, (in_turns.mentions, in_turns.observations),
                      in_turns.evidence)
+    # the one name the user speaks under is theirs: its mentions ("Hey Tamsin") are the user's (`resolve`); where
+    # several people speak as the user, which is the user is not said
+    called = {agent: next(iter(names)) for agent, names in in_turns.user_speakers.items() if len(names) == 1}
+    said = replace(said, user_names={agent: said.user_names.get(agent, set()) | ({called[agent]} if agent in called
+                                                                                else set())
+                                     for agent in said.user_names.keys() | called.keys()})
     resolution = resolve(said, embed, threshold, splits)
     id_of: dict[int, str] = {}
     entity_rows = []
@@ -86,10 +92,14 @@ def build_graph(
                     "agent_id": m.agent_id, "entity_id": eid, "name": m.name, "type": m.type,
                     "conversation_id": m.conversation_id, "message_id": message, "said_at": m.at})
         aliases = {n.name for n in nodes} - {main.name}
+        name = main.name
         if main.is_user:
             aliases |= said.user_names.get(main.agent_id, set())
+            # one person speaks as the user: the entity is called by their name, "user" an alias (lookups by either)
+            name = called.get(main.agent_id, USER_SUBJECT)
+            aliases = (aliases | {USER_SUBJECT}) - {name}
         entity_rows.append({
-            "entity_id": eid, "agent_id": main.agent_id, "name": main.name, "type": main.type,
+            "entity_id": eid, "agent_id": main.agent_id, "name": name, "type": main.type,
             "aliases": sorted(aliases), "first_seen_at": min(m.at for m in mentions),
             "last_seen_at": max(m.at for m in mentions),
             "mention_count": len({(m.conversation_id, m.name, m.message_ids) for m in mentions}),

@@ -110,14 +110,16 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
         types: dict[str, str] = {}
         for entity in entities or []:
             name = (entity.get("name") or "").strip()
-            if not name or name.lower() == USER_SUBJECT or name.lower() in CHAT_ROLE_WORDS:
+            if (not name or name.lower() == USER_SUBJECT or name.lower() in CHAT_ROLE_WORDS
+                    or the_users_description(name)):
                 continue  # the user is their own entity; "Assistant" is a side of the chat, no one in it
             types[name.lower()] = graph_type(entity.get("type"))
             said_in = tuple(entity.get("message_ids") or ()) or _messages_naming(candidates, name)
             mentions.append(Mention(agent, name, types[name.lower()], conversation, started, said_in))
         for r in relations or []:
             source, target = (r.get("source") or "").strip(), (r.get("target") or "").strip()
-            if not source or not target or not (r.get("relation") or "").strip() or _a_role(source, target):
+            if (not source or not target or not (r.get("relation") or "").strip() or _a_role(source, target)
+                    or the_users_description(source) or the_users_description(target)):
                 continue
             relation = normalize_relation(r["relation"])
             observations.append(Observation(
@@ -126,6 +128,13 @@ def from_episodes(episodes: pl.DataFrame) -> tuple[list[Mention], list[Observati
                 _day(r.get("valid_from"), started), _day(r.get("valid_until"), started) if r.get("valid_until")
                 else None, started, conversation, _messages_naming(candidates, target)))
     return mentions, observations
+
+
+def the_users_description(name: str) -> bool:
+    """Whether a name is the pipeline's description of someone by the user's placeholder ("the user's mum", "User's
+    dentist"): its words, not a name anyone said; the user themself ("user") is their own entity."""
+    words = _NOT_WORD.split(name.strip().lower())
+    return name.strip().lower() != USER_SUBJECT and USER_SUBJECT in words
 
 
 def _a_role(*names: str) -> bool:
@@ -157,6 +166,8 @@ def from_facts(facts: pl.DataFrame) -> tuple[list[Mention], list[Observation], d
         if slot == "name" and subject == USER_SUBJECT and value:
             user_names.setdefault(agent, set()).add(value)
             continue
+        if the_users_description(subject) or the_users_description(value):
+            continue  # "the user's mum": whom it is about has no name here
         if subject and subject != USER_SUBJECT:
             mentions.append(Mention(agent, subject, guess_type(subject), conversation, said, messages))
         if slot in SLOT_RELATIONS and subject and value:

@@ -58,7 +58,8 @@ def neighbourhood_mermaid(entities: pl.DataFrame, relations: pl.DataFrame, max_n
     centre = _centre(ours)
     edges = neighborhood(ours, their_entities, centre, depth=2)
     kinds = dict(their_entities.select("entity_id", "type").iter_rows())
-    users = set(their_entities.filter((pl.col("name") == USER_SUBJECT) & (pl.col("type") == "person"))["entity_id"])
+    users = set(their_entities.filter(((pl.col("name") == USER_SUBJECT) | pl.col("aliases").list.contains(USER_SUBJECT))
+                                      & (pl.col("type") == "person"))["entity_id"])
     node_of: dict[str, str] = {centre: "n0"}
     lines = ["graph LR"]
 

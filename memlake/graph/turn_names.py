@@ -31,7 +31,7 @@ from memlake.graph.observed import Mention, Observation
 from memlake.graph.stated import Stated, relations_in
 from memlake.lake import Lake, conform
 from memlake.nlp.language_model import MODEL_PACKAGE, parse_all
-from memlake.nlp.names import Name, names_in, read_by_a_person, sentences_naming
+from memlake.nlp.names import CHAT_ROLE_WORDS, Name, names_in, read_by_a_person, sentences_naming
 from memlake.schemas import TURN_READS
 from memlake.transcripts import content_sha256
 
@@ -74,6 +74,7 @@ class TurnsSaid:
     observations: list[Observation]
     reads: pl.DataFrame
     evidence: TypeEvidence
+    user_speakers: dict[str, set[str]]  # agent -> the names the user's turns are spoken under ("Tamsin")
 
 
 def _stored(reads: pl.DataFrame | None, version: str) -> dict[str, TurnRead]:
@@ -125,7 +126,7 @@ def from_turns(turns: pl.DataFrame, stored_reads: pl.DataFrame | None = None) ->
             observations.append(_observation(stated, agent, speaker_is, conversation, message, at))
     reads = pl.from_arrow(conform(TURN_READS, rows)) if rows else Lake.empty(TURN_READS)
     assert isinstance(reads, pl.DataFrame)
-    return TurnsSaid(mentions, observations, reads.sort("agent_id", "message_id"), evidence)
+    return TurnsSaid(mentions, observations, reads.sort("agent_id", "message_id"), evidence, _user_speakers(turns))
 
 
 # How many turns' sentences are parsed in one batch before they are read: a batch costs a quarter of parsing them
@@ -143,6 +144,17 @@ def _observation(stated: Stated, agent: str, speaker: str, conversation: str, me
     source = speaker if stated.source == "I" else stated.source
     return Observation(agent, source, "person", stated.relation, stated.relation_text, stated.target,
                        stated.target_type, stated.confidence, at, None, at, conversation, (message,))
+
+
+def _user_speakers(turns: pl.DataFrame) -> dict[str, set[str]]:
+    """agent -> the names the user's turns are spoken under: a person's name (capitalised, no chat role's word), as
+    in a chat between two people; none where the user's turns carry no name."""
+    named: dict[str, set[str]] = {}
+    for agent, speaker in turns.filter(pl.col("role") == "user").select("agent_id", "speaker").unique().iter_rows():
+        name = (speaker or "").strip()
+        if name[:1].isupper() and name.lower() not in CHAT_ROLE_WORDS:
+            named.setdefault(agent, set()).add(name)
+    return named
 
 
 def _speakers(turns: pl.DataFrame) -> set[tuple[str, str]]:

@@ -110,8 +110,19 @@ PERSON_NOUNS = frozenset(
 GREETING_WORDS = frozenset(
     """hey hi hello yo bye goodbye thanks thank congrats congratulations wow woah whoa aww aw yep yeah yes sure
     alright okay ok glad nice cool great sorry oh omg haha lol hmm well dear morning night""".split())  # noqa: SIM905
+# The greeting words that address someone, whatever the name after them is labelled ("Hey Priyanka", "Thanks Ev"):
+# not the exclamations ("Oh, Italy!", "Wow, Lisbon!").
+ADDRESSING_WORDS = frozenset("""hey hi hello yo bye goodbye thanks thank congrats congratulations dear
+    morning night""".split())  # noqa: SIM905
 # Nouns of what someone made, whose "by" names its maker ("a novel by Ursula Le Guin", "a quote by Rowling").
 MADE_NOUNS = WORK_NOUNS | frozenset("""quote poem painting article essay story""".split())  # noqa: SIM905
+# Nouns of happenings a name is the name of, as its last word or the noun it names ("the Boston Marathon", "the
+# Perseid meteor shower", "the Glastonbury festival"); a place's label keeps it a place ("the Tokyo festival").
+EVENT_NOUNS = frozenset("""festival fest conference summit marathon tournament championship championships cup
+    olympics fair expo parade concert gala retreat convention competition hackathon ceremony workshop race shower
+    eclipse""".split())  # noqa: SIM905
+# Nouns of who supports a club or a team ("a Manchester City fan", "a Leeds supporter").
+FAN_NOUNS = frozenset({"fan", "supporter"})
 # Nouns of a place set equal to a name ("Zadar is a lovely town").
 PLACE_NOUNS = frozenset("""city town village country island state region province neighbourhood neighborhood
     suburb capital""".split())  # noqa: SIM905
@@ -130,6 +141,9 @@ PERSON_OBJECT_VERBS = frozenset(
 WITH_PERSON_VERBS = frozenset(
     """go hang talk chat speak meet travel hike walk run dance eat cook play spend catch grab have camp study
     live stay""".split())  # noqa: SIM905
+# Nouns of what one has or does "with" a person ("a photo with Karlie", "lunch with Marguerite").
+WITH_PERSON_NOUNS = frozenset("""photo picture pic selfie lunch dinner breakfast brunch coffee date call chat meeting
+    walk hike talk conversation""".split())  # noqa: SIM905
 # Verbs one does "to" a person ("talked to Ana", "wrote to Leo").
 TO_PERSON_VERBS = frozenset("""talk speak say write text reply explain introduce send give""".split())  # noqa: SIM905
 # Labels that name a place or an organisation: a verb of people ("visited", "called") does not outvote them.
@@ -173,25 +187,30 @@ def names_in(text: str) -> list[Name]:
         greeted = _past_a_greeting(said)
         if greeted is not None:  # (a slice of a span has no label: the greeting makes it a person's name)
             said = span = greeted
-        if taken & set(range(span.start, span.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
+        said = _whole(_trimmed(said))
+        if taken & set(range(said.start, said.end)) or not said.text.lstrip("\"'“‘").lstrip()[:1].isupper():
             continue  # a name is capitalised: the pipeline's "weeks" (a DATE) is no name, whatever the cue
-        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS:
-            continue  # a side of the chat; a greeting said alone ("Yep, Toby and I ...", "Bye!")
+        if said.text.lower() in CHAT_ROLE_WORDS or said.text.lower() in GREETING_WORDS or _an_exclamation(said):
+            continue  # a side of the chat; a greeting or an exclamation said alone ("Yep, Toby and I ...", "Bye!")
         cue = "work" if _quoted(said) else _cue_of(span, span.root)
         if cue is None and span.label_ not in _NUMBER_LABELS and (greeted is not None or _in_a_persons_role(span)):
             cue = "person"
         kind = cue if cue is not None else _conjunct_type(span) or _type_of(span)
         untyped = cue is None and kind == "person" and _asked_about(span.root)
-        if kind:
-            found.append(Name(text[said.start_char:said.end_char], "concept" if untyped else kind, said.start_char,
-                              said.end_char, cue is not None, untyped, cue == "person"))
-            taken |= set(range(span.start, span.end))
+        end = said.start_char + len(text[said.start_char:said.end_char].rstrip(_NOT_A_NAMES_END))
+        if kind and end > said.start_char:  # ('"Summer Sounds"- ...': one token, its quote and dash no part of it)
+            found.append(Name(text[said.start_char:end], "concept" if untyped else kind, said.start_char, end,
+                              cue is not None, untyped, cue == "person"))
+            taken |= set(range(min(span.start, said.start), max(span.end, said.end)))
     return sorted(found, key=lambda n: n.start)
 
 
 def _without_request_verbs(text: str) -> Doc:
     """The parse of `text`, read again with each sentence's opening request verb in lower case when it has one
-    ("Summarise this for Anna" is read as "summarise this for Anna"): same length, so the offsets hold."""
+    ("Summarise this for Anna" is read as "summarise this for Anna"): same length, so the offsets hold. A backtick
+    or an acute accent between letters is read as the apostrophe it stands for ("We`ve": the pipeline reads the
+    word whole, a proper noun, when the apostrophe is not one it knows)."""
+    text = _APOSTROPHE_STAND_IN.sub("'", text)
     doc = parse(text)
     starts = [t.idx for t in _request_verbs(doc)]
     if not starts:
@@ -282,6 +301,13 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return None
     if "project" in (span[0].lower_, span[-1].lower_) and len(span) > 1:
         return "project"  # "Project Heron", "the Nova project": the name's own word
+    if span.label_ not in ("GPE", "LOC", "FAC") and (
+            (len(span) > 1 and span[-1].lower_ in EVENT_NOUNS)
+            or (head.dep_ == "compound" and head.head.lemma_.lower() in EVENT_NOUNS and head.head.tag_ == "NN"
+                and any(c.lower_ == "the" for c in head.head.children))):
+        # "the Boston Marathon", "the Perseid meteor shower": one happening; "an LGBTQ conference", "Fortnite
+        # competitions" are kinds of it
+        return "event"
     before = _word_before(span)
     if before is not None and before.lemma_.lower() in ANIMAL_NOUNS:
         return "animal"
@@ -296,6 +322,8 @@ def _cue_of(span: Span, head: Token) -> str | None:
         return "person"  # "Rothfuss's novels": the one who wrote them
     if _beside_an_organization_noun(head):
         return "organization"
+    if head.dep_ == "compound" and head.head.lemma_.lower() in FAN_NOUNS and span.label_ != "PERSON":
+        return "organization"  # "a Manchester City fan": the club a city's name stands for
     head = _first_conjunct(head)  # "They use Go and Kafka": Kafka is used as Go is
     verb = head.head if head.dep_ in ("dobj", "pobj") else None
     if verb is not None and span.label_ not in ("GPE", "LOC", "FAC") and _software_verb(head, verb):
@@ -332,7 +360,8 @@ def _quoted(span: Span) -> bool:
     Alchemist")."""
     doc = span.doc
     start = span.start - 1 if span.start > 0 and doc[span.start - 1].lower_ in ("the", "a", "an") else span.start
-    return start > 0 and span.end < len(doc) and doc[start - 1].is_quote and doc[span.end].is_quote
+    end = span.end + 1 if span.end < len(doc) and doc[span.end].text in (".", ",", "!", "?") else span.end
+    return start > 0 and end < len(doc) and doc[start - 1].is_quote and doc[end].is_quote  # '"Heat," no contest'
 
 
 def _past_a_greeting(span: Span) -> Span | None:
@@ -342,6 +371,53 @@ def _past_a_greeting(span: Span) -> Span | None:
     while i < len(span) - 1 and (span[i].lower_ in GREETING_WORDS or span[i].pos_ == "INTJ"):
         i += 1
     return span[i:] if i else None
+
+
+def _whole(span: Span) -> Span:
+    """The name as the text writes it: a span the pipeline cut at punctuation inside a word ("CS" of "CS:GO") runs
+    on over each joiner with no space on either side and the word after it (and back over one before it)."""
+    doc = span.doc
+    start, end = span.start, span.end
+    while (start > 1 and doc[start - 1].text in NAME_JOINERS and not doc[start - 1].whitespace_
+           and not doc[start - 2].whitespace_ and doc[start - 2].text[:1].isalnum()):
+        start -= 2
+    while (end + 1 < len(doc) and doc[end].text in NAME_JOINERS and not doc[end - 1].whitespace_
+           and not doc[end].whitespace_ and doc[end + 1].text[:1].isalnum()):
+        end += 2
+    return span if (start, end) == (span.start, span.end) else doc[start:end]
+
+
+def _trimmed(span: Span) -> Span:
+    """The name without the words the pipeline ran on into: it ends before a dash, colon or bracket with a space
+    beside it ("the Pomodoro Technique - 25 minutes") and at its last capitalised word or number, before a
+    possessive."""
+    for i, token in enumerate(span):
+        if i and token.is_punct and token.text not in ".'’" and (token.whitespace_ or span[i - 1].whitespace_):
+            span = span[:i]
+            break
+    while len(span) > 1 and (span[-1].is_punct or span[-1].text[:1].islower() or span[-1].tag_ == "POS"):
+        span = span[:-1]  # (and "'s": "Ed Sheeran's new album" names Ed Sheeran)
+    return span
+
+
+def _an_exclamation(span: Span) -> bool:
+    """Whether a one-word candidate that opens its sentence, with punctuation or nothing after it, is an exclamation
+    or a describing word capitalised only by its place ("Awesome, Priyanka!", "Woohoo!", "Incredible, ..."): tagged
+    an interjection, an adjective or an adverb, a word the lemmatizer knows as an adjective or an adverb and not as
+    a noun, or a word said before whom the rest of the sentence only addresses ("Woohoo, thanks Nate!": one is not
+    addressed twice). A name addressed there ("Ramona, have you ...") is none of these."""
+    if len(span) != 1:
+        return False
+    token, doc = span[0], span.doc
+    opening = next((t for t in token.sent if not (t.is_punct or t.is_space)), None)
+    if opening is None or opening.i != token.i or (token.i + 1 < len(doc) and not doc[token.i + 1].is_punct):
+        return False
+    word = token.lower_
+    rest = [t for t in doc[token.i + 1:token.sent.end] if not t.is_punct]
+    addressed = bool(rest) and rest[-1].pos_ == "PROPN" and all(
+        t.pos_ == "PROPN" or t.lower_ in GREETING_WORDS for t in rest)
+    return (token.tag_ == "UH" or token.pos_ in ("INTJ", "ADJ", "ADV") or addressed
+            or (word in _lemma_index("adj") | _lemma_index("adv") and word not in _lemma_index("noun")))
 
 
 def _first_conjunct(head: Token) -> Token:
@@ -376,13 +452,16 @@ def _kind_set_beside(head: Token) -> str | None:
 def _in_a_persons_role(span: Span) -> bool:
     """Whether a name is said where only a person goes: after a person's noun ("my sister Ana", "someone named
     Dorian", "my friends Josh and Mark"), owning a kin word ("Tomasz's wife"), listed with a person pronoun ("Jasper
-    and I"), followed by "he" / "she", addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a
-    novel by Ursula Le Guin"), the subject of saying, thinking or writing ("Marta said"), the object of meeting or
-    calling ("met Oskar"), or whom something is done with or told to ("hiking with Jasper")."""
+    and I") or, labelled a person, with another name so labelled ("Bach and Mozart"), followed by "he" / "she",
+    addressed at a sentence's end ("Sounds great, Ev!"), the maker of a work ("a novel by Ursula Le Guin"), the
+    subject of saying, thinking or writing ("Marta said"), the object of meeting or calling ("met Oskar"), or whom
+    something is done with or told to ("hiking with Jasper")."""
     head = span.root
     doc = span.doc
     if any(t.lower_ in ("i", "me", "you", "he", "she", "we") for t in head.conjuncts):
         return True
+    if span.label_ == "PERSON" and any(t.ent_type_ == "PERSON" for t in head.conjuncts):
+        return True  # "like Bach and Mozart": a list the model reads as people throughout
     after = [t for t in doc[span.end:span.end + 2] if t.lower_ != ","]
     if after and after[0].lower_ in ("he", "she", "who") and span.end < len(doc) and doc[span.end].lower_ == ",":
         return True  # "It was Matt Patterson, he is so talented!"
@@ -391,8 +470,12 @@ def _in_a_persons_role(span: Span) -> bool:
         return True  # "Sounds amazing, Ev!": whom the sentence is said to
     opening = doc[span.sent.start:span.start]
     addressed = span.end == len(doc) or doc[span.end].is_punct
+    if not opening and len(span) == 1 and addressed and _says_you(span):
+        return True  # "Ramona, have you ever been ...": whom the sentence opens by calling
     if addressed and opening and all(t.lower_ in GREETING_WORDS or t.pos_ == "INTJ" or t.is_punct for t in opening):
-        return True  # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great")
+        # "Hey Priyanka, ...": the one greeted (not "Wow, Chicago sounds great"); after an exclamation only, a
+        # place's or a firm's label stands ("Oh, Italy!": exclaimed, not greeted)
+        return span.label_ not in _THING_LABELS or any(t.lower_ in ADDRESSING_WORDS for t in opening)
     first = _first_conjunct(head)
     listed = [span, doc[first.left_edge.i:first.i + 1]] if first.i != head.i else [span]
     if any((before := _word_before(s)) is not None and before.lemma_.lower() in PERSON_NOUNS for s in listed):
@@ -412,11 +495,21 @@ def _in_a_persons_role(span: Span) -> bool:
     if first.dep_ == "pobj" and preposition.lower_ == "by":
         made = verb.lemma_.lower() in MADE_NOUNS or verb.ent_type_ == "WORK_OF_ART" or verb.tag_ == "VBN"
         return made and span.label_ not in ("GPE", "LOC", "FAC")
+    if first.dep_ == "pobj" and preposition.lower_ == "with" and verb.pos_ == "NOUN":
+        # "the last photo with Karlie", "our lunch with Marguerite": a place's label does not outvote it
+        return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_NOUNS
     if first.dep_ != "pobj" or verb.pos_ != "VERB":
         return False
     if preposition.lower_ == "with":  # one hikes "with" no place: a place label of a first name does not outvote it
         return span.label_ not in _ORGANIZATION_LABELS and verb.lemma_.lower() in WITH_PERSON_VERBS
     return preposition.lower_ == "to" and span.label_ not in _THING_LABELS and verb.lemma_.lower() in TO_PERSON_VERBS
+
+
+def _says_you(span: Span) -> bool:
+    """Whether the words after a name and its comma speak to "you" as their subject ("Ramona, have you ...")."""
+    doc = span.doc
+    return (span.end < len(doc) and doc[span.end].text == ","
+            and any(t.lower_ == "you" and t.dep_ == "nsubj" for t in doc[span.end:span.sent.end]))
 
 
 def _conjunct_type(span: Span) -> str | None:
@@ -448,6 +541,13 @@ def _word_before(span: Span) -> Token | None:
 # Speakers that are programs, not people: their turns name products and headings rather than the user's world.
 PROGRAM_SPEAKERS = frozenset({"assistant", "ai", "bot", "system", "model", "chatgpt", "claude", "gpt", "gemini",
                               "copilot", "tool"})
+
+# A character typed for an apostrophe between two letters ("We`ve", "don´t"): one character, so offsets hold.
+_APOSTROPHE_STAND_IN = re.compile(r"(?<=[A-Za-z])[`´](?=[A-Za-z])")
+# Characters a name does not end in, though the tokenizer left them on its last word ('Sounds"-').
+_NOT_A_NAMES_END = "\"'“”‘’-–—:;,"
+# Punctuation that joins the parts of one name when no space is beside it: "CS:GO", "AT&T", "Node.js", "Spider-Man".
+NAME_JOINERS = frozenset(":&.-/+'’")
 
 # What a sentence's cue weighs against the pipeline's label alone, when one agent's chats type a name two ways.
 CUE_WEIGHT = 3

@@ -60,16 +60,19 @@ def same_everything(texts: list[str]):  # type: ignore[no-untyped-def]
     return np.ones((len(texts), 4), dtype=np.float32) / 2.0
 
 
-def turns(agent: str, conversation: str, day: str, *said: tuple[str, str]) -> pl.DataFrame:
+def turns(agent: str, conversation: str, day: str, *said: tuple[str, str], user: str | None = None) -> pl.DataFrame:
     """The turns of one conversation: (speaker, text) in order, one a minute from `day`, all the user's role
-    except an "assistant" speaker."""
+    except an "assistant" speaker; with `user`, only that speaker's (a chat between two people, as LoCoMo's)."""
     from datetime import timedelta
 
     from memlake.schemas import TURNS
 
     start = datetime.fromisoformat(day).replace(tzinfo=UTC)
+    def role(speaker: str) -> str:
+        return "assistant" if speaker == "assistant" or user not in (None, speaker) else "user"
+
     rows = [{"agent_id": agent, "conversation_id": conversation, "message_id": f"{conversation}-m{i}",
-             "turn_index": i, "role": "assistant" if speaker == "assistant" else "user", "speaker": speaker,
+             "turn_index": i, "role": role(speaker), "speaker": speaker,
              "content": text, "created_at": start + timedelta(minutes=i), "conversation_started_at": start}
             for i, (speaker, text) in enumerate(said)]
     frame = pl.from_arrow(conform(TURNS, rows))

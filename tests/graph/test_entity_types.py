@@ -90,3 +90,31 @@ def test_the_users_own_name_said_in_no_persons_role_is_the_user_not_a_thing() ->
     graph = build_graph(episodes(), known, None, 0.85, turns=chat)
     assert [n for n, _ in _types(graph) if n == "Kim"] == []  # no entity of its own
     assert graph.entities.filter(pl.col("name") == "user")["aliases"].to_list() == [["Kim"]]
+
+
+def test_the_pipelines_words_for_the_user_are_no_entities() -> None:
+    """A fact's subject or an episode's name built on the placeholder for the user ("the user's mum") is a
+    description, not a name: no entity of its own (LoCoMo's judged sample had "the user's mum")."""
+    listed = episodes(episode("t7", "c1", "2024-06-07", entities=[("the user's sister", "person"),
+                                                                  ("User's dentist", "person"), ("Porto", "place")]))
+    stated = facts(fact("t7", "c1", "2024-06-07", "the user's mum", "home_city", "Leeds"),
+                   fact("t7", "c1", "2024-06-07", "user", "employer", "Quintela"))
+    names = [n for n, _ in _types(build_graph(listed, stated, None, 0.85))]
+    assert [n for n in names if "user" in n.lower() and n != "user"] == []
+    assert "Porto" in names and "Quintela" in names
+
+
+def test_the_user_who_speaks_under_a_name_is_called_by_it_not_by_the_placeholder() -> None:
+    """In a chat between two people the user's turns carry their name: the user's entity is that person, one entity
+    with the user's relations and the other speaker's mentions of them ("Hey Tamsin")."""
+    chat = turns("t8", "c1", "2024-06-08",
+                 ("Tamsin", "Big news, I moved to Leeds last spring."),
+                 ("Gideon", "Hey Tamsin, how is Leeds treating you?"),
+                 user="Tamsin")
+    stated = facts(fact("t8", "c1", "2024-06-08", "user", "employer", "Quintela"))
+    graph = build_graph(episodes(), stated, None, 0.85, turns=chat)
+    assert graph.entities.filter(pl.col("name") == "user").is_empty()
+    tamsin = graph.entities.filter(pl.col("name") == "Tamsin")
+    assert tamsin.select("type", "aliases").rows() == [("person", ["user"])]
+    works_at = graph.relations.filter(pl.col("relation") == "works_at")
+    assert works_at["source_entity_id"].to_list() == tamsin["entity_id"].to_list()

@@ -61,8 +61,10 @@ def test_samples_as_of_reads_give_the_relations_in_force_then(demo) -> None:  # 
 def test_samples_entities_people_and_the_users_own_name(demo) -> None:  # type: ignore[no-untyped-def]
     memory = Memory(settings=demo[0])
     people = memory.entities("demo", type="person")
-    assert {"Jonas", "Leela", "Tomás Ruiz", "Aiko Tanaka", "user"} <= set(people["name"].to_list())
-    assert memory.entities("demo", name="priya")["name"].to_list() == ["user"]  # the user said their name
+    assert {"Jonas", "Leela", "Tomás Ruiz", "Aiko Tanaka", "Priya"} <= set(people["name"].to_list())
+    # the user speaks as Priya: their entity is called so, and "user" still finds it
+    assert memory.entities("demo", name="user")["name"].to_list() == ["Priya"]
+    assert "user" not in people["name"].to_list()
     assert memory.entities("demo", name="project heron")["type"].to_list() == ["project"]
 
 
@@ -82,7 +84,7 @@ def test_samples_neighbourhood_and_graph_search(demo) -> None:  # type: ignore[n
     memory = Memory(settings=demo[0])
     near = memory.neighborhood("demo", "Leela", depth=1)
     assert set(near.select("source_name", "relation", "target_name").rows()) == {
-        ("user", "sibling_of", "Leela"), ("Leela", "lives_in", "Manchester")}
+        ("Priya", "sibling_of", "Leela"), ("Leela", "lives_in", "Manchester")}
     found = memory.search("Where does Leela live?", "demo", scope="graph", k=3)
     assert found["text"].to_list()[0] == "Leela lives in Manchester"
     assert found["conversation_id"][0] is not None and found["message_ids"][0].len() > 0
@@ -94,7 +96,7 @@ def test_samples_the_neighbourhood_prints_as_a_tree_by_hop_with_what_was_said(de
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
     assert lines[0] == "Leela (person)"
-    assert any(line.startswith("  user -sibling_of-> Leela (said: sibling) since 2024-") for line in lines)
+    assert any(line.startswith("  Priya -sibling_of-> Leela (said: sibling) since 2024-") for line in lines)
     assert any(line.startswith("    ") for line in lines)  # a second hop, indented under the first
 
 

@@ -86,7 +86,7 @@ def test_a_trip_wished_planned_or_someone_elses_is_no_visit(text: str) -> None:
 
 
 def test_the_graph_holds_relations_the_turns_state_with_their_message_and_time() -> None:
-    chat = turns("a1", "c1", "2024-05-02", ("Mia", "Hi!"), ("Mia", "I went to Paris with my sister Anna."))
+    chat = turns("a1", "c1", "2024-05-02", ("user", "Hi!"), ("user", "I went to Paris with my sister Anna."))
     graph = build_graph(episodes(), no_facts(), None, 0.85, turns=chat)
     names = dict(graph.entities.select("entity_id", "name").iter_rows())
     rows = {(names[r["source_entity_id"]], r["relation"], names[r["target_entity_id"]]): r

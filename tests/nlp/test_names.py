@@ -267,3 +267,129 @@ def test_a_name_in_quotation_marks_is_a_work(text: str, name: str) -> None:
 
 def test_a_city_visited_is_not_a_person_by_the_verb() -> None:
     assert _types("I've been wanting to visit NYC for years.").get("NYC") != "person"
+
+
+@pytest.mark.parametrize(("text", "word", "kept"), [
+    ("Awesome, Priyanka!", "Awesome", "Priyanka"),
+    ("Woohoo, thanks Benedikt!", "Woohoo", "Benedikt"),
+    ("Brilliant, see you at the lake with Ottilie.", "Brilliant", "Ottilie"),
+    ("Yay! Marisol finally got the keys.", "Yay", "Marisol"),
+    ("Incredible, that photo from Lisbon is stunning.", "Incredible", "Lisbon"),
+])
+def test_an_exclamation_or_adjective_opening_a_sentence_is_no_name(text: str, word: str, kept: str) -> None:
+    """A word capitalised only because it opens the sentence, said as an exclamation ("Awesome, Priyanka!"), is no
+    name; the names after it are kept."""
+    found = _types(text)
+    assert word not in found
+    assert kept in found
+
+
+def test_a_name_that_opens_a_sentence_and_is_addressed_stays_a_name() -> None:
+    assert _types("Ramona, have you ever been to a drag show?").get("Ramona") == "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I usually play CS:GO with my cousin on Fridays.", "CS:GO"),
+    ("My brother just switched his phone plan to AT&T last week.", "AT&T"),
+    ("Rewriting the whole backend in Node.js took the team a summer.", "Node.js"),
+])
+def test_a_name_with_punctuation_inside_is_taken_whole(text: str, name: str) -> None:
+    """A name is what the text says, punctuation inside it kept: no piece of it ("GO" of "CS:GO") is a name."""
+    said = [n.text for n in names_in(text)]
+    assert name in said
+    assert not [n for n in said if n != name and n in name]
+
+
+@pytest.mark.parametrize(("text", "word", "kept"), [
+    ("We`ve already visited my friends Josh and Mark.", "We`ve", "Josh"),
+    ("They`re flying out with Imelda tomorrow.", "They`re", "Imelda"),
+])
+def test_a_contraction_with_a_backtick_is_no_name(text: str, word: str, kept: str) -> None:
+    found = _types(text)
+    assert word not in found
+    assert found.get(kept) == "person"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I'm using the Pomodoro Technique - 25 minutes work, 5-minute break - to stay sane.", "Pomodoro Technique"),
+    ("We booked the Grand Budapest Hotel - two nights only.", "Grand Budapest Hotel"),
+])
+def test_a_name_ends_where_its_capitalised_words_end(text: str, name: str) -> None:
+    """The words after a dash or in lower case are the sentence's, not the name's."""
+    said = [n.text for n in names_in(text)]
+    assert not [n for n in said if n.startswith(name) and n != name]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ('One of my favorites is a track called "Savana." What do you like?', "Savana"),
+    ('My all-time favourite film is "Heat," no contest.', "Heat"),
+])
+def test_a_title_quoted_with_its_punctuation_inside_the_quotes_is_a_work(text: str, name: str) -> None:
+    assert _types(text).get(name) == "work"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("I love Ed Sheeran's new album.", "Ed Sheeran"),
+    ("Have you read Neil Gaiman's latest book?", "Neil Gaiman"),
+])
+def test_a_possessive_is_no_part_of_the_name(text: str, name: str) -> None:
+    assert [n.text for n in names_in(text)] == [name]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("We watched the Perseid meteor shower from the roof.", "Perseid"),
+    ("I am volunteering at the Glastonbury festival this year.", "Glastonbury"),
+    ("We ran the Boston Marathon in April.", "Boston Marathon"),
+])
+def test_a_name_of_a_festival_race_or_shower_is_an_event(text: str, name: str) -> None:
+    assert _types(text).get(name) == "event"
+
+
+def test_a_place_a_festival_is_named_after_stays_a_place() -> None:
+    assert _types("We went to the Tokyo festival in May.").get("Tokyo") == "place"
+
+
+def test_a_kind_of_event_is_not_a_named_one() -> None:
+    assert "LGBTQ" not in _types("I went to an LGBTQ conference two days ago.")
+    assert _types("We played Fortnite all night, and I can host Fortnite competitions.").get("Fortnite") != "event"
+
+
+def test_a_quoted_title_leaves_its_quotes_and_dash_out() -> None:
+    assert [n.text for n in names_in('"Summer Sounds"- they played an awesome pop song.')] == ["Summer Sounds"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Oh, Italy!", "Italy"),
+    ("Wow, Lisbon!", "Lisbon"),
+])
+def test_a_place_exclaimed_after_an_interjection_is_no_one_greeted(text: str, name: str) -> None:
+    """"Oh, Italy!" answers a trip told: the place is exclaimed, not greeted ("Hey Priyanka!" greets)."""
+    assert _types(text).get(name) == "place"
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("This is the last photo with Karlie, taken when we hiked.", "Karlie"),
+    ("Remember our lunch with Marguerite at the pier?", "Marguerite"),
+])
+def test_whom_a_photo_or_a_meal_is_with_is_a_person(text: str, name: str) -> None:
+    assert _types(text).get(name) == "person"
+
+
+@pytest.mark.parametrize(("text", "name", "kind"), [
+    ("As a Manchester City fan, I can't agree with you.", "Manchester City", "organization"),
+    ("As a die-hard Leeds fan, I was gutted.", "Leeds", "organization"),
+])
+def test_what_a_fan_supports_is_a_club(text: str, name: str, kind: str) -> None:
+    assert _types(text).get(name) == kind
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("I'm a fan of classical like Bach and Mozart.", ("Bach", "Mozart")),
+    ("Growing up we read Tolkien and Pratchett every summer.", ("Tolkien", "Pratchett")),
+])
+def test_people_the_model_labels_as_such_listed_together_are_in_a_persons_role(text: str,
+                                                                                names: tuple[str, ...]) -> None:
+    """Two names listed together that the model labels people are people (a composer named beside another); a
+    name labelled a person alone, in no person's role, is not marked (the test of a name in no person's role)."""
+    found = {n.text: n for n in names_in(text)}
+    assert all(found[name].type == "person" and found[name].person_role for name in names)

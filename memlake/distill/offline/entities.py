@@ -20,7 +20,7 @@ from collections import Counter
 from memlake.distill.models import Conversation, Entity
 from memlake.distill.offline.sentences import rule_text
 from memlake.distill.offline.vocabulary import NOT_PLACES
-from memlake.nlp.names import CUE_WEIGHT, names_in, read_by_a_person, sentences_naming
+from memlake.nlp.names import CUE_WEIGHT, EVENT_NOUNS, names_in, read_by_a_person, sentences_naming
 
 # The graph's types the distiller's entity list has no word for.
 _ENTITY_TYPE = {"animal": "other", "work": "other", "tool": "product"}
@@ -41,10 +41,7 @@ _OWN_WORD_TYPES = {
         canyon falls street avenue road square coast forest desert trail hills peak gardens springs harbor
         harbour""".split(),  # noqa: SIM905
         "place"),
-    **dict.fromkeys(
-        """festival fest conference summit marathon tournament championship championships cup olympics fair expo
-        parade concert gala retreat convention competition hackathon ceremony workshop race""".split(),  # noqa: SIM905
-        "event"),
+    **dict.fromkeys(EVENT_NOUNS, "event"),
     "project": "project",
 }
 
