@@ -218,7 +218,7 @@ def _add_said_by(rule: Rule, who: str, rest: str, lead: str, others: str, longes
         return
     if who.lower().startswith("we") and others == "others" \
             and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
-            and not _HAS_KIN_OR_PET.match(predicate):
+            and not _HAS_KIN_OR_PET.match(predicate) and not how_often(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     _add(rule, f"{subject_words} {predicate}", lead, predicate, USER_SUBJECT)
@@ -309,6 +309,19 @@ def read_self_sentence(rule: Rule) -> None:
 
 
 _PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
+
+
+# Words that say how often a habit is kept: "every morning", "twice a week", "on weekends", "daily".
+_OFTEN = frozenset({"every", "each", "daily", "weekly", "monthly", "yearly", "nightly", "twice", "once", "weekends",
+                    "mornings", "evenings", "nights", "usually", "regularly", "per"})
+_PERIODS = frozenset({"day", "week", "month", "year", "night", "morning", "evening", "weekend"})
+
+
+def how_often(text: str) -> bool:
+    """Whether a predicate says how often it is done ("walk the dog twice a day", "drink a litre of water a day")."""
+    said = text.lower().replace(",", " ").split()
+    return not _OFTEN.isdisjoint(said) or any(a == "a" and b.strip(".!") in _PERIODS
+                                              for a, b in zip(said, said[1:], strict=False))
 
 
 def _with_the_name(text: str, name: str) -> str:
@@ -440,9 +453,10 @@ def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     who = who.lower()
     if who in _BE_HAVE:
         return f"{_BE_HAVE[who]} {rest}"
-    if who == "we":  # a shared plan or a shared past event; "we're making a difference" says little
+    if who == "we":  # a shared plan, past event or habit; "we're making a difference" says little
         verb = re.sub(rf"^{_ADVERBS}+", "", rest)  # ("We even had a picnic by the lake": the verb after the adverb)
-        said = (_PAST.match(verb) or _PREFERENCE.match(verb) or _PLAN.match(verb)) and not _VAGUE_EVENT.match(verb)
+        said = (_PAST.match(verb) or _PREFERENCE.match(verb) or _PLAN.match(verb)
+                or how_often(rest)) and not _VAGUE_EVENT.match(verb)
         return rest if said else None
     if re.match(r"^(?:can|am able to) ", rest):  # "I can play the piano": kept as said
         return rest
