@@ -62,3 +62,29 @@ def has_a_gap(text: str, marks: str = "") -> bool:
     inner = text.strip()
     doubled = any(a.isspace() and b.isspace() for a, b in zip(inner, inner[1:], strict=False))
     return doubled or any(m in inner for m in marks)
+
+
+_INTERJECTIONS = frozenset("""yeah yes yep wow oh ooh ah well honestly actually haha lol so and but um hey omg anyway
+    btw also plus then ok okay right true totally hmm hi hello thanks cool nice awesome great sure indeed
+    absolutely""".split())  # noqa: SIM905
+
+
+def without_interjections(text: str) -> str:
+    """The text after the words that only open it ("Yeah, honestly I ...", "Aww thank you! I ...")."""
+    i = 0
+    while True:
+        j = i
+        while j < len(text) and text[j].isalpha():
+            j += 1
+        word = text[i:j].lower()
+        if word == "thank" and text[j:j + 4].lower() == " you":
+            word, j = "thank you", j + 4
+        ends = j == len(text) or not (text[j].isalnum() or text[j] == "_")
+        if not ends or not (word in _INTERJECTIONS or word == "thank you" or (
+                len(word) > 1 and word[0] == "a" and set(word[1:]) == {"w"})):
+            return text[i:]
+        while j < len(text) and text[j] in "!,.":
+            j += 1
+        while j < len(text) and text[j].isspace():
+            j += 1
+        i = j

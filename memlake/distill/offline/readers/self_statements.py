@@ -1,15 +1,11 @@
-"""What the user says about themselves that no slot rule names: any plain first-person statement of their life.
-
-"I adopted a rescue cat called Miso last spring", "Every Sunday I call my grandma", "My favourite colour is
-teal", "We went camping at Lake Tahoe": read by sentence structure, not by phrase. A clause qualifies when
-its subject is the user ("I", "we", "my <thing>"), after at most a few leading words ("Last summer we ...");
-it is no question, nothing hypothetical, negated or reported, says nothing to or about "you" (a reply to the
-other side), and its verb says something about the user's life rather than their reaction to the chat ("I
-think", "I'm glad", "I know what you mean"). It becomes one fact in the third person, typed by its structure
-(`self_statement_type`): a plan, a past event, a taste, a skill, a relative, or a plain fact. "My brother
-Marco just moved to Berlin" is about Marco: a named relative or pet is the subject of its own fact.
-
-The slot rules run first; this reader takes only the clauses they left without a fact.
+"""What the user says about themselves that no slot rule names (the slot rules run first; this reader takes only the
+clauses they left without a fact): "I adopted a rescue cat called Miso last spring", "Every Sunday I call my grandma",
+"My favourite colour is teal". A clause qualifies when its subject is the user ("I", "we", "my <thing>"), after at
+most a few leading words ("Last summer we ..."); it is no question, nothing hypothetical, negated or reported, says
+nothing to or about "you", and its verb says something about the user's life rather than their reaction to the chat
+("I think", "I'm glad"). It becomes one fact in the third person, typed by its structure (`self_statement_type`): a
+plan, a past event, a taste, a skill, a relative, or a plain fact. "My brother Marco just moved to Berlin" is about
+Marco: a named relative or pet is the subject of its own fact.
 """
 
 from __future__ import annotations
@@ -43,7 +39,15 @@ from memlake.distill.offline.vocabulary import (
 )
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 from memlake.nlp import parse
-from memlake.nlp.words import Words, first_of, from_the_first_word, has_a_gap, letter_words, word_runs
+from memlake.nlp.words import (
+    Words,
+    first_of,
+    from_the_first_word,
+    has_a_gap,
+    letter_words,
+    without_interjections,
+    word_runs,
+)
 from memlake.text import content_words
 
 # A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
@@ -87,30 +91,6 @@ _REACTION = re.compile(
     r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
     re.I,
 )
-_INTERJECTIONS = frozenset("""yeah yes yep wow oh ooh ah well honestly actually haha lol so and but um hey omg anyway
-    btw also plus then ok okay right true totally hmm hi hello thanks cool nice awesome great sure indeed
-    absolutely""".split())  # noqa: SIM905
-
-
-def _without_interjections(text: str) -> str:
-    """The text after the words that only open it ("Yeah, honestly I ...", "Aww thank you! I ...")."""
-    i = 0
-    while True:
-        j = i
-        while j < len(text) and text[j].isalpha():
-            j += 1
-        word = text[i:j].lower()
-        if word == "thank" and text[j:j + 4].lower() == " you":
-            word, j = "thank you", j + 4
-        ends = j == len(text) or not (text[j].isalnum() or text[j] == "_")
-        if not ends or not (word in _INTERJECTIONS or word == "thank you" or (
-                len(word) > 1 and word[0] == "a" and set(word[1:]) == {"w"})):
-            return text[i:]
-        while j < len(text) and text[j] in "!,.":
-            j += 1
-        while j < len(text) and text[j].isspace():
-            j += 1
-        i = j
 # Past forms that say little on their own: "we raised a ton", "I had a similar experience".
 # "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
 _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
@@ -199,8 +179,8 @@ _NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _PointsAtChat,
 
 def read_self_statement(rule: Rule, clause: str) -> None:
     """One fact for a plain statement of the user's about their own life that no other rule read."""
-    text = _without_interjections(from_the_first_word(clause)).strip(" .!")
-    if _AN_ASK.match(text):
+    text = without_interjections(from_the_first_word(clause)).strip(" .!")
+    if _an_ask(text):
         return  # "Just give me the steps", "Create a plan to help me ...": what the user asks for, not their life
     if _SECOND_PERSON.search(cut_trailing(text)) or has_a_gap(text):
         return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
@@ -239,11 +219,23 @@ def _add_said_by(rule: Rule, who: str, rest: str, lead: str, others: str, longes
 
 
 # An ask of the assistant, opening with the verb of what it is to do (a past has its -ed: "Helped my mum move").
-_AN_ASK = re.compile(r"^(?:(?:just|please|pls|plz|kindly|now|so|then|and|also|quickly|simply)\s+)*(?:give|tell|show|"
-                     r"make|create|write|help|send|explain|list|find|generate|suggest|draft|summari[sz]e|rewrite|"
-                     r"translate|provide|design|build|check|fix|add|remove|update|describe|compare|calculate|recommend|"
-                     r"continue|remind|teach|walk|guide|prepare|outline|review|edit|analy[sz]e|convert|format|answer|"
-                     r"draw|share|let)\b(?!-)", re.I)
+_POLITE = frozenset(["just", "please", "pls", "plz", "kindly", "now", "so", "then", "and", "also", "quickly", "simply"])
+_ASKS = frozenset("""give tell show make create write help send explain list find generate suggest draft summarize
+    summarise rewrite translate provide design build check fix add remove update describe compare calculate recommend
+    continue remind teach walk guide prepare outline review edit analyze analyse convert format answer draw share
+    let""".split())  # noqa: SIM905
+
+
+def _an_ask(text: str) -> bool:
+    """Whether a text opens with what the user asks the other side to do, after "please" and the like."""
+    words = text.split()
+    while words and words[0].lower() in _POLITE:
+        words = words[1:]
+    first = words[0] if words else ""
+    end = next((b for a, b in word_runs(first) if a == 0), 0)
+    return first[:end].lower() in _ASKS and first[end:end + 1] != "-"
+
+
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
 _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Some|No|Any|Every)thing\b)"
@@ -287,6 +279,18 @@ _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his
 _SUBORDINATE_LEAD = frozenset({"after", "before", "when", "while", "once", "if", "until"})
 
 
+def _pronoun_after(rest: str) -> bool:
+    """"got them online", "really loved it": "it", "them", "him" or "her" as the second or third word."""
+    words = rest.split(" ")
+    for n in (1, 2):
+        if len(words) <= n or not all(w and all(c.isalnum() or c in "_'-" for c in w) for w in words[:n]):
+            return False
+        end = next((b for a, b in word_runs(words[n]) if a == 0), 0)
+        if words[n][:end].lower() in ("it", "them", "him", "her"):
+            return True
+    return False
+
+
 def _subordinate(lead: str, rest: str) -> bool:
     last = lead.lower().split()[-1:]
     return bool(last and (last[0] in _SUBORDINATE_LEAD or last[0] == "since" and PAST.match(rest)))
@@ -298,7 +302,7 @@ def read_self_sentence(rule: Rule) -> None:
     giving them energy". Said to or about the other side ("you"), hypothetical, reported or about today only, it
     gives nothing; a pronoun or a "this" whose thing only the chat shows ("I loved it", "I chose to write about
     this") gives nothing either."""
-    text = _without_interjections(from_the_first_word(QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
+    text = without_interjections(from_the_first_word(QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
     if _SECOND_PERSON.search(text) or has_a_gap(text, "[]"):
         return
     text, others = _with_a_companion(with_the_i_left_out(text))
@@ -311,7 +315,7 @@ def read_self_sentence(rule: Rule) -> None:
     if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _CHAT_TASK, _TODAY,
                                                  _BARE_PRONOUN, _POINTING, _DEMONSTRATIVE)):
         return
-    if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
+    if _pronoun_after(rest):
         return  # "I got them online": what was got only the chat shows
     if _subordinate(lead.strip(" ,"), rest):
         return
@@ -400,6 +404,7 @@ def with_the_i_left_out(text: str) -> str:
 
 
 _ME = frozenset({"me", "my", "myself", "mine"})
+_BE_HAVE = frozenset({"is", "are", "was", "were", "has", "have", "had"})
 _HANGS_ON_BEFORE = ("which", "that's why", "this is why", "for example", "for instance", "thanks", "thank")
 # Verbs that say something of the user after them: "Painting helps me", "Writing has been such a blessing for me".
 _VERBS_BEFORE_ME = frozenset("""is are was were has have had give gives gave make makes made help helps helped keep
@@ -533,7 +538,7 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
         return
     if re.match(r"^(?:[\w-]+ ){0,2}?[\w-]+, ", rest):
         return  # "[Maria,] my coworker, loves climbing": the subject is someone named before
-    if not re.search(r"\b(?:is|are|was|were|has|have|had|\w+ed|\w+s)\b", rest) or len(rest.split()) < 3:
+    if not _a_verb_in(rest, _BE_HAVE) or len(rest.split()) < 3:
         return  # "my goodness", "my bad": no verb, no statement
     if letter_words(rest)[:1] and letter_words(rest)[0] in _NO_STATEMENT:
         return
