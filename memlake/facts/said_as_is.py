@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memlake.distill.dates import find_dates
-from memlake.distill.offline.readers.self_statements import self_statement_type, third_person_verb
+from memlake.distill.offline.readers.predicates import self_statement_type, third_person_verb
 from memlake.distill.offline.sentences import third_person as third_person_words
 from memlake.facts.fold import TIME_WORDS, words_loosely_in
 from memlake.nlp import parse, read

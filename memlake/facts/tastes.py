@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from memlake.facts.fold_words import words_loosely_in
 from memlake.text import content_words
 
 DISLIKE = "dislike"
@@ -52,10 +53,12 @@ def taste(fact: Said) -> tuple[bool, frozenset[str]] | None:
 
 
 def reverses(new: Said, old: Said) -> bool:
-    """Whether `new` is the opposite taste of the same thing as `old` ("likes olives" after "dislikes olives")."""
+    """Whether `new` is the opposite taste of the same thing as `old` ("likes olives" after "dislikes olives"), or of
+    the thing `old` named with more words ("no longer likes red wine" after "likes red wine with dinner"; not "dislikes
+    green tea" after "likes tea")."""
     new_taste, old_taste = taste(new), taste(old)
     return (new_taste is not None and old_taste is not None and new_taste[0] != old_taste[0]
-            and new_taste[1] == old_taste[1])
+            and words_loosely_in(new_taste[1], old_taste[1]))
 
 
 def left_out_by_diet(diet: Said, old: Said) -> bool:

@@ -143,8 +143,9 @@ _UNMARKED_QUESTION = re.compile(r"^(?:(?:how|what|why|where|when|who|which|whose
 
 
 # A question put after a statement, as its own last clause: "..., can you remember that?", "..., right?"
+# ("..., is that too much?", "..., is it normal?": a question about the statement, which still stands)
 _TRAILING_REQUEST = re.compile(r",\s*(?:(?:and|so|but) )?(?:(?:can|could|would|will|do|did) you\b[^,?]*|ok(?:ay)?|"
-                               r"right|yeah|alright|please)\s*\?+$", re.I)
+                               r"(?:is|isn't) (?:that|it|this)\b[^,?]*|right|yeah|alright|please)\s*\?+$", re.I)
 # A statement opens with the user as its subject (after a word that only leads in: "Also I prefer ...").
 _STATEMENT_OPENING = re.compile(r"^(?:(?:also|and|so|oh|btw|by the way|well|ok|okay|actually|fyi)\b,?\s+)*"
                                 r"(?:I|I'm|I've|I'd|we|we're|we've|my|our)\b", re.I)

@@ -1,15 +1,11 @@
-"""What the user says about themselves that no slot rule names: any plain first-person statement of their life.
-
-"I adopted a rescue cat called Miso last spring", "Every Sunday I call my grandma", "My favourite colour is
-teal", "We went camping at Lake Tahoe": read by sentence structure, not by phrase. A clause qualifies when
-its subject is the user ("I", "we", "my <thing>"), after at most a few leading words ("Last summer we ...");
-it is no question, nothing hypothetical, negated or reported, says nothing to or about "you" (a reply to the
-other side), and its verb says something about the user's life rather than their reaction to the chat ("I
-think", "I'm glad", "I know what you mean"). It becomes one fact in the third person, typed by its structure
-(`self_statement_type`): a plan, a past event, a taste, a skill, a relative, or a plain fact. "My brother
-Marco just moved to Berlin" is about Marco: a named relative or pet is the subject of its own fact.
-
-The slot rules run first; this reader takes only the clauses they left without a fact.
+"""What the user says about themselves that no slot rule names (the slot rules run first; this reader takes only the
+clauses they left without a fact): "I adopted a rescue cat called Miso last spring", "Every Sunday I call my grandma",
+"My favourite colour is teal". A clause qualifies when its subject is the user ("I", "we", "my <thing>"), after at
+most a few leading words ("Last summer we ..."); it is no question, nothing hypothetical, negated or reported, says
+nothing to or about "you", and its verb says something about the user's life rather than their reaction to the chat
+("I think", "I'm glad"). It becomes one fact in the third person, typed by its structure (`self_statement_type`): a
+plan, a past event, a taste, a skill, a relative, or a plain fact. "My brother Marco just moved to Berlin" is about
+Marco: a named relative or pet is the subject of its own fact.
 """
 
 from __future__ import annotations
@@ -18,6 +14,17 @@ import re
 
 from memlake.distill.dates import with_dates_resolved
 from memlake.distill.models import KIN_OR_PET, USER_SUBJECT
+from memlake.distill.offline.readers.predicates import (
+    ADVERBS,
+    PAST,
+    PLAN,
+    PREFERENCE,
+    a_word,
+    adverbs_opening,
+    self_statement_type,
+    third_person_verb,
+    without_adverbs,
+)
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import QUOTED, cut_object, sentence_case, third_person
 from memlake.distill.offline.vocabulary import (
@@ -32,6 +39,15 @@ from memlake.distill.offline.vocabulary import (
 )
 from memlake.distill.offline.worth_keeping import why_not_worth_keeping
 from memlake.nlp import parse
+from memlake.nlp.words import (
+    Words,
+    first_of,
+    from_the_first_word,
+    has_a_gap,
+    letter_words,
+    without_interjections,
+    word_runs,
+)
 from memlake.text import content_words
 
 # A few leading words before the subject ("Last summer we ...", "Yeah, I ..."), but no clause of its own.
@@ -53,7 +69,7 @@ _LEAD = re.compile(
 _PLACE_LEAD = re.compile(r"(?i:after|before|at|during|since|through|over|on|in|with|as) (?:[A-Za-z'-]+ ){0,4}?"
                          r"[A-Za-z'-]+, ")
 # To or about the other side of the chat: a reply, not a statement about the user's life.
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.I)
+_SECOND_PERSON = Words("you your yours yourself u ya")
 # Verbs and states that react to the chat or think aloud rather than say something that stays true.
 _REACTION = re.compile(
     r"^(?:(?:really|just|also|totally|so|too|definitely|actually|still|truly|completely|absolutely|kinda|"
@@ -75,9 +91,6 @@ _REACTION = re.compile(
     r"doing (?:ok|okay|well|good|great|fine|alright|pretty|much|better|awesome))\b",
     re.I,
 )
-_INTERJECTION = re.compile(r"^(?:(?:yeah|yes|yep|wow|oh|ooh|ah|aw+|well|honestly|actually|haha|lol|so|and|but|um|"
-                           r"hey|omg|anyway|btw|also|plus|then|ok|okay|right|true|totally|hmm|hi|hello|thanks|"
-                           r"thank you|oh my|cool|nice|awesome|great|sure|indeed|absolutely)\b[!,.]*\s*)+", re.I)
 # Past forms that say little on their own: "we raised a ton", "I had a similar experience".
 # "I've learned that taking breaks matters": this "that" opens what was learned, it points at nothing.
 _THAT_OPENS_WHAT = r"(?<!learned )(?<!realized )(?<!realised )(?<!discovered )(?<!found out )(?<!figured out )"
@@ -122,7 +135,7 @@ class _PointsAtChat:
 
 # "I have no big events coming up": "no" before a noun denies what follows ("no doubt", "no wonder" deny nothing).
 _NO_DETERMINER = re.compile(r"(?<!\ba )(?<!\bthe )\bno (?!(?:matter|doubt|wonder)\b)[a-z]", re.I)
-_THIRD_PARTY = re.compile(r"\b(?:he|she|him|her|his|they|them|their)\b", re.I)
+_THIRD_PARTY = Words("he she him her his they them their")
 # ("Excited to see", "Supposed to fly", "Used to live" are no pasts; "Moved to Lisbon", "Switched to a new team",
 # "Switched to vegan" are: a past takes a name or a thing after "to", an adjective takes a verb)
 _THING_AFTER_TO = "|".join(("[A-Z]", *(rf"(?:{w}) " for w in ("a", "an", "the", "my", "our", "being", "eating")),
@@ -137,13 +150,13 @@ _PAST_OPENING = (rf"[A-Z][a-z]+ed(?! (?:by|on|in|of|from|with)\b)(?! to (?!{_THI
 _NO_SUBJECT = re.compile(rf"^(?:(?:Just|Finally|Recently|Also) (?=[a-z])(?i:{_PAST_OPENING})|(?:{_PAST_OPENING}))\b")
 # Talk about the work at hand in the chat ("the database URL", "our schema"), not about the user's life.
 # ("job", "test", "service" are words of a life too: the distiller's TECH_WORDS would drop them.)
-_CHAT_TASK = re.compile(r"\b(?:database|db|url|repo|api|schema|table|column|regex|config|file|csv|sql|quer(?:y|ies)|"
-                        r"prompt|error|logs?|dashboard|spreadsheet|slides?|draft|email|ticket|sprint|script|tests|"
-                        r"migrations?|command|pipeline|server|container|deploy|function|benchmark|endpoint|bug|"
-                        r"patch|refactor|PR|commit|branch|docs?|code)\b", re.I)
+_CHAT_TASK = Words("""database db url repo api schema table column regex config file csv sql query queries prompt error
+                       log logs dashboard spreadsheet slide slides draft email ticket sprint script tests migration
+                       migrations command pipeline server container deploy function benchmark endpoint bug patch
+                       refactor pr commit branch doc docs code""")
 # About today only: "my legs are sore today".
-_TODAY = re.compile(r"\b(?:today|tonight|right now|at the moment)\b", re.I)
-_TIME_ONLY = re.compile(r"^(?:today|tonight|now|right now|at the moment|currently)\b", re.I)
+_TODAY = Words("today tonight", "right now", "at the moment")
+_TIME_ONLY = Words("today tonight now currently", "right now", "at the moment")
 _PETS = r"dog|puppy|cat|kitten|parrot|bird|rabbit|bunny|hamster|guinea pig|turtle|tortoise|horse|pony|fish|snake"
 # "my brother Marco", "our dog Pepper", "my best friend Leo": someone or some pet of the user's, by name.
 _NAMED_OWN = re.compile(rf"^(?P<what>(?:[a-z-]+ ){{0,2}}?(?:{RELATIVES}|{_PETS})),? (?P<name>{CAP})(?:,)? "
@@ -158,26 +171,6 @@ _EMPTY_WORDS = frozenset(
 _HAS_KIN_OR_PET = re.compile(rf"^(?:(?:has|have) got|has|have|got) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ ){{0,2}}?"
                              # a being named is kin or a pet, whatever its word: "a golden retriever named Biscuit"
                              rf"(?:(?:{RELATIVES}|{_PETS})s?\b|[a-z-]+ (?:named|called) {CAP})")
-_IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "be": "is",
-                    "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}
-_ADVERBS = r"(?:(?:just|also|really|finally|recently|usually|always|often|still|actually|sometimes|now|even|" \
-           r"mostly|already|currently|normally|generally|regularly|totally|absolutely|never|barely|only|later|" \
-           r"then|again|soon|once|first|ever|seldom|kinda|sorta|" \
-           r"(?!(?:apply|fly|rely|reply|supply|multiply|imply|comply|ally|rally|tally|bully)\b)[a-z]+ly) )"
-_PLAN = re.compile(r"^(?:is |are |am |will |'ll )?(?:going to|planning|plan to|hoping to|hope to|gonna|"
-                   r"aiming to|about to|will|'ll|intend to|looking to|set to|signed up|booked|wants? to)\b", re.I)
-_PREFERENCE = re.compile(r"^(?:love|loves|like|likes|enjoy|enjoys|adore|adores|prefer|prefers|hate|hates|"
-                         r"(?:is |am |are )?(?:a (?:big |huge )?fan of|into|passionate about|obsessed with|"
-                         r"fond of|crazy about))\b|\bfavou?rite\b", re.I)
-_SKILL = re.compile(r"^(?:(?:is |am |are )?learning|(?:is |am |are )?teaching (?:myself|themselves)|"
-                    r"speak|speaks|can (?:play|speak|cook|code|paint|draw|sing|dance|swim|knit|sew|drive)|"
-                    r"know how to|knows how to|(?:is |am )?(?:fluent|skilled|good) (?:in|at)|practi[cs]e)\b", re.I)
-_PAST = re.compile(r"^(?:\w+ed|went|got|took|retook|chose|forgot|made|met|ran|won|saw|did|had|gave|found|bought|"
-                   r"sold|built|wrote|set|put|cut|hit|let|quit|shut|spread|hurt|split|"
-                   r"began|became|came|spent|left|lost|broke|flew|drove|rode|swam|sang|taught|caught|"
-                   r"brought|thought|felt|heard|held|kept|read|paid|sent|shot|sat|stood|told|tore|wore|won|"
-                   r"learnt|dreamt|burnt|leapt|dealt|slept|"
-                   r"was|were|has been|have been|'ve been)\b", re.I)
 
 
 # What keeps a clause from being a lasting statement of the user's life.
@@ -186,13 +179,14 @@ _NOT_LASTING = (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _PointsAtChat,
 
 def read_self_statement(rule: Rule, clause: str) -> None:
     """One fact for a plain statement of the user's about their own life that no other rule read."""
-    text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", clause)).strip(" .!")
-    if _AN_ASK.match(text):
+    text = without_interjections(from_the_first_word(clause)).strip(" .!")
+    if _an_ask(text):
         return  # "Just give me the steps", "Create a plan to help me ...": what the user asks for, not their life
-    if _SECOND_PERSON.search(cut_trailing(text)) or re.search(r"\S\s{2,}\S", text):
+    if _SECOND_PERSON.search(cut_trailing(text)) or has_a_gap(text):
         return  # to the other side (an aside to them is cut: "while you were winning"); or a quoted title was cut
-    purpose = rf"\bso (?:that )?{re.escape(text[:20])}"
-    if re.match(r"^I (?:can|could)\b", text) and re.search(purpose, rule.sentence.text):
+    opening = text[:20]
+    if text.split()[:2] in (["I", "can"], ["I", "could"]) and any(
+            f" so {that}{opening}" in f" {rule.sentence.text}" for that in ("", "that ")):
         return  # "... so I can track my progress": a purpose, hanging on the clause before
     if not PRAISE_AFTER_A_DASH.search(rule.sentence.text):
         text = with_the_i_left_out(text)
@@ -218,18 +212,30 @@ def _add_said_by(rule: Rule, who: str, rest: str, lead: str, others: str, longes
         return
     if who.lower().startswith("we") and others == "others" \
             and _type_of(rule, predicate) not in ("event", "preference", "commitment") \
-            and not _HAS_KIN_OR_PET.match(predicate):
+            and not _HAS_KIN_OR_PET.match(predicate) and not how_often(predicate):
         return  # "we're part of something bigger": only what they did, like, plan or have together
     subject_words = "The user" if who.lower().startswith(("i", "i'")) else f"The user and {others}"
     _add(rule, f"{subject_words} {predicate}", lead, predicate, USER_SUBJECT)
 
 
 # An ask of the assistant, opening with the verb of what it is to do (a past has its -ed: "Helped my mum move").
-_AN_ASK = re.compile(r"^(?:(?:just|please|pls|plz|kindly|now|so|then|and|also|quickly|simply)\s+)*(?:give|tell|show|"
-                     r"make|create|write|help|send|explain|list|find|generate|suggest|draft|summari[sz]e|rewrite|"
-                     r"translate|provide|design|build|check|fix|add|remove|update|describe|compare|calculate|recommend|"
-                     r"continue|remind|teach|walk|guide|prepare|outline|review|edit|analy[sz]e|convert|format|answer|"
-                     r"draw|share|let)\b(?!-)", re.I)
+_POLITE = frozenset(["just", "please", "pls", "plz", "kindly", "now", "so", "then", "and", "also", "quickly", "simply"])
+_ASKS = frozenset("""give tell show make create write help send explain list find generate suggest draft summarize
+    summarise rewrite translate provide design build check fix add remove update describe compare calculate recommend
+    continue remind teach walk guide prepare outline review edit analyze analyse convert format answer draw share
+    let""".split())  # noqa: SIM905
+
+
+def _an_ask(text: str) -> bool:
+    """Whether a text opens with what the user asks the other side to do, after "please" and the like."""
+    words = text.split()
+    while words and words[0].lower() in _POLITE:
+        words = words[1:]
+    first = words[0] if words else ""
+    end = next((b for a, b in word_runs(first) if a == 0), 0)
+    return first[:end].lower() in _ASKS and first[end:end + 1] != "-"
+
+
 # A sentence that leaves its "I" out: "Researching adoption agencies", "Been working on some projects", "Gonna keep
 # pushing". An -ing word with a verb after it is the subject instead: "Painting helps me relax".
 _ING_NO_SUBJECT = re.compile(r"^(?:Just |Still |Now |Currently |Also )?(?!(?:Some|No|Any|Every)thing\b)"
@@ -270,11 +276,24 @@ _BARE_PRONOUN = re.compile(r"\b(?:it|its|it's|they|them|their|he|she|him|her|his
 
 # A lead that opens a subordinate clause ("Since we chatted last", "When I was a kid"), not a time of the statement.
 # ("since" gives a reason too, "since I'm lactose intolerant": only "since" with a past verb is a time.)
-_SUBORDINATE_LEAD = re.compile(r"(?i)(?:^|\s)(?:after|before|when|while|once|if|until)$")
+_SUBORDINATE_LEAD = frozenset({"after", "before", "when", "while", "once", "if", "until"})
+
+
+def _pronoun_after(rest: str) -> bool:
+    """"got them online", "really loved it": "it", "them", "him" or "her" as the second or third word."""
+    words = rest.split(" ")
+    for n in (1, 2):
+        if len(words) <= n or not all(w and all(c.isalnum() or c in "_'-" for c in w) for w in words[:n]):
+            return False
+        end = next((b for a, b in word_runs(words[n]) if a == 0), 0)
+        if words[n][:end].lower() in ("it", "them", "him", "her"):
+            return True
+    return False
 
 
 def _subordinate(lead: str, rest: str) -> bool:
-    return bool(_SUBORDINATE_LEAD.search(lead) or re.search(r"(?i)(?:^|\s)since$", lead) and _PAST.match(rest))
+    last = lead.lower().split()[-1:]
+    return bool(last and (last[0] in _SUBORDINATE_LEAD or last[0] == "since" and PAST.match(rest)))
 
 
 def read_self_sentence(rule: Rule) -> None:
@@ -283,8 +302,8 @@ def read_self_sentence(rule: Rule) -> None:
     giving them energy". Said to or about the other side ("you"), hypothetical, reported or about today only, it
     gives nothing; a pronoun or a "this" whose thing only the chat shows ("I loved it", "I chose to write about
     this") gives nothing either."""
-    text = _INTERJECTION.sub("", re.sub(r"^[\W_]+", "", QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
-    if _SECOND_PERSON.search(text) or re.search(r"\S\s{2,}\S|\[|\]", text):
+    text = without_interjections(from_the_first_word(QUOTED.sub(" ", rule.sentence.text))).strip(" .!")
+    if _SECOND_PERSON.search(text) or has_a_gap(text, "[]"):
         return
     text, others = _with_a_companion(with_the_i_left_out(text))
     m = _SUBJECT.match(text)
@@ -296,7 +315,7 @@ def read_self_sentence(rule: Rule) -> None:
     if any(g.search(f"{lead} {rest}") for g in (HYPOTHETICAL, NEGATION, _NO_DETERMINER, REPORTED, _CHAT_TASK, _TODAY,
                                                  _BARE_PRONOUN, _POINTING, _DEMONSTRATIVE)):
         return
-    if re.match(r"^(?:[\w'-]+ ){1,2}(?:it|them|him|her)\b", rest, re.I):
+    if _pronoun_after(rest):
         return  # "I got them online": what was got only the chat shows
     if _subordinate(lead.strip(" ,"), rest):
         return
@@ -308,7 +327,20 @@ def read_self_sentence(rule: Rule) -> None:
     _add_said_by(rule, who, rest, lead.strip(" ,"), others, longest=40)
 
 
-_PERSON_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|he's|she's)\b", re.I)
+_PERSON_PRONOUN = Words("he she him her his")
+
+
+# Words that say how often a habit is kept: "every morning", "twice a week", "on weekends", "daily".
+_OFTEN = frozenset({"every", "each", "daily", "weekly", "monthly", "yearly", "nightly", "twice", "once", "weekends",
+                    "mornings", "evenings", "nights", "usually", "regularly", "per"})
+_PERIODS = frozenset({"day", "week", "month", "year", "night", "morning", "evening", "weekend"})
+
+
+def how_often(text: str) -> bool:
+    """Whether a predicate says how often it is done ("walk the dog twice a day", "drink a litre of water a day")."""
+    said = text.lower().replace(",", " ").split()
+    return not _OFTEN.isdisjoint(said) or any(a == "a" and b.strip(".!") in _PERIODS
+                                              for a, b in zip(said, said[1:], strict=False))
 
 
 def _with_the_name(text: str, name: str) -> str:
@@ -371,27 +403,57 @@ def with_the_i_left_out(text: str) -> str:
     return text
 
 
+_ME = frozenset({"me", "my", "myself", "mine"})
+_BE_HAVE = frozenset({"is", "are", "was", "were", "has", "have", "had"})
+_HANGS_ON_BEFORE = ("which", "that's why", "this is why", "for example", "for instance", "thanks", "thank")
+# Verbs that say something of the user after them: "Painting helps me", "Writing has been such a blessing for me".
+_VERBS_BEFORE_ME = frozenset("""is are was were has have had give gives gave make makes made help helps helped keep
+    keeps taught brought showed got kept""".split())  # noqa: SIM905
+
+
+def _opens_on_a_gerund(text: str) -> bool:
+    """"Seeing my students ...": a capitalised -ing word first."""
+    runs = word_runs(text)
+    first = text[:runs[0][1]] if runs and runs[0][0] == 0 else ""
+    return (len(first) > 4 and "A" <= first[0] <= "Z" and first.endswith("ing") and first[1:].isascii()
+            and first[1:].isalpha() and first[1:].islower())
+
+
+def _a_verb_in(text: str, verbs: frozenset[str]) -> bool:
+    """Whether a text has one of `verbs`, or a word in -s or -ed."""
+    return any(w in verbs or (len(w) > 1 and w.endswith("s")) or (len(w) > 2 and w.endswith("ed"))
+               for w in (text[a:b] for a, b in word_runs(text)))
+
+
+def _named_then_comma(text: str) -> bool:
+    """"Gina, thanks for ...": a first word with a comma right after it."""
+    k = 0
+    while k < len(text) and (text[k].isalnum() or text[k] in "_'’&.-"):
+        k += 1
+    return k > 0 and text[0].isalpha() and text[k:k + 1] == ","
+
+
 def _read_about_me(rule: Rule, text: str) -> None:
     """"Writing has been such a blessing for me", "Guitar's mostly my thing": the user is in the sentence but
     not its subject. Kept as said, in the third person, when it names something (no "it", "that", "there")."""
     text = cut_trailing(text)
-    if re.match(rf"^(?:which|that's why|this is why|for example|for instance|thanks|thank)\b|^{CAP},", text, re.I):
+    lowered = text.lower()
+    if any(lowered.startswith(w) and not (lowered[len(w):len(w) + 1].isalnum() or lowered[len(w):len(w) + 1] == "_")
+           for w in _HANGS_ON_BEFORE) or _named_then_comma(text):
         return  # hangs on what was said before, or speaks to the other side by name ("Gina, thanks for ...")
-    me = re.search(r"\b(?:me|my|myself|mine)\b", text)
+    me = first_of(text, _ME)
     # ("Seeing my students succeed motivates me": the -ing words, with what they own, are the subject)
-    gerund_subject = re.match(r"^[A-Z][a-z]+ing\b", text) and _FINITE_VERB.search(text)
-    if not me or len(text[: me.start()].split()) < 2 and not gerund_subject or not re.match(r"^[A-Z]", text):
+    gerund_subject = _opens_on_a_gerund(text) and _FINITE_VERB.search(text)
+    if not me or len(text[: me[0]].split()) < 2 and not gerund_subject or not "A" <= text[:1] <= "Z":
         return  # "Makes me feel connected": the subject is left out
-    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|we)\b", text, re.I):
+    if not {"i", "we"}.isdisjoint(letter_words(text)):
         return
     if any(g.search(text) for g in (*_NOT_LASTING, _THIRD_PARTY)) or TEMPORARY.match(text):
         return  # ... or news of the moment: "This week has been swamped with exams for me"
     if gerund_subject and _GERUND_VERDICT.match(text):
         return  # "Losing my job was a bummer", "Juggling both my passions can be tricky": how a moment felt
-    before_the_user = text[: me.start()]
-    if not gerund_subject and not re.search(r"\b(?:is|are|was|were|has|have|had|gives?|gave|makes?|made|helps?|"
-                                            r"helped|keeps?|taught|brought|showed|got|kept|\w+s|\w+ed)\b",
-                                            before_the_user) and "'s " not in before_the_user:
+    before_the_user = text[: me[0]]
+    if not gerund_subject and not _a_verb_in(before_the_user, _VERBS_BEFORE_ME) and "'s " not in before_the_user:
         return  # no verb before the user is named: no statement about them
     _add(rule, _me_as_user(text), "", text, USER_SUBJECT, opens_with_subject=True)
 
@@ -406,13 +468,14 @@ _GERUND_VERDICT = re.compile(r"^[A-Z][a-z]+ing\b.*?\b(?:is|was|are|were|can be|c
 
 def _me_as_user(text: str) -> str:
     """"Painting helps me explore my identity" -> "Painting helps the user explore their identity"."""
-    first = re.search(r"\b(me|my|myself|mine)\b", text)
+    first = first_of(text, _ME)
     if not first:
         return text
-    if first.group(1) == "myself":  # "Painting's great for expressing myself": the user expresses themselves
-        return f"For the user, {text[0].lower()}{text[1:first.start()]}{third_person(text[first.start():])}"
-    named = {"me": "the user", "my": "the user's", "mine": "the user's"}[first.group(1)]
-    return text[: first.start()] + named + third_person(text[first.end():])
+    start, end = first
+    if text[start:end] == "myself":  # "Painting's great for expressing myself": the user expresses themselves
+        return f"For the user, {text[0].lower()}{text[1:start]}{third_person(text[start:])}"
+    named = {"me": "the user", "my": "the user's", "mine": "the user's"}[text[start:end]]
+    return text[:start] + named + third_person(text[end:])
 
 
 def cut_trailing(rest: str) -> str:
@@ -433,38 +496,25 @@ _BE_HAVE = {"i'm": "is", "i am": "is", "we're": "are", "we are": "are", "i've": 
 
 def _predicate(who: str, rest: str, longest: int = 24) -> str | None:
     """The predicate in the third person ("is a nurse", "adopted a cat"), or None when it says nothing lasting."""
-    if _REACTION.match(rest) or _TIME_ONLY.match(rest) or TEMPORARY.match(rest) or len(rest.split()) < 2:
+    if _REACTION.match(rest) or _TIME_ONLY.opens(rest) or TEMPORARY.match(rest) or len(rest.split()) < 2:
         return None
     if len(rest.split()) > longest:
         return None
     who = who.lower()
     if who in _BE_HAVE:
         return f"{_BE_HAVE[who]} {rest}"
-    if who == "we":  # a shared plan or a shared past event; "we're making a difference" says little
-        verb = re.sub(rf"^{_ADVERBS}+", "", rest)  # ("We even had a picnic by the lake": the verb after the adverb)
-        said = (_PAST.match(verb) or _PREFERENCE.match(verb) or _PLAN.match(verb)) and not _VAGUE_EVENT.match(verb)
+    if who == "we":  # a shared plan, past event or habit; "we're making a difference" says little
+        verb = without_adverbs(rest)  # ("We even had a picnic by the lake": the verb after the adverb)
+        said = (PAST.match(verb) or PREFERENCE.match(verb) or PLAN.match(verb)
+                or how_often(rest)) and not _VAGUE_EVENT.match(verb)
         return rest if said else None
-    if re.match(r"^(?:can|am able to) ", rest):  # "I can play the piano": kept as said
+    if rest.startswith(("can ", "am able to ")):  # "I can play the piano": kept as said
         return rest
-    adverbs = re.match(rf"^{_ADVERBS}*", rest)
-    head = adverbs.group(0) if adverbs else ""
+    head = adverbs_opening(rest)
     verb, _, tail = rest[len(head):].partition(" ")
-    if not re.fullmatch(r"[a-z]+(?:'[a-z]+)?", verb) or _REACTION.match(rest[len(head):]):
+    if not a_word(verb) or _REACTION.match(rest[len(head):]):
         return None
     return f"{head}{third_person_verb(verb)} {tail}".strip()
-
-
-def third_person_verb(verb: str) -> str:
-    """"run" -> "runs", "watch" -> "watches", "try" -> "tries"; a past form stays as it is."""
-    if verb in _IRREGULAR_THIRD:
-        return _IRREGULAR_THIRD[verb]
-    if _PAST.match(verb) or verb.endswith("ing"):
-        return verb
-    if re.search(r"(?:s|sh|ch|x|z|o)$", verb):
-        return verb + "es"
-    if re.search(r"[^aeiou]y$", verb):
-        return verb[:-1] + "ies"
-    return verb + "s"
 
 
 # "<my thing> is going well", "... has been super encouraging and inspiring": only a verdict on how it is going.
@@ -488,9 +538,9 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
         return
     if re.match(r"^(?:[\w-]+ ){0,2}?[\w-]+, ", rest):
         return  # "[Maria,] my coworker, loves climbing": the subject is someone named before
-    if not re.search(r"\b(?:is|are|was|were|has|have|had|\w+ed|\w+s)\b", rest) or len(rest.split()) < 3:
+    if not _a_verb_in(rest, _BE_HAVE) or len(rest.split()) < 3:
         return  # "my goodness", "my bad": no verb, no statement
-    if re.match(r"^(?:god|goodness|gosh|bad|pleasure|apologies|thoughts|condolences)\b", rest, re.I):
+    if letter_words(rest)[:1] and letter_words(rest)[0] in _NO_STATEMENT:
         return
     if who == "our" and not re.match(rf"^(?:[a-z-]+ )?(?:{RELATIVES}|{_PETS}|kids?|children|house|home|family)\b",
                                      rest):
@@ -501,20 +551,24 @@ def _read_possession(rule: Rule, who: str, rest: str, lead: str) -> None:
     _add(rule, f"{owner} {rest}", lead, rest, USER_SUBJECT, opens_with_subject=True)
 
 
+# "my goodness", "my apologies", "my thoughts are with ...": said to the other side.
+_NO_STATEMENT = frozenset(["god", "goodness", "gosh", "bad", "pleasure", "apologies", "thoughts", "condolences"])
+
+
 # A promise made in passing: a "will" of the chat ("I'll share some clips when it's ready", "I'll go train") or
 # keeping on with what one does ("I'm gonna keep pushing myself"). With no day and no name it is talk, not a plan.
-_PASSING_PLAN = re.compile(rf"^{_ADVERBS}*(?:(?:will|'ll)\b|(?:is |are |am )?(?:going to|gonna) {_ADVERBS}*"
+_PASSING_PLAN = re.compile(rf"^{ADVERBS}*(?:(?:will|'ll)\b|(?:is |are |am )?(?:going to|gonna) {ADVERBS}*"
                            r"(?:keep|stay)\b)", re.I)
 
 
 def _passing_promise(rule: Rule, predicate: str, lead: str) -> bool:
     if not _PASSING_PLAN.match(predicate) or rule.date_in(f"{lead} {predicate}") is not None:
         return False
-    return not any(word.strip(".,!?'") not in NOT_NAMES for word in re.findall(CAP, predicate))
+    return not any(word[:1].isupper() and word.strip(".,!?'") not in NOT_NAMES for word in predicate.split())
 
 
 # A taste whose object points at the chat ("the color and texture", "all the yellow leaves") and names nothing.
-_TASTE_FOR_THE_CHATS = re.compile(rf"^{_ADVERBS}*(?:loves?|likes?|enjoys?|adores?|prefers?) (?:all )?(?:the|that|those|"
+_TASTE_FOR_THE_CHATS = re.compile(rf"^{ADVERBS}*(?:loves?|likes?|enjoys?|adores?|prefers?) (?:all )?(?:the|that|those|"
                                   r"these|this) (?![^,.!?]*\b[A-Z][a-z])")  # (case matters: a name is capitalised)
 
 
@@ -532,7 +586,7 @@ def _add(rule: Rule, said: str, lead: str, predicate: str, subject: str, *, open
     if type_ == "preference" and _TASTE_FOR_THE_CHATS.match(predicate):
         return  # "loves the color and texture": of what the chat shows, as the preference rule reads it too
     # a relative or a pet the user has is one of their people, not who they are (the profile lists it with them)
-    tags = ("said", KIN_OR_PET) if _HAS_KIN_OR_PET.match(re.sub(rf"^{_ADVERBS}+", "", predicate)) else ("said",)
+    tags = ("said", KIN_OR_PET) if _HAS_KIN_OR_PET.match(without_adverbs(predicate)) else ("said",)
     rule.add(type_, value, content, subject=subject, confidence=0.7, importance=0.5, tags=tags)
 
 
@@ -542,19 +596,3 @@ def _type_of(rule: Rule, predicate: str) -> str:
     if when is not None and type_ == "fact" and when.day > rule.said:
         return "commitment"  # "I'm spending a long weekend in Lisbon next month": a plan, by its date
     return type_
-
-
-def self_statement_type(predicate: str) -> str:
-    """The fact type a predicate's structure says: a plan, a taste, a skill, a past event, else a plain fact."""
-    predicate = re.sub(rf"^{_ADVERBS}+", "", predicate.strip())
-    if _PLAN.match(predicate):
-        return "commitment"
-    if _PREFERENCE.search(predicate):
-        return "preference"
-    if _SKILL.match(predicate):
-        return "skill"
-    if re.match(rf"^(?:has|have) (?:a|an|one|two|three|four|\d+) (?:[a-z-]+ )?(?:{RELATIVES})s?\b", predicate):
-        return "relationship"
-    if _PAST.match(predicate) and not re.match(r"^(?:was|were|has been|have been|'ve been)\b", predicate):
-        return "event"
-    return "fact"

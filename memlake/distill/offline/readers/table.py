@@ -187,8 +187,10 @@ def _said_as_a_fact(reading: Reading, nodes: dict[str, Token]) -> bool:
 
 
 def _said_plainly(anchor: Token, nodes: dict[str, Token]) -> bool:
-    """Not a wish, a condition or someone else's words, nor quoted."""
-    before = anchor.doc[anchor.sent.start:anchor.i].text
+    """Not a wish, a condition or someone else's words, nor quoted. (The pattern's own words are none of these:
+    "I'd rather have tea" says a taste with its "would".)"""
+    named = {t.i for t in nodes.values()}
+    before = " ".join(t.text for t in anchor.doc[anchor.sent.start:anchor.i] if t.i not in named)
     if HYPOTHETICAL.search(before) or REPORTED.search(before):
         return False
     # Nor quoted, nor a value in quotes: a quoted name is a title ("joined "Trail Blazers", a hiking club"), which

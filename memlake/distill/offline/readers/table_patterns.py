@@ -40,7 +40,7 @@ class Reading:
     slot: str | None  # home_city, employer, job_title; None for a taste
     patterns: tuple[Pattern, ...]
     change: bool = False  # a move or a start: the value holds from the day the sentence says it happened
-    taste: str | None = None  # "likes" or "dislikes": a preference about the value, whenever it began
+    taste: str | None = None  # "likes", "prefers" or "dislikes": a preference about the value, whenever it began
     event: str | None = None  # an event of the user's working life ("left", "interview"): an event, no slot
 
 

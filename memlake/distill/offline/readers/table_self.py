@@ -329,6 +329,13 @@ TASTES: tuple[Reading, ...] = (
         [_verb(*_COME_TO), _child("anchor", "value", DEP="xcomp", TAG="VBG"),
          _child("value", "liking", LEMMA={"IN": _TASTE_VERBS})],
     ), taste="likes"),
+    # "these days I'd rather have green tea", "I would rather take the train": what the user prefers now
+    Reading("would rather", None, (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": "VERB"}}, _child("anchor", "would", DEP="aux",
+                                                                       LOWER={"IN": ["would", "'d", "d"]}),
+         _child("anchor", "rather", DEP="advmod", LOWER="rather"),
+         _child("anchor", "value", DEP="dobj", POS={"IN": ["NOUN", "PROPN"]})],
+    ), taste="prefers"),
     # "Honestly I can't stand olives", "I cannot stand loud bars"
     Reading("can't stand", None, (
         [_verb("stand"), _child("anchor", "can", DEP="aux", LEMMA="can"), _child("anchor", "not", DEP="neg"),
@@ -433,17 +440,18 @@ def _other_than_new(home: Token) -> bool:
 def _write_taste(rule: Rule, taste: str, value: Token) -> None:
     """A like or a dislike of what the value's phrase names, unless a reader read a taste of it in this message;
     it replaces what was kept of the sentence as said ("The user has come round to olives")."""
+    kept = ("my", "our", "the") if taste == "prefers" else ("my", "our")  # ("would rather take the train")
     said = third_person("".join(t.text_with_ws for t in value.subtree
-                                if t.dep_ not in _NOT_OF_THE_THING or t.lower_ in ("my", "our")).strip())
+                                if t.dep_ not in _NOT_OF_THE_THING or t.lower_ in kept).strip())
     mine = [c for c in rule.found.candidates if rule.message_id in c.message_ids and said.lower() in c.value.lower()]
     if any(c.type == "preference" for c in mine):
         return
     rule.found.candidates[:] = [c for c in rule.found.candidates if c not in mine or "said" not in c.tags]
     tags = preference_tags(said)
-    if taste == "likes":
-        rule.add("preference", said, f"The user likes {said}.", importance=0.6, tags=tags)
+    if taste in ("likes", "prefers"):
+        rule.add("preference", said, f"The user {taste} {said}.", importance=0.6, tags=tags)
     else:
-        rule.add("preference", f"dislikes {said}", f"The user dislikes {said}.", importance=0.6,
+        rule.add("preference", f"dislikes {said}", f"The user doesn't like {said}.", importance=0.6,
                  tags=("dislike", *tags))
 
 # What hangs on a title without being part of it: "..., not a nurse", "... and part-time tutor", "..., which I love".

@@ -182,15 +182,18 @@ def _write(rule: Rule, taste: _Taste, thing: str, since: int) -> None:
         _add(rule, not taste.likes, thing, ended=True)
     same = [c for c in mine if c.type == "preference" and ("dislike" not in c.tags) == taste.likes
             and c.valid_until is None]
-    if not same:
+    if not same:  # a taste turned is said as the state it is now, with its word of an end (the fold ends what else
+        # named the thing: "takes oat milk in their coffee"); "has gone off tea" would read as a moment that passed
         _add(rule, taste.likes, thing, ended=taste.held in ("ended", "before"),
-             content=f"The user has gone off {thing}." if taste.held == "turned" and not taste.likes else None)
+             content=f"The user is done with {thing}." if taste.held == "turned" and not taste.likes else None)
 
 
 def _add(rule: Rule, likes: bool, thing: str, *, ended: bool, content: str | None = None) -> None:
     verb = "like" if likes else "dislike"
     # (said in the past, not "used to": a word of change would make the fold read it as the change itself)
-    said = content or (f"The user {verb}d {thing}." if ended else f"The user {verb}s {thing}.")
+    # (a dislike now as "doesn't like": the small parser reads "The user dislikes espresso" as a noun phrase)
+    said = content or (f"The user {verb}d {thing}." if ended else f"The user {verb}s {thing}." if likes else
+                       f"The user doesn't like {thing}.")
     tags = preference_tags(thing) if likes else ("dislike", *preference_tags(thing))
     rule.add("preference", thing if likes else f"dislikes {thing}", said, importance=0.6, tags=tags,
              valid_until=rule.said if ended else None)
