@@ -150,15 +150,20 @@ def _sharing_most_words(content: str, sentences: list[Sentence]) -> str:
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
+# The user's turns a pretend frame is looked for in: a frame is set up as a conversation opens, and parsing every turn
+# of a long assistant chat to find one would cost more than the rest of its reading (RealMem, 2026-11-29).
+FRAME_TURNS = 3
+
+
 def _framed_messages(conversation: Conversation, sentences: list[Sentence]) -> set[str]:
     """The user's messages said inside a pretend frame: from the first turn that sets one up (role-play, practice,
-    "reply as ...": `memlake.distill.confidence.sets_a_frame`) to the end of the conversation."""
-    docs = parse_all([s.text for s in sentences])
-    first = next((s.message.message_id for s, doc in zip(sentences, docs, strict=True) if sets_a_frame(doc)), None)
-    if first is None:
-        return set()
+    "reply as ...": `memlake.distill.confidence.sets_a_frame`), among the user's first `FRAME_TURNS`, to the end of
+    the conversation."""
     said = [m.message_id for m in conversation.messages if m.role == "user"]
-    return set(said[said.index(first):])
+    opening = [s for s in sentences if s.message.message_id in said[:FRAME_TURNS]]
+    docs = parse_all([s.text for s in opening])
+    first = next((s.message.message_id for s, doc in zip(opening, docs, strict=True) if sets_a_frame(doc)), None)
+    return set(said[said.index(first):]) if first is not None else set()
 
 
 def _with_reading_priors(candidates: list[FactCandidate], sentences: list[str], assistant_chat: bool,
