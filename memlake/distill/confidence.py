@@ -65,6 +65,9 @@ ASSISTANT_CHAT_FACTOR = 0.8
 # without; a fact naming something was not more often right among the user's own facts, so the lift is small, but it
 # lets a named, specific fact about someone else be shown after one saying.
 SPECIFIC_FACTOR = 1.15
+# A fact told in the simple present of the user, whole in one clause ("uses Shopify for their shop"), is a habit or a
+# state, not a moment: with a name in it, it is shown after one saying even in a chat with an assistant (2026-11-29).
+LASTING_FACTOR = 1.15
 DOUBT_FACTOR = 0.6
 PRIOR_CAP = 0.95
 OFFLINE_DISTILLER = "memlake-offline"  # the prefix of every offline distiller version
@@ -100,13 +103,16 @@ def family_prior(*, slot: str | None, subject: str | None, tags: Iterable[str] =
 
 
 def offline_prior(content: str, sentence: str, *, slot: str | None, subject: str | None, tags: Iterable[str] = (),
-                  assistant_chat: bool = False) -> float:
+                  assistant_chat: bool = False, framed: bool = False) -> float:
     """The prior of one offline reading: its family's, lifted when it names something, lowered for each doubt
     (module docstring). `content` is the fact as shown, `sentence` the user's sentence it was read from ("" when
-    unknown: no doubt is then read from it); `assistant_chat` only decides whether a request in it counts."""
+    unknown: no doubt is then read from it); `assistant_chat` only decides whether a request in it counts; `framed`
+    that the turn it was read in, or one before it, set up a pretend frame (`sets_a_frame`)."""
     fact = parse(content)
     lift = SPECIFIC_FACTOR if names_something(fact) else 1.0
-    doubts = len(reading_doubts(fact, parse(sentence) if sentence.strip() else None, assistant_chat=assistant_chat))
+    lift *= LASTING_FACTOR if tells_a_lasting_fact(fact) else 1.0
+    doubts = len(reading_doubts(fact, parse(sentence) if sentence.strip() else None, assistant_chat=assistant_chat,
+                                framed=framed))
     return round(min(PRIOR_CAP, family_prior(slot=slot, subject=subject, tags=tags) * lift * DOUBT_FACTOR ** doubts), 6)
 
 
@@ -127,17 +133,19 @@ def names_something(fact: Doc) -> bool:
                for t in fact)
 
 
-def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = False) -> list[str]:
+def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = False,
+                   framed: bool = False) -> list[str]:
     """The signs that a fact was misread or is no fact to show (the module docstring), each as a short reason."""
-    doubts = []
+    doubts = ["said inside a pretend frame"] if framed else []
     root = next((t for t in fact if t.dep_ == "ROOT"), None)
-    if any(_points_at_the_chat(t, sentence) for t in fact):
+    if any(_points_at_the_chat(t, sentence) for t in fact) or _a_thing_the_chat_shows(fact, sentence):
         doubts.append("points at the chat")
-    if root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root) or _the_user_garbled(fact):
+    if (root is None or root.pos_ not in ("VERB", "AUX") or not _has_a_subject(root) or _the_user_garbled(fact)
+            or _cut_from_markup(fact) or _read_from_a_label(sentence)):
         doubts.append("a fragment")
     elif _names_nothing(root):
         doubts.append("names nothing")
-    elif _a_passing_moment(root):
+    elif _a_passing_moment(root) or _going_on_back_then(root):
         doubts.append("a passing moment")
     if any(t.lower_ == "others" and t.dep_ == "conj" and t.head.dep_.startswith("nsubj") for t in fact):
         doubts.append("unnamed company")
@@ -149,6 +157,26 @@ def reading_doubts(fact: Doc, sentence: Doc | None, *, assistant_chat: bool = Fa
         if assistant_chat and any(_a_request(t) for t in sentence):
             doubts.append("a request to the assistant")
     return doubts
+
+
+def tells_a_lasting_fact(fact: Doc) -> bool:
+    """The user does or is something now, as a habit or a state: "The user" is the subject of a verb in the simple
+    present taking no other verb (not "wants to ...", "is going to ...") nor an auxiliary, and none of its objects is
+    a thing "the"/"this" points back at ("likes the breakdown"): "uses Shopify for their shop", "runs a bakery in
+    Porto", "prefers trains over planes"."""
+    root = next((t for t in fact if t.dep_ == "ROOT"), None)
+    if root is None or root.tag_ != "VBZ" or root.lemma_ in ("be", "have"):  # "has some news": the moment's
+        return False
+    if not any(c.dep_ == "nsubj" and c.lower_ == "user" for c in root.children):
+        return False
+    if any(c.dep_ in ("xcomp", "ccomp", "advcl", "aux", "auxpass", "neg") for c in root.children):
+        return False
+    objects = [c for c in root.children if c.dep_ in ("dobj", "dative", "attr")]
+    objects += [o for p in root.children if p.dep_ == "prep" for o in p.children if o.dep_ == "pobj"]
+    return bool(objects) and not any(
+        o.pos_ == "PRON" or (o.pos_ == "NOUN" and any(c.dep_ == "det" and "Def" in c.morph.get("Definite")
+                                                      or "Dem" in c.morph.get("PronType") for c in o.children))
+        for o in objects)
 
 
 def _has_a_subject(root: Token) -> bool:
@@ -175,6 +203,47 @@ def _points_at_the_chat(token: Token, sentence: Doc | None) -> bool:
         return not named_before
     said_so = sentence is not None and any(t.lower_ == token.lower_ for t in sentence)
     return said_so and not named_before
+
+
+def _a_thing_the_chat_shows(fact: Doc, sentence: Doc | None) -> bool:
+    """The sentence pointed at a thing with "this", "that", "these" or "those" and no word saying which ("This guitar
+    means so much to me"), and the fact reads that thing and names nothing else: the reading turned the demonstrative
+    into "the user's guitar", but which one only the chat (a photo, an earlier message) shows. A thing the sentence
+    describes ("this apple pie", "this amazing tart"), a fact saying what it is ("This promotion is a reward for ...")
+    or naming something, and a day ("this weekend"), are no such pointing."""
+    if sentence is None or names_something(fact):
+        return False
+    pointed = {t.lemma_.lower() for t in sentence if t.pos_ == "NOUN" and not t.ent_type_ and t.dep_ != "npadvmod"
+               and [c.dep_ for c in t.children] == ["det"] and "Dem" in next(t.children).morph.get("PronType")}
+    return any(t.pos_ == "NOUN" and t.lemma_.lower() in pointed and not _said_what_it_is(t) for t in fact)
+
+
+def _said_what_it_is(noun: Token) -> bool:
+    """The noun is the subject of "is" with what it is or is like ("The user's promotion is a reward for ...")."""
+    return (noun.dep_ in _SUBJECT_LABELS and noun.head.lemma_ == "be"
+            and any(c.dep_ in ("attr", "acomp") for c in noun.head.children))
+
+
+def _cut_from_markup(fact: Doc) -> bool:
+    """The fact keeps one end of a markup span and not the other ("... Overwhelming Climate Anxiety**."): it was cut
+    from a heading or a bold label, not read from a sentence."""
+    runs, in_run = 0, False
+    for token in fact:
+        marking = bool(token.text) and set(token.text) <= _MARKUP
+        runs += marking and not in_run
+        in_run = marking
+    return runs % 2 == 1
+
+
+_MARKUP = frozenset("*`#_")
+
+
+def _read_from_a_label(sentence: Doc | None) -> bool:
+    """The sentence is a label and what it labels ("Form description: Customized Business Provisions"): its head is
+    a noun before a colon, no verb of a clause; a fact read from it made a verb of a title."""
+    root = next((t for t in sentence if t.dep_ == "ROOT"), None) if sentence is not None else None
+    return (root is not None and root.pos_ in ("NOUN", "PROPN")
+            and any(t.text == ":" and t.i > root.i for t in sentence))
 
 
 def _subject_of_its_clause(pronoun: Token) -> set[int]:
@@ -226,12 +295,49 @@ def _a_passing_moment(root: Token) -> bool:
                                     and all(c.dep_ in ("det", "poss") for c in o.children)) for o in objects)
 
 
+def _going_on_back_then(root: Token) -> bool:
+    """Told as going on at a moment past ("was thinking more about ...", "were all ordering the spicy broth"): the
+    past progressive sets a scene, it tells no lasting fact (what lasts is told in the simple past or present)."""
+    return root.tag_ == "VBG" and any(c.dep_ == "aux" and c.tag_ == "VBD" for c in root.children)
+
+
 def _a_request(token: Token) -> bool:
     """An imperative: a verb in its base form heading a clause with no subject and no auxiliary ("Rewrite this",
     "please translate"); not an infinitive ("to amend") nor a verb another one takes ("let me go")."""
     return (token.tag_ == "VB" and token.dep_ in ("ROOT", "advcl", "ccomp", "conj", "parataxis")
             and not any(c.dep_ in ("nsubj", "nsubjpass", "aux", "auxpass", "mark", "expl") for c in token.children)
             and not (token.dep_ == "ccomp" and token.head.lemma_ in ("let", "make", "help")))
+
+
+# Verbs that set up a frame when the user asks for them ("let's pretend", "imagine you are", "practise with me"):
+# what the user says in it is a part played, not their life. Read only as a request (no subject of its own, or
+# "let's"), so "I practise yoga" is no frame.
+_FRAME_VERBS = frozenset({"pretend", "imagine", "roleplay", "role-play", "practise", "practice", "simulate",
+                          "rehearse"})
+
+
+def sets_a_frame(turn: Doc) -> bool:
+    """Whether a turn of the user's sets up role-play, practice or make-believe: a request to pretend, imagine or
+    practise ("Let's pretend you're my landlord", "Imagine you are a recruiter"), or to speak as someone ("Reply as
+    Simone", "Act as a hiring manager and interview me"): a verb asked for, with no subject of its own, that takes
+    "as" and a role."""
+    for token in turn:
+        subjects = [c for c in token.children if c.dep_ in _SUBJECT_LABELS]
+        asked = token.dep_ in ("ROOT", "conj", "ccomp", "xcomp") and all(s.lower_ in ("'s", "us") for s in subjects)
+        if not asked or token.pos_ not in ("VERB", "PROPN", "NOUN") or not _first_word(token):
+            continue
+        if token.lemma_.lower() in _FRAME_VERBS or any(
+                c.dep_ == "prep" and c.lower_ == "as" and any(o.dep_ in ("pobj", "nsubj") for o in c.children)
+                for c in token.children):
+            return True
+    return False
+
+
+def _first_word(verb: Token) -> bool:
+    """Whether a requested verb opens its clause: before it only "please", "let's", "now", an address ("Hi Rex,") or
+    punctuation, so "reply as" in "Simone, please reply as ..." is asked, and "as" in "... went as a pirate" is not."""
+    return all(c.dep_ in ("intj", "punct", "advmod", "npadvmod", "cc", "aux", "neg", "dep")
+               or (c.dep_ in _SUBJECT_LABELS and c.lower_ in ("'s", "us")) for c in verb.lefts)
 
 
 def fact_confidence(prior: float, conversations: int) -> float:

@@ -127,3 +127,69 @@ def test_a_lasting_or_specific_statement_is_shown_after_one_saying(text: str, ex
 def test_a_garbled_reading_is_not_shown(text: str) -> None:
     shown_now, _ = _read(text)
     assert not shown_now, shown_now
+
+
+def _read_turns(turns: list[str]) -> list[str]:
+    """The facts shown from several turns of the user's in one chat with an assistant."""
+    when = datetime(2024, 3, 1, 18, tzinfo=UTC)
+    messages = []
+    for i, text in enumerate(turns):
+        messages += [Message(f"c1-m{2 * i + 1}", "user", text, when, speaker="Ann"),
+                     Message(f"c1-m{2 * i + 2}", "assistant", "Sure, go on.", when)]
+    facts = fold_conversations([Conversation("ann", "c1", None, tuple(messages))])
+    return facts.filter(shown(THRESHOLD))["content"].to_list()
+
+
+@pytest.mark.parametrize("text", [
+    "This jacket means so much to me.",  # which jacket: the photo in the chat shows it, the fact says "the user's"
+    "This blanket means a lot to me.",
+    "This necklace reminds me of my mom.",
+    "This painting took me ages.",
+])
+def test_a_thing_the_user_pointed_at_with_this_or_that_is_a_candidate(text: str) -> None:
+    shown_now, candidates = _read(text)
+    assert candidates and not shown_now, (shown_now, candidates)
+
+
+@pytest.mark.parametrize("text", [
+    "I was looking at flights to Tokyo.",  # a scene set in the past progressive: a moment, named or not
+    "I was reading about Roman aqueducts.",
+])
+def test_a_scene_told_as_going_on_then_is_a_candidate(text: str) -> None:
+    shown_now, candidates = _read(text)
+    assert candidates and not shown_now, (shown_now, candidates)
+
+
+@pytest.mark.parametrize("turns", [
+    ["Let's pretend you are my landlord and I'm your tenant.", "My name is Carla and I work as a plumber in Derby."],
+    ["Act as a hiring manager and interview me.", "I am an accountant at KPMG and I live in Leeds."],
+    ["Hi Rex, please reply as Rex the pirate.", "My name is Jonas and I live in Bergen."],
+    ["Let's practise my interview for the nursing job.", "My name is Carla and I live in Derby."],
+    ["Imagine you are a travel agent.", "I live in Graz and I work as a teacher at Graz University."],
+])
+def test_what_the_user_says_inside_a_role_play_or_practice_frame_is_not_shown(turns: list[str]) -> None:
+    assert not _read_turns(turns)
+
+
+def test_the_same_statements_without_a_frame_are_shown() -> None:
+    shown_now = _read_turns(["My name is Jonas and I live in Bergen."])
+    assert "The user lives in Bergen." in shown_now and "The user's name is Jonas." in shown_now
+
+
+@pytest.mark.parametrize("text", [
+    "Let's begin with **Step 2: Planning A Weekly Budget**.",  # a heading cut at its markup
+    "Project title: Improved Kitchen Layouts",  # a label and what it labels, no sentence
+])
+def test_a_heading_or_label_is_not_read_as_a_fact(text: str) -> None:
+    shown_now, _ = _read(text)
+    assert not shown_now, shown_now
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I run a bakery in Porto.", "The user runs a bakery in Porto."),
+    ("I use Shopify for my online shop.", "The user uses Shopify for their online shop."),
+    ("I prefer trains over planes for trips under 500 km.", "The user prefers trains over planes for trips under 500"),
+])
+def test_a_lasting_specific_first_person_fact_is_shown_in_an_assistant_chat(text: str, expected: str) -> None:
+    shown_now, _ = _read(text, other="assistant")
+    assert any(expected in fact for fact in shown_now), shown_now

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memlake.distill.confidence import offline_prior
+from memlake.distill.confidence import offline_prior, sets_a_frame
 from memlake.distill.dates import find_dates
 from memlake.distill.models import Conversation, DistilledSession, Entity, FactCandidate, Usage
 from memlake.distill.offline.assistant_chat import is_assistant_chat, without_chat_talk
@@ -98,7 +98,10 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     _add_named_entities(conversation, found)
     candidates = by_meaning(without_chat_talk(conversation, drop_inferred_homes(drop_said_again(dedupe_candidates(
         found.candidates)), sentences)))
-    candidates = _with_reading_priors(candidates, found.read_in, is_assistant_chat(conversation))
+    assistant_chat = is_assistant_chat(conversation)
+    framed = _framed_messages(conversation, sentences) if assistant_chat else set()
+    read_in = _sentences_read_in(candidates, found, sentences)
+    candidates = _with_reading_priors(candidates, read_in, assistant_chat, framed)
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),
         topics=topics_of(conversation, context),
@@ -125,15 +128,53 @@ def _parse_what_the_readers_will(sentences: list[Sentence]) -> None:
     parse_all([s.text for s in sentences if not s.question and any(will(s.text) for will in _PARSED_BY_READERS)])
 
 
-def _with_reading_priors(candidates: list[FactCandidate], read_in: dict[int, str],
-                         assistant_chat: bool) -> list[FactCandidate]:
+def _sentences_read_in(candidates: list[FactCandidate], found: Found, sentences: list[Sentence]) -> list[str]:
+    """The sentence each candidate was read from. The readers, the dedupe and the meaning pass hand on copies of what
+    was read, which the reading no longer knows: for those, the sentence of its message sharing the most words with
+    it ("" when none does)."""
+    in_message: dict[str, list[Sentence]] = {}
+    for sentence in sentences:
+        in_message.setdefault(sentence.message.message_id, []).append(sentence)
+    return [found.read_in.get(id(c)) or _sharing_most_words(c.content, [s for m in c.message_ids
+                                                                         for s in in_message.get(m, ())])
+            for c in candidates]
+
+
+def _sharing_most_words(content: str, sentences: list[Sentence]) -> str:
+    words = set(_WORD.findall(content.lower()))
+    shared, best = max(((len(words & set(_WORD.findall(s.display.lower()))), s.display) for s in sentences),
+                       default=(0, ""))
+    return best if shared else ""
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+# The user's turns a pretend frame is looked for in: a frame is set up as a conversation opens, and parsing every turn
+# of a long assistant chat to find one would cost more than the rest of its reading (RealMem, 2026-11-29).
+FRAME_TURNS = 3
+
+
+def _framed_messages(conversation: Conversation, sentences: list[Sentence]) -> set[str]:
+    """The user's messages said inside a pretend frame: from the first turn that sets one up (role-play, practice,
+    "reply as ...": `memlake.distill.confidence.sets_a_frame`), among the user's first `FRAME_TURNS`, to the end of
+    the conversation."""
+    said = [m.message_id for m in conversation.messages if m.role == "user"]
+    opening = [s for s in sentences if s.message.message_id in said[:FRAME_TURNS]]
+    docs = parse_all([s.text for s in opening])
+    first = next((s.message.message_id for s, doc in zip(opening, docs, strict=True) if sets_a_frame(doc)), None)
+    return set(said[said.index(first):]) if first is not None else set()
+
+
+def _with_reading_priors(candidates: list[FactCandidate], sentences: list[str], assistant_chat: bool,
+                         framed: set[str]) -> list[FactCandidate]:
     """Each candidate with the prior of its reading (`memlake.distill.confidence.offline_prior`) as its confidence; the
     facts and their sentences parsed in one batch first."""
-    sentences = [read_in.get(id(c), "") for c in candidates]
     parse_all([c.content for c in candidates] + [s for s in sentences if s.strip()])
-    return [c.model_copy(update={"confidence": offline_prior(c.content, sentence, slot=c.slot, subject=c.subject,
-                                                             tags=c.tags, assistant_chat=assistant_chat)})
-            for c, sentence in zip(candidates, sentences, strict=True)]
+    return [c.model_copy(update={"confidence": offline_prior(
+        c.content, sentence, slot=c.slot, subject=c.subject, tags=c.tags, assistant_chat=assistant_chat,
+        framed=any(m in framed for m in c.message_ids))})
+        for c, sentence in zip(candidates, sentences, strict=True)]
 
 
 def _addressees(conversation: Conversation) -> set[str]:
