@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import polars as pl
 
 from memlake.context.assemble import ContextLine
 from memlake.context.gate import GateDecision
+from memlake.distill.models import USER_SUBJECT
 
 # the user's slots an identity question is answered from, besides the identity-typed facts
 IDENTITY_SLOTS = ("name", "home_city", "employer", "job_title", "partner", "sibling")
@@ -96,11 +98,16 @@ def relationship_lines(current: pl.DataFrame) -> list[ContextLine]:
             .iter_rows(named=True)]
 
 
-def graph_relation_lines(relations: pl.DataFrame) -> list[ContextLine]:
+def graph_relation_lines(relations: pl.DataFrame, user_ids: Collection[str] = ()) -> list[ContextLine]:
     """Graph relation versions (rows of `Memory.relations`, ends by name) as lines: "user works at Northwind
-    Labs", dated when said, citing the conversations and messages that said it; the most confident first."""
+    Labs", dated when said, citing the conversations and messages that said it; the most confident first. The
+    user's entity (`user_ids`), which the graph calls by the name they speak under, is "user" here, as in every
+    fact line of the block."""
+    def end(row: dict, side: str) -> str:
+        return USER_SUBJECT if row[f"{side}_entity_id"] in user_ids else row[f"{side}_name"]
+
     rows = relations.sort(["confidence", "valid_from"], descending=True, nulls_last=True)
-    return [ContextLine(text=f"{row['source_name']} {row['relation'].replace('_', ' ')} {row['target_name']}",
+    return [ContextLine(text=f"{end(row, 'source')} {row['relation'].replace('_', ' ')} {end(row, 'target')}",
                         kind="relation", ref=f"{row['relation_id']}@{row['version']}", said_at=row["created_at"],
                         conversation_ids=tuple(row["source_conversation_ids"] or ()),
                         message_ids=tuple(row["source_message_ids"] or ()))

@@ -15,6 +15,7 @@ import polars as pl
 from memlake.context import lines as to_lines
 from memlake.context.assemble import ContextLine, SectionPlan
 from memlake.context.gate import GateDecision, first_name_in
+from memlake.distill.models import USER_SUBJECT
 from memlake.lake import query
 from memlake.requests import FULL_SECTIONS
 from memlake.text import content_words
@@ -151,7 +152,9 @@ def named_relations(ask: Ask) -> list[ContextLine]:
     """The graph's relations in force at `as_of` that have an entity the question names (by its name or an
     alias, as a whole word) at either end: "where does Leela live?" gives "Leela lives in Porto"."""
     entities = ask.memory.entities(ask.agent_id)
-    named = [row["entity_id"] for row in entities.iter_rows(named=True) if row["name"] != "user"
+    users = {row["entity_id"] for row in entities.iter_rows(named=True)
+             if USER_SUBJECT in (row["name"], *(row["aliases"] or []))}  # "user" is their name or an alias
+    named = [row["entity_id"] for row in entities.iter_rows(named=True) if row["entity_id"] not in users
              and first_name_in(ask.query, [row["name"], *(row["aliases"] or [])])]
     if not named:
         return []
@@ -159,7 +162,7 @@ def named_relations(ask: Ask) -> list[ContextLine]:
     if ask.as_of is None:
         relations = relations.filter(pl.col("status") == "active")
     touching = relations.filter(pl.col("source_entity_id").is_in(named) | pl.col("target_entity_id").is_in(named))
-    return to_lines.graph_relation_lines(touching)
+    return to_lines.graph_relation_lines(touching, users)
 
 
 
