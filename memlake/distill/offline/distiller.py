@@ -57,7 +57,7 @@ from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-25"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-26"
 
 
 class OfflineDistiller:

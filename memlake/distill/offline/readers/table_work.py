@@ -241,8 +241,8 @@ def in_a_practice_frame(rule: Rule, org: str | None = None) -> bool:
     if "interview" in text and words & _PRACTICE:
         return True
     return org is not None and any(f"{cue} {org.lower()}" in text for cue in (
-        "applying to", "applying at", "applied to", "application to", "applying for a job at", "interview at",
-        "interview with", "interviewing at", "interviewing with"))
+        "applying to", "applying at", "applying for a job at", "interview at", "interview with", "interviewing at",
+        "interviewing with"))
 
 
 def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
@@ -269,7 +269,8 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         return
     how = _how(rule, reading, nodes, verb, tense, org)
     if how == "past":
-        time = " ".join(t.text for t in verb.sent if t.ent_type_ == "DATE")
+        time = next((f"{t.head.text.lower()} {t.text}" if t.head.dep_ == "prep" else t.text for t in verb.sent
+                     if t.ent_type_ == "DATE"), "")  # ("until 2021", "in 2017")
         add_past_employer(rule, org, rule.date_in(verb.sent.text), time)
     elif how in ("offer", "starting"):  # the start may be days away: the fact holds from when it was said
         add_employer(rule, org, new=True, content=f"The user accepted a job at {org}." if how == "offer" else
@@ -318,8 +319,9 @@ def _how(rule: Rule, reading: Reading, nodes: dict[str, Token], verb: Token, ten
             return None  # "Starbucks is where I work best"
         return "joined" if "new" in words and tense == "present" else "" if tense == "present" else None
     # at or with it: a while said ("since 2019", "for three years", "five years at"), "now", or work said
-    span = verb.lemma_ == "spend" or bool(words & {"since", "for"}) and any(
-        t.lemma_ in ("year", "month") or t.like_num and len(t.text) == 4 for t in own)  # (not "since 6am")
+    span = verb.lemma_ == "spend" or any(  # "since 2019", "for three years" (not "since 6am", not "for Globex")
+        c.dep_ == "prep" and c.lower_ in ("since", "for") and c != nodes["at"] and any(
+            g.lemma_ in ("year", "month") or g.like_num and len(g.text) == 4 for g in c.subtree) for c in verb.children)
     if "with" in nodes["at"].lower_ and not said_work:
         return None  # "I've been with Sam for three years"
     if tense == "past" and not span and verb.tag_ != "VBN" and (words & {"until", "till", "from", "before"} or (
