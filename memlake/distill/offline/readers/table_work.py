@@ -84,7 +84,7 @@ def home_until(rule: Rule, rest: str) -> DateMention | None:
 def add_move(rule: Rule, city: str, rest: str) -> None:
     """The home city a move made gives, from the day the rest of the clause says it happened (not a stay: "moved to
     Oslo for the summer"; a part of the day is when: "got the keys ... this morning")."""
-    first = [w.lower() for w in rest.replace(",", " ").split()[:2]]
+    first = [w.lower().strip(".,;!?") for w in rest.split()[:2]]
     if TEMPORARY.match(rest) and not (first[:1] in (["today"], ["tonight"]) or first[1:] in _PART_OF_A_DAY):
         return
     when = rule.date_in(rest)
@@ -133,18 +133,18 @@ def _works_from_elsewhere(text: str) -> bool:
 
 # --- the rows: a start or an offer, the job one has said in other words, a job that was, a move planned ---
 def _at(left: str, *words: str) -> Pattern:
-    return [_prep(left, "at", *(words or ("at", "with"))), _child("at", "employer", DEP="pobj", **_NAME)]
+    return [_prep(left, "at", *(words or ("at", "with"))), _child("at", "employer", DEP="pobj", **_TITLED)]
 
 
 def _offer() -> list[dict[str, Any]]:
     return [_verb("accept", "take", "sign", "get", "receive"), _child("anchor", "offer", DEP="dobj", LEMMA="offer")]
 
 
+_TITLED = {"IS_TITLE": True, "POS": {"IN": ["PROPN", "NOUN"]}}  # (a name the small model may take for a noun)
 _JOB = ["job", "role", "position", "post"]
 _EMPLOYER = ["employer", "company", "workplace"]
 _SAID_YES = ["start", "begin", "join", "accept", "take", "sign", "say"]
 _HIRED = ["hire", "recruit", "poach", "headhunt", "employ"]
-_TITLED = {"IS_TITLE": True, "POS": {"IN": ["PROPN", "NOUN"]}}  # (a name the small model may take for a noun)
 _FIRST = ["day", "week", "month"]
 # How a row tells the employer: "offer" (a job accepted), "starting" (a start now or ahead), "joined" (a start
 # made), "" (the job the user has), "past" (a job that was).
@@ -215,6 +215,11 @@ ROWS: tuple[Reading, ...] = (
         [_verb("spend"), _child("anchor", "span", DEP="dobj", LEMMA={"IN": ["year", "month"]}), *_at("anchor")],
         [_verb("work"), *_at("anchor", "at", "for", "with")],
     )),
+    # "there" for the one workplace the message named before: "I accepted Halvard's offer! I started there last
+    # Monday", "I had my final interview at Globex Labs ... I've been working there since Monday"
+    Reading("there", None, event="there", patterns=(
+        [_verb("start", "begin", "work"), _child("anchor", "there", DEP="advmod", LOWER="there")],
+    )),
     # "We're moving from Berlin to Lisbon in May", "On June 1st I'm moving to Leeds": a plan, not yet a home
     Reading("moving to", None, event="moving to", patterns=(
         [_verb("move", "relocate"), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
@@ -262,6 +267,11 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         if tense == "present" and verb.tag_ == "VBG":
             _plan_move(rule, verb, nodes)
         return
+    if "there" in nodes:
+        org = rule.workplace_named_earlier()
+        if org and (tense == "present" or verb.tag_ == "VBN") if verb.lemma_ == "work" else org and tense == "past":
+            add_employer(rule, org, valid_from=rule.past_start_in(anchor.sent.text), new=verb.lemma_ != "work")
+        return
     org = _name(nodes["employer"]) if "new" not in nodes else " ".join(  # (the capitals after "New job:")
         t.text for t in anchor.doc[anchor.i + 1:anchor.sent.end] if t.is_title).strip(" .!")
     rest = _rest_of_clause(anchor, nodes["employer"])
@@ -294,6 +304,8 @@ def _how(rule: Rule, reading: Reading, nodes: dict[str, Token], verb: Token, ten
     said_work = bool({t.lemma_ for t in own} & _WORK_WORDS) or any(w in ORG_WORDS for w in org.split()) or (
         org in rule.context.organizations) or rule.context.job_change or any(
         t.lemma_ in ("year", "month") and t.nbor().lower_ == "at" for t in own if t.i + 1 < len(t.doc))
+    if any(c.lemma_ in ("leave", "quit") for c in verb.children if c.dep_ == "conj"):
+        return None  # "I started at Stanford in 2019 and left in 2022": a job that was
     if reading.name == "offer":  # an offer is a job taken when it names a job or a start, or the user says yes
         taken = {c.lemma_ for c in verb.children if c.dep_ in ("conj", "advcl") and not any(
             g.dep_ == "neg" or g.lower_ == "no" for g in c.children)} & set(_SAID_YES)
@@ -302,12 +314,12 @@ def _how(rule: Rule, reading: Reading, nodes: dict[str, Token], verb: Token, ten
         return "offer" if tense == "past" and (taken or job) and (verb.lemma_ != "get" or taken) else None
     if reading.name == "starting":
         school = any(w in ("University", "College", "School", "Academy", "Institute") for w in org.split())
-        company = verb.lemma_ == "join" and any(  # "I'm joining Sam for dinner", not "... on Monday"
-            c.dep_ == "prep" and c.lower_ in ("for", "on", "at") and not any(g.ent_type_ == "DATE" for g in c.subtree)
-            for c in verb.children)
+        company = any(  # "I'm joining Sam for dinner", "I started at Globex for a trial", not "... on Monday"
+            c.dep_ == "prep" and c != nodes.get("at") and (c.lower_ == "for" or c.lower_ in ("on", "at") and not any(
+                g.ent_type_ == "DATE" for g in c.subtree)) for c in verb.children)
         if school or company:
             return None
-        return "starting" if tense == "present" else "joined" if _i_left_out(verb) else None
+        return "starting" if tense == "present" else "joined"
     if reading.name == "joined":
         if sum(c.dep_ in ("dobj", "dative") for c in verb.children) > 1:
             return None  # "Northwind Labs hired me a new assistant": a favour, no job
