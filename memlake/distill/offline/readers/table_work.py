@@ -15,7 +15,6 @@ from memlake.distill.dates import NUMBERS, DateMention, find_dates, human
 from memlake.distill.models import INFERRED, USER_SUBJECT, FactCandidate, KeyDate
 from memlake.distill.offline.readers.table_patterns import (
     _LEFT_OUT,
-    _NAME,
     Pattern,
     Reading,
     _child,
@@ -155,8 +154,8 @@ ROWS: tuple[Reading, ...] = (
     Reading("offer", None, event="offer", patterns=(
         [*_offer(), *_at("offer", "from", "with")],
         [*_offer(), *_at("anchor", "from")],
-        [*_offer(), _child("offer", "employer", DEP="poss", **_NAME)],
-        [_verb("offer"), _child("anchor", "employer", DEP="nsubj", **_NAME), _child("anchor", "me", LOWER="me"),
+        [*_offer(), _child("offer", "employer", DEP="poss", **_TITLED)],
+        [_verb("offer"), _child("anchor", "employer", DEP="nsubj", **_TITLED), _child("anchor", "me", LOWER="me"),
          _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOB})],
         [_verb("sign"), *_at("anchor", "with")],
     )),
@@ -164,7 +163,7 @@ ROWS: tuple[Reading, ...] = (
     Reading("starting", None, event="starting", patterns=(
         [_verb("start", "begin"), *_at("anchor")],
         [_verb("start", "begin"), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOB}), *_at("job")],
-        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_NAME)],
+        [_verb("join"), _child("anchor", "employer", DEP="dobj", **_TITLED)],
     )),
     # the employer as the one that took the user on: "Northwind Labs hired me in March", "Hooli poached me from
     # Initech", "Pied Piper has taken me on", "I was recruited by Hooli"; "I left my old job for Globex", "I switched
@@ -174,11 +173,16 @@ ROWS: tuple[Reading, ...] = (
         [_verb(*_HIRED), _child("anchor", "employer", DEP="nsubj", **_TITLED), _child("anchor", "me", LOWER="me")],
         [_verb("take"), _child("anchor", "employer", DEP="nsubj", **_TITLED), _child("anchor", "me", LOWER="me"),
          _child("anchor", "on", DEP="prt", LOWER="on")],
-        [_verb(*_HIRED), _child("anchor", "by", DEP="agent"), _child("by", "employer", DEP="pobj", **_NAME)],
+        [_verb(*_HIRED), _child("anchor", "by", DEP="agent"), _child("by", "employer", DEP="pobj", **_TITLED)],
         [_verb("leave", "quit"), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOB}), *_at("anchor", "for")],
         [_verb("switch", "jump", "move"), *_at("anchor", "to")],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _FIRST}}}, _child("anchor", "first", LOWER="first"),
          _mine("anchor"), *_at("anchor")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _FIRST}}}, _child("anchor", "first", LOWER="first"),
+         _mine("anchor"), {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "verb", "RIGHT_ATTRS": {"POS": "VERB"}},
+         *_at("verb")],
+        # "Got a job at Globex!" (its "I" left out)
+        [_verb("get", "land", "find"), _child("anchor", "job", DEP="dobj", LEMMA={"IN": _JOB}), *_at("job")],
         # "New employer: Vandelay Imports", "New job: Initech."
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": [*_EMPLOYER, *_JOB]}, "DEP": "ROOT"}},
          _child("anchor", "new", LOWER="new"),
@@ -191,21 +195,21 @@ ROWS: tuple[Reading, ...] = (
     # "Globex is where I work now", "I work for a startup called Pied Piper"
     Reading("employer is", None, event="employer is", patterns=(
         [_verb("be"), _child("anchor", "what", DEP="nsubj", LEMMA={"IN": _EMPLOYER}), _mine("what"),
-         _child("anchor", "employer", DEP="attr", **_NAME)],
-        [_verb("be"), _child("anchor", "employer", DEP="nsubj", **_NAME),
+         _child("anchor", "employer", DEP="attr", **_TITLED)],
+        [_verb("be"), _child("anchor", "employer", DEP="nsubj", **_TITLED),
          _child("anchor", "what", DEP="attr", LEMMA={"IN": _EMPLOYER}), _mine("what")],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _EMPLOYER}}}, _mine("anchor"),
-         _child("anchor", "employer", DEP="appos", **_NAME)],
+         _child("anchor", "employer", DEP="appos", **_TITLED)],
         [_verb("be"), _child("anchor", "what", DEP="nsubj", LEMMA={"IN": _JOB}), _mine("what"), *_at("anchor")],
         [_verb("be"), _child("anchor", "what", DEP="attr", LEMMA={"IN": ["employee", "staffer"]}),
-         _child("what", "employer", DEP="compound", **_NAME)],
+         _child("what", "employer", DEP="compound", **_TITLED)],
         [_verb("be"), _child("anchor", "what", DEP="attr", LEMMA={"IN": ["employee", "staffer"]}),
          *_at("what", "of", "at")],
         [_verb("work"), _child("anchor", "where", LOWER="where"),
          {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "is", "RIGHT_ATTRS": {"LEMMA": "be"}},
-         _child("is", "employer", DEP="nsubj", **_NAME)],
+         _child("is", "employer", DEP="nsubj", **_TITLED)],
         [_verb("work"), _prep("anchor", "for", "for", "at"), _child("for", "firm", DEP="pobj"),
-         _child("firm", "called", LEMMA={"IN": ["call", "name"]}), _child("called", "employer", **_NAME)],
+         _child("firm", "called", LEMMA={"IN": ["call", "name"]}), _child("called", "employer", **_TITLED)],
     )),
     # at or with an organisation, for a while: "I've been at Globex since 2019", "I've been with Acme Robotics for
     # three years", "I've spent five years at Initech", "I'm now at Acme Robotics", "I'm with Initech these days";
@@ -222,7 +226,7 @@ ROWS: tuple[Reading, ...] = (
     )),
     # "We're moving from Berlin to Lisbon in May", "On June 1st I'm moving to Leeds": a plan, not yet a home
     Reading("moving to", None, event="moving to", patterns=(
-        [_verb("move", "relocate"), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_NAME)],
+        [_verb("move", "relocate"), _prep("anchor", "to", "to"), _child("to", "value", DEP="pobj", **_TITLED)],
     )),
     # the day ahead a move is on, for a home the message says was got: "we've signed for a flat in Bath, the move is
     # on 1 August", "We found a house in Leeds, we move on the 14th", "Moving day is 12 August, we got a flat in York"
@@ -367,8 +371,9 @@ def _years_or_months(verb: Token) -> tuple[int, str, str] | None:
 
 
 def _i_left_out(verb: Token) -> bool:
-    """A sentence opening on a past verb, its "I" left out as chat leaves it ("Started at Initech on Monday, ...")."""
-    return verb.i == verb.sent.start and verb.tag_ in ("VBD", "VBN") and not any(
+    """A sentence opening on a past verb, its "I" left out as chat leaves it ("Started at Initech on Monday, ...",
+    "Starting at Globex was the best decision")."""
+    return verb.i == verb.sent.start and (verb.tag_ in ("VBD", "VBN") or verb.dep_ == "csubj") and not any(
         c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
 
 
