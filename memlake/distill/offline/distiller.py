@@ -25,14 +25,8 @@ from memlake.distill.offline.readers.action_items import read_action_items
 from memlake.distill.offline.readers.commitment import read_commitment, read_trip_with_days
 from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.decision import read_decision
-from memlake.distill.offline.readers.employer import (
-    read_employer,
-    read_employer_indirect,
-    read_employer_tenure_or_start,
-)
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
-from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
@@ -46,6 +40,7 @@ from memlake.distill.offline.readers.self_statements import (
 )
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.readers.table import may_anchor, read_by_table
+from memlake.distill.offline.readers.table_work import drop_inferred_homes
 from memlake.distill.offline.readers.taste_changes import may_tell_a_taste_change, read_taste_change
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
@@ -200,11 +195,7 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 # Every clause of a statement goes through every reader, in this order: the order of the findings.
 _READERS = (
     read_name,
-    read_employer_tenure_or_start,
     read_ending,
-    read_employer,
-    read_employer_indirect,
-    read_home,
     read_preferences,
     read_relationships,
     read_about_person,

@@ -301,16 +301,6 @@ def with_the_user_as_subject(clause: str) -> str:
     return _ME_AND.sub(lambda w: f"{w.group('name')} and I ", clause)
 
 
-# "We" as the subject of a household's state or change ("we went vegan", "we're vegetarian"): the user is one of us.
-_WE = re.compile(r"^[Ww]e(?P<aux>'ve|'re|'d| have| are| were| had)?\b")
-_AS_I = {"'re": "'m", " are": " am", " were": " was"}
-
-
-def with_we_as_i(clause: str) -> str:
-    """A clause opening with "we" as if it opened with "I" (for what a household shares: home, diet)."""
-    return _WE.sub(lambda m: "I" + _AS_I.get(m.group("aux") or "", m.group("aux") or ""), clause, count=1)
-
-
 def cut_object(raw: str) -> str:
     obj = _OBJECT_CUT.split(raw, maxsplit=1)[0]
     obj = re.sub(r"^(?:also|really|just|totally|absolutely|still|even)\s+", "", obj.strip(), flags=re.I)

@@ -79,8 +79,6 @@ SKILL_WORDS = frozenset(
 # What may follow an organisation's name in "I work at X ...": the end, punctuation, or a plain continuation.
 AFTER_ORG = (r"(?=\s*(?:$|[,.;:!?)]|-\s)|\s+(?:as|in|on|at|since|for|last|this|back|earlier|recently|yesterday|"
              r"today|now|these days|nowadays|two|three|four|a few|and|but|so|because|remotely|full-time|part-time)\b)")
-# After an organisation one starts at: also a start still to come ("I start at Hooli next week").
-AFTER_START_ORG = rf"(?:{AFTER_ORG}|(?=\s+(?:next|tomorrow|soon)\b))"
 # Words that make a "plan" or an "event" about the code at hand, not about the user's life.
 TECH_WORDS = re.compile(
     r"\b(?:script|scripts|test|tests|migration|migrations|query|queries|command|build|code|pipeline|server|"

@@ -5,11 +5,9 @@ from __future__ import annotations
 import re
 
 from memlake.distill.dates import find_dates
-from memlake.distill.offline.readers.employer import read_employer_tenure_or_start
-from memlake.distill.offline.readers.home import read_home
 from memlake.distill.offline.readers.table import read_by_table
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.sentences import QUOTED, split_clauses, third_person
+from memlake.distill.offline.sentences import QUOTED, third_person
 
 
 def read_correction(rule: Rule) -> bool:
@@ -20,11 +18,7 @@ def read_correction(rule: Rule) -> bool:
         return False
     rest, old = m.group("rest").strip(), m.group("old").strip()
     before = len(rule.found.candidates)
-    for clause in split_clauses(rest):
-        for reader in (read_home, read_employer_tenure_or_start):
-            reader(rule, clause)
-    if not any(c.slot for c in rule.found.candidates[before:]):  # "Actually, I work at Globex, not ...",
-        read_by_table(rule, since=before, text=rest)  # "Actually, we live in Porto, not Lisbon"
+    read_by_table(rule, since=before, text=rest)  # "Actually, I work at Globex, not ...", "..., we live in Porto"
     slot_candidates = [c for c in rule.found.candidates[before:] if c.slot]
     if slot_candidates and slot_candidates[0].slot == "project_deadline":  # the day it was said to be, as a day
         c, was = slot_candidates[0], find_dates(old, rule.sentence.message.created_at)

@@ -32,6 +32,9 @@ from memlake.distill.offline.readers.table_patterns import (
 )
 from memlake.distill.offline.readers.table_self import ROWS as SELF_ROWS
 from memlake.distill.offline.readers.table_self import write as write_own
+from memlake.distill.offline.readers.table_work import READS_ITS_OWN_TIME
+from memlake.distill.offline.readers.table_work import ROWS as WORK_ROWS
+from memlake.distill.offline.readers.table_work import write as write_work
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.vocabulary import (
     HYPOTHETICAL,
@@ -140,6 +143,9 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if reading.slot in LIFE_SLOTS:
         write_life(rule, reading, nodes)
         return
+    if reading.name in READS_ITS_OWN_TIME:
+        write_work(rule, reading, nodes)
+        return
     write_own(rule, reading, nodes)
 
 
@@ -173,7 +179,8 @@ def _said_as_a_fact(reading: Reading, nodes: dict[str, Token]) -> bool:
     theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
     condition or someone else's words."""
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
-    if reading.slot in LIFE_SLOTS:  # (whose and when, the rows' writer says: the parse of a diet word is unsure)
+    if reading.slot in LIFE_SLOTS or reading.name in READS_ITS_OWN_TIME:  # (whose and when, the rows' writer says:
+        # the parse of a diet word is unsure; a job or a move is told in its own time)
         return _said_plainly(anchor, nodes)
     # (the user given it: "they promoted me to ..."; or a sentence of no verb the row's word heads: "Officially a
     # staff engineer!")
@@ -213,7 +220,7 @@ def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
     anchor = nodes["anchor"]
-    if reading.taste or reading.slot in ("kin", "partner", *LIFE_SLOTS):
+    if reading.taste or reading.slot in ("kin", "partner", *LIFE_SLOTS) or reading.name in READS_ITS_OWN_TIME:
         return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
     verb = _verb_of(anchor)
     if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
@@ -255,7 +262,7 @@ def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
 @cache
 def _by_key() -> dict[str, tuple[Reading, Pattern]]:
     """Every row's patterns by key: the user's own rows (table_self.py) and the people's (here)."""
-    rows = (*SELF_ROWS, *LIFE_ROWS, *PEOPLE)
+    rows = (*SELF_ROWS, *LIFE_ROWS, *WORK_ROWS, *PEOPLE)
     # s12-people: the people rows of readers/table_people.py join `rows` here, with one import line.
     return {f"{reading.name}#{n}.{m}": (reading, variant) for reading in rows
             for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
@@ -278,7 +285,7 @@ _IRREGULAR = {"get": ("got", "gotten"), "become": ("became",), "make": ("made",)
               "transfer": ("transferred", "transferring"), "step": ("stepped",),
               "go": ("went", "gone"), "hold": ("held",), "give": ("gave", "given"), "lead": ("led",), "run": ("ran",),
               "have": ("has", "had"), "leave": ("left",), "eat": ("ate", "eaten"), "keep": ("kept",),
-              "do": ("did", "done"),
+              "do": ("did", "done"), "spend": ("spent",),
               "be": ("m", "am", "is", "are", "re", "s", "was", "were", "been", "being")}
 
 

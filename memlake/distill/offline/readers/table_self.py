@@ -10,8 +10,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memlake.distill.dates import WEEKDAYS, human
-from memlake.distill.offline.readers.employer import add_employer
-from memlake.distill.offline.readers.home import add_home_city, add_move, home_until
 from memlake.distill.offline.readers.preferences import preference_tags
 from memlake.distill.offline.readers.table_patterns import (
     _NAME,
@@ -24,6 +22,15 @@ from memlake.distill.offline.readers.table_patterns import (
     _rest_of_clause,
     _subject,
     _verb,
+)
+from memlake.distill.offline.readers.table_work import (
+    add_employer,
+    add_home_city,
+    add_move,
+    guess_home_from_work,
+    home_until,
+    in_a_practice_frame,
+    told_as_news,
 )
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.sentences import third_person
@@ -66,7 +73,7 @@ def _owner() -> dict[str, Any]:
     return _child("anchor", "owner", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "my", "our"]})
 
 
-# --- work: the employer and the job title (readers/employer.py and job_title.py write them) ---
+# --- work: the employer and the job title (readers/table_work.py writes them) ---
 # Verbs of a start somewhere, and what one is taken on into ("joined Globex as ...", "took a post as ...").
 _STARTS = ["start", "begin", "join", "take", "accept", "land", "get", "find", "hire", "employ", "step"]
 _ROLES = ["job", "role", "position", "post"]
@@ -392,6 +399,8 @@ def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     anchor = nodes["anchor"]
     if _subject(anchor) == "we" or any(c.lemma_ in ("leave", "quit") for c in anchor.children if c.dep_ == "conj"):
         return  # "we work at ...": whose job?; "I started at Stanford in 2019 and left in 2022": a job that was
+    if in_a_practice_frame(rule, _name(nodes["employer"]) if "employer" in nodes else None):
+        return  # "Mock interview answer: I joined Globex as a marketing manager ..."
     if reading.slot == "job_title":
         head = nodes.get("title", anchor)  # (the anchor itself in a sentence of no verb)
         words = [nodes["first"], *_title(head)] if "first" in nodes else _title(head)
@@ -415,7 +424,8 @@ def _write_work(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     if ("for" in asides) if reading.change else (FOR_A_WHILE.search(rest) or "on" in asides):
         return  # "I started at Globex for a trial"; "I'm working at Acme this week", "At Starbucks I work on my novel"
     since = rule.past_start_in(rest) if reading.change else None
-    add_employer(rule, employer, valid_from=since, new=reading.change)
+    add_employer(rule, employer, valid_from=since, new=reading.change and told_as_news(anchor))
+    guess_home_from_work(rule, nodes["employer"])
 
 
 def _asides(anchor: Token, nodes: dict[str, Token]) -> set[str]:
