@@ -33,7 +33,6 @@ from memlake.distill.offline.readers.employer import (
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
 from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
-from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.referents import read_with_referents
@@ -158,7 +157,6 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 
 # Every clause of a statement goes through every reader, in this order: the order of the findings.
 _READERS = (
-    read_name,
     read_employer_tenure_or_start,
     read_ending,
     read_employer,
@@ -229,7 +227,7 @@ def _read_request(sentence: Sentence, context: Context, found: Found) -> None:
     """Questions give no facts, but a request about the user's name says the name."""
     rule = Rule(sentence, context, found, [])
     before = len(found.candidates)
-    read_name_request(rule)
+    read_by_table(rule, only=frozenset({"name"}))  # "Could you call me Kate from now on?"
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
 
