@@ -36,7 +36,6 @@ from memlake.distill.offline.readers.home import drop_inferred_homes, read_home
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.referents import read_with_referents
-from memlake.distill.offline.readers.relationships import read_relationships
 from memlake.distill.offline.readers.self_statements import (
     PRAISE_AFTER_A_DASH,
     read_self_sentence,
@@ -163,7 +162,6 @@ _READERS = (
     read_employer_indirect,
     read_home,
     read_preferences,
-    read_relationships,
     read_about_person,
     read_own_age,
     read_decision,

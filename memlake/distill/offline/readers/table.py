@@ -87,7 +87,7 @@ def _said_as_a_fact(reading: Reading, nodes: dict[str, Token]) -> bool:
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
     if reading.slot in OWN_CHECKS:  # (whose, when and whether wished, the rows' writer says: a name or a pet is said
         # in more shapes than "I" or "we", and a request "Could you call me Kate?" is no wish)
-        return not REPORTED.search(anchor.doc[anchor.sent.start:anchor.i].text) and not any(
+        return not REPORTED.search(anchor.doc[:anchor.i].text) and not any(
             _quoted(nodes[k]) for k in ("anchor", "value") if k in nodes)
     if reading.slot in LIFE_SLOTS:  # (whose and when, the rows' writer says: the parse of a diet word is unsure)
         return _said_plainly(anchor, nodes)

@@ -19,15 +19,18 @@ from memlake.distill.offline.vocabulary import (
     HYPOTHETICAL,
     NOT_NAMES,
     NOT_PLACES,
+    ORG_WORDS,
     OTHER_RELATIVES,
     PARTNER_WORDS,
+    REPORTED,
+    ROLE_NOUNS,
     SIBLING_WORDS,
     SKILL_WORDS,
 )
 from memlake.nlp import parse, tense_of
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 # --- people (issue 37, s11-home): the people the user names and how they relate ---
 # Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
@@ -80,6 +83,90 @@ PEOPLE: tuple[Reading, ...] = (
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}},
          _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
          _child("value", "i", DEP="conj", LOWER="i")],
+    )),
+    # "Sam, my partner, cooked dinner" (the name heads the sentence), "My other half, Alex, cooked"
+    Reading("name, my kin", "kin", (
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": _PERSON},
+         _child("anchor", "kin", DEP="appos", LEMMA={"IN": [w for w in KIN if w in PARTNER_WORDS]}), _mine("kin")],
+        # "Say hello to my new girlfriend: Noor", "meet my husband, Tom"
+        [_verb("say", "meet"), _child("anchor", "to", DEP="prep", LOWER="to"),
+         _child("to", "kin", DEP="pobj", LEMMA={"IN": KIN}), _mine("kin"),
+         _child("anchor", "value", DEP={"IN": ["npadvmod", "appos", "dep", "dobj"]}, **_PERSON)],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "half"}}, _child("anchor", "other", LOWER="other"),
+         _mine("anchor"), _child("anchor", "value", DEP="appos", **_PERSON)],
+    )),
+)
+
+# --- a partner said of the user and one person together, in the shapes the rows above do not take ---
+_COUPLE = ["together", "official", "couple", "item"]
+COUPLES: tuple[Reading, ...] = (
+    Reading("a couple", "couple", (
+        # "Sam and I are together now", "Chen and I have been together for six years", "Sam and I are dating", "Noor
+        # and I moved in together", "Sam and I are a couple"
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}},
+         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
+         _child("value", "i", DEP="conj", LOWER="i"),
+         _child("anchor", "how", DEP={"IN": ["advmod", "attr", "acomp"]}, LOWER={"IN": _COUPLE})],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": ["date", "marry", "engage"]}}},
+         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
+         _child("value", "i", DEP="conj", LOWER="i")],
+        # "Me and Ines are dating now"
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": ["date", "marry", "engage"]}}},
+         _child("anchor", "i", DEP={"IN": ["nsubj", "nsubjpass"]}, LOWER={"IN": ["i", "me"]}),
+         _child("i", "value", DEP="conj", **_PERSON)],
+        # "Alex and I have been seeing each other since May"
+        [_verb("see"), _child("anchor", "value", DEP="nsubj", **_PERSON), _child("value", "i", DEP="conj", LOWER="i"),
+         _child("anchor", "how", DEP="dobj", LOWER="other")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "move"}}, _child("anchor", "value", DEP="nsubj", **_PERSON),
+         _child("anchor", "i", DEP="nsubj", LOWER="i"), _child("anchor", "how", LOWER="together")],
+        # "Noor and I got together in 2019" (the small model heads the sentence with the name)
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": "get"}}, _child("anchor", "i", DEP="nsubj", LOWER="i"),
+         _child("anchor", "how", LOWER="together"),
+         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
+        # "We've been together since June, Sam and I", "We've been a couple since Easter, Maria and I"
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}},
+         _child("anchor", "we", DEP="nsubj", LOWER="we"), _child("anchor", "how", LOWER={"IN": _COUPLE}),
+         {"LEFT_ID": "anchor", "REL_OP": ">>", "RIGHT_ID": "value", "RIGHT_ATTRS": {**_PERSON, "POS": "PROPN"}},
+         _child("value", "i", DEP="conj", LOWER={"IN": ["i", "i."]})],
+    )),
+    Reading("with a partner", "couple", (
+        # "I've been seeing Noor for a year", "I'm seeing Sam these days", "I'm seeing Noor.", "I'm dating someone
+        # named Tomasz", "I'm seeing someone new, Chen"
+        [_verb("see"), _child("anchor", "value", DEP="dobj", **_PERSON)],
+        [_verb("see", "date"), {"LEFT_ID": "anchor", "REL_OP": ">>", "RIGHT_ID": "someone",
+                                 "RIGHT_ATTRS": {"LOWER": "someone"}},
+         {"LEFT_ID": "anchor", "REL_OP": ">>", "RIGHT_ID": "value", "RIGHT_ATTRS": {**_PERSON, "POS": "PROPN"}}],
+        # "I've been in a relationship with Ines", "I tied the knot with Noor", "I got together with Noor last spring"
+        [_verb("be"), _child("anchor", "in", DEP="prep", LOWER="in"),
+         _child("in", "relationship", DEP="pobj", LEMMA="relationship"),
+         _child("relationship", "with", DEP="prep", LOWER="with"), _child("with", "value", DEP="pobj", **_PERSON)],
+        [_verb("tie"), _child("anchor", "knot", DEP="dobj", LOWER="knot"),
+         _child("anchor", "with", DEP="prep", LOWER="with"), _child("with", "value", DEP="pobj", **_PERSON)],
+        [_verb("get"), _child("anchor", "how", LOWER="together"), _child("anchor", "with", DEP="prep", LOWER="with"),
+         _child("with", "value", DEP="pobj", **_PERSON)],
+        # "I'm going out with Chen" (not "tonight": see `_A_WHILE`)
+        [_verb("go"), _child("anchor", "out", DEP="prt", LOWER="out"),
+         _child("anchor", "with", DEP="prep", LOWER="with"), _child("with", "value", DEP="pobj", **_PERSON)],
+        # "Noor proposed", "Sam proposed to me last night", "Sam asked me out"
+        [_verb("propose"), _child("anchor", "value", DEP="nsubj", **_PERSON)],
+        [_verb("ask"), _child("anchor", "value", DEP="nsubj", **_PERSON),
+         _child("anchor", "me", DEP="dobj", LOWER="me"), _child("anchor", "out", DEP="prt", LOWER="out")],
+        # "I have a boyfriend now, his name is Tomasz"
+        [_verb("be"), _child("anchor", "name", DEP="nsubj", LEMMA="name"),
+         _child("name", "whose", DEP="poss", LOWER={"IN": ["his", "her", "their"]}),
+         _child("anchor", "value", DEP="attr", **_PERSON), _child("anchor", "have", LEMMA="have"),
+         _child("have", "kin", DEP="dobj", LEMMA={"IN": list(PARTNER_WORDS)})],
+    )),
+    # "I'm with Sam now", after a relationship of the user's ended ("Jonas and I broke up")
+    Reading("with", "with", (
+        [_verb("be"), _child("anchor", "i", DEP="nsubj", LOWER="i"), _child("anchor", "with", DEP="prep", LOWER="with"),
+         _child("with", "value", DEP="pobj", **_PERSON)],
+    )),
+    # "Tomás Ruiz is the tech lead": who the user works with, and as what
+    Reading("is the role", "role", (
+        [_verb("be"), _child("anchor", "value", DEP="nsubj", POS="PROPN"),
+         _child("anchor", "title", DEP="attr", LOWER={"IN": sorted({r.split()[-1] for r in ROLE_NOUNS})}),
+         _child("title", "the", DEP={"IN": ["det", "poss"]}, LOWER={"IN": ["the", "our", "my"]})],
     )),
 )
 
@@ -143,17 +230,17 @@ NAME: tuple[Reading, ...] = (
     # "From now on I'm Kate", "Please use Kate from now on"
     Reading("I'm", "name", (
         [_verb("be"), _child("anchor", "who", DEP="nsubj", LOWER={"IN": ["i", "this", "it"]}),
-         _child("anchor", "value", DEP={"IN": ["attr", "acomp"]}, **_PERSON)],
+         _child("anchor", "value", DEP={"IN": ["attr", "acomp"]}, POS={"IN": ["PROPN", "NOUN", "ADJ"]}, IS_TITLE=True)],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": _PERSON}, _child("anchor", "here", DEP="advmod", LOWER="here")],
         [_verb("use"), _child("anchor", "value", DEP="dobj", **_PERSON),
          _child("anchor", "from", DEP="prep", LOWER={"IN": ["from", "as", "instead"]})],
     )),
 )
 
-ROWS: tuple[Reading, ...] = (*PEOPLE, *PETS, *NAME)
+ROWS: tuple[Reading, ...] = (*PEOPLE, *COUPLES, *PETS, *NAME)
 SLOTS = frozenset(r.slot for r in ROWS)
 # The rows whose whose-and-when this module's `write` judges (the table's own checks are for "I"/"we" statements).
-OWN_CHECKS = frozenset({"pet", "animal", "name"})
+OWN_CHECKS = frozenset({"pet", "animal", "name", "couple", "with", "role"})
 
 
 def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
@@ -162,20 +249,156 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         _write_name(rule, reading, nodes)
     elif reading.slot in ("pet", "animal"):
         _write_pet(rule, nodes)
+    elif reading.slot == "role":
+        _write_role(rule, nodes)
+    elif reading.slot in ("couple", "with"):
+        _write_couple(rule, reading, nodes)
     elif not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
-        from memlake.distill.offline.readers.relationships import add_kin  # (the partner phrasings: rows to come)
-
         kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
-        add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in KIN))
+        kin = "partner" if kin == "half" else kin  # ("my other half")
+        value = nodes.get("value", nodes["anchor"])
+        add_kin(rule, kin, " ".join(w for w in _name(value).split() if w.lower() not in KIN), value.sent)
+
+
+# --- who the user's people are ---
+# Who the user works with, of the people a sentence names ("my colleague Tomás"); the rest the user knows.
+_AT_WORK = frozenset({"colleague", "coworker", "co-worker", "manager", "boss", "mentor"})
+
+
+def add_kin(rule: Rule, kin: str, name: str, sentence: Span) -> None:
+    """A person named as the user's partner, sibling or other relative, friend or colleague (`kin`, the word that
+    says it); no partner when the sentence says the relationship is over ("I married Sam in 2019 but we divorced")."""
+    if not _a_person(name) or name in rule.context.organizations:
+        return
+    kin = kin.lower()
+    if kin in PARTNER_WORDS:
+        if _ended(sentence) is None:
+            _partner(rule, name)
+    elif kin in SIBLING_WORDS:
+        _sibling(rule, kin, name)
+    else:
+        rule.add("relationship", f"{kin}: {name}", f"{name} is the user's {kin}.", subject=name, importance=0.6,
+                 tags=("people",))
+        rule.entity(name, "person")
+        rule.relation(USER_SUBJECT, "works_with" if kin in _AT_WORK else "knows", name)
+
+
+def _a_person(name: str) -> bool:
+    words = name.split()
+    return bool(words) and not any(w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS
+                                   for w in words)
+
+
+def _partner(rule: Rule, name: str) -> None:
+    rule.add("relationship", name, f"The user's partner is {name}.", slot="partner", importance=0.8, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "partner_of", name)
+
+
+def _sibling(rule: Rule, rel: str, name: str) -> None:
+    rule.add("relationship", name, f"The user's {rel} is {name}.", slot="sibling", importance=0.7, tags=("family",))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "sibling_of", name)
+
+
+# Verbs of a relationship that is over: "we divorced", "Jonas and I broke up", "my late wife", "my ex-husband".
+_ENDINGS = frozenset({"divorce", "separate", "die", "widow", "widowed", "widower"})
+
+
+def _ended(sentence: Span) -> str | None:
+    """Whether the sentence says a relationship of the user's is over: None when it does not, "" when it does, or
+    the name of the one it ended with when that is someone named ("I'm with Noor now, Alex and I divorced": Alex)."""
+    for token in sentence:
+        if token.lemma_ in _ENDINGS or (token.lemma_ in ("break", "split") and any(
+                c.lower_ == "up" for c in token.children)) or (token.lemma_ == "pass" and any(
+                c.lower_ == "away" for c in token.children)) or (token.lemma_ == "call" and any(
+                c.lower_ == "off" for c in token.children)):
+            if any(c.dep_ == "neg" for c in token.children):
+                continue
+            subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if subject is not None and subject.pos_ == "PROPN" and any(c.lower_ == "i" for c in subject.children):
+                return _name(subject)  # "Alex and I divorced"
+            return ""
+        if token.lower_ in ("ex", "late") and token.head.lemma_ in PARTNER_WORDS:
+            return ""
+    return None
+
+
+def _write_role(rule: Rule, nodes: dict[str, Token]) -> None:
+    """"Tomás Ruiz is the tech lead": the person's title, and that the user works with them."""
+    value, title = nodes["value"], nodes["title"]
+    name = _name(value)
+    role = " ".join(t.text for t in title.subtree if t.dep_ not in ("det", "poss", "punct") and t.i <= title.i)
+    if not _a_person(name) or any(c.dep_ == "neg" for c in nodes["anchor"].children):
+        return
+    rule.add("identity", role, f"{name} is the {role} the user works with.", subject=name, slot="job_title",
+             importance=0.5, tags=("work", "people"))
+    rule.entity(name, "person")
+    rule.relation(USER_SUBJECT, "works_with", name, confidence=0.8)
+
+
+# What may follow "seeing Sam" for a partner: how long, or now ("I'm seeing Sam these days"; not "tomorrow").
+_A_WHILE = frozenset({"for", "since", "now", "these", "nowadays", "lately", "recently"})
+
+
+def _write_couple(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
+    """A partner said of the user and one person together ("Sam and I are together now", "I've been seeing Noor for
+    a year", "Noor proposed", "his name is Tomasz"), or "I'm with Sam now" after a break-up the conversation told."""
+    anchor, value = nodes["anchor"], nodes["value"]
+    sentence = anchor.sent
+    name = _name(value)
+    if rule.sentence.question or not _a_person(name) or name in rule.context.organizations or any(
+            w in ORG_WORDS for w in name.split()) or name in rule.context.projects or value.text.endswith("'s"):
+        return
+    if any(c.dep_ == "neg" for t in (anchor, *anchor.ancestors) for c in t.children) or HYPOTHETICAL.search(
+            sentence.text) or tense_of(anchor) == "future":
+        return
+    rest = [t for t in value.doc[max(value.i, anchor.i) + 1:sentence.end] if not t.is_punct and t.head.i != value.i]
+    if anchor.lemma_ in ("see", "go") and not {"someone", "how"} & set(nodes) and rest and (
+            rest[0].lower_ not in _A_WHILE):
+        return  # "I'm seeing Dr Lee tomorrow", "I'm going out with Chen tonight": a meeting
+    if anchor.lemma_ in ("see", "go") and "how" not in nodes and _subject(anchor) != "i":
+        return
+    if anchor.lemma_ == "propose" and (any(c.dep_ == "dobj" for c in anchor.children) or (
+            rest and rest[0].lower_ not in ("to", "last", "on", "in", "yesterday", "this", "and"))):
+        return  # "Noor proposed a toast"
+    if anchor.lemma_ in ("get", "ask", "go", "be") and any(
+            (c.dep_ == "prep" and c.i > value.i and not _how_long(c)) or c.dep_ in ("xcomp", "advcl")
+            for t in (anchor, nodes.get("how", anchor)) for c in t.children):
+        return  # "I got together with Noor for coffee", "Sam asked me out for coffee", "together at the cafe", "got
+        # together last week to plan the trip", "together on this project"
+    # "with" after a break-up, the name alone or with "now": not "with Sam at the cafe", "with Sam and Ana"
+    if reading.slot == "with" and (not rule.context.breakup or any(c.dep_ in ("conj", "prep") for c in value.children)
+                                   or any(c.dep_ == "prep" and c.i > value.i for c in anchor.children)
+                                   or (rest and rest[0].lower_ not in ("now", "these", "nowadays"))):
+        return
+    ended = _ended(sentence)
+    if ended is not None and ended in ("", name) and not (reading.slot == "with" and ended == ""
+                                                         and _ending_before(sentence, value)):
+        return
+    _partner(rule, name)
+
+
+def _ending_before(sentence: Span, value: Token) -> bool:
+    """Whether the sentence's ending is said before the new partner ("Jonas and I broke up; I'm with Sam now")."""
+    return any(t.i < value.i and (t.lemma_ in _ENDINGS or t.lemma_ in ("break", "split") or t.lower_ == "ex")
+               for t in sentence)
 
 
 def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
     """A name in a list after a comma ("my girlfriend, Toby and I": three people; not "my partner Sam and I"), or a
     kin word said of a role ("Sam is my partner in crime", "my partner at the law firm")."""
     kin = nodes.get("kin", nodes["anchor"])
-    value = nodes["value"]
+    value = nodes.get("value", nodes["anchor"])
     return (value.i > 0 and value.nbor(-1).text == "," and any(c.dep_ in ("cc", "conj") for c in value.children)) or (
-        kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" for c in kin.children))
+        kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" and not _how_long(c) for c in kin.children))
+
+
+def _how_long(prep: Token) -> bool:
+    """How long or since when ("my wife of ten years", "together since June", "for six years", "in 2019"): not a
+    role, nor a place or a purpose."""
+    return prep.lower_ == "since" or (prep.lower_ in ("of", "for", "in") and any(
+        c.lemma_ in ("year", "month", "decade", "week", "while") or c.ent_type_ == "DATE" for c in prep.children))
 
 
 def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
@@ -242,6 +465,7 @@ _NOT_THE_USER_ALONE = ("the user's team ", "the user and others ")
 
 # --- the user's name ---
 _GREETINGS = frozenset({"hi", "hello", "hey", "hiya", "howdy", "greetings", "morning", "evening", "afternoon", "yo"})
+_AFTER_A_GREETING = frozenset({"good", "there", "all", "everyone", "again", ""})
 # Verbs a user asks an assistant to rework a text with ("rewrite this email", "fix the grammar in this letter").
 _REWORK = frozenset({"rewrite", "reword", "rephrase", "paraphrase", "edit", "proofread", "polish", "fix", "shorten",
                      "improve", "tighten", "translate", "correct", "check", "review", "make", "draft", "format",
@@ -304,14 +528,21 @@ def _introduced(rule: Rule, nodes: dict[str, Token], words: list[str]) -> bool:
     anchor = nodes["anchor"]
     value = nodes.get("value", anchor)
     who = nodes.get("who")
-    first = anchor.sent[0]
-    greeted = first.lower_ in _GREETINGS or (rule.said_before.strip(" \n!.,") != "" and all(
-        w.lower().strip("!.,") in _GREETINGS or w.lower() in ("good", "there", "all", "everyone", "again")
-        for w in rule.said_before.split()))
+    # after a greeting opening the message, and at most a lead-in announcing what follows ("Hi! Quick intro: I'm
+    # Rowan", "Hello! Sam here.")
+    said = f"{rule.said_before} {rule.sentence.text[:(who if who is not None else value).idx]}".split()
+    before = list(said)
+    while before and before[0].lower().strip("!,.") in (*_GREETINGS, *_AFTER_A_GREETING):
+        before = before[1:]  # the greeting
+    lead_in = not before or (before[-1].endswith(":") and not any(w.endswith((".", "!", "?")) for w in before))
+    greeted = len(before) < len(said) and lead_in and not REPORTED.search(" ".join(before))
+    after = value.doc[value.i + 1] if value.i + 1 < len(value.doc) else None
+    if after is not None and not after.is_punct and after.lower_ not in ("and", "here", "by", "from"):
+        return False  # "Hi, I'm Stuck on a regex"
     if anchor.lemma_ == "use":
         return "now" in words or "instead" in words or "name" in words
     if who is None or who.lower_ != "i":
-        return greeted
+        return greeted and (who is None or who.lower_ == "this" or value.ent_type_ == "PERSON")  # not "it's Christmas"
     met = "meet" in words or (value.i + 1 < len(value.doc) and value.nbor().lower_ == "here")
     return greeted or met or " ".join(words[:3]) == "from now on"
 
