@@ -41,6 +41,11 @@ def _shown(*texts: str, other: str = "Sam") -> list[str]:
     return facts.filter(shown(THRESHOLD))["content"].to_list()
 
 
+def _names(*texts: str) -> list[str]:
+    """The user's names the distiller read, as a slot or kept as said ("The user's name is Carla.")."""
+    return [c.content for c in _distilled(*texts).fact_candidates if c.slot == "name" or "name is" in c.content]
+
+
 def _the_users(fact: str) -> bool:
     """Said of the user alone: "The user adopted ...", "In March 2026, the user got ..."."""
     return "the user " in fact.lower() and "the user's team" not in fact.lower() and "and others" not in fact
@@ -93,7 +98,7 @@ def test_what_is_no_pet_of_the_users_is_none(text: str) -> None:
     ("Can we roleplay a job interview? You are the interviewer.", "Hi, I'm Grace, thanks for having me."),
 ])
 def test_a_name_said_in_a_role_play_or_pretend_frame_is_not_the_users(texts: tuple[str, ...]) -> None:
-    assert [c.value for c in _distilled(*texts).fact_candidates if c.slot == "name"] == []
+    assert _names(*texts) == []
 
 
 @pytest.mark.parametrize("text", [
@@ -104,7 +109,7 @@ def test_a_name_said_in_a_role_play_or_pretend_frame_is_not_the_users(texts: tup
     "Make this message more polite: Hi Tom, this is Bea from the third floor. Your music is too loud. Bea",
 ])
 def test_a_name_in_a_letter_the_user_asks_to_rewrite_is_not_theirs(text: str) -> None:
-    assert [c.value for c in _distilled(text).fact_candidates if c.slot == "name"] == []
+    assert _names(text) == []
 
 
 @pytest.mark.parametrize("texts, name", [

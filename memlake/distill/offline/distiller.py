@@ -44,6 +44,7 @@ from memlake.distill.offline.readers.self_statements import (
 )
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.readers.table import may_anchor, read_by_table
+from memlake.distill.offline.readers.table_people import without_played_names
 from memlake.distill.offline.readers.taste_changes import may_tell_a_taste_change, read_taste_change
 from memlake.distill.offline.reading import Found, Rule
 from memlake.distill.offline.sentences import (
@@ -60,7 +61,7 @@ from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-25"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-26"
 
 
 class OfflineDistiller:
@@ -95,7 +96,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         found.entities.setdefault(entity.name.lower(), entity)
     _add_named_entities(conversation, found)
     candidates = by_meaning(without_chat_talk(conversation, drop_inferred_homes(drop_said_again(dedupe_candidates(
-        found.candidates)), sentences)))
+        without_played_names(found.candidates, context))), sentences)))
     candidates = _with_reading_priors(candidates, found.read_in, is_assistant_chat(conversation))
     return DistilledSession(
         summary=summary_of(conversation, sentences, found),

@@ -54,11 +54,13 @@ class Context:
     # the messages said inside a role-play or a pretend game the user set up, from the message setting it on: a name
     # said there is no name of the user's
     pretend: set[str] = field(default_factory=set)
+    # names the user played or wrote in a text to rework ("my name is Carla" in a role-play): not the user's
+    played: set[str] = field(default_factory=set)
 
     @classmethod
     def build(cls, sentences: list[Sentence]) -> Context:
+        from memlake.distill.offline.readers.frames import FRAME_WORDS, sets_a_pretend_frame
         from memlake.distill.offline.readers.table import words_of  # (deferred: the readers read this module)
-        from memlake.distill.offline.readers.table_people import FRAME_WORDS, sets_a_pretend_frame
 
         context = cls()
         relatives = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES)

@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memlake.distill.dates import human
-from memlake.distill.models import KIN_OR_PET, USER_SUBJECT
+from memlake.distill.models import KIN_OR_PET, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.kinds import is_animal
+from memlake.distill.offline.people_places import Context
+from memlake.distill.offline.readers.frames import reworked
 from memlake.distill.offline.readers.table_patterns import Pattern, Reading, _child, _mine, _name, _subject, _verb
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.vocabulary import (
@@ -27,10 +29,10 @@ from memlake.distill.offline.vocabulary import (
     SIBLING_WORDS,
     SKILL_WORDS,
 )
-from memlake.nlp import parse, tense_of
+from memlake.nlp import tense_of
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Span, Token
 
 # --- people (issue 37, s11-home): the people the user names and how they relate ---
 # Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
@@ -466,22 +468,6 @@ _NOT_THE_USER_ALONE = ("the user's team ", "the user and others ")
 # --- the user's name ---
 _GREETINGS = frozenset({"hi", "hello", "hey", "hiya", "howdy", "greetings", "morning", "evening", "afternoon", "yo"})
 _AFTER_A_GREETING = frozenset({"good", "there", "all", "everyone", "again", ""})
-# Verbs a user asks an assistant to rework a text with ("rewrite this email", "fix the grammar in this letter").
-_REWORK = frozenset({"rewrite", "reword", "rephrase", "paraphrase", "edit", "proofread", "polish", "fix", "shorten",
-                     "improve", "tighten", "translate", "correct", "check", "review", "make", "draft", "format",
-                     "clean", "redo", "revise", "summarize", "summarise"})
-_TEXTS = frozenset({"letter", "email", "e-mail", "mail", "message", "note", "text", "post", "bio", "draft", "reply",
-                    "paragraph", "this", "it", "following", "below", "grammar", "wording", "intro", "introduction"})
-# What sets a role-play or a pretend game: verbs of pretending, and the nouns of a game played with the assistant.
-_PRETEND = frozenset({"pretend", "roleplay", "role-play", "imagine", "simulate"})
-_PLAY_AS = frozenset({"act", "reply", "respond", "answer", "speak", "talk", "play", "pose", "behave"})
-_GAMES = frozenset({"roleplay", "role-play", "role", "game", "scenario", "simulation"})
-_PRACTICE = frozenset({"practice", "practise", "mock", "pretend", "fake"})
-# The words a sentence setting such a frame holds one of (only such sentences are parsed for one).
-FRAME_WORDS = frozenset({*_PRETEND, "pretending", "imagining", *_PLAY_AS, "acting", "playing", *_GAMES, "games",
-                         *_PRACTICE})
-
-
 def _write_name(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     """The user's name, when they say it of themselves: not a name they play or pretend to have, nor one in a text
     they ask to have reworked (unless said outside it: "Hi, I'm Lena! Can you rewrite this email? ...")."""
@@ -494,7 +480,10 @@ def _write_name(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         return  # a question names the user only when it asks to be called so: "Could you call me Kate from now on?"
     if "name" in nodes and any(c.dep_ == "poss" and c.lower_ not in ("my", "our") for c in nodes["name"].children):
         return  # "Sam's name's Kate"
-    if not _a_name(name) or value.text.endswith("'s") or rule.sentence.message.message_id in rule.context.pretend:
+    if not _a_name(name) or value.text.endswith("'s"):
+        return
+    if rule.message_id in rule.context.pretend or reworked(rule.said_before + " " + rule.sentence.text[:value.idx]):
+        rule.context.played.add(name)  # a name played, or in a text to rework: `without_played_names`
         return
     if value.ent_type_ in _NO_PERSON or any(
             _denied_or_not_now(t, reading.change, asked)
@@ -516,10 +505,15 @@ def _write_name(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         return  # "My friend calls me Bobby": a nickname one person uses
     if anchor.lemma_ in ("know", "refer", "address") and not ("me" in words or _subject(anchor) == "i"):
         return  # "Everyone knows Sam as the funny one"
-    if _reworked(rule, value):
-        return
     confidence = 0.85 if reading.name == "I'm" else 0.9
     rule.add("identity", name, f"The user's name is {name}.", slot="name", confidence=confidence, importance=0.9)
+
+
+def without_played_names(candidates: list[FactCandidate], context: Context) -> list[FactCandidate]:
+    """The candidates less those that give the user a name they only played or wrote in a text to rework, as read
+    by any reader ("The user's name is Carla.", kept as said)."""
+    return [c for c in candidates if not (c.subject == USER_SUBJECT and c.slot in (None, "name") and any(
+        f"name is {name}" in c.content for name in context.played))]
 
 
 def _introduced(rule: Rule, nodes: dict[str, Token], words: list[str]) -> bool:
@@ -561,47 +555,6 @@ def _many_or_none(verb: Token) -> bool:
 def _ends_the_clause(value: Token) -> bool:
     rest = [t for t in value.doc[value.i + 1:value.sent.end] if not t.is_punct]
     return not rest or rest[0].lower_ in ("now", "these", "from", "instead", "nowadays", "and", "but")
-
-
-def _reworked(rule: Rule, value: Token) -> bool:
-    """Whether the name comes after a request, in the same message, to rework a text: it is in that text."""
-    before = rule.said_before + " " + rule.sentence.text[:value.idx]
-    return _asks_to_rework(parse(before)) if set(before.lower().split()) & _REWORK else False
-
-
-def _asks_to_rework(doc: Doc) -> bool:
-    """A request to rework a text: a verb of `_REWORK` with a text for its object ("rewrite this email", "fix the
-    grammar in this letter", "make this message more polite"), asked ("Can you ...", "Please ...", "Help me ...")."""
-    for verb in doc:
-        if verb.lemma_ not in _REWORK or verb.pos_ != "VERB":
-            continue
-        objects = [c for c in verb.children if c.dep_ in ("dobj", "nsubj", "ccomp", "xcomp")]
-        objects += [g for c in objects for g in c.children if g.dep_ in ("prep", "nsubj")]
-        objects += [g for c in objects for g in c.children if g.dep_ == "pobj"]
-        asked = _subject(verb) in (None, "you") or verb.head.lemma_ in ("help", "need", "want", "like")
-        if asked and any(o.lemma_ in _TEXTS or o.lower_ in _TEXTS for o in objects):
-            return True
-    return False
-
-
-def sets_a_pretend_frame(doc: Doc) -> bool:
-    """Whether a sentence sets up a role-play or a pretend game with the assistant: "Let's do a role-play", "Pretend
-    you are a receptionist", "For this practice interview, ...", "Let's play a game where ...", "Please reply as
-    Simone", "Can we roleplay a job interview?"."""
-    for token in doc:
-        if token.lemma_ in _PRETEND or token.lower_ in _PRETEND:
-            return True
-        if token.lemma_ in ("roleplay", "role-play") or (token.lemma_ == "role" and token.head.lemma_ == "play"):
-            return True
-        if token.lemma_ in _GAMES and token.head.lemma_ in ("play", "do", "start", "try") and token.dep_ == "dobj":
-            return True
-        if token.lemma_ in _PRACTICE and token.dep_ in ("compound", "amod") and token.head.pos_ == "NOUN":
-            return True
-        if token.lemma_ in _PLAY_AS and _subject(token) in (None, "you") and any(
-                c.dep_ == "prep" and c.lower_ == "as" and any(g.dep_ == "pobj" for g in c.children)
-                for c in token.children):
-            return True
-    return False
 
 
 def _a_name(name: str) -> bool:
