@@ -116,6 +116,9 @@ def test_a_name_in_a_letter_the_user_asks_to_rewrite_is_not_theirs(text: str) ->
     (("My name is Omar and I need help with my CV.",), "Omar"),
     (("Hi, I'm Lena! Can you rewrite this email? Dear team, the meeting moved to Friday. Thanks",), "Lena"),
     (("I'm Dana, nice to meet you.", "Let's do a role-play now: you're my landlord."), "Dana"),
+    # a game played or a role had, told as what was: no frame set up with the assistant
+    (("We played a board game last night.", "My name is Ines, by the way."), "Ines"),
+    (("My mentor played a big role in my career.", "I can't imagine it otherwise.", "Call me Oren."), "Oren"),
 ])
 def test_the_users_own_name_beside_a_frame_is_still_read(texts: tuple[str, ...], name: str) -> None:
     assert [c.value for c in _distilled(*texts).fact_candidates if c.slot == "name"] == [name]

@@ -11,7 +11,7 @@ from memlake.distill.offline.readers.table_patterns import _subject
 from memlake.nlp import parse
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 # Verbs a user asks an assistant to rework a text with ("rewrite this email", "fix the grammar in this letter").
 _REWORK = frozenset({"rewrite", "reword", "rephrase", "paraphrase", "edit", "proofread", "polish", "fix", "shorten",
@@ -52,18 +52,32 @@ def _asks_to_rework(doc: Doc) -> bool:
 def sets_a_pretend_frame(doc: Doc) -> bool:
     """Whether a sentence sets up a role-play or a pretend game with the assistant: "Let's do a role-play", "Pretend
     you are a receptionist", "For this practice interview, ...", "Let's play a game where ...", "Please reply as
-    Simone", "Can we roleplay a job interview?"."""
+    Simone", "Can we roleplay a job interview?" (not what was: "we played a game", "she played a big role", "I can't
+    imagine", "a practice session")."""
     for token in doc:
-        if token.lemma_ in _PRETEND or token.lower_ in _PRETEND:
+        if token.lower_ in ("roleplay", "role-play") or (token.lower_ == "role" and token.head.lower_ == "play"
+                                                         and token.head.pos_ == "NOUN"):
             return True
-        if token.lemma_ in ("roleplay", "role-play") or (token.lemma_ == "role" and token.head.lemma_ == "play"):
+        if (token.lemma_ in _PRETEND and _asked(token)) or (
+                token.lemma_ in _GAMES and token.dep_ == "dobj" and token.head.lemma_ in ("play", "do", "start", "try")
+                and _asked(token.head)):
             return True
-        if token.lemma_ in _GAMES and token.head.lemma_ in ("play", "do", "start", "try") and token.dep_ == "dobj":
+        if token.lemma_ in _PRACTICE and token.dep_ in ("compound", "amod") and token.head.lemma_ in _SPOKEN:
             return True
-        if token.lemma_ in _PRACTICE and token.dep_ in ("compound", "amod") and token.head.pos_ == "NOUN":
-            return True
-        if token.lemma_ in _PLAY_AS and _subject(token) in (None, "you") and any(
+        if token.lemma_ in _PLAY_AS and _asked(token) and any(
                 c.dep_ == "prep" and c.lower_ == "as" and any(g.dep_ == "pobj" for g in c.children)
                 for c in token.children):
             return True
     return False
+
+
+# What one practises with an assistant playing the other side ("a practice interview", "a mock negotiation").
+_SPOKEN = frozenset({"interview", "conversation", "call", "negotiation", "dialogue", "chat", "meeting", "pitch"})
+
+
+def _asked(verb: Token) -> bool:
+    """A verb asked of the assistant, or of the two together: "Pretend ...", "Let's play ...", "Can we ...", "you
+    play my landlord" (not told of what was, nor of another)."""
+    subject = _subject(verb)
+    return verb.tag_ in ("VB", "VBP") and (verb.head.lemma_ == "let" or subject in (None, "you", "'s") or (
+        subject == "we" and any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children)))

@@ -558,9 +558,10 @@ def _ends_the_clause(value: Token) -> bool:
 
 
 def _a_name(name: str) -> bool:
-    words = name.split()
-    return bool(words) and not any(
-        w in NOT_NAMES or w in DEMONYMS or w in NOT_PLACES or w in SKILL_WORDS or w.lower() in DIETS
-        or w in ("Doctor", "Professor", "Prof", "Sir", "Madam", "Miss", "Mx", "Captain", "Boss", "Chief", "Coach")
-        for w in words)
+    """A person's name the user may go by: no diet ("Vegan here"), no title ("call me Doctor Smith")."""
+    return _a_person(name) and not any(w.lower() in DIETS or w in _HONORIFICS for w in name.split())
+
+
+_HONORIFICS = frozenset({"Doctor", "Professor", "Prof", "Sir", "Madam", "Miss", "Mx", "Captain", "Boss", "Chief",
+                         "Coach"})
 
