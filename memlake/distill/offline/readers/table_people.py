@@ -13,7 +13,16 @@ from memlake.distill.models import KIN_OR_PET, USER_SUBJECT, FactCandidate
 from memlake.distill.offline.kinds import is_animal
 from memlake.distill.offline.people_places import Context
 from memlake.distill.offline.readers.frames import reworked
-from memlake.distill.offline.readers.table_patterns import Pattern, Reading, _child, _mine, _name, _subject, _verb
+from memlake.distill.offline.readers.table_patterns import (
+    _LEFT_OUT,
+    Pattern,
+    Reading,
+    _child,
+    _mine,
+    _name,
+    _subject,
+    _verb,
+)
 from memlake.distill.offline.reading import Rule
 from memlake.distill.offline.vocabulary import (
     DEMONYMS,
@@ -199,6 +208,9 @@ NAME: tuple[Reading, ...] = (
     Reading("my name is", "name", (
         [_verb("be"), _child("anchor", "name", DEP="nsubj", **_NAMED), _mine("name"),
          _child("anchor", "value", DEP="attr", **_PERSON)],
+        # ("From now on my name is Alexandra": the small model hangs "my name" on "from")
+        [_verb("be"), _child("anchor", "value", DEP="attr", **_PERSON), _child("anchor", "from", LOWER="from"),
+         {"LEFT_ID": "from", "REL_OP": ">>", "RIGHT_ID": "name", "RIGHT_ATTRS": _NAMED}, _mine("name")],
         [_verb("be"), _child("anchor", "value", DEP="nsubj", **_PERSON), _child("anchor", "name", DEP="attr", **_NAMED),
          _mine("name")],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {**_PERSON, "DEP": "ROOT"}},
@@ -215,6 +227,7 @@ NAME: tuple[Reading, ...] = (
     Reading("call me", "name", (
         [_verb("call"), _child("anchor", "me", DEP="dobj", LOWER="me"),
          _child("anchor", "value", DEP="oprd", **_PERSON)],
+        [_verb("call"), _child("anchor", "value", DEP="dobj", **_PERSON), _child("value", "me", LOWER="me")],
         [_verb("call"), _child("anchor", "passive", DEP="auxpass"),
          _child("anchor", "value", DEP="oprd", **_PERSON)],
         [_verb("know", "refer", "address"), _child("anchor", "as", DEP="prep", LOWER="as"),
@@ -234,6 +247,8 @@ NAME: tuple[Reading, ...] = (
         [_verb("be"), _child("anchor", "who", DEP="nsubj", LOWER={"IN": ["i", "this", "it"]}),
          _child("anchor", "value", DEP={"IN": ["attr", "acomp"]}, POS={"IN": ["PROPN", "NOUN", "ADJ"]}, IS_TITLE=True)],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": _PERSON}, _child("anchor", "here", DEP="advmod", LOWER="here")],
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": "INTJ"}}, _child("anchor", "value", **_PERSON),
+         _child("anchor", "here", DEP="advmod", LOWER="here")],
         [_verb("use"), _child("anchor", "value", DEP="dobj", **_PERSON),
          _child("anchor", "from", DEP="prep", LOWER={"IN": ["from", "as", "instead"]})],
     )),
@@ -259,7 +274,7 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
         kin = "partner" if kin == "half" else kin  # ("my other half")
         value = nodes.get("value", nodes["anchor"])
-        add_kin(rule, kin, " ".join(w for w in _name(value).split() if w.lower() not in KIN), value.sent)
+        add_kin(rule, kin, " ".join(w for w in _name(value).split() if w.lower() not in KIN), value)
 
 
 # --- who the user's people are ---
@@ -267,14 +282,14 @@ def write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
 _AT_WORK = frozenset({"colleague", "coworker", "co-worker", "manager", "boss", "mentor"})
 
 
-def add_kin(rule: Rule, kin: str, name: str, sentence: Span) -> None:
+def add_kin(rule: Rule, kin: str, name: str, value: Token) -> None:
     """A person named as the user's partner, sibling or other relative, friend or colleague (`kin`, the word that
     says it); no partner when the sentence says the relationship is over ("I married Sam in 2019 but we divorced")."""
     if not _a_person(name) or name in rule.context.organizations:
         return
     kin = kin.lower()
     if kin in PARTNER_WORDS:
-        if _ended(sentence) is None:
+        if not _ends_it(value, name):
             _partner(rule, name)
     elif kin in SIBLING_WORDS:
         _sibling(rule, kin, name)
@@ -359,7 +374,7 @@ def _write_couple(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None
     if anchor.lemma_ in ("see", "go") and not {"someone", "how"} & set(nodes) and rest and (
             rest[0].lower_ not in _A_WHILE):
         return  # "I'm seeing Dr Lee tomorrow", "I'm going out with Chen tonight": a meeting
-    if anchor.lemma_ in ("see", "go") and "how" not in nodes and _subject(anchor) != "i":
+    if anchor.lemma_ in ("see", "go") and "how" not in nodes and _subject(anchor) not in ("i", _LEFT_OUT):
         return
     if anchor.lemma_ == "propose" and (any(c.dep_ == "dobj" for c in anchor.children) or (
             rest and rest[0].lower_ not in ("to", "last", "on", "in", "yesterday", "this", "and"))):
@@ -374,11 +389,17 @@ def _write_couple(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None
                                    or any(c.dep_ == "prep" and c.i > value.i for c in anchor.children)
                                    or (rest and rest[0].lower_ not in ("now", "these", "nowadays"))):
         return
-    ended = _ended(sentence)
-    if ended is not None and ended in ("", name) and not (reading.slot == "with" and ended == ""
-                                                         and _ending_before(sentence, value)):
+    if _ends_it(value, name):
         return
     _partner(rule, name)
+
+
+def _ends_it(value: Token, name: str) -> bool:
+    """Whether the sentence ends the relationship with `name`: said with that person ("My partner Jonas and I broke
+    up"), or unnamed after the name ("I married Sam in 2019 but we divorced"); not an ending told before, with
+    another ("Chen and I split up, and now I'm dating Noor", "my ex-husband moved, and I'm with Tomasz now")."""
+    ended = _ended(value.sent)
+    return ended == name or (ended == "" and not _ending_before(value.sent, value))
 
 
 def _ending_before(sentence: Span, value: Token) -> bool:
@@ -473,7 +494,7 @@ def _write_name(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
     they ask to have reworked (unless said outside it: "Hi, I'm Lena! Can you rewrite this email? ...")."""
     anchor = nodes["anchor"]
     value = nodes.get("value", anchor)  # (the name itself anchors "Name's Kate", "Sasha here")
-    name = _name(value)
+    name = " ".join(w for w in _name(value).split() if w.lower() != "me")  # ("calls me Maggie": a compound)
     sentence = anchor.sent
     asked = anchor.lemma_ in ("call", "refer", "address") and _subject(anchor) == "you"
     if rule.sentence.question and not asked:
@@ -522,6 +543,8 @@ def _introduced(rule: Rule, nodes: dict[str, Token], words: list[str]) -> bool:
     anchor = nodes["anchor"]
     value = nodes.get("value", anchor)
     who = nodes.get("who")
+    if any(c.dep_ == "appos" for c in value.children):
+        return False  # "Hi, this is Kate, my sister": someone else introduced
     # after a greeting opening the message, and at most a lead-in announcing what follows ("Hi! Quick intro: I'm
     # Rowan", "Hello! Sam here.")
     said = f"{rule.said_before} {rule.sentence.text[:(who if who is not None else value).idx]}".split()
