@@ -122,3 +122,17 @@ def test_a_name_in_a_letter_the_user_asks_to_rewrite_is_not_theirs(text: str) ->
 ])
 def test_the_users_own_name_beside_a_frame_is_still_read(texts: tuple[str, ...], name: str) -> None:
     assert [c.value for c in _distilled(*texts).fact_candidates if c.slot == "name"] == [name]
+
+
+# The shapes the parse gives some phrasings of `bench changes` (the regex readers read them as words; the rows must
+# read them as the small model parses them): a name hung on the greeting, "me" as a compound of the name, "my name"
+# under "from", a left-out "I", an ending told before the new partner.
+@pytest.mark.parametrize("text, slot, value", [
+    ("Hi, Maggie here.", "name", "Maggie"),
+    ("Everyone calls me Maggie.", "name", "Maggie"),
+    ("From now on my name is Alexandra.", "name", "Alexandra"),
+    ("Been going out with Noor for a few months.", "partner", "Noor"),
+    ("Chen and I split up, and now I'm dating Noor.", "partner", "Noor"),
+])
+def test_shapes_of_the_parse_still_give_the_slot(text: str, slot: str, value: str) -> None:
+    assert [(c.slot, c.value) for c in _distilled(text).fact_candidates if c.slot] == [(slot, value)]
