@@ -129,6 +129,8 @@ def test_the_users_own_name_beside_a_frame_is_still_read(texts: tuple[str, ...],
 # under "from", a left-out "I", an ending told before the new partner.
 @pytest.mark.parametrize("text, slot, value", [
     ("Hi, Maggie here.", "name", "Maggie"),
+    ("Hi, Priya Nair here.", "name", "Priya Nair"),
+    ("My husband Ines cooks most nights.", "partner", "Ines"),
     ("Everyone calls me Maggie.", "name", "Maggie"),
     ("From now on my name is Alexandra.", "name", "Alexandra"),
     ("Been going out with Noor for a few months.", "partner", "Noor"),

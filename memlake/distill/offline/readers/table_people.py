@@ -76,6 +76,9 @@ PEOPLE: tuple[Reading, ...] = (
          {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
         [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": KIN}, "DEP": "compound"}},
          {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}, _mine("value")],
+        # (a name the small model takes for a verb right after the kin: "My husband Ines cooks most nights")
+        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": KIN}, "POS": "NOUN"}}, _mine("anchor"),
+         {"LEFT_ID": "anchor", "REL_OP": ".", "RIGHT_ID": "value", "RIGHT_ATTRS": {"IS_TITLE": True, "POS": "VERB"}}],
     )),
     # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
     Reading("have kin", "kin", (
@@ -547,7 +550,7 @@ def _introduced(rule: Rule, nodes: dict[str, Token], words: list[str]) -> bool:
         return False  # "Hi, this is Kate, my sister": someone else introduced
     # after a greeting opening the message, and at most a lead-in announcing what follows ("Hi! Quick intro: I'm
     # Rowan", "Hello! Sam here.")
-    said = f"{rule.said_before} {rule.sentence.text[:(who if who is not None else value).idx]}".split()
+    said = f"{rule.said_before} {rule.sentence.text[:(who if who is not None else value.left_edge).idx]}".split()
     before = list(said)
     while before and before[0].lower().strip("!,.") in (*_GREETINGS, *_AFTER_A_GREETING):
         before = before[1:]  # the greeting
