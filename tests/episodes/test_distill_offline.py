@@ -1091,7 +1091,7 @@ def test_offline_distiller_is_deterministic_and_named():
     conversation = Conversation("a", "c", "Move", (Message("m1", "user", "I moved to Porto yesterday.", SAID),))
     distiller = OfflineDistiller()
     assert distiller.distill(conversation) == distiller.distill(conversation)
-    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-26" and distiller.prompt_version is None
+    assert distiller.name == OFFLINE_DISTILLER_VERSION == "memlake-offline-27" and distiller.prompt_version is None
     assert distiller.usage.calls == distiller.usage.requests == 0
 
 

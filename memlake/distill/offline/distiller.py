@@ -27,11 +27,9 @@ from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.decision import read_decision
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
-from memlake.distill.offline.readers.name import read_name, read_name_request
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.referents import read_with_referents
-from memlake.distill.offline.readers.relationships import read_relationships
 from memlake.distill.offline.readers.self_statements import (
     PRAISE_AFTER_A_DASH,
     read_self_sentence,
@@ -40,6 +38,7 @@ from memlake.distill.offline.readers.self_statements import (
 )
 from memlake.distill.offline.readers.skills import read_skills
 from memlake.distill.offline.readers.table import may_anchor, read_by_table
+from memlake.distill.offline.readers.table_people import without_played_names
 from memlake.distill.offline.readers.table_work import drop_inferred_homes
 from memlake.distill.offline.readers.taste_changes import may_tell_a_taste_change, read_taste_change
 from memlake.distill.offline.reading import Found, Rule
@@ -57,7 +56,7 @@ from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
 
-OFFLINE_DISTILLER_VERSION = "memlake-offline-26"
+OFFLINE_DISTILLER_VERSION = "memlake-offline-27"
 
 
 class OfflineDistiller:
@@ -92,7 +91,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
         found.entities.setdefault(entity.name.lower(), entity)
     _add_named_entities(conversation, found)
     candidates = by_meaning(without_chat_talk(conversation, drop_inferred_homes(drop_said_again(dedupe_candidates(
-        found.candidates)), sentences)))
+        without_played_names(found.candidates, context))), sentences)))
     assistant_chat = is_assistant_chat(conversation)
     framed = _framed_messages(conversation, sentences) if assistant_chat else set()
     read_in = _sentences_read_in(candidates, found, sentences)
@@ -194,10 +193,8 @@ def _add_named_entities(conversation: Conversation, found: Found) -> None:
 
 # Every clause of a statement goes through every reader, in this order: the order of the findings.
 _READERS = (
-    read_name,
     read_ending,
     read_preferences,
-    read_relationships,
     read_about_person,
     read_own_age,
     read_decision,
@@ -261,7 +258,7 @@ def _read_request(sentence: Sentence, context: Context, found: Found) -> None:
     """Questions give no facts, but a request about the user's name says the name."""
     rule = Rule(sentence, context, found, [])
     before = len(found.candidates)
-    read_name_request(rule)
+    read_by_table(rule, only=frozenset({"name"}))  # "Could you call me Kate from now on?"
     if len(found.candidates) > before:
         found.summary_sentences.append(sentence.display)
 

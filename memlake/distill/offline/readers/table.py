@@ -13,111 +13,42 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from memlake.distill.offline.readers.relationships import add_kin
 from memlake.distill.offline.readers.table_life import ROWS as LIFE_ROWS
 from memlake.distill.offline.readers.table_life import SLOTS as LIFE_SLOTS
 from memlake.distill.offline.readers.table_life import write as write_life
-from memlake.distill.offline.readers.table_patterns import (
-    _LEFT_OUT,
-    _VERB_POS,
-    Pattern,
-    Reading,
-    _child,
-    _mine,
-    _name,
-    _prep,
-    _subject,
-    _verb,
-    _verb_of,
-)
+from memlake.distill.offline.readers.table_patterns import _LEFT_OUT, _VERB_POS, Pattern, Reading, _subject, _verb_of
+from memlake.distill.offline.readers.table_people import OWN_CHECKS
+from memlake.distill.offline.readers.table_people import ROWS as PEOPLE_ROWS
+from memlake.distill.offline.readers.table_people import SLOTS as PEOPLE_SLOTS
+from memlake.distill.offline.readers.table_people import write as write_people
 from memlake.distill.offline.readers.table_self import ROWS as SELF_ROWS
 from memlake.distill.offline.readers.table_self import write as write_own
 from memlake.distill.offline.readers.table_work import READS_ITS_OWN_TIME
 from memlake.distill.offline.readers.table_work import ROWS as WORK_ROWS
 from memlake.distill.offline.readers.table_work import write as write_work
 from memlake.distill.offline.reading import Rule
-from memlake.distill.offline.vocabulary import (
-    HYPOTHETICAL,
-    NOT_NAMES,
-    OTHER_RELATIVES,
-    PARTNER_WORDS,
-    REPORTED,
-    SIBLING_WORDS,
-)
+from memlake.distill.offline.vocabulary import HYPOTHETICAL, NOT_NAMES, REPORTED
 from memlake.nlp import parse, pipeline, tense_of
 
 if TYPE_CHECKING:
     from spacy.matcher import DependencyMatcher
     from spacy.tokens import Token
 
-# --- people (issue 37, s11-home): the people the user names and how they relate ---
-# Who a person is to the user, in a word: a partner, a sibling, another relative, a friend or a colleague.
-_KIN = [w for w in (*PARTNER_WORDS, *SIBLING_WORDS, *OTHER_RELATIVES) if " " not in w]
-
-
-def _kin(left: str, dep: str) -> Pattern:
-    """The user's partner, sibling or other relative: "my sister", "our son"."""
-    return [_child(left, "kin", DEP=dep, LEMMA={"IN": _KIN}), _mine("kin")]
-
-
-# A person's name, which the small model may tag as a noun ("Tomasz is my partner").
-_PERSON = {"POS": {"IN": ["PROPN", "NOUN"]}, "IS_TITLE": True}
-
-PEOPLE: tuple[Reading, ...] = (
-    # "my partner Jonas cooked", "I went hiking with my sister Leela", "my colleague Tomás Ruiz sent it", "my sister,
-    # Leela, ...", "My partner is Sam", "my wife's name is Ines", "Sam is my partner", "Noor is my girlfriend now"
-    Reading("my kin", "kin", (
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
-         _child("anchor", "value", DEP="appos", **_PERSON)],
-        [_verb("be"), *_kin("anchor", "nsubj"), _child("anchor", "value", DEP="attr", **_PERSON)],
-        [_verb("be"), _child("anchor", "name", DEP="nsubj", LEMMA="name"), *_kin("name", "poss"),
-         _child("anchor", "value", DEP="attr", **_PERSON)],
-        [_verb("be"), _child("anchor", "value", DEP="nsubj", **_PERSON), *_kin("anchor", "attr")],
-        # (where the small model takes "'s" for a possessive, "Sam's my partner", or the kin for an adverb's noun or a
-        # compound, "my new boyfriend Sam is great", "my fiancé Sam proposed")
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "POS": "NOUN"}}, _mine("anchor"),
-         _child("anchor", "value", DEP="poss", **_PERSON), _child("value", "is", DEP="case", LEMMA="be")],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"POS": {"IN": ["VERB", "AUX"]}}}, *_kin("anchor", "npadvmod"),
-         _child("anchor", "value", DEP="nsubj", **_PERSON)],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}}, _mine("anchor"),
-         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LEMMA": {"IN": _KIN}, "DEP": "compound"}},
-         {"LEFT_ID": "anchor", "REL_OP": "<", "RIGHT_ID": "value", "RIGHT_ATTRS": _PERSON}, _mine("value")],
-    )),
-    # "I have a younger sister named Leela", "I've got a twin brother, Sam", "I have a new girlfriend, Noor"
-    Reading("have kin", "kin", (
-        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
-         _child("kin", "named", DEP="acl", LEMMA={"IN": ["name", "call"]}),
-         _child("named", "value", DEP="oprd", **_PERSON)],
-        [_verb("have", "get"), _child("anchor", "kin", DEP="dobj", LEMMA={"IN": _KIN}),
-         _child("kin", "value", DEP="appos", **_PERSON)],
-    )),
-    # "I married Noor in 2019", "I'm dating Chen now", "I'm married to Sam", "I got engaged to Noor", "Sam and I got
-    # engaged"
-    Reading("married", "partner", (
-        [_verb("marry", "date"), _child("anchor", "value", DEP="dobj", **_PERSON)],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}}, _prep("anchor", "to", "to"),
-         _child("to", "value", DEP="pobj", **_PERSON)],
-        [{"RIGHT_ID": "anchor", "RIGHT_ATTRS": {"LOWER": {"IN": ["married", "engaged"]}}},
-         _child("anchor", "value", DEP={"IN": ["nsubj", "nsubjpass"]}, **_PERSON),
-         _child("value", "i", DEP="conj", LOWER="i")],
-    )),
-)
-
-
-def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
+def read_by_table(rule: Rule, since: int = 0, text: str | None = None, only: frozenset[str] | None = None) -> None:
     """Every row of the table on the sentence (or on `text`, a part of it: what a correction says is so), when its
     words could match one (only such sentences are parsed). What a row reads replaces what the sentence's clauses
     were kept as said about the same value (`rule.found.candidates` from `since` on: "The user moved to Leeds in
-    spring 2026." beside the home city it gives)."""
+    spring 2026." beside the home city it gives). With `only`, only the rows of those slots (a question's name)."""
     text = rule.sentence.text if text is None else text
     if not may_anchor(text):
         return
-    count = len(rule.found.candidates)
+    earlier = {id(c) for c in rule.found.candidates[since:]}  # (by identity: a writer may drop a misreading of them)
     doc = parse(text)
     matches = []
     for match_id, tokens in _matcher()(doc):
         reading, pattern = _by_key()[doc.vocab.strings[match_id]]
+        if only is not None and reading.slot not in only:
+            continue
         matches.append((reading, {node["RIGHT_ID"]: doc[i] for node, i in zip(pattern, tokens, strict=True)}))
     read: set[tuple[str | None, int]] = set()  # one value of a slot per verb: "I live in Clifton in Bristol"
     for reading, nodes in sorted(matches, key=_where_said):  # in the order said
@@ -125,20 +56,18 @@ def read_by_table(rule: Rule, since: int = 0, text: str | None = None) -> None:
         if key not in read and _said_as_a_fact(reading, nodes) and _in_its_time(reading, nodes):
             read.add(key)
             _write(rule, reading, nodes)
-    made = rule.found.candidates[count:]
+    made = [c for c in rule.found.candidates[since:] if id(c) not in earlier]
     values = [c.value.lower() for c in made if c.slot or c.type == "event" or "allergy" in c.tags] + [
         c.subject.lower() for c in made if c.slot == "project_deadline"]  # ("pushed the Project Heron launch to")
     if values:
-        kept = [c for c in rule.found.candidates[since:count]
-                if "said" not in c.tags or not any(value in c.content.lower() for value in values)]
+        kept = [c for c in rule.found.candidates[since:] if id(c) in earlier and (
+                "said" not in c.tags or not any(value in c.content.lower() for value in values))]
         rule.found.candidates[since:] = kept + made
 
 
 def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
-    if reading.slot in ("kin", "partner"):
-        if not _one_of_a_list_or_a_role(nodes) and not _partner_that_was(reading, nodes):
-            kin = "partner" if reading.slot == "partner" else nodes.get("kin", nodes["anchor"]).lemma_
-            add_kin(rule, kin, " ".join(w for w in _name(nodes["value"]).split() if w.lower() not in _KIN))
+    if reading.slot in PEOPLE_SLOTS:
+        write_people(rule, reading, nodes)
         return
     if reading.slot in LIFE_SLOTS:
         write_life(rule, reading, nodes)
@@ -148,23 +77,6 @@ def _write(rule: Rule, reading: Reading, nodes: dict[str, Token]) -> None:
         return
     write_own(rule, reading, nodes)
 
-
-def _one_of_a_list_or_a_role(nodes: dict[str, Token]) -> bool:
-    """A name in a list after a comma ("my girlfriend, Toby and I": three people; not "my partner Sam and I"), or a
-    kin word said of a role ("Sam is my partner in crime", "my partner at the law firm")."""
-    kin = nodes.get("kin", nodes["anchor"])
-    value = nodes["value"]
-    return (value.i > 0 and value.nbor(-1).text == "," and any(c.dep_ in ("cc", "conj") for c in value.children)) or (
-        kin.lemma_ in PARTNER_WORDS and any(c.dep_ == "prep" for c in kin.children))
-
-
-def _partner_that_was(reading: Reading, nodes: dict[str, Token]) -> bool:
-    """A partner said in the past of being ("I was married to Tom for ten years", "Sam was my boyfriend"; not "have
-    been together six years")."""
-    verb = _verb_of(nodes["anchor"])
-    return (reading.slot == "partner" or nodes.get("kin", nodes["anchor"]).lemma_ in PARTNER_WORDS) and (
-        verb is not None and verb.lemma_ == "be"
-        and "VBD" in {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ == "aux")})
 
 def _owned(nodes: dict[str, Token]) -> bool:
     """Whether the pattern's owner says it is the user's: "my" or "our" ("our move to Oslo", "my home is in Prague",
@@ -179,6 +91,10 @@ def _said_as_a_fact(reading: Reading, nodes: dict[str, Token]) -> bool:
     theirs), not denied (unless the denial is what the pattern says: "can't stand"), not ahead, not a wish, a
     condition or someone else's words."""
     anchor, verb = nodes["anchor"], _verb_of(nodes["anchor"])
+    if reading.slot in OWN_CHECKS:  # (whose, when and whether wished, the rows' writer says: a name or a pet is said
+        # in more shapes than "I" or "we", and a request "Could you call me Kate?" is no wish)
+        return not REPORTED.search(anchor.doc[:anchor.i].text) and not any(
+            _quoted(nodes[k]) for k in ("anchor", "value") if k in nodes)
     if reading.slot in LIFE_SLOTS or reading.name in READS_ITS_OWN_TIME:  # (whose and when, the rows' writer says:
         # the parse of a diet word is unsure; a job or a move is told in its own time)
         return _said_plainly(anchor, nodes)
@@ -220,7 +136,7 @@ def _in_its_time(reading: Reading, nodes: dict[str, Token]) -> bool:
     """A change told as done ("moved", "have moved", "got the keys"; not "I'm moving", a plan); a state told as
     holding now ("I live in", "I've lived in Porto since 2019"; not "I lived in Rome", "I used to live in Porto")."""
     anchor = nodes["anchor"]
-    if reading.taste or reading.slot in ("kin", "partner", *LIFE_SLOTS) or reading.name in READS_ITS_OWN_TIME:
+    if reading.taste or reading.slot in (*PEOPLE_SLOTS, *LIFE_SLOTS) or reading.name in READS_ITS_OWN_TIME:
         return True  # a taste come to holds now; who a person is to the user, whichever time the clause is told in
     verb = _verb_of(anchor)
     if anchor.pos_ not in ("VERB", "AUX") and reading.change:  # a move as a noun: made ("made the move") or done
@@ -261,9 +177,9 @@ def _as_said(pattern: Pattern) -> tuple[Pattern, ...]:
 
 @cache
 def _by_key() -> dict[str, tuple[Reading, Pattern]]:
-    """Every row's patterns by key: the user's own rows (table_self.py) and the people's (here)."""
-    rows = (*SELF_ROWS, *LIFE_ROWS, *WORK_ROWS, *PEOPLE)
-    # s12-people: the people rows of readers/table_people.py join `rows` here, with one import line.
+    """Every row's patterns by key: the user's own rows (table_self.py, table_life.py, table_work.py) and the
+    people's (table_people.py)."""
+    rows = (*SELF_ROWS, *LIFE_ROWS, *WORK_ROWS, *PEOPLE_ROWS)
     return {f"{reading.name}#{n}.{m}": (reading, variant) for reading in rows
             for n, pattern in enumerate(reading.patterns) for m, variant in enumerate(_as_said(pattern))}
 
