@@ -27,6 +27,7 @@ from memlake.distill.offline.readers.correction import read_correction
 from memlake.distill.offline.readers.decision import read_decision
 from memlake.distill.offline.readers.endings import read_ending
 from memlake.distill.offline.readers.events import read_dated_event
+from memlake.distill.offline.readers.frames import pretend_messages
 from memlake.distill.offline.readers.own_age import read_own_age
 from memlake.distill.offline.readers.preferences import read_preferences
 from memlake.distill.offline.readers.referents import read_with_referents
@@ -82,6 +83,7 @@ def distill_offline(conversation: Conversation) -> DistilledSession:
     _parse_what_the_readers_will(sentences)
     found = Found()
     context = Context.build(sentences)
+    context.pretend = pretend_messages(sentences)
     for sentence in sentences:
         if sentence.question:
             _read_request(sentence, context, found)

@@ -23,7 +23,6 @@ from memlake.distill.offline.vocabulary import (
     SIBLING_WORDS,
     STOPWORDS,
 )
-from memlake.nlp import parse
 
 
 def without_lead_in(text: str) -> str:
@@ -52,22 +51,17 @@ class Context:
     kin: dict[str, str] = field(default_factory=dict)
     kin_ambiguous: set[str] = field(default_factory=set)
     # the messages said inside a role-play or a pretend game the user set up, from the message setting it on: a name
-    # said there is no name of the user's
+    # said there is no name of the user's (`readers.frames.pretend_messages`, set by the distiller: the readers read
+    # this module, so it reads none of theirs)
     pretend: set[str] = field(default_factory=set)
     # names the user played or wrote in a text to rework ("my name is Carla" in a role-play): not the user's
     played: set[str] = field(default_factory=set)
 
     @classmethod
     def build(cls, sentences: list[Sentence]) -> Context:
-        from memlake.distill.offline.readers.frames import FRAME_WORDS, sets_a_pretend_frame
-        from memlake.distill.offline.readers.table import words_of  # (deferred: the readers read this module)
-
         context = cls()
         relatives = "|".join(PARTNER_WORDS + SIBLING_WORDS + OTHER_RELATIVES)
         for sentence in sentences:
-            if context.pretend or (FRAME_WORDS & {w.lower() for w in words_of(sentence.text)}
-                                   and sets_a_pretend_frame(parse(sentence.text))):
-                context.pretend.add(sentence.message.message_id)
             text = QUOTED.sub(" ", sentence.text)
             for m in re.finditer(rf"\b[Mm]y {SIBLING_ADJECTIVES}(?P<kin>{relatives}) (?P<name>{NAME})", text):
                 context.add_person(trim_name(m.group("name")))

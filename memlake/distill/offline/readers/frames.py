@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING
 
 from memlake.distill.offline.readers.table_patterns import _subject
 from memlake.nlp import parse
+from memlake.nlp.words import letter_words
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
+
+    from memlake.distill.offline.sentences import Sentence
 
 # Verbs a user asks an assistant to rework a text with ("rewrite this email", "fix the grammar in this letter").
 _REWORK = frozenset({"rewrite", "reword", "rephrase", "paraphrase", "edit", "proofread", "polish", "fix", "shorten",
@@ -47,6 +50,16 @@ def _asks_to_rework(doc: Doc) -> bool:
         if asked and any(o.lemma_ in _TEXTS or o.lower_ in _TEXTS for o in objects):
             return True
     return False
+
+
+def pretend_messages(sentences: list[Sentence]) -> set[str]:
+    """The messages said inside a role-play or a pretend game: from the first sentence that sets one up on."""
+    inside: set[str] = set()
+    for sentence in sentences:
+        if inside or (FRAME_WORDS.intersection(letter_words(sentence.text))
+                      and sets_a_pretend_frame(parse(sentence.text))):
+            inside.add(sentence.message.message_id)
+    return inside
 
 
 def sets_a_pretend_frame(doc: Doc) -> bool:
