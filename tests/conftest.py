@@ -29,7 +29,9 @@ HEAVY_FILES = (
     "tests/pipelines/test_parallel_days.py",  # ~100: days built in spawned processes, 2 workers
     "tests/pipelines/test_dev_ui_browser.py",  # ~93: `memlake dev` driven in chromium
     "tests/bench/test_bench_scale.py",  # ~90: ingest with 1 and 2 workers, the scale cases
-    "tests/scale/test_dagster_on_postgres.py",  # ~51
+    "tests/scale/test_replicas.py",  # ~39: two `memlake serve` replicas on Postgres and moto
+    "tests/scale/test_scale_out.py",  # ~28: a home on Postgres and moto, a killed run
+    "tests/scale/test_forget_on_store.py",  # ~21
     "tests/bench/test_bench_context.py",  # ~42: the LoCoMo home and its context blocks
     "tests/bench/test_bench_smoke.py",  # ~26
     "tests/pipelines/test_cli.py",  # ~21 a run of the samples, several
