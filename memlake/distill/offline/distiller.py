@@ -56,6 +56,7 @@ from memlake.distill.offline.sentences import (
 from memlake.distill.offline.summary import salience_of, summary_of, topics_of
 from memlake.distill.offline.vocabulary import HYPOTHETICAL
 from memlake.nlp import parse_all
+from memlake.nlp.words import letter_words
 
 OFFLINE_DISTILLER_VERSION = "memlake-offline-27"
 
@@ -137,13 +138,13 @@ def _sentences_read_in(candidates: list[FactCandidate], found: Found, sentences:
 
 
 def _sharing_most_words(content: str, sentences: list[Sentence]) -> str:
-    words = set(_WORD.findall(content.lower()))
-    shared, best = max(((len(words & set(_WORD.findall(s.display.lower()))), s.display) for s in sentences),
-                       default=(0, ""))
+    words = _long_words(content)
+    shared, best = max(((len(words & _long_words(s.display)), s.display) for s in sentences), default=(0, ""))
     return best if shared else ""
 
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
+def _long_words(text: str) -> set[str]:
+    return {word for word in letter_words(text) if len(word) >= 3}
 
 
 # The user's turns a pretend frame is looked for in: a frame is set up as a conversation opens, and parsing every turn
